@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/vomc/vomc/ctw"
+	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/symbols"
+)
+
+func runCTW(args []string) error {
+	fs := newFlags("ctw", "[flags] FILE", `
+Runs CTW on a symbol file (text: one character per symbol, whitespace
+ignored; or --mode raw: bytes, A=256) and prints the log marginal likelihood
+ln P(x) (nats and bits) and the MAP context tree. Optionally writes the MAP
+tree (JSON, SVG, PNG, DOT), the posterior weights ω_{n,l} over context
+lengths l = 0..D at every position (CSV), and the predictive distributions.
+
+Defaults follow the R package BCT for real data: λ = 1 − 2^{−(A−1)}
+(--lambda auto), α = 1/2, and the first D symbols only as initial context
+(--init condition).`)
+	mode := fs.String("mode", "text", "file mode: text or raw")
+	alphabet := fs.String("alphabet", "", "text alphabet in symbol order (default: the characters present, sorted)")
+	D := fs.Int("D", 5, "maximum depth (order) D")
+	lam := fs.String("lambda", "auto", "stop probability λ in (0,1), or auto = 1−2^{−(A−1)}")
+	alpha := fs.Float64("alpha", 0.5, "Dirichlet parameter α of the leaves")
+	initS := fs.String("init", "condition", "initial context: pad (D zeros precede x), condition (first D symbols are context), shorter")
+	mapOut := fs.String("map", "", "write the MAP tree to this file (.json, .svg, .png or .dot)")
+	weights := fs.String("weights", "", "write ω_{n,l} at every position to this CSV file")
+	preds := fs.String("predictions", "", "write the predictive distribution at every position to this CSV file")
+	force := fs.Bool("force", false, "overwrite existing output files")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("want exactly one FILE, got %d arguments", fs.NArg())
+	}
+	m, err := symbols.ParseMode(*mode)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	x, al, err := symbols.ReadFile(fs.Arg(0), m, *alphabet)
+	if err != nil {
+		return err
+	}
+	init, err := ctw.ParseInit(*initS)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	A := al.Size()
+	lambda, err := parseLambda(*lam, A)
+	if err != nil {
+		return err
+	}
+	cfg := ctw.Config{A: A, D: *D, Lambda: lambda, Alpha: *alpha, Init: init}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := ctw.CheckMemory(cfg, int64(len(x))); err != nil {
+		return err
+	}
+	ml, err := ctw.LogMarginalLikelihood(cfg, x)
+	if err != nil {
+		return err
+	}
+	counted := len(x)
+	if init == ctw.Condition {
+		counted = max(0, len(x)-*D)
+	}
+	fmt.Printf("file %s: %d symbols over %v (A=%d)\n", fs.Arg(0), len(x), al, A)
+	fmt.Printf("CTW D=%d λ=%g α=%g init=%v\n", *D, lambda, *alpha, init)
+	fmt.Printf("ln P(x) = %.6f nats = %.6f bits", ml, ml/math.Ln2)
+	if counted > 0 {
+		fmt.Printf(" (%.6f bits/symbol over %d predicted symbols)", -ml/math.Ln2/float64(counted), counted)
+	}
+	fmt.Println()
+	if init != ctw.Shorter {
+		c, err := ctw.CountSequence(cfg, x)
+		if err != nil {
+			return err
+		}
+		mp := c.MAPTree()
+		fmt.Printf("MAP tree: %d leaves, depth %d, posterior probability %.4g\n", mp.Tree.NumLeaves(), mp.Tree.Depth(), math.Exp(mp.LogPosterior))
+		for _, lf := range mp.Tree.Leaves() {
+			fmt.Printf("  leaf %-12s p = %s\n", suffixString(lf.Suffix, al), probString(lf.P))
+		}
+		if *mapOut != "" {
+			if err := writeTree(mp.Tree, *mapOut, *force); err != nil {
+				return err
+			}
+			fmt.Printf("wrote %s\n", *mapOut)
+		}
+	}
+	if *weights != "" || *preds != "" {
+		if err := writeCTWTrace(cfg, x, *weights, *preds, *force); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseLambda reads λ, where "auto" is the BCT default 1 − 2^{−(A−1)}.
+func parseLambda(s string, A int) (float64, error) {
+	if s == "auto" {
+		return 1 - math.Pow(2, -float64(A-1)), nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, usagef("--lambda %q is not a number or auto", s)
+	}
+	return v, nil
+}
+
+func suffixString(s []byte, al symbols.Alphabet) string {
+	if len(s) == 0 {
+		return "()"
+	}
+	if al.Chars == nil {
+		return fmt.Sprint(s)
+	}
+	return string(al.Format(s))
+}
+
+func probString(p []float64) string {
+	s := "["
+	for i, v := range p {
+		if i > 0 {
+			s += " "
+		}
+		s += strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	return s + "]"
+}
+
+// writeCTWTrace writes ω_{n,l} and/or the predictive distributions at every
+// position as CSV.
+func writeCTWTrace(cfg ctw.Config, x []byte, wPath, pPath string, force bool) error {
+	pr, err := ctw.New(cfg)
+	if err != nil {
+		return err
+	}
+	st := pr.NewCTWState()
+	om := make([]float64, cfg.D+1)
+	p := make([]float64, cfg.A)
+	type rowFn func(w *bufio.Writer, i int)
+	emit := func(path string, header string, row rowFn) error {
+		return fsutil.WriteFile(path, force, func(f io.Writer) error {
+			bw := bufio.NewWriter(f)
+			fmt.Fprintln(bw, header)
+			st = pr.NewCTWState()
+			for i, a := range x {
+				row(bw, i)
+				st.Observe(a)
+			}
+			return bw.Flush()
+		})
+	}
+	if wPath != "" {
+		h := "position,symbol"
+		for l := 0; l <= cfg.D; l++ {
+			h += ",omega_" + strconv.Itoa(l)
+		}
+		if err := emit(wPath, h, func(w *bufio.Writer, i int) {
+			st.Weights(om)
+			fmt.Fprintf(w, "%d,%d", i+1, x[i])
+			for _, v := range om {
+				w.WriteByte(',')
+				w.WriteString(strconv.FormatFloat(v, 'g', 10, 64))
+			}
+			w.WriteByte('\n')
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stdout, "wrote %s\n", wPath)
+	}
+	if pPath != "" {
+		h := "position,symbol,loss_nats"
+		for a := 0; a < cfg.A; a++ {
+			h += ",p_" + strconv.Itoa(a)
+		}
+		if err := emit(pPath, h, func(w *bufio.Writer, i int) {
+			st.Predict(p)
+			fmt.Fprintf(w, "%d,%d,%.10g", i+1, x[i], -math.Log(p[x[i]]))
+			for _, v := range p {
+				w.WriteByte(',')
+				w.WriteString(strconv.FormatFloat(v, 'g', 10, 64))
+			}
+			w.WriteByte('\n')
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stdout, "wrote %s\n", pPath)
+	}
+	return nil
+}

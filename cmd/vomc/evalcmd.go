@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+
+	"github.com/vomc/vomc/ctw"
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/methods"
+	"github.com/vomc/vomc/plot"
+	"github.com/vomc/vomc/progress"
+	"github.com/vomc/vomc/study"
+	"github.com/vomc/vomc/symbols"
+)
+
+const methodsHelp = `comma-separated methods, each name[:param=value...]:
+  ctw[:D=5][:lambda=0.15][:alpha=0.5][:init=pad|condition|shorter][:form=blend|theorem1|ratio]
+  kn[:order=D][:delta=δ][:cont]   (δ tuned on --train, else on the evaluated windows)
+  ppm[:order=D][:escape=A|C|D][:excl][:norm]
+  markov[:k=D][:alpha=0.5][:init=pad|shorter]
+  unigram[:alpha=0.5]
+omitted values come from the data set's prior (or the flags for a file)`
+
+func runEval(args []string) error {
+	fs := newFlags("eval", "[flags] (--data DIR | --file FILE) --out DIR", `
+Evaluates predictors in context: every window is predicted symbol by symbol
+from a fresh state, and the log-loss at each position is averaged over the
+windows with 95% confidence intervals (Student t). Also reported: the mean
+over the window and over its second half, and each method's excess over the
+reference (CTW by default) with paired intervals. Writes results.json,
+results.csv, summary.txt and loss.png/loss.svg (the paper's Fig. 3) into
+--out, and prints the summary table.
+
+Methods:
+`+methodsHelp)
+	data := fs.String("data", "", "data set directory (from 'vomc data')")
+	file := fs.String("file", "", "a symbol file instead of a data set")
+	mode := fs.String("mode", "text", "with --file: text or raw")
+	alphabet := fs.String("alphabet", "", "with --file (text): alphabet in symbol order (default: characters present, sorted)")
+	N := fs.Int("N", 0, "with --file: cut the file into windows of N symbols (0: the whole file is one window)")
+	D := fs.Int("D", 3, "with --file: default depth/order of the methods")
+	lam := fs.Float64("lambda", 0.15, "with --file: default CTW stop probability λ")
+	alpha := fs.Float64("alpha", 0.5, "with --file: default CTW Dirichlet α")
+	train := fs.String("train", "", "data set on which KN's δ is tuned (default: the evaluated windows themselves)")
+	ms := fs.String("methods", "ctw,kn,ppm,unigram", "methods to evaluate (see above)")
+	ref := fs.String("reference", "", "reference method name for the excess (default: the CTW method)")
+	out := fs.String("out", "", "output directory")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
+	force := fs.Bool("force", false, "overwrite existing output files")
+	var pf plotFlags
+	pf.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if (*data == "") == (*file == "") {
+		return usagef("give exactly one of --data and --file")
+	}
+	if *out == "" {
+		return usagef("--out DIR is required")
+	}
+	var windows [][]byte
+	var d methods.Defaults
+	if *data != "" {
+		ds, err := dataset.Read(*data)
+		if err != nil {
+			return err
+		}
+		windows = study.Windows(ds)
+		d = study.DefaultsFor(ds.Config().Prior)
+		fmt.Printf("data set %s: %d windows of N=%d, A=%d\n", *data, len(windows), ds.Config().N, d.A)
+	} else {
+		m, err := symbols.ParseMode(*mode)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		x, al, err := symbols.ReadFile(*file, m, *alphabet)
+		if err != nil {
+			return err
+		}
+		if *N < 0 || *N > len(x) {
+			return usagef("-N %d outside 0..%d (the file's length)", *N, len(x))
+		}
+		n := *N
+		if n == 0 {
+			n = len(x)
+		}
+		for i := 0; i+n <= len(x); i += n {
+			windows = append(windows, x[i:i+n])
+		}
+		d = methods.Defaults{A: al.Size(), D: *D, Lambda: *lam, Alpha: *alpha}
+		if err := ctw.CheckMemory(ctw.Config{A: d.A, D: d.D, Lambda: 0.5, Alpha: 0.5}, int64(n)); err != nil {
+			return err
+		}
+		fmt.Printf("file %s: %d symbols over %v, %d windows of N=%d\n", *file, len(x), al, len(windows), n)
+	}
+	if *train != "" {
+		tds, err := dataset.Read(*train)
+		if err != nil {
+			return err
+		}
+		if tds.Config().Prior.A != d.A {
+			return fmt.Errorf("training set %s has A=%d, the evaluated data A=%d", *train, tds.Config().Prior.A, d.A)
+		}
+		d.Tune = study.Windows(tds)
+		d.TuneNote = fmt.Sprintf("%d windows of %s", len(d.Tune), *train)
+	} else {
+		d.Tune = windows
+		d.TuneNote = fmt.Sprintf("the %d evaluated windows (oracle tuning)", len(windows))
+	}
+	if strings.Contains(*ms, "kn") && !strings.Contains(*ms, "delta") {
+		fmt.Printf("tuning KN's δ on %s …\n", d.TuneNote)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	bar := progress.New(os.Stderr, "windows", len(windows))
+	res, built, err := study.Evaluate(ctx, windows, *ms, d, eval.Config{Workers: *workers, Reference: *ref, Progress: bar.Update})
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	for _, b := range built {
+		if b.Note != "" {
+			fmt.Printf("%s: %s\n", b.Predictor.Name(), b.Note)
+		}
+	}
+	if err := res.WriteSummaryTable(os.Stdout); err != nil {
+		return err
+	}
+	opts := plot.Options{Title: pf.title, Bits: pf.bits, Smooth: pf.smooth, LogX: pf.logx, NoBands: pf.noBands}
+	if pf.methods != "" {
+		opts.Methods = strings.Split(pf.methods, ",")
+	}
+	if err := study.WriteOutputs(res, *out, *force, opts); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s/{%s,%s,%s,%s,%s}\n", *out, study.Outputs.JSON, study.Outputs.CSV, study.Outputs.Summary, study.Outputs.PNG, study.Outputs.SVG)
+	return nil
+}

@@ -1,0 +1,130 @@
+// Command vomc samples context-tree sources, builds data sets, runs CTW,
+// Kneser–Ney, PPM and Markov predictors in context, and plots the results.
+// All logic lives in the packages; this command only parses flags and
+// prints. Run `vomc help` for the list of commands.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// version is the vomc release this binary was built from.
+const version = "0.1.0"
+
+type command struct {
+	name, summary string
+	run           func(args []string) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"quickstart", "small end-to-end run: sample trees, build data, evaluate CTW/KN/PPM in context, plot", runQuickstart},
+		{"tree", "sample a context tree from the prior, or show and draw a tree file", runTree},
+		{"generate", "generate a symbol sequence from a tree file", runGenerate},
+		{"data", "build a data set on disk (K trees, windows of N symbols); export .npy", runData},
+		{"eval", "evaluate predictors in context on a data set or a file: per-position loss, CIs, CSV/JSON, plots", runEval},
+		{"plot", "draw a saved evaluation (JSON) as PNG or SVG", runPlot},
+		{"ctw", "CTW on a file: log marginal likelihood, MAP tree, posterior weights ω over context lengths", runCTW},
+		{"bench", "throughput benchmarks (CTW; speeds as ratios to a reference pass)", runBench},
+		{"version", "print the version", func([]string) error { fmt.Println("vomc", version); return nil }},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, `vomc %s — variable-order Markov chains, context-tree weighting and in-context learning
+
+Usage: vomc <command> [flags] [arguments]
+
+Commands:
+`, version)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run 'vomc <command> -h' for a command's flags. Losses are in nats unless a
+column says bits. The prior's λ is the STOP probability (a node at depth < D
+is a leaf with probability λ). Every random choice flows from --seed.
+`)
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) == 0 {
+		usage(os.Stderr)
+		return 2
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
+		if len(args) > 1 {
+			return run([]string{args[1], "-h"})
+		}
+		usage(os.Stdout)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == name {
+			err := c.run(args[1:])
+			if err == nil {
+				return 0
+			}
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			var ue usageError
+			if errors.As(err, &ue) {
+				fmt.Fprintf(os.Stderr, "vomc %s: %v\nRun 'vomc %s -h' for help.\n", name, err, name)
+				return 2
+			}
+			fmt.Fprintf(os.Stderr, "vomc %s: %v\n", name, err)
+			return 1
+		}
+	}
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	sort.Strings(names)
+	fmt.Fprintf(os.Stderr, "vomc: unknown command %q (commands: %s)\n", name, strings.Join(names, ", "))
+	return 2
+}
+
+// usageError marks an error in the command line itself.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// newFlags makes a FlagSet whose -h output starts with the command's usage
+// line and description.
+func newFlags(name, synopsis, description string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage: vomc %s %s\n\n%s\n\nFlags:\n", name, synopsis, strings.TrimSpace(description))
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags, turning a parse failure into a usage error.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	return nil
+}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/symbols"
+)
+
+// priorFlags are the flags that define π_CTW(D, λ, α) and the leaf generator.
+type priorFlags struct {
+	A          int
+	depths     string
+	lambda     float64
+	alpha      string
+	sparse     bool
+	sparseZero float64
+}
+
+func (p *priorFlags) register(fs *flag.FlagSet, defD string) {
+	fs.IntVar(&p.A, "A", 3, "alphabet size A (2..256)")
+	fs.StringVar(&p.depths, "D", defD, "maximum depth D; a comma list (e.g. 1,2,3,4,5) draws each tree's D uniformly from it")
+	fs.Float64Var(&p.lambda, "lambda", 0.15, "stop probability λ ∈ (0,1): a node above depth D is a leaf with probability λ")
+	fs.StringVar(&p.alpha, "alpha", "0.5", "Dirichlet parameter α of the leaves: one value, or A comma-separated values")
+	fs.BoolVar(&p.sparse, "sparse", false, "use the paper's sparse leaf generator (random zeros, the rest uniform then normalised) instead of Dirichlet(α)")
+	fs.Float64Var(&p.sparseZero, "sparse-zero", 0.5, "with --sparse: the probability that each symbol's probability is set to zero")
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, usagef("%q is not an integer list", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func parseFloats(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return nil, usagef("%q is not a number list", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (p *priorFlags) prior() (source.Prior, error) {
+	depths, err := parseInts(p.depths)
+	if err != nil {
+		return source.Prior{}, err
+	}
+	alpha, err := parseFloats(p.alpha)
+	if err != nil {
+		return source.Prior{}, err
+	}
+	pr := source.Prior{A: p.A, Depths: depths, Lambda: p.lambda, Alpha: alpha, Leaves: source.Dirichlet}
+	if p.sparse {
+		pr.Leaves = source.Sparse
+		pr.SparseZero = p.sparseZero
+	}
+	if err := pr.Validate(); err != nil {
+		return pr, err
+	}
+	return pr, nil
+}
+
+// maxDepth is the largest D of the prior.
+func (p *priorFlags) maxDepth() int {
+	ds, _ := parseInts(p.depths)
+	m := 0
+	for _, d := range ds {
+		m = max(m, d)
+	}
+	return m
+}
+
+// writeTree writes a tree in the format its extension names.
+func writeTree(t *source.Tree, path string, force bool) error {
+	var write func(w io.Writer) error
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		write = t.WriteJSON
+	case ".svg":
+		write = t.WriteSVG
+	case ".png":
+		write = t.WritePNG
+	case ".dot", ".gv":
+		write = t.WriteDOT
+	default:
+		return usagef("%s: unknown tree format (use .json, .svg, .png or .dot)", path)
+	}
+	return fsutil.WriteFile(path, force, write)
+}
+
+func readTree(path string) (*source.Tree, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := source.ReadTreeJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+func printTree(t *source.Tree) {
+	fmt.Printf("context tree: A=%d, max depth D=%d, %d leaves, actual depth %d\n", t.A, t.D, t.NumLeaves(), t.Depth())
+	for _, lf := range t.Leaves() {
+		fmt.Printf("  leaf %-14s p = %s\n", source.FormatSuffix(lf.Suffix, t.A), probString(lf.P))
+	}
+}
+
+func runTree(args []string) error {
+	if len(args) == 0 || (args[0] != "sample" && args[0] != "show") {
+		fmt.Fprint(os.Stderr, `Usage: vomc tree sample [flags]     sample a tree from the prior π_CTW(D, λ, α)
+       vomc tree show [flags] FILE  print and draw a tree file (JSON)
+`)
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			return flag.ErrHelp
+		}
+		return usagef("want 'sample' or 'show'")
+	}
+	var pf priorFlags
+	var fs *flag.FlagSet
+	if args[0] == "sample" {
+		fs = newFlags("tree sample", "[flags]", `
+Samples one context tree from the prior π_CTW(D, λ, α) of Section 4.2 (or the
+paper's sparse leaf generator), prints its leaves and writes it to the files
+named by --out (repeatable by commas: tree.json,tree.svg,tree.png,tree.dot).`)
+		pf.register(fs, "3")
+	} else {
+		fs = newFlags("tree show", "[flags] FILE", `
+Prints the leaves (suffixes in time order, oldest symbol first, and their
+next-symbol distributions) of a tree file and draws it to --out files.`)
+	}
+	seed := fs.Uint64("seed", 1, "random seed")
+	out := fs.String("out", "", "comma-separated output files: .json, .svg, .png, .dot")
+	force := fs.Bool("force", false, "overwrite existing output files")
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	var t *source.Tree
+	if args[0] == "sample" {
+		if fs.NArg() != 0 {
+			return usagef("unexpected arguments %v", fs.Args())
+		}
+		pr, err := pf.prior()
+		if err != nil {
+			return err
+		}
+		t, err = pr.Sample(source.RNG(*seed, 0))
+		if err != nil {
+			return err
+		}
+	} else {
+		if fs.NArg() != 1 {
+			return usagef("want exactly one tree FILE")
+		}
+		var err error
+		if t, err = readTree(fs.Arg(0)); err != nil {
+			return err
+		}
+	}
+	printTree(t)
+	if *out != "" {
+		for _, p := range strings.Split(*out, ",") {
+			if err := writeTree(t, p, *force); err != nil {
+				return err
+			}
+			fmt.Printf("wrote %s\n", p)
+		}
+	}
+	return nil
+}
+
+func runGenerate(args []string) error {
+	fs := newFlags("generate", "[flags] TREE.json", `
+Generates n symbols from a context tree. The initial context x_{1−D}^0 is D
+copies of symbol 0 (the paper's dummy context), not part of the output. The
+output is text, one character per symbol (digits 0-9 then letters for A ≤ 36;
+--raw writes one byte per symbol).`)
+	n := fs.Int("n", 1000, "number of symbols")
+	seed := fs.Uint64("seed", 1, "random seed")
+	out := fs.String("out", "", "output file (default: standard output)")
+	raw := fs.Bool("raw", false, "write raw bytes instead of text")
+	force := fs.Bool("force", false, "overwrite an existing output file")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("want exactly one TREE.json")
+	}
+	if *n < 0 {
+		return usagef("-n %d is negative", *n)
+	}
+	t, err := readTree(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	x, err := t.Generate(source.RNG(*seed, 0), *n, nil)
+	if err != nil {
+		return err
+	}
+	var data []byte
+	if *raw {
+		data = x
+	} else {
+		if t.A > len(textDigits) {
+			return fmt.Errorf("A=%d is too large for text output; use --raw", t.A)
+		}
+		al := symbols.Alphabet{Chars: []byte(textDigits[:t.A])}
+		data = append(al.Format(x), '\n')
+	}
+	if *out == "" {
+		_, err = io.Copy(os.Stdout, bytes.NewReader(data))
+		return err
+	}
+	if err := fsutil.WriteBytes(*out, *force, data); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %d symbols to %s\n", *n, *out)
+	return nil
+}
+
+// textDigits are the characters of symbols 0..35 in text files.
+const textDigits = "0123456789abcdefghijklmnopqrstuvwxyz"

@@ -1,0 +1,69 @@
+package ctw
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// benchData is 1e6 symbols of an A=3 order-2 chain (the `vomc bench` size).
+func benchData(b *testing.B) []byte {
+	b.Helper()
+	return randomSeq(rand.New(rand.NewPCG(11, 11)), 3, 1_000_000)
+}
+
+var benchCfg = Config{A: 3, D: 5, Lambda: 0.15, Alpha: 0.5}
+
+// BenchmarkCountsOnly is the floor: one counting pass over 1e6 symbols.
+func BenchmarkCountsOnly(b *testing.B) {
+	x := benchData(b)
+	b.SetBytes(int64(len(x)))
+	for b.Loop() {
+		if _, err := CountSequence(benchCfg, x); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLogML is the log marginal likelihood of 1e6 symbols (A=3, D=5).
+func BenchmarkLogML(b *testing.B) {
+	x := benchData(b)
+	b.SetBytes(int64(len(x)))
+	for b.Loop() {
+		if _, err := LogMarginalLikelihood(benchCfg, x); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSequential computes the full predictive distribution at every one
+// of 1e6 positions with the fast blend form (bytes/s = symbols/s).
+func BenchmarkSequential(b *testing.B) {
+	x := benchData(b)
+	p := make([]float64, 3)
+	pr, _ := New(benchCfg)
+	b.SetBytes(int64(len(x)))
+	for b.Loop() {
+		st := pr.NewCTWState()
+		for _, a := range x {
+			st.Predict(p)
+			st.Observe(a)
+		}
+	}
+}
+
+// BenchmarkSequentialTheorem1 is the same with the literal log-domain form.
+func BenchmarkSequentialTheorem1(b *testing.B) {
+	x := benchData(b)[:200_000]
+	p := make([]float64, 3)
+	c := benchCfg
+	c.Form = Theorem1
+	pr, _ := New(c)
+	b.SetBytes(int64(len(x)))
+	for b.Loop() {
+		st := pr.NewCTWState()
+		for _, a := range x {
+			st.Predict(p)
+			st.Observe(a)
+		}
+	}
+}

@@ -1,0 +1,290 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/vomc/vomc/source"
+)
+
+const (
+	// FormatName is the manifest's "format".
+	FormatName = "vomc-dataset"
+	// FormatVersion is the manifest's "version" written and read by this
+	// package.
+	FormatVersion = 1
+	// ManifestFile, SymbolsFile and TreeOfFile are the names of the files
+	// of a data set directory.
+	ManifestFile = "manifest.json"
+	SymbolsFile  = "symbols.bin"
+	TreeOfFile   = "tree_of.bin"
+)
+
+// ToolVersion is recorded in every manifest as the creating tool; a
+// command may set it (e.g. to include its own version) before Build.
+var ToolVersion = "github.com/vomc/vomc/dataset v1"
+
+// Manifest is the description of a data set, stored as manifest.json:
+//
+//	{
+//	  "format": "vomc-dataset",
+//	  "version": 1,
+//	  "tool": "github.com/vomc/vomc/dataset v1",
+//	  "prior": {"alphabet":3,"depths":[5],"lambda":0.15,"alpha":[0.5],"leaves":"dirichlet"},
+//	  "k": 20000,
+//	  "nk": 5120,
+//	  "n": 512,
+//	  "fresh": false,
+//	  "seed": 1,
+//	  "windows_per_tree": 10,
+//	  "windows": 200000,
+//	  "symbols_file": "symbols.bin",
+//	  "symbols_sha256": "…",
+//	  "tree_of_file": "tree_of.bin",
+//	  "tree_of_sha256": "…",
+//	  "trees": [
+//	    {"alphabet":3,"max_depth":5,"leaves":[{"suffix":[0,0],"p":[…]}, …]},
+//	    …
+//	  ]
+//	}
+//
+// The trees are written one per line, in the format of source.Tree's JSON
+// (suffixes in time order); floats round-trip exactly.
+type Manifest struct {
+	// Format is FormatName.
+	Format string `json:"format"`
+	// Version is FormatVersion.
+	Version int `json:"version"`
+	// Tool is the ToolVersion that created the data set.
+	Tool string `json:"tool"`
+	// Prior is π_CTW(D, λ, α) with the leaf generator (Config.Prior).
+	Prior source.Prior `json:"prior"`
+	// K is the number of trees.
+	K int `json:"k"`
+	// NK is the sequence length per tree N_K.
+	NK int `json:"nk"`
+	// N is the window length.
+	N int `json:"n"`
+	// Fresh says whether each window is an independent sequence.
+	Fresh bool `json:"fresh"`
+	// Seed is the seed of all random choices.
+	Seed uint64 `json:"seed"`
+	// WindowsPerTree is ⌊NK/N⌋.
+	WindowsPerTree int `json:"windows_per_tree"`
+	// Windows is K·⌊NK/N⌋.
+	Windows int `json:"windows"`
+	// SymbolsFile is SymbolsFile; SymbolsSHA256 the lower-case hex SHA-256
+	// of its contents.
+	SymbolsFile   string `json:"symbols_file"`
+	SymbolsSHA256 string `json:"symbols_sha256"`
+	// TreeOfFile is TreeOfFile; TreeOfSHA256 the SHA-256 of its contents.
+	TreeOfFile   string `json:"tree_of_file"`
+	TreeOfSHA256 string `json:"tree_of_sha256"`
+	// Trees are the K sources.
+	Trees []*source.Tree `json:"trees"`
+}
+
+// Config returns the configuration recorded in the manifest.
+func (m Manifest) Config() Config {
+	return Config{Prior: m.Prior, K: m.K, NK: m.NK, N: m.N, Fresh: m.Fresh, Seed: m.Seed}
+}
+
+func newManifest(cfg Config, d *Dataset) Manifest {
+	return Manifest{
+		Format:         FormatName,
+		Version:        FormatVersion,
+		Tool:           ToolVersion,
+		Prior:          cfg.Prior,
+		K:              cfg.K,
+		NK:             cfg.NK,
+		N:              cfg.N,
+		Fresh:          cfg.Fresh,
+		Seed:           cfg.Seed,
+		WindowsPerTree: cfg.WindowsPerTree(),
+		Windows:        len(d.TreeOf),
+		SymbolsFile:    SymbolsFile,
+		SymbolsSHA256:  sha256Hex(d.Symbols),
+		TreeOfFile:     TreeOfFile,
+		TreeOfSHA256:   sha256Hex(treeOfBytes(d.TreeOf)),
+		Trees:          d.Trees,
+	}
+}
+
+// manifestHeader is Manifest without the trees, in the same field order.
+type manifestHeader struct {
+	Format         string       `json:"format"`
+	Version        int          `json:"version"`
+	Tool           string       `json:"tool"`
+	Prior          source.Prior `json:"prior"`
+	K              int          `json:"k"`
+	NK             int          `json:"nk"`
+	N              int          `json:"n"`
+	Fresh          bool         `json:"fresh"`
+	Seed           uint64       `json:"seed"`
+	WindowsPerTree int          `json:"windows_per_tree"`
+	Windows        int          `json:"windows"`
+	SymbolsFile    string       `json:"symbols_file"`
+	SymbolsSHA256  string       `json:"symbols_sha256"`
+	TreeOfFile     string       `json:"tree_of_file"`
+	TreeOfSHA256   string       `json:"tree_of_sha256"`
+}
+
+// manifestFields are the fields every manifest must have.
+var manifestFields = []string{"format", "version", "tool", "prior", "k", "nk", "n", "fresh", "seed",
+	"windows_per_tree", "windows", "symbols_file", "symbols_sha256", "tree_of_file", "tree_of_sha256", "trees"}
+
+// manifestJSON is the decoding form: the trees are decoded one by one so
+// that an error can name the tree.
+type manifestJSON struct {
+	manifestHeader
+	Trees []json.RawMessage `json:"trees"`
+}
+
+// MarshalJSON writes the manifest with one field per line and one tree per
+// line (as Write stores it; note that json.Marshal compacts the output of a
+// MarshalJSON method onto one line).
+func (m Manifest) MarshalJSON() ([]byte, error) {
+	h := manifestHeader{m.Format, m.Version, m.Tool, m.Prior, m.K, m.NK, m.N, m.Fresh, m.Seed,
+		m.WindowsPerTree, m.Windows, m.SymbolsFile, m.SymbolsSHA256, m.TreeOfFile, m.TreeOfSHA256}
+	head, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Write(head[:len(head)-2]) // drop "\n}"
+	b.WriteString(",\n  \"trees\": [")
+	for i, t := range m.Trees {
+		js, err := json.Marshal(t)
+		if err != nil {
+			return nil, fmt.Errorf("dataset: manifest tree %d: %w", i, err)
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    ")
+		b.Write(js)
+	}
+	b.WriteString("\n  ]\n}")
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads a manifest strictly (see ReadManifest).
+func (m *Manifest) UnmarshalJSON(data []byte) error {
+	u, err := ReadManifest(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	*m = *u
+	return nil
+}
+
+// ReadManifest decodes and checks a manifest: unknown fields, a wrong
+// format name or version, invalid parameters, inconsistent window counts,
+// unexpected file names, malformed checksums and invalid trees (or trees
+// that the prior cannot produce) are errors that name the field (and, for
+// trees, the index and the offending suffix). It does not look at the data
+// files; Read does.
+func ReadManifest(r io.Reader) (*Manifest, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", ManifestFile, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var j manifestJSON
+	if err := dec.Decode(&j); err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", ManifestFile, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("dataset: %s: unexpected data after the manifest object", ManifestFile)
+	}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(data, &present); err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", ManifestFile, err)
+	}
+	for _, f := range manifestFields {
+		if _, ok := present[f]; !ok {
+			return nil, fmt.Errorf("dataset: %s: missing field %q", ManifestFile, f)
+		}
+	}
+	m := &Manifest{}
+	h := j.manifestHeader
+	*m = Manifest{h.Format, h.Version, h.Tool, h.Prior, h.K, h.NK, h.N, h.Fresh, h.Seed,
+		h.WindowsPerTree, h.Windows, h.SymbolsFile, h.SymbolsSHA256, h.TreeOfFile, h.TreeOfSHA256, nil}
+	bad := func(field, format string, args ...any) error {
+		return fmt.Errorf("dataset: %s: field %q: %s", ManifestFile, field, fmt.Sprintf(format, args...))
+	}
+	if m.Format != FormatName {
+		return nil, bad("format", "%q, want %q", m.Format, FormatName)
+	}
+	if m.Version != FormatVersion {
+		return nil, bad("version", "%d is not supported (this reader knows version %d)", m.Version, FormatVersion)
+	}
+	if err := m.Prior.Validate(); err != nil {
+		return nil, bad("prior", "%s", strings.TrimPrefix(err.Error(), "source: "))
+	}
+	if m.K < 1 || m.K > MaxTrees {
+		return nil, bad("k", "%d trees, want 1..%d", m.K, MaxTrees)
+	}
+	if m.N < 1 {
+		return nil, bad("n", "window length %d, want ≥ 1", m.N)
+	}
+	if m.NK < m.N {
+		return nil, bad("nk", "sequence length %d is shorter than the window n = %d", m.NK, m.N)
+	}
+	if err := m.Config().Validate(); err != nil {
+		return nil, bad("k", "%s", strings.TrimPrefix(err.Error(), "dataset: "))
+	}
+	W := m.Config().WindowsPerTree()
+	if m.WindowsPerTree != W {
+		return nil, bad("windows_per_tree", "%d, want ⌊nk/n⌋ = %d", m.WindowsPerTree, W)
+	}
+	if m.Windows != m.K*W {
+		return nil, bad("windows", "%d, want k·⌊nk/n⌋ = %d", m.Windows, m.K*W)
+	}
+	if m.SymbolsFile != SymbolsFile {
+		return nil, bad("symbols_file", "%q, want %q", m.SymbolsFile, SymbolsFile)
+	}
+	if m.TreeOfFile != TreeOfFile {
+		return nil, bad("tree_of_file", "%q, want %q", m.TreeOfFile, TreeOfFile)
+	}
+	if !isSHA256Hex(m.SymbolsSHA256) {
+		return nil, bad("symbols_sha256", "%q is not 64 lower-case hex digits", m.SymbolsSHA256)
+	}
+	if !isSHA256Hex(m.TreeOfSHA256) {
+		return nil, bad("tree_of_sha256", "%q is not 64 lower-case hex digits", m.TreeOfSHA256)
+	}
+	if j.Trees == nil {
+		return nil, bad("trees", "missing")
+	}
+	if len(j.Trees) != m.K {
+		return nil, bad("trees", "%d trees, want k = %d", len(j.Trees), m.K)
+	}
+	m.Trees = make([]*source.Tree, m.K)
+	for i, raw := range j.Trees {
+		t, err := source.ReadTreeJSON(bytes.NewReader(raw))
+		if err == nil {
+			err = checkTree(t, m.Prior)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("dataset: %s: trees[%d]: %s", ManifestFile, i, strings.TrimPrefix(err.Error(), "source: "))
+		}
+		m.Trees[i] = t
+	}
+	return m, nil
+}
+
+func isSHA256Hex(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

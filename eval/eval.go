@@ -1,0 +1,530 @@
+// Package eval is vomc's in-context evaluation harness: it runs a set of
+// predictors over a set of test windows, each window from a fresh State (the
+// method learns the source in context, as in the paper's Fig. 3), and
+// reports per-position mean log-loss with confidence intervals, window and
+// second-half summaries, and every method's excess loss over a reference
+// method (by default CTW) with paired confidence intervals.
+//
+// # Conventions
+//
+// Windows are test sequences x_1..x_N of one common length N over the
+// alphabet {0..A−1}. Position i (1-based, i = 1..N) carries the loss
+// −ln P(x_i | x_1^{i−1}) of the method that has seen only the first i−1
+// symbols of the same window. All losses are in nats unless a name says
+// bits (bits = nats / ln 2).
+//
+// The "second half" of a window is positions SecondHalfStart..N with
+// SecondHalfStart = ⌊N/2⌋ + 1.
+//
+// # Confidence intervals
+//
+// All intervals are taken across windows (windows are the independent
+// samples): for n windows and per-window values v_1..v_n,
+//
+//	mean ± c·s/√n,   s² = Σ(v_j − mean)² / (n − 1),
+//
+// with c the two-sided critical value of CriticalValue: the Student-t
+// quantile t_{(1+conf)/2, n−1} for n − 1 < NormalApproxDF and the normal
+// quantile z_{(1+conf)/2} otherwise (conf = 0.95 by default). The per-window
+// values are: the loss at one position (per-position curves); the mean loss
+// over the window or over its second half (summaries); and, for excesses,
+// the difference method − reference computed window by window (paired
+// intervals, which are much narrower than the difference of two unpaired
+// intervals because the methods see the same sequences). With a single
+// window SD, Lo and Hi are NaN.
+//
+// # Determinism
+//
+// Windows are grouped into fixed chunks of consecutive windows. Each chunk
+// is accumulated in window order (Welford's update) and the chunks are
+// merged in chunk order (Chan et al.'s pairwise formula), so the Result is
+// bit-for-bit the same for any number of workers. Memory is
+// O(workers × methods × N), independent of the number of windows: no
+// windows × N loss matrix is ever held.
+package eval
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/vomc/vomc/predict"
+)
+
+// chunkWindows is the number of consecutive windows accumulated together
+// before merging. It is fixed (not derived from the number of workers) so
+// that results do not depend on the degree of parallelism.
+const chunkWindows = 4
+
+// DefaultConfidence is the confidence level used when Config.Confidence is 0.
+const DefaultConfidence = 0.95
+
+// Config controls an evaluation. The zero value is ready to use.
+type Config struct {
+	// Workers is the number of goroutines evaluating windows in parallel;
+	// ≤ 0 means runtime.GOMAXPROCS(0). The result does not depend on it.
+	Workers int
+	// Reference is the exact Name of the method that excesses are measured
+	// against. Empty selects the first method whose Name starts with "CTW",
+	// or the first method if none does.
+	Reference string
+	// Confidence is the two-sided confidence level of all intervals, in
+	// (0, 1); 0 means DefaultConfidence (0.95).
+	Confidence float64
+	// Progress, if non-nil, is called after every evaluated window with the
+	// number of windows done so far and the total. Calls are serialised
+	// (never concurrent) and done increases strictly by one per call, but
+	// they come from worker goroutines, so the callback must not block for
+	// long.
+	Progress func(done, total int)
+	// Labels are free-form key/value annotations (dataset, seed, model
+	// checkpoint, …) copied into Result.Labels and the JSON output.
+	Labels map[string]string
+}
+
+// Interval is a sample mean with its confidence interval across windows.
+// Units are those of the series it belongs to (nats in a Result).
+type Interval struct {
+	// Mean is the sample mean over windows.
+	Mean float64
+	// SD is the sample standard deviation over windows (divisor n − 1);
+	// NaN for a single window.
+	SD float64
+	// Lo and Hi are the interval bounds Mean ∓ c·SD/√n (see the package
+	// documentation for c); NaN for a single window.
+	Lo, Hi float64
+}
+
+// HalfWidth is the half-width (Hi − Lo)/2 of the interval.
+func (iv Interval) HalfWidth() float64 { return (iv.Hi - iv.Lo) / 2 }
+
+// Bits returns the interval converted from nats to bits (every field divided
+// by ln 2).
+func (iv Interval) Bits() Interval {
+	return Interval{
+		Mean: predict.Nats2Bits(iv.Mean),
+		SD:   predict.Nats2Bits(iv.SD),
+		Lo:   predict.Nats2Bits(iv.Lo),
+		Hi:   predict.Nats2Bits(iv.Hi),
+	}
+}
+
+// MethodResult holds everything measured for one method. All values are
+// in nats (per symbol); use Interval.Bits for bits.
+type MethodResult struct {
+	// Name is the predictor's Name.
+	Name string
+	// Position[i−1] is the mean loss at position i = 1..N with its
+	// confidence interval across windows.
+	Position []Interval
+	// Excess[i−1] is the mean of (loss of this method − loss of the
+	// reference) at position i, with its paired confidence interval. It is
+	// identically zero for the reference itself.
+	Excess []Interval
+	// Window is the mean loss per symbol over the whole window (1..N); the
+	// interval is across the per-window means.
+	Window Interval
+	// SecondHalf is the mean loss per symbol over positions
+	// SecondHalfStart..N; the interval is across the per-window means.
+	SecondHalf Interval
+	// ExcessWindow and ExcessSecondHalf are the paired excesses over the
+	// reference of Window and SecondHalf.
+	ExcessWindow, ExcessSecondHalf Interval
+}
+
+// Result is the outcome of Evaluate. It is plain data: it can be written
+// with WriteCSV, WriteJSON and WriteSummaryTable and read back with
+// LoadJSON.
+type Result struct {
+	// Windows is the number of windows evaluated (n, the sample size of
+	// every interval).
+	Windows int
+	// N is the window length: positions are 1..N.
+	N int
+	// AlphabetSize is A: symbols are 0..A−1.
+	AlphabetSize int
+	// Confidence is the two-sided confidence level of the intervals.
+	Confidence float64
+	// Critical is the multiplier c of the intervals mean ± c·SD/√n (NaN for
+	// a single window).
+	Critical float64
+	// CIMethod is "student-t" or "normal": where Critical came from.
+	CIMethod string
+	// SecondHalfStart is the first (1-based) position of the second half,
+	// ⌊N/2⌋ + 1.
+	SecondHalfStart int
+	// Reference is the index in Methods of the reference method.
+	Reference int
+	// Labels are the annotations from Config.Labels.
+	Labels map[string]string
+	// Methods are the results in the order of the predictors given.
+	Methods []MethodResult
+}
+
+// Ref returns the reference method's result.
+func (r *Result) Ref() *MethodResult { return &r.Methods[r.Reference] }
+
+// Method returns the result of the method with the given name, or nil.
+func (r *Result) Method(name string) *MethodResult {
+	for i := range r.Methods {
+		if r.Methods[i].Name == name {
+			return &r.Methods[i]
+		}
+	}
+	return nil
+}
+
+// EvaluateFlat is Evaluate on windows stored back to back in one slice:
+// window j is data[j·N : (j+1)·N]. len(data) must be a positive multiple
+// of N. The data are not copied.
+func EvaluateFlat(ctx context.Context, data []byte, N, A int, preds []predict.Predictor, cfg Config) (*Result, error) {
+	if N <= 0 {
+		return nil, fmt.Errorf("eval: window length %d must be positive", N)
+	}
+	if len(data) == 0 {
+		return nil, fmt.Errorf("eval: no windows (empty data)")
+	}
+	if len(data)%N != 0 {
+		return nil, fmt.Errorf("eval: data length %d is not a multiple of the window length %d", len(data), N)
+	}
+	windows := make([][]byte, len(data)/N)
+	for j := range windows {
+		windows[j] = data[j*N : (j+1)*N : (j+1)*N]
+	}
+	return Evaluate(ctx, windows, A, preds, cfg)
+}
+
+// Evaluate runs every predictor on every window, each window from a fresh
+// State (in-context learning), and returns per-position and summary
+// statistics as described in the package documentation. windows must be
+// non-empty, of one common non-zero length N, with symbols in 0..A−1; every
+// predictor must have alphabet size A and a distinct, non-empty Name.
+//
+// It returns an error (never panics) on bad input, if a predictor assigns a
+// non-finite loss (probability 0 or NaN to an observed symbol), or if ctx
+// is cancelled (the error then wraps ctx.Err()).
+func Evaluate(ctx context.Context, windows [][]byte, A int, preds []predict.Predictor, cfg Config) (*Result, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ref, conf, err := validate(windows, A, preds, cfg)
+	if err != nil {
+		return nil, err
+	}
+	crit, ciMethod, err := CriticalValue(len(windows), conf)
+	if err != nil {
+		return nil, err
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	nChunks := (len(windows) + chunkWindows - 1) / chunkWindows
+	workers = min(workers, nChunks)
+
+	M, N := len(preds), len(windows[0])
+	lay := layout{M: M, N: N, ref: ref, half: N/2 + 1}
+	total, err := run(ctx, windows, preds, lay, workers, cfg.Progress)
+	if err != nil {
+		return nil, err
+	}
+
+	res := &Result{
+		Windows:         len(windows),
+		N:               N,
+		AlphabetSize:    A,
+		Confidence:      conf,
+		Critical:        crit,
+		CIMethod:        ciMethod,
+		SecondHalfStart: lay.half,
+		Reference:       ref,
+		Methods:         make([]MethodResult, M),
+	}
+	if len(cfg.Labels) > 0 {
+		res.Labels = make(map[string]string, len(cfg.Labels))
+		for k, v := range cfg.Labels {
+			res.Labels[k] = v
+		}
+	}
+	n := total.n
+	iv := func(k int) Interval { return interval(total.mean[k], total.m2[k], n, crit) }
+	for m := range M {
+		mr := &res.Methods[m]
+		mr.Name = preds[m].Name()
+		mr.Position = make([]Interval, N)
+		mr.Excess = make([]Interval, N)
+		for i := range N {
+			mr.Position[i] = iv(lay.loss(m, i))
+			mr.Excess[i] = iv(lay.excess(m, i))
+		}
+		mr.Window = iv(lay.summary(m, 0))
+		mr.SecondHalf = iv(lay.summary(m, 1))
+		mr.ExcessWindow = iv(lay.summary(m, 2))
+		mr.ExcessSecondHalf = iv(lay.summary(m, 3))
+	}
+	return res, nil
+}
+
+// validate checks the inputs and returns the reference index and the
+// confidence level to use.
+func validate(windows [][]byte, A int, preds []predict.Predictor, cfg Config) (int, float64, error) {
+	if A < 1 || A > 256 {
+		return 0, 0, fmt.Errorf("eval: alphabet size %d outside 1..256", A)
+	}
+	if len(preds) == 0 {
+		return 0, 0, fmt.Errorf("eval: no predictors")
+	}
+	names := make(map[string]int, len(preds))
+	for m, p := range preds {
+		if p == nil {
+			return 0, 0, fmt.Errorf("eval: predictor %d is nil", m)
+		}
+		name := p.Name()
+		if name == "" {
+			return 0, 0, fmt.Errorf("eval: predictor %d has an empty name", m)
+		}
+		if prev, dup := names[name]; dup {
+			return 0, 0, fmt.Errorf("eval: predictors %d and %d have the same name %q", prev, m, name)
+		}
+		names[name] = m
+		if a := p.AlphabetSize(); a != A {
+			return 0, 0, fmt.Errorf("eval: predictor %d (%q) has alphabet size %d, want %d", m, name, a, A)
+		}
+	}
+	ref := 0
+	if cfg.Reference != "" {
+		r, ok := names[cfg.Reference]
+		if !ok {
+			all := make([]string, len(preds))
+			for m, p := range preds {
+				all[m] = fmt.Sprintf("%q", p.Name())
+			}
+			return 0, 0, fmt.Errorf("eval: reference method %q not among the predictors (%s)", cfg.Reference, strings.Join(all, ", "))
+		}
+		ref = r
+	} else {
+		for m, p := range preds {
+			if strings.HasPrefix(p.Name(), "CTW") {
+				ref = m
+				break
+			}
+		}
+	}
+	conf := cfg.Confidence
+	if conf == 0 {
+		conf = DefaultConfidence
+	}
+	if !(conf > 0 && conf < 1) {
+		return 0, 0, fmt.Errorf("eval: confidence level %v outside (0, 1)", conf)
+	}
+	if len(windows) == 0 {
+		return 0, 0, fmt.Errorf("eval: no windows")
+	}
+	N := len(windows[0])
+	if N == 0 {
+		return 0, 0, fmt.Errorf("eval: window 0 is empty")
+	}
+	for j, w := range windows {
+		if len(w) != N {
+			return 0, 0, fmt.Errorf("eval: window %d has length %d, want %d (the length of window 0)", j, len(w), N)
+		}
+		if A == 256 {
+			continue
+		}
+		for i, s := range w {
+			if int(s) >= A {
+				return 0, 0, fmt.Errorf("eval: window %d (0-based), position %d (1-based): symbol %d outside the alphabet 0..%d", j, i+1, s, A-1)
+			}
+		}
+	}
+	return ref, conf, nil
+}
+
+// layout maps (method, position) series onto the flat per-window sample
+// vector: M·N losses, then M·N excesses, then 4 summaries per method
+// (window mean, second-half mean and their excesses).
+type layout struct {
+	M, N, ref, half int
+}
+
+func (l layout) size() int                { return 2*l.M*l.N + 4*l.M }
+func (l layout) loss(m, i int) int        { return m*l.N + i }
+func (l layout) excess(m, i int) int      { return (l.M+m)*l.N + i }
+func (l layout) summary(m, which int) int { return 2*l.M*l.N + 4*m + which }
+
+// run evaluates all windows and returns the merged accumulator.
+func run(ctx context.Context, windows [][]byte, preds []predict.Predictor, lay layout, workers int, progress func(done, total int)) (*welford, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	nChunks := (len(windows) + chunkWindows - 1) / chunkWindows
+	K := lay.size()
+	total := newWelford(K)
+
+	var (
+		mu       sync.Mutex
+		firstErr error
+		next     int                  // next chunk index to hand out
+		merged   int                  // chunks merged into total so far
+		pending  = map[int]*welford{} // finished, not yet merged
+		free     []*welford
+		done     int
+	)
+	// tokens bounds the number of chunks started but not yet merged, so
+	// memory stays O(workers) even if one chunk is slow.
+	tokens := make(chan struct{}, 2*workers)
+
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &worker{lay: lay, preds: preds}
+			w.init()
+			for {
+				select {
+				case tokens <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				mu.Lock()
+				c := next
+				next++
+				var acc *welford
+				if n := len(free); n > 0 {
+					acc, free = free[n-1], free[:n-1]
+				}
+				mu.Unlock()
+				if c >= nChunks {
+					<-tokens
+					return
+				}
+				if acc == nil {
+					acc = newWelford(K)
+				}
+				acc.reset()
+				lo, hi := c*chunkWindows, min((c+1)*chunkWindows, len(windows))
+				for j := lo; j < hi; j++ {
+					if err := ctx.Err(); err != nil {
+						return
+					}
+					if err := w.window(j, windows[j]); err != nil {
+						fail(err)
+						return
+					}
+					acc.add(w.x)
+					if progress != nil {
+						mu.Lock()
+						done++
+						progress(done, len(windows))
+						mu.Unlock()
+					}
+				}
+				mu.Lock()
+				pending[c] = acc
+				for {
+					p, ok := pending[merged]
+					if !ok {
+						break
+					}
+					total.merge(p)
+					delete(pending, merged)
+					free = append(free, p)
+					merged++
+					<-tokens
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if merged != nChunks {
+		err := ctx.Err()
+		if err == nil {
+			err = context.Canceled
+		}
+		return nil, fmt.Errorf("eval: evaluation interrupted after %d of %d windows: %w", done, len(windows), err)
+	}
+	return total, nil
+}
+
+// worker holds one goroutine's scratch buffers.
+type worker struct {
+	lay   layout
+	preds []predict.Predictor
+	loss  [][]float64 // per method, length N
+	x     []float64   // the sample vector of one window
+}
+
+func (w *worker) init() {
+	w.loss = make([][]float64, w.lay.M)
+	for m := range w.loss {
+		w.loss[m] = make([]float64, w.lay.N)
+	}
+	w.x = make([]float64, w.lay.size())
+}
+
+// window evaluates window j (x) with every method and fills w.x.
+func (w *worker) window(j int, x []byte) error {
+	lay := w.lay
+	N := lay.N
+	for m, p := range w.preds {
+		if _, err := predict.LogLoss(p, x, w.loss[m]); err != nil {
+			return fmt.Errorf("eval: method %q on window %d: %w", p.Name(), j, err)
+		}
+		for i, v := range w.loss[m] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("eval: method %q, window %d (0-based), position %d (1-based): loss is %v (probability 0 or NaN assigned to the observed symbol %d)", p.Name(), j, i+1, v, x[i])
+			}
+		}
+	}
+	ref := w.loss[lay.ref]
+	var refWhole, refSecond float64
+	for i, v := range ref {
+		refWhole += v
+		if i+1 >= lay.half {
+			refSecond += v
+		}
+	}
+	nSecond := float64(N - lay.half + 1)
+	refWhole /= float64(N)
+	refSecond /= nSecond
+	for m := range w.preds {
+		loss := w.loss[m]
+		lx := w.x[lay.loss(m, 0) : lay.loss(m, 0)+N]
+		ex := w.x[lay.excess(m, 0) : lay.excess(m, 0)+N]
+		var sWhole, sSecond float64
+		for i, v := range loss {
+			lx[i] = v
+			ex[i] = v - ref[i]
+			sWhole += v
+			if i+1 >= lay.half {
+				sSecond += v
+			}
+		}
+		sWhole /= float64(N)
+		sSecond /= nSecond
+		s := w.x[lay.summary(m, 0) : lay.summary(m, 0)+4]
+		s[0] = sWhole
+		s[1] = sSecond
+		s[2] = sWhole - refWhole
+		s[3] = sSecond - refSecond
+	}
+	return nil
+}

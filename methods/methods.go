@@ -1,0 +1,289 @@
+// Package methods turns textual method specifications, as typed on vomc's
+// command line, into predictors. A specification is a comma-separated list
+// of methods, each a name followed by colon-separated parameters:
+//
+//	ctw[:D=5][:lambda=0.15][:alpha=0.5][:init=pad|condition|shorter][:form=blend|theorem1|ratio]
+//	kn[:order=5][:delta=0.7][:cont]          (δ tuned on training windows when absent)
+//	ppm[:order=5][:escape=A|C|D][:excl][:norm]
+//	markov[:k=2][:alpha=0.5][:init=pad|shorter]
+//	unigram[:alpha=0.5]
+//
+// Parameters left out take the values of Defaults (the data set's prior for
+// CTW; order = D for the others), so "ctw,kn,ppm" compares the three at the
+// source's depth.
+package methods
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/vomc/vomc/ctw"
+	"github.com/vomc/vomc/kn"
+	"github.com/vomc/vomc/markov"
+	"github.com/vomc/vomc/ppm"
+	"github.com/vomc/vomc/predict"
+)
+
+// Defaults are the values used for parameters a specification leaves out.
+type Defaults struct {
+	A      int     // alphabet size
+	D      int     // depth (CTW) and order (KN, PPM, Markov)
+	Lambda float64 // CTW stop probability λ
+	Alpha  float64 // CTW Dirichlet α
+	// Tune are the training windows on which KN's discount δ is tuned when
+	// a kn spec gives no delta; TuneNote says what they are (for reports).
+	Tune     [][]byte
+	TuneNote string
+}
+
+// Built is one constructed method with a note on how it was configured
+// (e.g. the tuned δ).
+type Built struct {
+	Spec      string
+	Predictor predict.Predictor
+	Note      string
+}
+
+// spec is one parsed method: name and parameters.
+type spec struct {
+	text, name string
+	params     map[string]string
+	used       map[string]bool
+}
+
+func parseOne(s string) (*spec, error) {
+	parts := strings.Split(strings.TrimSpace(s), ":")
+	sp := &spec{text: s, name: strings.ToLower(parts[0]), params: map[string]string{}, used: map[string]bool{}}
+	if sp.name == "" {
+		return nil, fmt.Errorf("methods: empty method name in %q", s)
+	}
+	for _, p := range parts[1:] {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			v = "true"
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		if _, dup := sp.params[k]; dup {
+			return nil, fmt.Errorf("methods: %q gives %s twice", s, k)
+		}
+		sp.params[k] = strings.TrimSpace(v)
+	}
+	return sp, nil
+}
+
+func (sp *spec) str(k, def string) string {
+	sp.used[k] = true
+	if v, ok := sp.params[k]; ok {
+		return v
+	}
+	return def
+}
+
+func (sp *spec) int(k string, def int) (int, error) {
+	sp.used[k] = true
+	v, ok := sp.params[k]
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("methods: %q: %s=%q is not an integer", sp.text, k, v)
+	}
+	return n, nil
+}
+
+func (sp *spec) float(k string, def float64) (float64, bool, error) {
+	sp.used[k] = true
+	v, ok := sp.params[k]
+	if !ok {
+		return def, false, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("methods: %q: %s=%q is not a number", sp.text, k, v)
+	}
+	return f, true, nil
+}
+
+func (sp *spec) flag(k string) (bool, error) {
+	sp.used[k] = true
+	v, ok := sp.params[k]
+	if !ok {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("methods: %q: %s=%q is not a boolean", sp.text, k, v)
+	}
+	return b, nil
+}
+
+// unused reports a parameter the method does not know.
+func (sp *spec) unused() error {
+	for k := range sp.params {
+		if !sp.used[k] {
+			return fmt.Errorf("methods: %q: unknown parameter %q for %s", sp.text, k, sp.name)
+		}
+	}
+	return nil
+}
+
+// Build parses a comma-separated list of specifications and constructs the
+// predictors, tuning KN's discount on d.Tune where needed.
+func Build(list string, d Defaults) ([]Built, error) {
+	var out []Built
+	for _, s := range strings.Split(list, ",") {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		sp, err := parseOne(s)
+		if err != nil {
+			return nil, err
+		}
+		b, err := build(sp, d)
+		if err != nil {
+			return nil, err
+		}
+		if err := sp.unused(); err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("methods: no method in %q", list)
+	}
+	seen := map[string]string{}
+	for _, b := range out {
+		if prev, dup := seen[b.Predictor.Name()]; dup {
+			return nil, fmt.Errorf("methods: %q and %q are the same method %s", prev, b.Spec, b.Predictor.Name())
+		}
+		seen[b.Predictor.Name()] = b.Spec
+	}
+	return out, nil
+}
+
+func build(sp *spec, d Defaults) (Built, error) {
+	b := Built{Spec: sp.text}
+	switch sp.name {
+	case "ctw":
+		D, err := sp.int("d", d.D)
+		if err != nil {
+			return b, err
+		}
+		lam, _, err := sp.float("lambda", d.Lambda)
+		if err != nil {
+			return b, err
+		}
+		alpha, _, err := sp.float("alpha", d.Alpha)
+		if err != nil {
+			return b, err
+		}
+		init, err := ctw.ParseInit(sp.str("init", "pad"))
+		if err != nil {
+			return b, err
+		}
+		var form ctw.Form
+		switch f := sp.str("form", "blend"); f {
+		case "blend":
+			form = ctw.Blend
+		case "theorem1":
+			form = ctw.Theorem1
+		case "ratio":
+			form = ctw.Ratio
+		default:
+			return b, fmt.Errorf("methods: %q: unknown CTW form %q (blend, theorem1, ratio)", sp.text, f)
+		}
+		p, err := ctw.New(ctw.Config{A: d.A, D: D, Lambda: lam, Alpha: alpha, Init: init, Form: form})
+		b.Predictor = p
+		return b, err
+	case "kn":
+		order, err := sp.int("order", d.D)
+		if err != nil {
+			return b, err
+		}
+		cont, err := sp.flag("cont")
+		if err != nil {
+			return b, err
+		}
+		opts := kn.Options{Continuation: cont}
+		delta, given, err := sp.float("delta", 0)
+		if err != nil {
+			return b, err
+		}
+		if !given {
+			if len(d.Tune) == 0 {
+				return b, fmt.Errorf("methods: %q: no delta given and no training windows to tune it on", sp.text)
+			}
+			var loss float64
+			delta, loss, err = kn.Tune(d.Tune, d.A, order, opts)
+			if err != nil {
+				return b, err
+			}
+			b.Note = fmt.Sprintf("δ=%.4f tuned on %s (mean loss %.4f nats)", delta, d.TuneNote, loss)
+		}
+		p, err := kn.New(d.A, order, delta, opts)
+		b.Predictor = p
+		return b, err
+	case "ppm":
+		order, err := sp.int("order", d.D)
+		if err != nil {
+			return b, err
+		}
+		var esc ppm.Method
+		switch e := strings.ToUpper(sp.str("escape", "A")); e {
+		case "A":
+			esc = ppm.MethodA
+		case "C":
+			esc = ppm.MethodC
+		case "D":
+			esc = ppm.MethodD
+		default:
+			return b, fmt.Errorf("methods: %q: unknown PPM escape method %q (A, C, D)", sp.text, e)
+		}
+		excl, err := sp.flag("excl")
+		if err != nil {
+			return b, err
+		}
+		norm, err := sp.flag("norm")
+		if err != nil {
+			return b, err
+		}
+		p, err := ppm.New(d.A, order, ppm.Options{Method: esc, Exclusion: excl, Normalize: norm})
+		b.Predictor = p
+		return b, err
+	case "markov", "unigram":
+		k := 0
+		var err error
+		if sp.name == "markov" {
+			if k, err = sp.int("k", d.D); err != nil {
+				return b, err
+			}
+		}
+		alpha, _, err := sp.float("alpha", 0.5)
+		if err != nil {
+			return b, err
+		}
+		var opts markov.Options
+		switch v := sp.str("init", "pad"); v {
+		case "pad":
+		case "shorter":
+			opts.Init = markov.Shorter
+		default:
+			return b, fmt.Errorf("methods: %q: unknown init %q (pad, shorter)", sp.text, v)
+		}
+		p, err := markov.New(d.A, k, alpha, opts)
+		b.Predictor = p
+		return b, err
+	}
+	return b, fmt.Errorf("methods: unknown method %q (ctw, kn, ppm, markov, unigram)", sp.name)
+}
+
+// Predictors returns the predictors of built methods.
+func Predictors(bs []Built) []predict.Predictor {
+	out := make([]predict.Predictor, len(bs))
+	for i, b := range bs {
+		out[i] = b.Predictor
+	}
+	return out
+}

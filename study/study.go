@@ -1,0 +1,200 @@
+// Package study runs vomc's end-to-end experiments: evaluating a list of
+// methods in context on a data set and writing the tables and figures, and
+// the small default run behind `vomc quickstart`.
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/methods"
+	"github.com/vomc/vomc/plot"
+	"github.com/vomc/vomc/source"
+)
+
+// DefaultsFor returns the method defaults of a data set: its alphabet, the
+// largest depth of its prior as D, and the prior's λ and (first) α, so that
+// "ctw" is the Bayes-optimal predictor for the data set's prior when the
+// prior has a single depth and Dirichlet leaves.
+func DefaultsFor(p source.Prior) methods.Defaults {
+	d := methods.Defaults{A: p.A, Lambda: p.Lambda, Alpha: 0.5}
+	for _, D := range p.Depths {
+		d.D = max(d.D, D)
+	}
+	if len(p.Alpha) > 0 {
+		d.Alpha = p.Alpha[0]
+	}
+	return d
+}
+
+// Windows returns the windows of a data set as slices (no copy).
+func Windows(ds *dataset.Dataset) [][]byte {
+	w := make([][]byte, ds.Windows())
+	for i := range w {
+		w[i] = ds.Window(i)
+	}
+	return w
+}
+
+// Outputs names the files WriteOutputs writes into a directory.
+var Outputs = struct{ JSON, CSV, Summary, PNG, SVG string }{
+	"results.json", "results.csv", "summary.txt", "loss.png", "loss.svg",
+}
+
+// Evaluate builds the methods of spec with defaults d and evaluates them in
+// context on the windows (each from a fresh state).
+func Evaluate(ctx context.Context, windows [][]byte, spec string, d methods.Defaults, cfg eval.Config) (*eval.Result, []methods.Built, error) {
+	built, err := methods.Build(spec, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.Labels == nil {
+		cfg.Labels = map[string]string{}
+	}
+	for _, b := range built {
+		if b.Note != "" {
+			cfg.Labels[b.Predictor.Name()] = b.Note
+		}
+	}
+	res, err := eval.Evaluate(ctx, windows, d.A, methods.Predictors(built), cfg)
+	return res, built, err
+}
+
+// WriteOutputs writes results.json, results.csv, summary.txt and the
+// figure (loss.png and loss.svg, like the paper's Fig. 3, with the excess
+// panel) into dir, each atomically; existing files are an error unless
+// force.
+func WriteOutputs(res *eval.Result, dir string, force bool, opts plot.Options) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, o := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{{Outputs.JSON, res.WriteJSON}, {Outputs.CSV, res.WriteCSV}, {Outputs.Summary, res.WriteSummaryTable}} {
+		if err := fsutil.WriteFile(filepath.Join(dir, o.name), force, o.write); err != nil {
+			return err
+		}
+	}
+	if opts.Smooth == 0 {
+		opts.Smooth = max(1, res.N/100)
+	}
+	if len(res.Methods) > 1 {
+		opts.Excess = true
+	}
+	fig, err := plot.LossVsPosition(res, opts)
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{Outputs.PNG, Outputs.SVG} {
+		p := filepath.Join(dir, name)
+		if !force {
+			if _, err := os.Lstat(p); err == nil {
+				return fmt.Errorf("%s: %w", p, fsutil.ErrExists)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		if err := fig.Save(p, 8*plot.Inch, 6*plot.Inch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// QuickConfig is the small default experiment of `vomc quickstart`.
+type QuickConfig struct {
+	Prior   source.Prior
+	K       int    // test windows (one fresh sequence per tree)
+	KTrain  int    // training windows for tuning KN's δ
+	N       int    // window length
+	Methods string // method specification (package methods)
+	Seed    uint64
+	Workers int
+}
+
+// DefaultQuick is A=3, D=3, λ=0.15, α=0.5, 1000 test windows and 200
+// training windows of N=256, comparing CTW, KN (δ tuned), PPM (method A),
+// an order-D Markov estimator and the unigram.
+func DefaultQuick() QuickConfig {
+	return QuickConfig{Prior: source.PaperPrior(3), K: 1000, KTrain: 200, N: 256,
+		Methods: "ctw,kn,ppm,markov,unigram", Seed: 1}
+}
+
+// Quickstart builds a training and a test set from the prior, writes them
+// and a drawing of the first test tree under out, tunes KN on the training
+// set, evaluates the methods on the test set and writes the outputs of
+// WriteOutputs. The stage reports progress as (stage, done, total).
+func Quickstart(ctx context.Context, q QuickConfig, out string, force bool, progress func(stage string, done, total int)) (*eval.Result, error) {
+	if progress == nil {
+		progress = func(string, int, int) {}
+	}
+	stage := func(name string) func(int, int) {
+		return func(d, t int) { progress(name, d, t) }
+	}
+	test := dataset.Config{Prior: q.Prior, K: q.K, NK: q.N, N: q.N, Fresh: true, Seed: q.Seed}
+	train := dataset.Config{Prior: q.Prior, K: q.KTrain, NK: q.N, N: q.N, Fresh: true, Seed: q.Seed + 1_000_003}
+	for _, c := range []dataset.Config{test, train} {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	trainDS, err := dataset.Build(train, q.Workers, stage("train set"))
+	if err != nil {
+		return nil, err
+	}
+	testDS, err := dataset.Build(test, q.Workers, stage("test set"))
+	if err != nil {
+		return nil, err
+	}
+	if err := trainDS.Write(filepath.Join(out, "data", "train"), force); err != nil {
+		return nil, err
+	}
+	if err := testDS.Write(filepath.Join(out, "data", "test"), force); err != nil {
+		return nil, err
+	}
+	t0 := testDS.Trees[0]
+	for _, name := range []string{"tree0.svg", "tree0.png", "tree0.json"} {
+		var write func(io.Writer) error
+		switch filepath.Ext(name) {
+		case ".svg":
+			write = t0.WriteSVG
+		case ".png":
+			write = t0.WritePNG
+		default:
+			write = t0.WriteJSON
+		}
+		if err := fsutil.WriteFile(filepath.Join(out, name), force, write); err != nil {
+			return nil, err
+		}
+	}
+	d := DefaultsFor(q.Prior)
+	d.Tune = Windows(trainDS)
+	d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
+	res, _, err := Evaluate(ctx, Windows(testDS), q.Methods, d, eval.Config{Workers: q.Workers, Progress: stage("evaluate")})
+	if err != nil {
+		return nil, err
+	}
+	title := fmt.Sprintf("In-context loss, A=%d, D=%s, λ=%g, %d windows of N=%d", q.Prior.A, depthString(q.Prior.Depths), q.Prior.Lambda, q.K, q.N)
+	if err := WriteOutputs(res, out, force, plot.Options{Title: title}); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func depthString(ds []int) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = fmt.Sprint(d)
+	}
+	return strings.Join(s, ",")
+}
