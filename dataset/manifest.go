@@ -16,11 +16,14 @@ const (
 	// FormatVersion is the manifest's "version" written and read by this
 	// package.
 	FormatVersion = 1
-	// ManifestFile, SymbolsFile and TreeOfFile are the names of the files
-	// of a data set directory.
+	// ManifestFile is the name of a data set's manifest (JSON).
 	ManifestFile = "manifest.json"
-	SymbolsFile  = "symbols.bin"
-	TreeOfFile   = "tree_of.bin"
+	// SymbolsFile is the name of a data set's symbols file: one byte per
+	// symbol, windows × N bytes.
+	SymbolsFile = "symbols.bin"
+	// TreeOfFile is the name of a data set's tree-index file: one int32
+	// little-endian per window.
+	TreeOfFile = "tree_of.bin"
 )
 
 // ToolVersion is recorded in every manifest as the creating tool; a
@@ -76,12 +79,13 @@ type Manifest struct {
 	WindowsPerTree int `json:"windows_per_tree"`
 	// Windows is K·⌊NK/N⌋.
 	Windows int `json:"windows"`
-	// SymbolsFile is SymbolsFile; SymbolsSHA256 the lower-case hex SHA-256
-	// of its contents.
-	SymbolsFile   string `json:"symbols_file"`
+	// SymbolsFile is the symbols file's name, always SymbolsFile.
+	SymbolsFile string `json:"symbols_file"`
+	// SymbolsSHA256 is the lower-case hex SHA-256 of the symbols file.
 	SymbolsSHA256 string `json:"symbols_sha256"`
-	// TreeOfFile is TreeOfFile; TreeOfSHA256 the SHA-256 of its contents.
-	TreeOfFile   string `json:"tree_of_file"`
+	// TreeOfFile is the tree-index file's name, always TreeOfFile.
+	TreeOfFile string `json:"tree_of_file"`
+	// TreeOfSHA256 is the lower-case hex SHA-256 of the tree-index file.
 	TreeOfSHA256 string `json:"tree_of_sha256"`
 	// Trees are the K sources.
 	Trees []*source.Tree `json:"trees"`

@@ -77,10 +77,10 @@ func New(A, order int, delta float64, opts Options) (*KN, error) {
 	return &KN{a: A, order: order, delta: delta, cont: opts.Continuation}, nil
 }
 
-// Name returns "KN(D=<order>,δ=<delta>)", with ",cont" appended for the
+// Name returns "KN(D=<order>,δ=<delta to 4 significant digits>)", with ",cont" appended for the
 // continuation-count variant, e.g. "KN(D=3,δ=0.75)".
 func (m *KN) Name() string {
-	s := "KN(D=" + strconv.Itoa(m.order) + ",δ=" + strconv.FormatFloat(m.delta, 'g', -1, 64)
+	s := "KN(D=" + strconv.Itoa(m.order) + ",δ=" + strconv.FormatFloat(m.delta, 'g', 4, 64)
 	if m.cont {
 		s += ",cont"
 	}

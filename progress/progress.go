@@ -50,8 +50,9 @@ type Bar struct {
 	now      func() time.Time
 	start    time.Time
 	lastDraw time.Time
-	lastTen  int // last tenth (0..10) reported in plain mode
-	lastLen  int // rune length of the last in-place line
+	lastTen  int           // last tenth (0..10) reported in plain mode
+	delay    time.Duration // silence after start (DelayStart)
+	lastLen  int           // rune length of the last in-place line
 	drawn    bool
 	finished bool
 }
@@ -139,6 +140,9 @@ func (b *Bar) Done() {
 	}
 	b.finished = true
 	now := b.now()
+	if !b.drawn && now.Sub(b.start) < b.delay {
+		return
+	}
 	line := b.line(now, true)
 	if b.tty {
 		b.writeInPlace(line)
@@ -146,6 +150,19 @@ func (b *Bar) Done() {
 	} else {
 		io.WriteString(b.w, line+"\n")
 	}
+}
+
+// DelayStart keeps the bar silent for the first d after it was created:
+// a job that finishes sooner prints nothing at all (not even from Done), so
+// only jobs that take a while show progress. It returns b.
+func (b *Bar) DelayStart(d time.Duration) *Bar {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.delay = d
+	return b
 }
 
 // Line returns the line the bar would print now (without '\r' or newline).
@@ -165,6 +182,9 @@ func (b *Bar) maybeDraw() {
 		return
 	}
 	now := b.now()
+	if now.Sub(b.start) < b.delay {
+		return
+	}
 	if b.tty {
 		if b.drawn && now.Sub(b.lastDraw) < RedrawInterval {
 			return

@@ -223,3 +223,30 @@ func BenchmarkAddParallel(b *testing.B) {
 	})
 	bar.Done()
 }
+
+func TestDelayStart(t *testing.T) {
+	// A job that ends inside the delay prints nothing at all.
+	var buf bytes.Buffer
+	b, clk := newTestBar(&buf, "quick", 10, false)
+	b.DelayStart(2 * time.Second)
+	for i := 1; i <= 10; i++ {
+		clk.advance(100 * time.Millisecond)
+		b.Add(1)
+	}
+	b.Done()
+	if buf.Len() != 0 {
+		t.Fatalf("quick job printed %q", buf.String())
+	}
+	// A slow job prints once the delay has passed, and its final line.
+	buf.Reset()
+	b, clk = newTestBar(&buf, "slow", 10, false)
+	b.DelayStart(2 * time.Second)
+	for i := 1; i <= 10; i++ {
+		clk.advance(time.Second)
+		b.Add(1)
+	}
+	b.Done()
+	if !strings.Contains(buf.String(), "slow") || !strings.Contains(buf.String(), "100%") {
+		t.Fatalf("slow job printed %q", buf.String())
+	}
+}

@@ -66,8 +66,11 @@ type Tree struct {
 // An internal node has exactly A children, Children[q] being the context
 // extended one step into the past by the symbol q, and P == nil.
 type Node struct {
+	// Children are the A children of an internal node (nil for a leaf).
 	Children []*Node
-	P        []float64
+	// P is the next-symbol distribution p_s of a leaf (nil for an internal
+	// node): P[a] = P(x_{n+1} = a | the past ends in s), summing to 1.
+	P []float64
 }
 
 // IsLeaf reports whether the node is a leaf (it has no children).
@@ -76,8 +79,10 @@ func (n *Node) IsLeaf() bool { return n != nil && n.Children == nil }
 // Leaf is one element of the suffix set: the suffix s in time order (oldest
 // symbol first, len(Suffix) = depth of the leaf) and its distribution p_s.
 type Leaf struct {
+	// Suffix is s = (x_{n−l+1}, …, x_n) in time order, l = len(Suffix).
 	Suffix []byte
-	P      []float64
+	// P is p_s, the distribution of x_{n+1} (length A, summing to 1).
+	P []float64
 }
 
 // SymbolName is how a symbol a of an alphabet of size A is written in

@@ -22,12 +22,12 @@ tree (JSON, SVG, PNG, DOT), the posterior weights ω_{n,l} over context
 lengths l = 0..D at every position (CSV), and the predictive distributions.
 
 Defaults follow the R package BCT for real data: λ = 1 − 2^{−(A−1)}
-(--lambda auto), α = 1/2, and the first D symbols only as initial context
-(--init condition).`)
+(--lambda auto; 1/2 when A > 16), α = 1/2, and the first D symbols only as
+initial context (--init condition).`)
 	mode := fs.String("mode", "text", "file mode: text or raw")
 	alphabet := fs.String("alphabet", "", "text alphabet in symbol order (default: the characters present, sorted)")
 	D := fs.Int("D", 5, "maximum depth (order) D")
-	lam := fs.String("lambda", "auto", "stop probability λ in (0,1), or auto = 1−2^{−(A−1)}")
+	lam := fs.String("lambda", "auto", "stop probability λ in (0,1), or auto = 1−2^{−(A−1)} (1/2 for A > 16)")
 	alpha := fs.Float64("alpha", 0.5, "Dirichlet parameter α of the leaves")
 	initS := fs.String("init", "condition", "initial context: pad (D zeros precede x), condition (first D symbols are context), shorter")
 	mapOut := fs.String("map", "", "write the MAP tree to this file (.json, .svg, .png or .dot)")
@@ -72,7 +72,7 @@ Defaults follow the R package BCT for real data: λ = 1 − 2^{−(A−1)}
 	if init == ctw.Condition {
 		counted = max(0, len(x)-*D)
 	}
-	fmt.Printf("file %s: %d symbols over %v (A=%d)\n", fs.Arg(0), len(x), al, A)
+	fmt.Printf("file %s: %d symbols, alphabet %v, A=%d\n", fs.Arg(0), len(x), al, A)
 	fmt.Printf("CTW D=%d λ=%g α=%g init=%v\n", *D, lambda, *alpha, init)
 	fmt.Printf("ln P(x) = %.6f nats = %.6f bits", ml, ml/math.Ln2)
 	if counted > 0 {
@@ -86,7 +86,12 @@ Defaults follow the R package BCT for real data: λ = 1 − 2^{−(A−1)}
 		}
 		mp := c.MAPTree()
 		fmt.Printf("MAP tree: %d leaves, depth %d, posterior probability %.4g\n", mp.Tree.NumLeaves(), mp.Tree.Depth(), math.Exp(mp.LogPosterior))
-		for _, lf := range mp.Tree.Leaves() {
+		leaves := mp.Tree.Leaves()
+		for i, lf := range leaves {
+			if i == maxPrintedLeaves {
+				fmt.Printf("  … %d more leaves (write them all with --map FILE.json)\n", len(leaves)-i)
+				break
+			}
 			fmt.Printf("  leaf %-12s p = %s\n", suffixString(lf.Suffix, al), probString(lf.P))
 		}
 		if *mapOut != "" {
@@ -104,9 +109,17 @@ Defaults follow the R package BCT for real data: λ = 1 − 2^{−(A−1)}
 	return nil
 }
 
-// parseLambda reads λ, where "auto" is the BCT default 1 − 2^{−(A−1)}.
+// maxPrintedLeaves bounds the MAP leaves printed on the terminal.
+const maxPrintedLeaves = 40
+
+// parseLambda reads λ, where "auto" is the BCT default 1 − 2^{−(A−1)} for
+// A ≤ 16 and 1/2 (classic CTW) for larger alphabets, where the BCT value
+// rounds to 1.
 func parseLambda(s string, A int) (float64, error) {
 	if s == "auto" {
+		if A > 16 {
+			return 0.5, nil
+		}
 		return 1 - math.Pow(2, -float64(A-1)), nil
 	}
 	v, err := strconv.ParseFloat(s, 64)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"time"
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/progress"
@@ -55,7 +56,7 @@ mixed up to 5.`)
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	bar := progress.New(os.Stderr, "trees", *K)
+	bar := progress.New(os.Stderr, "trees", *K).DelayStart(2 * time.Second)
 	ds, err := dataset.Build(cfg, *workers, bar.Update)
 	bar.Done()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/dataset"
@@ -117,7 +118,7 @@ Methods:
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	bar := progress.New(os.Stderr, "windows", len(windows))
+	bar := progress.New(os.Stderr, "windows", len(windows)).DelayStart(2 * time.Second)
 	res, built, err := study.Evaluate(ctx, windows, *ms, d, eval.Config{Workers: *workers, Reference: *ref, Progress: bar.Update})
 	bar.Done()
 	if err != nil {

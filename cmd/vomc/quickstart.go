@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/vomc/vomc/progress"
 	"github.com/vomc/vomc/study"
@@ -48,7 +49,7 @@ paper's Fig. 3 with an excess-over-CTW panel).`)
 		defer mu.Unlock()
 		if stage != cur {
 			bar.Done()
-			bar, cur = progress.New(os.Stderr, stage, total), stage
+			bar, cur = progress.New(os.Stderr, stage, total).DelayStart(2*time.Second), stage
 		}
 		bar.Update(done, total)
 	})
