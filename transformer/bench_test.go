@@ -1,0 +1,51 @@
+package transformer
+
+import (
+	"testing"
+)
+
+// BenchmarkTrainStepC1 measures a full training step (forward, backward,
+// clipping, AdamW) of the C1 configuration: L=2, 4 heads, E=64, N=256,
+// batch 32 (8192 tokens per step), A=3. Reports tokens/s.
+func BenchmarkTrainStepC1(b *testing.B) {
+	benchTrainStep(b, DefaultConfig(2, 4, 64, 256, 3), 32)
+}
+
+func benchTrainStep(b *testing.B, cfg Config, B int) {
+	m, err := New(cfg, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	T := cfg.Context
+	train := sliceWindows{}
+	x := randomInputs(1, B*T, cfg.Alphabet)
+	for i := 0; i < B; i++ {
+		train = append(train, x[i*T:(i+1)*T])
+	}
+	tc := DefaultTrainConfig()
+	tc.BatchSize = B
+	tr, err := NewTrainer(m, tc, train, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr.TrainStep(x, B) // warm up
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tr.TrainStep(x, B)
+	}
+	b.ReportMetric(float64(B*T*b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+// BenchmarkForwardC1 is the forward pass alone (inference buffers).
+func BenchmarkForwardC1(b *testing.B) {
+	cfg := DefaultConfig(2, 4, 64, 256, 3)
+	m, _ := New(cfg, 1)
+	B, T := 32, 256
+	x := randomInputs(1, B*T, 3)
+	acts := m.NewActivations(B, T, false)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.Forward(acts, x, B, T)
+	}
+	b.ReportMetric(float64(B*T*b.N)/b.Elapsed().Seconds(), "tokens/s")
+}

@@ -1,0 +1,258 @@
+// Package transformer is a hand-written decoder-only transformer engine
+// (training and inference) in the style of Karpathy's llm.c: every
+// operation is a pair of top-level functions xxxForward / xxxBackward, all
+// activation and gradient buffers are allocated once per (batch B, context
+// T) and reused, and parameters and activations are float32.
+//
+// The architecture is that of the paper's Section 4.1: token embedding plus
+// positional embedding (learned, or fixed sinusoidal), L layers of
+// [pre-LayerNorm] → causal multi-head self-attention (+ residual) →
+// [pre-LayerNorm] → feed-forward 4E with ReLU or GELU (+ residual; absent in
+// attention-only networks), then [final LayerNorm] → linear to A logits →
+// softmax. Heads may differ per layer.
+//
+// Conventions. A training window is x_1..x_T (T ≤ N symbols, no BOS). The
+// output at position i (1-based) is the distribution of x_{i+1} given
+// x_1..x_i, for i = 1..T−1, so a window has T−1 targets, as in the paper's
+// loss Σ_{i=1}^{N−1}. The first symbol x_1 is never a target; as a
+// predict.Predictor the model gives the uniform distribution for it (which
+// is also what CTW gives under the paper's symmetric prior). Losses are in
+// nats.
+package transformer
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Activation names for Config.Activation.
+const (
+	ReLU = "relu"
+	// GELU is the exact GELU x·Φ(x) (PyTorch's nn.GELU default), not the
+	// tanh approximation.
+	GELU = "gelu"
+)
+
+// Positional-embedding kinds for Config.Positional.
+const (
+	// Learned is a trained N×E table (GPT-2 style).
+	Learned = "learned"
+	// Sinusoidal is the fixed table of Vaswani et al.: PE[pos, 2i] =
+	// sin(pos/10000^(2i/E)), PE[pos, 2i+1] = cos(pos/10000^(2i/E)), 0-based
+	// pos; it has no parameters.
+	Sinusoidal = "sinusoidal"
+)
+
+// Config describes a model. It is JSON-serialisable; the zero values of
+// the string fields are not valid (use DefaultConfig as a base).
+type Config struct {
+	// Layers is L, the number of transformer blocks.
+	Layers int `json:"layers"`
+	// Heads[l] is the number of attention heads of layer l (len L); E must
+	// be divisible by each.
+	Heads []int `json:"heads"`
+	// Embed is E, the embedding (residual stream) dimension.
+	Embed int `json:"embed"`
+	// Context is N, the maximum context (window) length.
+	Context int `json:"context"`
+	// Alphabet is A, the vocabulary size (symbols 0..A−1), 1..256.
+	Alphabet int `json:"alphabet"`
+	// FeedForward enables the feed-forward sub-layer (hidden width 4E);
+	// false gives an attention-only network.
+	FeedForward bool `json:"feed_forward"`
+	// LayerNorm enables the pre-LayerNorms (before attention, before the
+	// feed-forward, and before the output head).
+	LayerNorm bool `json:"layer_norm"`
+	// Activation is ReLU or GELU (the feed-forward non-linearity).
+	Activation string `json:"activation"`
+	// Positional is Learned or Sinusoidal.
+	Positional string `json:"positional"`
+}
+
+// DefaultConfig returns a full transformer (FF, LayerNorm, GELU, learned
+// positions) with L layers of h heads each.
+func DefaultConfig(L, h, E, N, A int) Config {
+	heads := make([]int, L)
+	for i := range heads {
+		heads[i] = h
+	}
+	return Config{Layers: L, Heads: heads, Embed: E, Context: N, Alphabet: A,
+		FeedForward: true, LayerNorm: true, Activation: GELU, Positional: Learned}
+}
+
+// Validate reports the first problem with c.
+func (c Config) Validate() error {
+	switch {
+	case c.Layers < 0:
+		return fmt.Errorf("transformer: %d layers", c.Layers)
+	case len(c.Heads) != c.Layers:
+		return fmt.Errorf("transformer: %d head counts for %d layers", len(c.Heads), c.Layers)
+	case c.Embed < 1:
+		return fmt.Errorf("transformer: embedding dimension %d", c.Embed)
+	case c.Context < 1:
+		return fmt.Errorf("transformer: context length %d", c.Context)
+	case c.Alphabet < 1 || c.Alphabet > 256:
+		return fmt.Errorf("transformer: alphabet size %d outside 1..256", c.Alphabet)
+	case c.Activation != ReLU && c.Activation != GELU:
+		return fmt.Errorf("transformer: activation %q (want %q or %q)", c.Activation, ReLU, GELU)
+	case c.Positional != Learned && c.Positional != Sinusoidal:
+		return fmt.Errorf("transformer: positional embedding %q (want %q or %q)", c.Positional, Learned, Sinusoidal)
+	}
+	for l, h := range c.Heads {
+		if h < 1 || c.Embed%h != 0 {
+			return fmt.Errorf("transformer: layer %d has %d heads, which does not divide E = %d", l, h, c.Embed)
+		}
+	}
+	return nil
+}
+
+// String is the JSON form of c.
+func (c Config) String() string {
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// TensorInfo locates one parameter tensor in the flat parameter vector.
+type TensorInfo struct {
+	// Name is the tensor's name, e.g. "h.0.attn.qkv.weight".
+	Name string
+	// Shape is row-major; a linear layer's weight is [out, in].
+	Shape []int
+	// Offset and Size are in float32 elements.
+	Offset, Size int
+}
+
+// Layout lists the parameter tensors of c in storage order. Per layer l
+// (prefix "h.l."): ln1.weight/bias [E] (LayerNorm only), attn.qkv.weight
+// [3E, E] and bias [3E] (rows: the E query rows, then key, then value;
+// head m uses rows m·E/M..(m+1)·E/M−1 of each), attn.proj.weight [E, E] and
+// bias [E], ln2.weight/bias [E] (LayerNorm and FF), mlp.fc.weight [4E, E],
+// bias [4E], mlp.proj.weight [E, 4E], bias [E] (FF only). Before the layers:
+// wte [A, E] and wpe [N, E] (learned positions only); after: lnf.weight/bias
+// [E] (LayerNorm only), head.weight [A, E], head.bias [A].
+func (c Config) Layout() []TensorInfo {
+	var out []TensorInfo
+	off := 0
+	add := func(name string, shape ...int) {
+		n := 1
+		for _, s := range shape {
+			n *= s
+		}
+		out = append(out, TensorInfo{Name: name, Shape: shape, Offset: off, Size: n})
+		off += n
+	}
+	E, A, N := c.Embed, c.Alphabet, c.Context
+	add("wte", A, E)
+	if c.Positional == Learned {
+		add("wpe", N, E)
+	}
+	for l := 0; l < c.Layers; l++ {
+		p := fmt.Sprintf("h.%d.", l)
+		if c.LayerNorm {
+			add(p+"ln1.weight", E)
+			add(p+"ln1.bias", E)
+		}
+		add(p+"attn.qkv.weight", 3*E, E)
+		add(p+"attn.qkv.bias", 3*E)
+		add(p+"attn.proj.weight", E, E)
+		add(p+"attn.proj.bias", E)
+		if c.FeedForward {
+			if c.LayerNorm {
+				add(p+"ln2.weight", E)
+				add(p+"ln2.bias", E)
+			}
+			add(p+"mlp.fc.weight", 4*E, E)
+			add(p+"mlp.fc.bias", 4*E)
+			add(p+"mlp.proj.weight", E, 4*E)
+			add(p+"mlp.proj.bias", E)
+		}
+	}
+	if c.LayerNorm {
+		add("lnf.weight", E)
+		add("lnf.bias", E)
+	}
+	add("head.weight", A, E)
+	add("head.bias", A)
+	return out
+}
+
+// NumParams is the number of trained parameters of c.
+func (c Config) NumParams() int {
+	l := c.Layout()
+	last := l[len(l)-1]
+	return last.Offset + last.Size
+}
+
+// layerParams are views into one layer's parameters (nil when absent).
+type layerParams struct {
+	ln1w, ln1b, qkvw, qkvb, projw, projb   []float32
+	ln2w, ln2b, fcw, fcb, fcprojw, fcprojb []float32
+}
+
+// params are views of all tensors of a flat vector laid out by Layout.
+type params struct {
+	wte, wpe     []float32
+	layers       []layerParams
+	lnfw, lnfb   []float32
+	headw, headb []float32
+}
+
+// views slices flat (length NumParams) into named tensors.
+func (c Config) views(flat []float32) params {
+	var p params
+	p.layers = make([]layerParams, c.Layers)
+	for _, t := range c.Layout() {
+		s := flat[t.Offset : t.Offset+t.Size : t.Offset+t.Size]
+		var l int
+		var rest string
+		if n, _ := fmt.Sscanf(t.Name, "h.%d.%s", &l, &rest); n == 2 {
+			lp := &p.layers[l]
+			switch rest {
+			case "ln1.weight":
+				lp.ln1w = s
+			case "ln1.bias":
+				lp.ln1b = s
+			case "attn.qkv.weight":
+				lp.qkvw = s
+			case "attn.qkv.bias":
+				lp.qkvb = s
+			case "attn.proj.weight":
+				lp.projw = s
+			case "attn.proj.bias":
+				lp.projb = s
+			case "ln2.weight":
+				lp.ln2w = s
+			case "ln2.bias":
+				lp.ln2b = s
+			case "mlp.fc.weight":
+				lp.fcw = s
+			case "mlp.fc.bias":
+				lp.fcb = s
+			case "mlp.proj.weight":
+				lp.fcprojw = s
+			case "mlp.proj.bias":
+				lp.fcprojb = s
+			default:
+				panic("transformer: unknown tensor " + t.Name)
+			}
+			continue
+		}
+		switch t.Name {
+		case "wte":
+			p.wte = s
+		case "wpe":
+			p.wpe = s
+		case "lnf.weight":
+			p.lnfw = s
+		case "lnf.bias":
+			p.lnfb = s
+		case "head.weight":
+			p.headw = s
+		case "head.bias":
+			p.headb = s
+		default:
+			panic("transformer: unknown tensor " + t.Name)
+		}
+	}
+	return p
+}
