@@ -34,6 +34,9 @@ func init() {
 		{"plot", "draw a saved evaluation (JSON) as PNG or SVG", runPlot},
 		{"ctw", "CTW on a file: log marginal likelihood, MAP tree, posterior weights ω over context lengths", runCTW},
 		{"bench", "throughput benchmarks (CTW; speeds as ratios to a reference pass)", runBench},
+		{"compress", "compress a file losslessly with a predictor (PPM or CTW) and arithmetic coding", runCompress},
+		{"decompress", "decompress a file written by 'vomc compress' (verifies its checksum)", runDecompress},
+		{"bench-compress", "compression ratios and speeds on files (e.g. the Calgary corpus)", runBenchCompress},
 		{"version", "print the version", func([]string) error { fmt.Println("vomc", version); return nil }},
 	}
 }
