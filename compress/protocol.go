@@ -7,19 +7,9 @@ import (
 	"github.com/vomc/vomc/predict"
 )
 
-// Freezer is an optional interface of a predict.State: after Freeze, the
-// state stops learning (its statistics no longer change) but Observe still
-// moves its context, so Predict gives the frozen model's prediction for
-// the actual history. States of PPMPredictor implement it.
-//
-// The states of packages ppm and ctw do not implement it yet: each needs a
-// method `Freeze()` on its state type that sets a flag making Observe skip
-// the count (and, for CTW, weight) updates while still advancing the
-// context (for ppm: move to the longest existing context node instead of
-// creating nodes; for ctw: keep the last D symbols).
-type Freezer interface {
-	Freeze()
-}
+// Freezer is predict.Freezer: a State that can stop learning. States of
+// PPMPredictor and of package ctw implement it.
+type Freezer = predict.Freezer
 
 // HalfLogLoss is the prediction protocol of Begleiter, El-Yaniv and Yona
 // (2004): a fresh State of pred learns the first half x[:len(x)/2], then

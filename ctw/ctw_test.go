@@ -463,3 +463,48 @@ func TestPredictorInterface(t *testing.T) {
 		t.Errorf("name %q", p.Name())
 	}
 }
+
+// TestFreeze: after Freeze no count changes, the prediction depends only on
+// the current context (equal contexts at different later times give equal
+// distributions), and LogML adds the frozen model's log probabilities.
+func TestFreeze(t *testing.T) {
+	x := randomSeq(rand.New(rand.NewPCG(8, 8)), 3, 3000)
+	for f := Blend; f <= Ratio; f++ {
+		cfg := Config{A: 3, D: 3, Lambda: 0.15, Alpha: 0.5, Form: f}
+		st := mustNew(t, cfg).NewCTWState()
+		for _, a := range x[:2000] {
+			st.Observe(a)
+		}
+		st.(predict.Freezer).Freeze()
+		var root func() uint32
+		switch s := st.(type) {
+		case *blendState:
+			root = func() uint32 { return s.s.tot[0] }
+		case *logState:
+			root = func() uint32 { return s.s.tot[0] }
+		}
+		seen := map[string][]float64{}
+		ml := st.LogML()
+		for i := 2000; i < len(x); i++ {
+			p := make([]float64, 3)
+			st.Predict(p)
+			ctx := string(x[i-3 : i])
+			if prev, ok := seen[ctx]; ok {
+				for s := range p {
+					if p[s] != prev[s] {
+						t.Fatalf("%v position %d: same context, prediction changed: %v vs %v", f, i, p, prev)
+					}
+				}
+			}
+			seen[ctx] = p
+			ml += math.Log(p[x[i]])
+			st.Observe(x[i])
+		}
+		if root() != 2000 {
+			t.Errorf("%v: root count %d after freezing at 2000", f, root())
+		}
+		if math.Abs(st.LogML()-ml) > 1e-9*math.Abs(ml) {
+			t.Errorf("%v: LogML %v, want %v", f, st.LogML(), ml)
+		}
+	}
+}

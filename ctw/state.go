@@ -103,7 +103,13 @@ type base struct {
 	pathOK    bool
 	logml     float64
 	saturated int
+	frozen    bool
 }
+
+// Freeze stops learning: later symbols move the context but change no
+// counts or weights (predict.Freezer). LogML keeps adding the log
+// probabilities the frozen model assigns.
+func (b *base) Freeze() { b.frozen = true }
 
 func newBase(p *params, init [3]float64) base {
 	s := newStore(p.A, p.D, p.form, init, p.maxMemory)
@@ -269,6 +275,17 @@ func (st *blendState) Observe(a byte) {
 		return
 	}
 	st.prepare()
+	if st.frozen {
+		p := make([]float64, st.p.A)
+		st.Predict(p)
+		st.mlProd *= p[a]
+		if st.mlProd < 1e-200 {
+			st.mlAcc += math.Log(st.mlProd)
+			st.mlProd = 1
+		}
+		st.advance(a)
+		return
+	}
 	st.probs(a)
 	w, wc := st.s.f[0], st.s.f[1]
 	d := st.d
@@ -413,6 +430,13 @@ func (st *logState) Observe(a byte) {
 		return
 	}
 	st.prepare()
+	if st.frozen {
+		p := make([]float64, st.p.A)
+		st.Predict(p)
+		st.logml += math.Log(p[a])
+		st.advance(a)
+		return
+	}
 	st.probs(a)
 	if st.p.form == Theorem1 {
 		st.Weights(st.omega)

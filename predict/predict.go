@@ -40,6 +40,15 @@ type State interface {
 	Observe(a byte)
 }
 
+// Freezer is an optional interface of a State: after Freeze the state stops
+// learning — its statistics no longer change — but Observe still moves its
+// context, so Predict gives the frozen model's prediction for the actual
+// history. It serves protocols that train on one part of a sequence and
+// test on the rest (Begleiter, El-Yaniv and Yona 2004).
+type Freezer interface {
+	Freeze()
+}
+
 // SequencePredictor is an optional interface for methods that compute the
 // distributions of a whole sequence at once more efficiently than
 // symbol-by-symbol (a transformer's forward pass over its window, say).
