@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/vomc/vomc/internal/ctxtrie"
 	"github.com/vomc/vomc/predict"
 )
 
@@ -105,12 +106,27 @@ func (m *KN) NewState() predict.State { return m.newState() }
 func (m *KN) newState() *state {
 	s := &state{
 		m:     m,
-		t:     newTrie(m.a),
+		t:     ctxtrie.New[uint32](m.a),
 		ctx:   make([]int32, 1, m.order+1),
 		next:  make([]int32, 1, m.order+1),
 		found: make([]int32, m.order+2),
 	}
+	if m.cont {
+		s.cn = make([]contNode, 1, 64)
+	}
 	return s
+}
+
+// The trie's kids carry, in Kid.Ext, the continuation count
+// N1+(•s a) = |{w : c(w s, a) > 0}| of the string s·a (continuation variant
+// only; zero otherwise).
+type trie = ctxtrie.Trie[uint32]
+
+// contNode holds the continuation counts of a context s, kept parallel to
+// the trie's nodes (index = node id) in the continuation variant only.
+type contNode struct {
+	total    uint32 // Σ_a N1+(•s a)
+	distinct uint16 // |{a : N1+(•s a) > 0}|
 }
 
 // state is the history of one sequence: the trie of counts and the nodes of
@@ -118,12 +134,17 @@ func (m *KN) newState() *state {
 type state struct {
 	m         *KN
 	t         trie
+	cn        []contNode // cn[node]: continuation counts of node (continuation variant only)
 	ctx, next []int32
 	found     []int32 // found[L]: arena index of the kid a of ctx[L−1], or −1
 }
 
 func (s *state) reset() {
-	s.t.reset()
+	s.t.Reset()
+	if s.cn != nil {
+		s.cn = s.cn[:1]
+		s.cn[0] = contNode{}
+	}
 	s.ctx = s.ctx[:1]
 	s.ctx[0] = 0
 }
@@ -132,17 +153,18 @@ func (s *state) reset() {
 // ctx[k] is at arena index i (−1 if absent): raw counts, or continuation
 // counts below the top order in the continuation variant.
 func (s *state) stats(k int, i int32) (c, T, N uint32) {
-	nd := &s.t.nodes[s.ctx[k]]
 	if s.m.cont && k < s.m.order {
 		if i >= 0 {
-			c = s.t.arena[i].cont
+			c = s.t.Arena[i].Ext
 		}
-		return c, nd.contTotal, uint32(nd.contDistinct)
+		cn := &s.cn[s.ctx[k]]
+		return c, cn.total, uint32(cn.distinct)
 	}
 	if i >= 0 {
-		c = s.t.arena[i].count
+		c = s.t.Arena[i].Count
 	}
-	return c, nd.total, uint32(nd.n)
+	nd := &s.t.Nodes[s.ctx[k]]
+	return c, nd.Total, uint32(nd.N)
 }
 
 // tiny is the scale below which Predict folds its running scale factor into
@@ -162,13 +184,16 @@ func (s *state) Predict(p []float64) {
 		p[a] = u
 	}
 	scale := 1.0
-	nodes := s.t.nodes
+	nodes := s.t.Nodes
 	for k := range s.ctx {
-		nd := &nodes[s.ctx[k]]
 		useCont := m.cont && k < m.order
-		T, N := nd.total, uint32(nd.n)
+		var T, N uint32
 		if useCont {
-			T, N = nd.contTotal, uint32(nd.contDistinct)
+			cn := &s.cn[s.ctx[k]]
+			T, N = cn.total, uint32(cn.distinct)
+		} else {
+			nd := &nodes[s.ctx[k]]
+			T, N = nd.Total, uint32(nd.N)
 		}
 		if T == 0 {
 			continue
@@ -183,17 +208,17 @@ func (s *state) Predict(p []float64) {
 		}
 		scale *= g
 		w := invT / scale
-		kids := s.t.kids(s.ctx[k])
+		kids := s.t.Kids(s.ctx[k])
 		if useCont {
 			for i := range kids {
-				if cn := kids[i].cont; cn > 0 {
-					p[kids[i].sym] += (float64(cn) - m.delta) * w
+				if cn := kids[i].Ext; cn > 0 {
+					p[kids[i].Sym] += (float64(cn) - m.delta) * w
 				}
 			}
 		} else {
 			for i := range kids {
-				if cn := kids[i].count; cn > 0 {
-					p[kids[i].sym] += (float64(cn) - m.delta) * w
+				if cn := kids[i].Count; cn > 0 {
+					p[kids[i].Sym] += (float64(cn) - m.delta) * w
 				}
 			}
 		}
@@ -209,7 +234,7 @@ func (s *state) Predict(p []float64) {
 // (−1 if absent) for L = 1..len(ctx).
 func (s *state) lookup(a byte) {
 	for L := 1; L <= len(s.ctx); L++ {
-		s.found[L] = s.t.find(s.ctx[L-1], a)
+		s.found[L] = s.t.Find(s.ctx[L-1], a)
 	}
 }
 
@@ -226,22 +251,25 @@ func (s *state) update(a byte) {
 		i := s.found[L]
 		created := i < 0
 		if created {
-			i = t.add(parent, a)
+			i = t.Add(parent, a)
+			if m.cont {
+				s.cn = append(s.cn, contNode{}) // continuation counts of the new node
+			}
 		}
-		kd := &t.arena[i]
-		kd.count++
-		c := kd.node
-		t.nodes[parent].total++
+		kd := &t.Arena[i]
+		kd.Count++
+		c := kd.Node
+		t.Nodes[parent].Total++
 		if m.cont && created && L >= 2 {
 			// The new string x_{n−L+2}^{n+1} gives its suffix u, the
 			// previous level's node, a new left extension.
 			u, gp := next[L-1], s.ctx[L-2]
-			ke := &t.arena[t.nodes[gp].off+int32(t.nodes[u].pos)]
-			ke.cont++
-			if ke.cont == 1 {
-				t.nodes[gp].contDistinct++
+			ke := &t.Arena[t.Nodes[gp].Off+int32(t.Nodes[u].Pos)]
+			ke.Ext++
+			if ke.Ext == 1 {
+				s.cn[gp].distinct++
 			}
-			t.nodes[gp].contTotal++
+			s.cn[gp].total++
 		}
 		if L <= m.order {
 			next = append(next, c)

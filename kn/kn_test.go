@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/vomc/vomc/internal/testseq"
 	"github.com/vomc/vomc/predict"
 )
 
@@ -138,7 +139,7 @@ func TestHand(t *testing.T) {
 				if w != nil {
 					st.Predict(got)
 					for a := range w {
-						if !almostEqual(got[a], w[a], 1e-15) {
+						if !testseq.AlmostEqual(got[a], w[a], 1e-15) {
 							t.Fatalf("position %d: P(%d) = %.17g, want %.17g", i, a, got[a], w[a])
 						}
 					}
@@ -166,15 +167,15 @@ func TestMeanLossHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !almostEqual(got1, want1, 1e-15) {
+	if !testseq.AlmostEqual(got1, want1, 1e-15) {
 		t.Errorf("MeanLoss(w1) = %.17g, want %.17g", got1, want1)
 	}
 	want12 := (4*math.Ln2 + math.Log(3) + math.Ln2 + math.Log(4.0/3)) / 6
 	got12, _ := MeanLoss([][]byte{w1, w2}, 2, 1, 0.5, Options{})
-	if !almostEqual(got12, want12, 1e-15) {
+	if !testseq.AlmostEqual(got12, want12, 1e-15) {
 		t.Errorf("MeanLoss(w1,w2) = %.17g, want %.17g", got12, want12)
 	}
-	if b := bruteMeanLoss([][]byte{w1, w2}, 2, 1, 0.5, false); !almostEqual(b, want12, 1e-15) {
+	if b := bruteMeanLoss([][]byte{w1, w2}, 2, 1, 0.5, false); !testseq.AlmostEqual(b, want12, 1e-15) {
 		t.Errorf("brute force = %.17g, want %.17g", b, want12)
 	}
 }
@@ -277,7 +278,7 @@ func TestBruteForce(t *testing.T) {
 					st.Predict(got)
 					want := bruteKN(x[:i], tc.A, tc.D, tc.delta, cont)
 					for a := range want {
-						if !almostEqual(got[a], want[a], 1e-13) {
+						if !testseq.AlmostEqual(got[a], want[a], 1e-13) {
 							t.Fatalf("position %d: P(%d) = %v, want %v", i, a, got[a], want[a])
 						}
 					}
@@ -290,7 +291,7 @@ func TestBruteForce(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !almostEqual(ml, lossSum/float64(len(x)), 1e-12) {
+				if !testseq.AlmostEqual(ml, lossSum/float64(len(x)), 1e-12) {
 					t.Errorf("MeanLoss = %v, brute force %v", ml, lossSum/float64(len(x)))
 				}
 			})
@@ -313,11 +314,11 @@ func TestNeverZero(t *testing.T) {
 		x     []byte
 	}{
 		{"A=3 D=5 random", 3, 5, 0.5, randomSeq(r, []byte{0, 1, 2}, 20000)},
-		{"A=3 D=5 δ small", 3, 5, 1e-6, fixedOrderSource(3, 3, 20000, 9)},
-		{"A=3 D=5 δ large", 3, 5, 1 - 1e-6, fixedOrderSource(3, 3, 20000, 9)},
+		{"A=3 D=5 δ small", 3, 5, 1e-6, testseq.FixedOrderSource(3, 3, 20000, 9)},
+		{"A=3 D=5 δ large", 3, 5, 1 - 1e-6, testseq.FixedOrderSource(3, 3, 20000, 9)},
 		{"A=2 D=8 constant", 2, 8, 0.01, make([]byte, 5000)},
 		{"A=256 D=4 random bytes", 256, 4, 0.5, randomSeq(r, bytes256, 5000)},
-		{"A=256 D=4 text", 256, 4, 0.7, textStream(20000)},
+		{"A=256 D=4 text", 256, 4, 0.7, testseq.TextStream(20000)},
 	}
 	for _, tc := range tests {
 		for _, cont := range []bool{false, true} {
@@ -350,7 +351,7 @@ func TestNeverZero(t *testing.T) {
 // agrees with predict.LogLoss over full distributions.
 func TestMeanLossMatchesLogLoss(t *testing.T) {
 	for _, cont := range []bool{false, true} {
-		windows := [][]byte{fixedOrderSource(3, 2, 500, 1), fixedOrderSource(3, 4, 700, 2), {2}}
+		windows := [][]byte{testseq.FixedOrderSource(3, 2, 500, 1), testseq.FixedOrderSource(3, 4, 700, 2), {2}}
 		m, _ := New(3, 3, 0.65, Options{Continuation: cont})
 		sum, n := 0.0, 0
 		for _, w := range windows {
@@ -362,7 +363,7 @@ func TestMeanLossMatchesLogLoss(t *testing.T) {
 			n += len(w)
 		}
 		got, _ := MeanLoss(windows, 3, 3, 0.65, Options{Continuation: cont})
-		if !almostEqual(got, sum/float64(n), 1e-12) {
+		if !testseq.AlmostEqual(got, sum/float64(n), 1e-12) {
 			t.Errorf("cont=%v: MeanLoss = %.17g, LogLoss = %.17g", cont, got, sum/float64(n))
 		}
 	}
@@ -371,7 +372,7 @@ func TestMeanLossMatchesLogLoss(t *testing.T) {
 func sourceWindows(A, d, count, length int, seed uint64) [][]byte {
 	w := make([][]byte, count)
 	for i := range w {
-		w[i] = fixedOrderSource(A, d, length, seed+uint64(i))
+		w[i] = testseq.FixedOrderSource(A, d, length, seed+uint64(i))
 	}
 	return w
 }
@@ -457,7 +458,7 @@ func TestGoldenSection(t *testing.T) {
 
 func TestConcurrentStates(t *testing.T) {
 	m, _ := New(3, 4, 0.6, Options{})
-	x := fixedOrderSource(3, 3, 3000, 5)
+	x := testseq.FixedOrderSource(3, 3, 3000, 5)
 	want, _ := predict.LogLoss(m, x, make([]float64, len(x)))
 	done := make(chan float64, 4)
 	for g := 0; g < 4; g++ {
@@ -505,21 +506,21 @@ func ExampleTune() {
 }
 
 func BenchmarkA3Order5(b *testing.B) {
-	x := fixedOrderSource(3, 5, 100000, 1)
+	x := testseq.FixedOrderSource(3, 5, 100000, 1)
 	m, _ := New(3, 5, 0.5, Options{})
-	benchSequence(b, m, x)
+	testseq.BenchSequence(b, m, x)
 }
 
 func BenchmarkA256Order4Text(b *testing.B) {
-	x := textStream(100000)
+	x := testseq.TextStream(100000)
 	m, _ := New(256, 4, 0.5, Options{})
-	benchSequence(b, m, x)
+	testseq.BenchSequence(b, m, x)
 }
 
 func BenchmarkA256Order4TextCont(b *testing.B) {
-	x := textStream(100000)
+	x := testseq.TextStream(100000)
 	m, _ := New(256, 4, 0.5, Options{Continuation: true})
-	benchSequence(b, m, x)
+	testseq.BenchSequence(b, m, x)
 }
 
 // BenchmarkTune tunes δ on 100 windows of 1000 symbols (A=3, D=5) and

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/vomc/vomc/internal/testseq"
 	"github.com/vomc/vomc/predict"
 )
 
@@ -148,7 +149,7 @@ func TestHand(t *testing.T) {
 					for i, w := range tc.want {
 						st.Predict(got)
 						for a := range w {
-							if !almostEqual(got[a], w[a], 1e-15) {
+							if !testseq.AlmostEqual(got[a], w[a], 1e-15) {
 								t.Fatalf("%s: position %d: P(%d) = %v, want %v", p.Name(), i, a, got[a], w[a])
 							}
 						}
@@ -243,11 +244,11 @@ func TestBruteForce(t *testing.T) {
 					sum := 0.0
 					for a := range want {
 						sum += got[a]
-						if !almostEqual(got[a], want[a], 1e-13) {
+						if !testseq.AlmostEqual(got[a], want[a], 1e-13) {
 							t.Fatalf("position %d: P(%d) = %v, want %v", i, a, got[a], want[a])
 						}
 					}
-					if !almostEqual(sum, 1, 1e-12) {
+					if !testseq.AlmostEqual(sum, 1, 1e-12) {
 						t.Fatalf("position %d: sum = %v", i, sum)
 					}
 					if i < len(x) {
@@ -263,7 +264,7 @@ func TestBruteForce(t *testing.T) {
 // long order-k source approaches the source's entropy rate from above, while
 // the unigram (a misspecified model) stays well above it.
 func TestConvergence(t *testing.T) {
-	x := fixedOrderSource(3, 2, 50000, 42)
+	x := testseq.FixedOrderSource(3, 2, 50000, 42)
 	loss := make([]float64, len(x))
 	m2, _ := New(3, 2, 0.5, Options{})
 	u, _ := New(3, 0, 0.5, Options{})
@@ -279,7 +280,7 @@ func TestConvergence(t *testing.T) {
 
 func TestConcurrentStates(t *testing.T) {
 	m, _ := New(3, 3, 0.5, Options{})
-	x := fixedOrderSource(3, 3, 2000, 5)
+	x := testseq.FixedOrderSource(3, 3, 2000, 5)
 	loss := make([]float64, len(x))
 	want, _ := predict.LogLoss(m, x, loss)
 	done := make(chan float64, 4)
@@ -317,19 +318,19 @@ func ExampleNew() {
 }
 
 func BenchmarkA3Order5(b *testing.B) {
-	x := fixedOrderSource(3, 5, 100000, 1)
+	x := testseq.FixedOrderSource(3, 5, 100000, 1)
 	p, _ := New(3, 5, 0.5, Options{})
-	benchSequence(b, p, x)
+	testseq.BenchSequence(b, p, x)
 }
 
 func BenchmarkA256Order4Text(b *testing.B) {
-	x := textStream(100000)
+	x := testseq.TextStream(100000)
 	p, _ := New(256, 4, 0.5, Options{})
-	benchSequence(b, p, x)
+	testseq.BenchSequence(b, p, x)
 }
 
 func BenchmarkA256UnigramText(b *testing.B) {
-	x := textStream(100000)
+	x := testseq.TextStream(100000)
 	p, _ := New(256, 0, 0.5, Options{})
-	benchSequence(b, p, x)
+	testseq.BenchSequence(b, p, x)
 }

@@ -65,6 +65,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/vomc/vomc/internal/ctxtrie"
 	"github.com/vomc/vomc/predict"
 )
 
@@ -173,7 +174,7 @@ func (m *PPM) NewState() predict.State { return m.newState() }
 func (m *PPM) newState() *state {
 	return &state{
 		m:     m,
-		t:     newTrie(m.a),
+		t:     ctxtrie.New[struct{}](m.a),
 		ctx:   make([]int32, 1, m.order+1),
 		next:  make([]int32, 1, m.order+1),
 		found: make([]int32, m.order+2),
@@ -185,7 +186,7 @@ func (m *PPM) newState() *state {
 // the current contexts ctx[k], k = 0..min(D, n).
 type state struct {
 	m         *PPM
-	t         trie
+	t         ctxtrie.Trie[struct{}]
 	ctx, next []int32
 	found     []int32  // found[L]: arena index of the kid a of ctx[L−1], or −1
 	mark      []uint32 // mark[a] == gen: a has been given its probability
@@ -230,16 +231,16 @@ func (s *state) Predict(p []float64) {
 	assigned := 0
 	esc := 1.0
 	for k := len(s.ctx) - 1; k >= 0 && esc > 0; k-- {
-		nd := &s.t.nodes[s.ctx[k]]
-		if nd.total == 0 {
+		nd := &s.t.Nodes[s.ctx[k]]
+		if nd.Total == 0 {
 			continue
 		}
-		kids := s.t.kids(s.ctx[k])
-		n, d := nd.total, uint32(nd.n)
+		kids := s.t.Kids(s.ctx[k])
+		n, d := nd.Total, uint32(nd.N)
 		if excl {
 			n, d = 0, 0
 			for i := range kids {
-				if c := kids[i].count; c > 0 && s.mark[kids[i].sym] != gen {
+				if c := kids[i].Count; c > 0 && s.mark[kids[i].Sym] != gen {
 					n += c
 					d++
 				}
@@ -255,11 +256,11 @@ func (s *state) Predict(p []float64) {
 		}
 		f := esc / den
 		for i := range kids {
-			c := kids[i].count
+			c := kids[i].Count
 			if c == 0 {
 				continue
 			}
-			a := kids[i].sym
+			a := kids[i].Sym
 			if s.mark[a] != gen {
 				s.mark[a] = gen
 				p[a] = f * m.symWeight(c)
@@ -301,7 +302,7 @@ func (s *state) Observe(a byte) {
 	// is the order that codes it (−1 if none).
 	coded := -1
 	for L := 1; L <= len(s.ctx); L++ {
-		i := t.find(s.ctx[L-1], a)
+		i := t.Find(s.ctx[L-1], a)
 		s.found[L] = i
 		if i >= 0 {
 			coded = L - 1
@@ -313,14 +314,14 @@ func (s *state) Observe(a byte) {
 		parent := s.ctx[L-1]
 		i := s.found[L]
 		if i < 0 {
-			i = t.add(parent, a)
+			i = t.Add(parent, a)
 		}
 		if !m.opts.UpdateExclusion || L-1 >= coded {
-			t.arena[i].count++
-			t.nodes[parent].total++
+			t.Arena[i].Count++
+			t.Nodes[parent].Total++
 		}
 		if L <= m.order {
-			next = append(next, t.arena[i].node)
+			next = append(next, t.Arena[i].Node)
 		}
 	}
 	s.ctx, s.next = next, s.ctx

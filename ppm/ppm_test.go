@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/vomc/vomc/internal/testseq"
 	"github.com/vomc/vomc/predict"
 )
 
@@ -85,16 +86,16 @@ func run(t *testing.T, A, order int, opts Options, x []byte) (*state, []float64)
 func countsOf(st *state, s []byte) map[byte]uint32 {
 	n := int32(0)
 	for _, a := range s {
-		i := st.t.find(n, a)
+		i := st.t.Find(n, a)
 		if i < 0 {
 			return nil
 		}
-		n = st.t.arena[i].node
+		n = st.t.Arena[i].Node
 	}
 	out := map[byte]uint32{}
-	for _, k := range st.t.kids(n) {
-		if k.count > 0 {
-			out[k.sym] = k.count
+	for _, k := range st.t.Kids(n) {
+		if k.Count > 0 {
+			out[k.Sym] = k.Count
 		}
 	}
 	return out
@@ -107,14 +108,14 @@ func contextsOfOrder(st *state, k int) [][]byte {
 	var walk func(n int32, prefix []byte)
 	walk = func(n int32, prefix []byte) {
 		if len(prefix) == k {
-			if st.t.nodes[n].total > 0 {
+			if st.t.Nodes[n].Total > 0 {
 				out = append(out, append([]byte(nil), prefix...))
 			}
 			return
 		}
-		for _, kd := range st.t.kids(n) {
-			if kd.count > 0 {
-				walk(kd.node, append(prefix, kd.sym))
+		for _, kd := range st.t.Kids(n) {
+			if kd.Count > 0 {
+				walk(kd.Node, append(prefix, kd.Sym))
 			}
 		}
 	}
@@ -160,11 +161,11 @@ func TestPaperTable(t *testing.T) {
 		}
 		den, escW := st.m.weights(n, d)
 		for a, c := range got {
-			if p := st.m.symWeight(c) / den; !almostEqual(p, r.p[a], 1e-15) {
+			if p := st.m.symWeight(c) / den; !testseq.AlmostEqual(p, r.p[a], 1e-15) {
 				t.Errorf("context %v: P(%d) = %v, want %v", r.ctx, a, p, r.p[a])
 			}
 		}
-		if esc := escW / den; !almostEqual(esc, r.esc, 1e-15) {
+		if esc := escW / den; !testseq.AlmostEqual(esc, r.esc, 1e-15) {
 			t.Errorf("context %v: P(Esc) = %v, want %v", r.ctx, esc, r.esc)
 		}
 	}
@@ -177,13 +178,13 @@ func TestPaperTable(t *testing.T) {
 	// The paper's worked example: next symbol a → 1/2 from the order-2
 	// column; b → escapes from (b,c) and (c) then 3/8 at order 0.
 	_, p := run(t, 3, 2, Options{}, paperSeq)
-	if !almostEqual(p[sa], 0.5, 1e-15) {
+	if !testseq.AlmostEqual(p[sa], 0.5, 1e-15) {
 		t.Errorf("P(a) = %v, want 1/2", p[sa])
 	}
-	if want := 0.5 * 0.5 * 3.0 / 8; !almostEqual(p[sb], want, 1e-15) {
+	if want := 0.5 * 0.5 * 3.0 / 8; !testseq.AlmostEqual(p[sb], want, 1e-15) {
 		t.Errorf("P(b) = %v, want 1/2·1/2·3/8 = %v", p[sb], want)
 	}
-	if want := 0.5 * 0.5 * 2.0 / 8; !almostEqual(p[sc], want, 1e-15) {
+	if want := 0.5 * 0.5 * 2.0 / 8; !testseq.AlmostEqual(p[sc], want, 1e-15) {
 		t.Errorf("P(c) = %v, want 1/2·1/2·2/8 = %v", p[sc], want)
 	}
 }
@@ -247,7 +248,7 @@ func TestHand(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, p := run(t, tc.A, 2, tc.opts, tc.x)
 			for a := range tc.want {
-				if !almostEqual(p[a], tc.want[a], 1e-15) {
+				if !testseq.AlmostEqual(p[a], tc.want[a], 1e-15) {
 					t.Errorf("P(%d) = %.17g, want %.17g", a, p[a], tc.want[a])
 				}
 			}
@@ -298,7 +299,7 @@ func TestUpdateExclusion(t *testing.T) {
 	}
 	wantP := []float64{0.5, 0.25 * 2 / 6, 0.25 * 1 / 6}
 	for a := range wantP {
-		if !almostEqual(p[a], wantP[a], 1e-15) {
+		if !testseq.AlmostEqual(p[a], wantP[a], 1e-15) {
 			t.Errorf("P(%d) = %v, want %v", a, p[a], wantP[a])
 		}
 	}
@@ -433,7 +434,7 @@ func TestBruteForce(t *testing.T) {
 					st.Predict(p)
 					for a := range p {
 						want := b.prob(byte(a))
-						if !almostEqual(p[a], want, 1e-14*want) {
+						if !testseq.AlmostEqual(p[a], want, 1e-14*want) {
 							t.Fatalf("position %d: P(%d) = %.17g, want %.17g", i, a, p[a], want)
 						}
 					}
@@ -462,9 +463,9 @@ func TestSums(t *testing.T) {
 		A, D int
 		x    []byte
 	}{
-		{"A=3 D=5 source", 3, 5, fixedOrderSource(3, 3, 5000, 3)},
+		{"A=3 D=5 source", 3, 5, testseq.FixedOrderSource(3, 3, 5000, 3)},
 		{"A=2 D=3 random", 2, 3, randomSeq(r, []byte{0, 1}, 3000)},
-		{"A=256 D=4 text", 256, 4, textStream(8000)},
+		{"A=256 D=4 text", 256, 4, testseq.TextStream(8000)},
 		{"A=256 D=2 random bytes", 256, 2, randomSeq(r, all, 3000)},
 	}
 	for _, d := range data {
@@ -518,7 +519,7 @@ func TestCompression(t *testing.T) {
 	if _, err := os.Stat("../../shared/data/corpus/calgary/book1"); err != nil {
 		t.Skip("shared corpus not present")
 	}
-	x := textStream(200000)
+	x := testseq.TextStream(200000)
 	for _, opts := range []Options{
 		{Method: MethodC, Exclusion: true, UpdateExclusion: true},
 		{Method: MethodD, Exclusion: true},
@@ -539,7 +540,7 @@ func TestCompression(t *testing.T) {
 
 func TestConcurrentStates(t *testing.T) {
 	m, _ := New(3, 4, Options{Method: MethodC, Exclusion: true})
-	x := fixedOrderSource(3, 3, 3000, 5)
+	x := testseq.FixedOrderSource(3, 3, 3000, 5)
 	want, _ := predict.LogLoss(m, x, make([]float64, len(x)))
 	done := make(chan float64, 4)
 	for g := 0; g < 4; g++ {
@@ -572,25 +573,25 @@ func Example() {
 }
 
 func BenchmarkA3Order5(b *testing.B) {
-	x := fixedOrderSource(3, 5, 100000, 1)
+	x := testseq.FixedOrderSource(3, 5, 100000, 1)
 	m, _ := New(3, 5, Options{})
-	benchSequence(b, m, x)
+	testseq.BenchSequence(b, m, x)
 }
 
 func BenchmarkA3Order5CExcl(b *testing.B) {
-	x := fixedOrderSource(3, 5, 100000, 1)
+	x := testseq.FixedOrderSource(3, 5, 100000, 1)
 	m, _ := New(3, 5, Options{Method: MethodC, Exclusion: true})
-	benchSequence(b, m, x)
+	testseq.BenchSequence(b, m, x)
 }
 
 func BenchmarkA256Order4Text(b *testing.B) {
-	x := textStream(100000)
+	x := testseq.TextStream(100000)
 	m, _ := New(256, 4, Options{})
-	benchSequence(b, m, x)
+	testseq.BenchSequence(b, m, x)
 }
 
 func BenchmarkA256Order4TextCExcl(b *testing.B) {
-	x := textStream(100000)
+	x := testseq.TextStream(100000)
 	m, _ := New(256, 4, Options{Method: MethodC, Exclusion: true, UpdateExclusion: true})
-	benchSequence(b, m, x)
+	testseq.BenchSequence(b, m, x)
 }

@@ -1,4 +1,7 @@
-package markov
+// Package testseq provides the test sequences and benchmark driver shared by
+// the tests of the sequence predictors (kn, markov, ppm). It is an ordinary
+// (non-test) package so that the tests of several packages can import it.
+package testseq
 
 import (
 	"math"
@@ -9,10 +12,10 @@ import (
 	"github.com/vomc/vomc/predict"
 )
 
-// fixedOrderSource draws n symbols from a random order-d Markov chain over
+// FixedOrderSource draws n symbols from a random order-d Markov chain over
 // 0..A−1 whose transition rows are Dirichlet(1) draws; the chain starts from
 // the zero-padded context 0^d. Deterministic in seed.
-func fixedOrderSource(A, d, n int, seed uint64) []byte {
+func FixedOrderSource(A, d, n int, seed uint64) []byte {
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	nctx := 1
 	for i := 0; i < d; i++ {
@@ -48,10 +51,12 @@ func fixedOrderSource(A, d, n int, seed uint64) []byte {
 	return x
 }
 
-// textStream returns n bytes of English text: the start of the Calgary
+// TextStream returns n bytes of English text: the start of the Calgary
 // corpus's book1 when the shared data is present, otherwise a deterministic
-// synthetic word stream.
-func textStream(n int) []byte {
+// synthetic word stream. The corpus path is relative to the working
+// directory of the test, which is the directory of a top-level package such
+// as kn (../../shared/data/corpus/calgary/book1).
+func TextStream(n int) []byte {
 	if b, err := os.ReadFile("../../shared/data/corpus/calgary/book1"); err == nil && len(b) >= n {
 		return b[:n]
 	}
@@ -78,9 +83,9 @@ func textStream(n int) []byte {
 	return out[:n]
 }
 
-// benchSequence runs p over x once per benchmark iteration and reports the
-// cost per symbol (one Predict and one Observe).
-func benchSequence(b *testing.B, p predict.Predictor, x []byte) {
+// BenchSequence runs p over x once per benchmark iteration and reports the
+// cost per symbol (one Predict and one Observe) as the metric "ns/symbol".
+func BenchSequence(b *testing.B, p predict.Predictor, x []byte) {
 	dist := make([]float64, p.AlphabetSize())
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -94,4 +99,5 @@ func benchSequence(b *testing.B, p predict.Predictor, x []byte) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(x)), "ns/symbol")
 }
 
-func almostEqual(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+// AlmostEqual reports whether |a − b| ≤ tol.
+func AlmostEqual(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
