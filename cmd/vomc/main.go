@@ -33,6 +33,7 @@ func init() {
 		{"eval", "evaluate predictors in context on a data set or a file: per-position loss, CIs, CSV/JSON, plots", runEval},
 		{"plot", "draw a saved evaluation (JSON) as PNG or SVG", runPlot},
 		{"ctw", "CTW on a file: log marginal likelihood, MAP tree, posterior weights ω over context lengths", runCTW},
+		{"construct", "the paper's transformer construction of CTW: run it layer by layer, weights, error vs temperature", runConstruct},
 		{"bench", "throughput benchmarks (CTW; speeds as ratios to a reference pass)", runBench},
 		{"compress", "compress a file losslessly with a predictor (PPM or CTW) and arithmetic coding", runCompress},
 		{"decompress", "decompress a file written by 'vomc compress' (verifies its checksum)", runDecompress},

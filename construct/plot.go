@@ -1,0 +1,106 @@
+package construct
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/vomc/vomc/fsutil"
+)
+
+// ErrorFloor is the smallest error drawn on the log axis of the error-vs-c
+// plot (an exact 0 is drawn there).
+const ErrorFloor = 1e-17
+
+// WriteErrorPlot draws the maximal deviation from CTW against the
+// temperature c (both axes logarithmic; see ErrorVsC) and writes it to path
+// atomically (fsutil.WriteFile), as PNG, SVG or PDF by extension. hard, when
+// not NaN, is drawn as a dashed horizontal line labelled "c = ∞".
+func WriteErrorPlot(path string, force bool, title string, cs, errs []float64, hard float64) error {
+	if len(cs) == 0 || len(cs) != len(errs) {
+		return fmt.Errorf("construct: %d temperatures and %d errors", len(cs), len(errs))
+	}
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	switch format {
+	case "png", "svg", "pdf":
+	default:
+		return fmt.Errorf("construct: plot file %s: want a .png, .svg or .pdf extension", path)
+	}
+	p := gplot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "temperature c"
+	p.Y.Label.Text = "max |P_TF − P_CTW|"
+	p.X.Scale, p.Y.Scale = gplot.LogScale{}, gplot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = decades{}, decades{}
+	p.Add(plotter.NewGrid())
+	xy := make(plotter.XYs, len(cs))
+	for k := range cs {
+		xy[k].X = cs[k]
+		xy[k].Y = math.Max(errs[k], ErrorFloor)
+	}
+	line, points, err := plotter.NewLinePoints(xy)
+	if err != nil {
+		return err
+	}
+	blue := color.NRGBA{0x00, 0x72, 0xB2, 0xFF}
+	line.Color, points.Color = blue, blue
+	points.Shape = draw.CircleGlyph{}
+	p.Add(line, points)
+	p.Legend.Add("finite c", line, points)
+	if !math.IsNaN(hard) {
+		h := math.Max(hard, ErrorFloor)
+		ref, err := plotter.NewLine(plotter.XYs{{X: cs[0], Y: h}, {X: cs[len(cs)-1], Y: h}})
+		if err != nil {
+			return err
+		}
+		ref.Color = color.NRGBA{0, 0, 0, 0xFF}
+		ref.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		p.Add(ref)
+		p.Legend.Add("c = ∞ (hard limit)", ref)
+	}
+	p.Legend.Left = true
+	p.Legend.YOffs = vg.Inch // above the hard-limit line at the bottom
+	wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, format)
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFile(path, force, func(w io.Writer) error {
+		_, err := wt.WriteTo(w)
+		return err
+	})
+}
+
+// decades marks the powers of ten of a log axis, labelled 1e-15, 0.01, 1,
+// 1000, …, labelling every k-th decade so that at most 8 labels appear.
+type decades struct{}
+
+func (decades) Ticks(lo, hi float64) []gplot.Tick {
+	a, b := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	step := max(1, (b-a+7)/8)
+	var ts []gplot.Tick
+	for e := a; e <= b; e++ {
+		v := math.Pow(10, float64(e))
+		if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+			continue
+		}
+		t := gplot.Tick{Value: v}
+		if e%step == 0 {
+			if e >= -2 && e <= 4 {
+				t.Label = strconv.FormatFloat(v, 'f', -1, 64)
+			} else {
+				t.Label = fmt.Sprintf("1e%d", e)
+			}
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
