@@ -7,14 +7,21 @@
 //	ppm[:order=5][:escape=A|C|D][:excl][:norm]
 //	markov[:k=2][:alpha=0.5][:init=pad|shorter]
 //	unigram[:alpha=0.5]
+//	tf:path=DIR[:name=LABEL]                 (a transformer trained by `vomc train`)
 //
 // Parameters left out take the values of Defaults (the data set's prior for
 // CTW; order = D for the others), so "ctw,kn,ppm" compares the three at the
-// source's depth.
+// source's depth. A tf method loads DIR/model.safetensors (or DIR itself
+// when it is a .safetensors file); its name is the model's, e.g.
+// "TF(L=2,H=[4,4],E=64,N=256)@run1" with the directory's base name after
+// the @, so that several runs of one architecture can be compared, or
+// LABEL when given. Paths may not contain ':' or ','.
 package methods
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -23,6 +30,7 @@ import (
 	"github.com/vomc/vomc/markov"
 	"github.com/vomc/vomc/ppm"
 	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/transformer"
 )
 
 // Defaults are the values used for parameters a specification leaves out.
@@ -275,8 +283,56 @@ func build(sp *spec, d Defaults) (Built, error) {
 		p, err := markov.New(d.A, k, alpha, opts)
 		b.Predictor = p
 		return b, err
+	case "tf":
+		return buildTF(sp, d)
 	}
-	return b, fmt.Errorf("methods: unknown method %q (ctw, kn, ppm, markov, unigram)", sp.name)
+	return b, fmt.Errorf("methods: unknown method %q (ctw, kn, ppm, markov, unigram, tf)", sp.name)
+}
+
+// namedModel is a trained transformer under another name; it keeps the
+// model's PredictSequence (one forward pass per window).
+type namedModel struct {
+	*transformer.Model
+	name string
+}
+
+// Name is the label given to the model.
+func (n namedModel) Name() string { return n.name }
+
+var _ predict.SequencePredictor = namedModel{}
+
+// buildTF loads a trained transformer (tf:path=DIR[:name=LABEL]).
+func buildTF(sp *spec, d Defaults) (Built, error) {
+	b := Built{Spec: sp.text}
+	path := sp.str("path", "")
+	if path == "" {
+		return b, fmt.Errorf("methods: %q: tf needs path=DIR (a directory written by 'vomc train', or a .safetensors file)", sp.text)
+	}
+	file := path
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		file = filepath.Join(path, "model.safetensors")
+		if _, err := os.Stat(file); err != nil {
+			if _, cerr := os.Stat(filepath.Join(path, "checkpoint.safetensors")); cerr == nil {
+				return b, fmt.Errorf("methods: %q: %s has a checkpoint but no model.safetensors: its training has not finished (continue it with 'vomc train --out %s --resume')", sp.text, path, path)
+			}
+		}
+	}
+	m, err := transformer.LoadSafetensors(file)
+	if err != nil {
+		return b, fmt.Errorf("methods: %q: %w", sp.text, err)
+	}
+	if m.Config.Alphabet != d.A {
+		return b, fmt.Errorf("methods: %q: the model has alphabet size %d, the data %d", sp.text, m.Config.Alphabet, d.A)
+	}
+	// the run's directory names the model; a loose file its base name
+	base := filepath.Base(filepath.Clean(path))
+	if base == "model.safetensors" {
+		base = filepath.Base(filepath.Dir(filepath.Clean(path)))
+	}
+	base = strings.TrimSuffix(base, ".safetensors")
+	b.Predictor = namedModel{m, sp.str("name", m.Name()+"@"+base)}
+	b.Note = fmt.Sprintf("%s: %d parameters, context N=%d (longer windows slide)", file, m.Config.NumParams(), m.Config.Context)
+	return b, nil
 }
 
 // Predictors returns the predictors of built methods.

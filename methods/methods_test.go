@@ -1,8 +1,13 @@
 package methods
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/transformer"
 )
 
 func TestBuild(t *testing.T) {
@@ -35,5 +40,62 @@ func TestBuild(t *testing.T) {
 	d.Tune = nil
 	if _, err := Build("kn", d); err == nil {
 		t.Error("kn without delta or tuning windows accepted")
+	}
+}
+
+// TestBuildTF loads trained transformers saved as 'vomc train' does and
+// checks names, the predictions and the errors.
+func TestBuildTF(t *testing.T) {
+	dir := t.TempDir()
+	save := func(name string, seed uint64, A int) (string, *transformer.Model) {
+		m, err := transformer.New(transformer.DefaultConfig(1, 2, 8, 16, A), seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := filepath.Join(dir, name)
+		os.MkdirAll(d, 0o755)
+		if err := m.SaveSafetensors(filepath.Join(d, "model.safetensors")); err != nil {
+			t.Fatal(err)
+		}
+		return d, m
+	}
+	run1, m1 := save("run1", 1, 3)
+	run2, _ := save("run2", 2, 3)
+	d := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
+	bs, err := Build("ctw,tf:path="+run1+",tf:path="+run2+",tf:path="+filepath.Join(run1, "model.safetensors")+":name=first", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"CTW(D=2,λ=0.15,α=0.5)", "TF(L=1,H=[2],E=8,N=16)@run1", "TF(L=1,H=[2],E=8,N=16)@run2", "first"}
+	for i, b := range bs {
+		if b.Predictor.Name() != want[i] {
+			t.Errorf("method %d is %q, want %q", i, b.Predictor.Name(), want[i])
+		}
+	}
+	if _, ok := bs[1].Predictor.(predict.SequencePredictor); !ok {
+		t.Error("tf is not a SequencePredictor")
+	}
+	x := []byte{0, 1, 2, 2, 1, 0, 0, 1, 2, 1, 1, 1, 0, 2, 2, 0, 1, 2, 0, 1} // longer than N
+	got, want2 := make([]float64, len(x)), make([]float64, len(x))
+	if _, err := predict.LogLoss(bs[1].Predictor, x, got); err != nil {
+		t.Fatal(err)
+	}
+	predict.LogLoss(m1, x, want2)
+	for i := range got {
+		if got[i] != want2[i] {
+			t.Fatalf("position %d: loss %v, model's own %v", i, got[i], want2[i])
+		}
+	}
+	run4, _ := save("run4", 1, 4)
+	ckptOnly := filepath.Join(dir, "unfinished")
+	os.MkdirAll(ckptOnly, 0o755)
+	os.WriteFile(filepath.Join(ckptOnly, "checkpoint.safetensors"), []byte("x"), 0o644)
+	for _, bad := range []string{"tf", "tf:path=" + filepath.Join(dir, "missing"), "tf:path=" + run4, "tf:path=" + run1 + ":foo=1",
+		"tf:path=" + run1 + ",tf:path=" + run1, "tf:path=" + ckptOnly} {
+		if _, err := Build(bad, d); err == nil {
+			t.Errorf("Build(%q) accepted", bad)
+		} else if strings.Contains(bad, "unfinished") && !strings.Contains(err.Error(), "--resume") {
+			t.Errorf("unfinished run: %v", err)
+		}
 	}
 }

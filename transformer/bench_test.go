@@ -4,11 +4,17 @@ import (
 	"testing"
 )
 
-// BenchmarkTrainStepC1 measures a full training step (forward, backward,
+// BenchmarkTrainC1 measures a full training step (forward, backward,
 // clipping, AdamW) of the C1 configuration: L=2, 4 heads, E=64, N=256,
 // batch 32 (8192 tokens per step), A=3. Reports tokens/s.
-func BenchmarkTrainStepC1(b *testing.B) {
+func BenchmarkTrainC1(b *testing.B) {
 	benchTrainStep(b, DefaultConfig(2, 4, 64, 256, 3), 32)
+}
+
+// BenchmarkTrainC2 is the C2 configuration: L=4, 8 heads, E=128, N=512,
+// batch 16 (8192 tokens per step), A=3.
+func BenchmarkTrainC2(b *testing.B) {
+	benchTrainStep(b, DefaultConfig(4, 8, 128, 512, 3), 16)
 }
 
 func benchTrainStep(b *testing.B, cfg Config, B int) {

@@ -142,6 +142,11 @@ type Activations struct {
 	// state of the last Forward
 	B, T   int
 	inputs []byte
+	// views of the last gradient vector given to Backward (cached: making
+	// them allocates)
+	gv     params
+	gvData *float32
+	gvLen  int
 }
 
 // NewActivations allocates buffers for batches of up to maxB windows of up
@@ -248,7 +253,7 @@ func (m *Model) Forward(a *Activations, inputs []byte, B, T int) float64 {
 		} else {
 			matmulForward(k, lb.qkv, x, lp.qkvw, lp.qkvb, BT, C, 3*C)
 		}
-		attentionForward(lb.atty, lb.att, lb.qkv, B, T, C, c.Heads[l])
+		attentionForward(k, lb.atty, lb.att, lb.qkv, B, T, C, c.Heads[l])
 		matmulForward(k, lb.res2, lb.atty, lp.projw, lp.projb, BT, C, C)
 		residualForward(lb.res2[:BT*C], x[:BT*C], lb.res2)
 		x = lb.res2
@@ -307,7 +312,13 @@ func (m *Model) Backward(a *Activations, grads []float32, scale float32) {
 	BT, C, A := B*T, c.Embed, c.Alphabet
 	inputs := a.inputs[:BT]
 	s, d, p := &a.act, &a.grad, &m.p
-	g := c.views(grads)
+	if len(grads) == 0 || a.gvData != &grads[0] || a.gvLen != len(grads) {
+		a.gv, a.gvLen = c.views(grads), len(grads)
+		if len(grads) > 0 {
+			a.gvData = &grads[0]
+		}
+	}
+	g := a.gv
 	zeroBufs(d, BT, c)
 
 	crossEntropyBackward(d.logits, s.probs, inputs, scale, B, T, A)
@@ -344,7 +355,7 @@ func (m *Model) Backward(a *Activations, grads []float32, scale float32) {
 		}
 		// res2 = x + proj(attn(qkv(ln1(x))))
 		matmulBackward(k, db.atty, lg.projw, lg.projb, db.res2, lb.atty, lp.projw, BT, C, C)
-		attentionBackward(db.qkv, db.atty, lb.qkv, lb.att, B, T, C, c.Heads[l])
+		attentionBackward(k, db.qkv, db.atty, lb.qkv, lb.att, B, T, C, c.Heads[l])
 		matmulBackward(k, db.ln1, lg.qkvw, lg.qkvb, db.qkv, lb.ln1, lp.qkvw, BT, C, 3*C)
 		if c.LayerNorm {
 			layernormBackward(dxin, lg.ln1w, lg.ln1b, db.ln1, xin, lp.ln1w, lb.ln1Mean, lb.ln1Rstd, BT, C)

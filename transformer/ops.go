@@ -18,8 +18,9 @@ import (
 const lnEps = 1e-5
 
 // parallelFor runs fn over [0, n) split into contiguous chunks, one per
-// goroutine (up to GOMAXPROCS), and waits. Chunking depends only on n and
-// GOMAXPROCS; callers make each index's result independent of the split.
+// goroutine (up to GOMAXPROCS, on the kernels' goroutine pool), and waits.
+// Chunking depends only on n and GOMAXPROCS; callers make each index's
+// result independent of the split.
 func parallelFor(n int, fn func(lo, hi int)) {
 	w := runtime.GOMAXPROCS(0)
 	if w > n {
@@ -29,17 +30,23 @@ func parallelFor(n int, fn func(lo, hi int)) {
 		fn(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	for t := 0; t < w; t++ {
-		lo, hi := n*t/w, n*(t+1)/w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
+	t := forPool.Get().(*forTask)
+	t.fn, t.n, t.parts = fn, n, w
+	kernels.Run(t, w)
+	t.fn = nil
+	forPool.Put(t)
 }
+
+// forTask is one parallelFor call.
+type forTask struct {
+	fn       func(lo, hi int)
+	n, parts int
+}
+
+var forPool = sync.Pool{New: func() any { return new(forTask) }}
+
+// RunPart does chunk i.
+func (t *forTask) RunPart(i int) { t.fn(t.n*i/t.parts, t.n*(i+1)/t.parts) }
 
 // encoderForward: out[b,t,:] = wte[inp[b,t],:] + pos[t,:], out (B,T,C),
 // inp (B,T), wte (A,C), pos (≥T,C) (learned wpe or the sinusoidal table).
@@ -78,37 +85,90 @@ func encoderBackward(dwte, dwpe []float32, dout []float32, inp []byte, B, T, C i
 
 // layernormForward normalises each of the rows of inp (rows, C):
 // out = (x − mean)·rstd·w + b with rstd = 1/√(var + ε) (biased variance);
-// mean and rstd (rows) are kept for the backward pass.
+// mean and rstd (rows) are kept for the backward pass. Rows are done in
+// parallel chunks of lnChunk.
 func layernormForward(out, mean, rstd, inp, w, b []float32, rows, C int) {
-	for r := 0; r < rows; r++ {
-		x := inp[r*C : (r+1)*C]
-		var m float64
-		for _, v := range x {
-			m += float64(v)
-		}
-		m /= float64(C)
-		var v2 float64
-		for _, v := range x {
-			d := float64(v) - m
-			v2 += d * d
-		}
-		s := 1 / math.Sqrt(v2/float64(C)+lnEps)
-		mf, sf := float32(m), float32(s)
-		o := out[r*C : (r+1)*C]
-		for i, v := range x {
-			o[i] = (v-mf)*sf*w[i] + b[i]
-		}
-		mean[r], rstd[r] = mf, sf
-	}
+	t := lnPool.Get().(*lnTask)
+	*t = lnTask{out: out, mean: mean, rstd: rstd, inp: inp, w: w, b: b, rows: rows, C: C}
+	kernels.Run(t, (rows+lnChunk-1)/lnChunk)
+	*t = lnTask{}
+	lnPool.Put(t)
 }
 
 // layernormBackward accumulates dinp, dw, db from dout. With x̂ the
 // normalised input and g = dout·w: dinp = rstd·(g − mean(g) − x̂·mean(g·x̂)).
+// Rows are done in parallel chunks of lnChunk; each chunk sums its dw, db
+// contributions apart and the chunk sums are added in chunk order, so the
+// result does not depend on the number of goroutines.
 func layernormBackward(dinp, dw, db, dout, inp, w, mean, rstd []float32, rows, C int) {
-	for r := 0; r < rows; r++ {
-		x := inp[r*C : (r+1)*C]
-		d := dout[r*C : (r+1)*C]
-		m, s := mean[r], rstd[r]
+	parts := (rows + lnChunk - 1) / lnChunk
+	scr := getScratch(parts * 2 * C)
+	t := lnPool.Get().(*lnTask)
+	*t = lnTask{backward: true, dinp: dinp, dout: dout, inp: inp, w: w, mean: mean, rstd: rstd, rows: rows, C: C, partial: *scr}
+	kernels.Run(t, parts)
+	for p := 0; p < parts; p++ {
+		part := t.partial[p*2*C : (p+1)*2*C]
+		for i, v := range part[:C] {
+			dw[i] += v
+		}
+		for i, v := range part[C:] {
+			db[i] += v
+		}
+	}
+	*t = lnTask{}
+	lnPool.Put(t)
+	scratchPool.Put(scr)
+}
+
+// lnChunk is the number of rows per part of the LayerNorm ops.
+const lnChunk = 256
+
+// lnTask is one LayerNorm call, run by kernels.Run over row chunks.
+type lnTask struct {
+	backward                   bool
+	out, mean, rstd, inp, w, b []float32
+	dinp, dout, partial        []float32
+	rows, C                    int
+}
+
+var lnPool = sync.Pool{New: func() any { return new(lnTask) }}
+
+// RunPart does the rows of chunk i.
+func (t *lnTask) RunPart(i int) {
+	C := t.C
+	r0, r1 := i*lnChunk, min(t.rows, (i+1)*lnChunk)
+	w := t.w[:C]
+	if !t.backward {
+		b := t.b[:C]
+		for r := r0; r < r1; r++ {
+			x := t.inp[r*C : (r+1)*C]
+			var m float64
+			for _, v := range x {
+				m += float64(v)
+			}
+			m /= float64(C)
+			var v2 float64
+			for _, v := range x {
+				d := float64(v) - m
+				v2 += d * d
+			}
+			s := 1 / math.Sqrt(v2/float64(C)+lnEps)
+			mf, sf := float32(m), float32(s)
+			o := t.out[r*C : (r+1)*C]
+			for i, v := range x {
+				o[i] = (v-mf)*sf*w[i] + b[i]
+			}
+			t.mean[r], t.rstd[r] = mf, sf
+		}
+		return
+	}
+	part := t.partial[i*2*C : (i+1)*2*C]
+	clear(part)
+	dw, db := part[:C], part[C:]
+	for r := r0; r < r1; r++ {
+		x := t.inp[r*C : (r+1)*C]
+		d := t.dout[r*C : (r+1)*C]
+		m, s := t.mean[r], t.rstd[r]
 		var gm, gxm float32
 		for i, v := range x {
 			xh := (v - m) * s
@@ -118,7 +178,7 @@ func layernormBackward(dinp, dw, db, dout, inp, w, mean, rstd []float32, rows, C
 		}
 		gm /= float32(C)
 		gxm /= float32(C)
-		di := dinp[r*C : (r+1)*C]
+		di := t.dinp[r*C : (r+1)*C]
 		for i, v := range x {
 			xh := (v - m) * s
 			db[i] += d[i]
@@ -157,109 +217,129 @@ func matmulBackward(k kernels.Kernel, dinp, dw, dbias, dout, inp, w []float32, r
 	}
 }
 
+// attnRB is the row block of the blocked causal attention: the scores of
+// query rows r0..r0+attnRB−1 are computed against keys 0..r0+attnRB−1
+// only, so about half of the T×T products are skipped.
+const attnRB = 48
+
 // attentionForward is causal multi-head scaled dot-product attention.
 // qkv (B,T,3C) holds per position the C query, C key and C value entries;
 // head h uses entries h·hs..(h+1)·hs−1 of each, hs = C/NH. It writes out
 // (B,T,C) (heads concatenated) and the attention weights att (B,NH,T,T),
 // row t holding softmax_{t2≤t}(q_t·k_{t2}/√hs) (entries t2 > t unused).
 // att may be nil (inference): the weights are then not kept.
-func attentionForward(out, att, qkv []float32, B, T, C, NH int) {
-	hs := C / NH
-	scale := float32(1 / math.Sqrt(float64(hs)))
-	C3 := 3 * C
-	parallelFor(B*NH, func(lo, hi int) {
-		var scratch []float32
-		if att == nil {
-			scratch = make([]float32, T)
-		}
-		for bh := lo; bh < hi; bh++ {
-			b, h := bh/NH, bh%NH
-			base := b * T * C3
-			for t := 0; t < T; t++ {
-				q := qkv[base+t*C3+h*hs:][:hs]
-				var row []float32
-				if att == nil {
-					row = scratch[:t+1]
-				} else {
-					row = att[(bh*T+t)*T:][:t+1]
-				}
-				maxv := float32(math.Inf(-1))
-				for t2 := range row {
-					k := qkv[base+t2*C3+C+h*hs:][:hs]
-					var s float32
-					for i, qv := range q {
-						s += qv * k[i]
-					}
-					s *= scale
-					row[t2] = s
-					if s > maxv {
-						maxv = s
-					}
-				}
-				var sum float32
-				for t2, s := range row {
-					e := float32(math.Exp(float64(s - maxv)))
-					row[t2] = e
-					sum += e
-				}
-				inv := 1 / sum
-				o := out[(b*T+t)*C+h*hs:][:hs]
-				clear(o)
-				for t2 := range row {
-					a := row[t2] * inv
-					row[t2] = a
-					v := qkv[base+t2*C3+2*C+h*hs:][:hs]
-					for i, vv := range v {
-						o[i] += a * vv
-					}
-				}
-			}
-		}
-	})
+//
+// Per (b, h), in parallel, and per block of attnRB query rows: the scores
+// S = Q·Kᵀ and the output P·V are products of the kernel k (run serially)
+// on strided views of qkv; the softmax (kernels.Softmax) covers t2 ≤ t
+// exactly and the weights of t < t2 < r1 inside the block are set to 0.
+func attentionForward(k kernels.Kernel, out, att, qkv []float32, B, T, C, NH int) {
+	t := attnPool.Get().(*attnTask)
+	*t = attnTask{k: kernels.Serial(k), out: out, att: att, qkv: qkv, B: B, T: T, C: C, NH: NH}
+	kernels.Run(t, B*NH)
+	*t = attnTask{}
+	attnPool.Put(t)
 }
 
 // attentionBackward accumulates dqkv (B,T,3C) from dout (B,T,C), using the
 // forward's qkv and att. Work is split over (b, h) pairs, which write
-// disjoint parts of dqkv.
-func attentionBackward(dqkv, dout, qkv, att []float32, B, T, C, NH int) {
-	hs := C / NH
+// disjoint parts of dqkv; per block of query rows r0..r1−1, with dS the
+// gradient of the scores: dV[0:r1] += Pᵀ·dO, dP = dO·Vᵀ (Vᵀ transposed
+// once per (b, h)), dS =
+// kernels.SoftmaxBackward(P, dP), dQ[r0:r1] += dS·K, dK[0:r1] += dSᵀ·Q.
+func attentionBackward(k kernels.Kernel, dqkv, dout, qkv, att []float32, B, T, C, NH int) {
+	t := attnPool.Get().(*attnTask)
+	*t = attnTask{k: kernels.Serial(k), dqkv: dqkv, dout: dout, att: att, qkv: qkv, B: B, T: T, C: C, NH: NH, backward: true}
+	kernels.Run(t, B*NH)
+	*t = attnTask{}
+	attnPool.Put(t)
+}
+
+// attnTask is one attention call, run by kernels.Run over (b, h).
+type attnTask struct {
+	k                         kernels.Kernel
+	out, att, qkv, dout, dqkv []float32
+	B, T, C, NH               int
+	backward                  bool
+}
+
+var attnPool = sync.Pool{New: func() any { return new(attnTask) }}
+
+// scratchPool holds per-part scratch buffers (*[]float32).
+var scratchPool = sync.Pool{New: func() any { return new([]float32) }}
+
+func getScratch(n int) *[]float32 {
+	p := scratchPool.Get().(*[]float32)
+	if cap(*p) < n {
+		*p = make([]float32, n)
+	}
+	*p = (*p)[:n]
+	return p
+}
+
+// RunPart does the (b, h) pair bh.
+func (a *attnTask) RunPart(bh int) {
+	T, C, NH, k := a.T, a.C, a.NH, a.k
+	b, h := bh/NH, bh%NH
+	hs, C3 := C/NH, 3*C
 	scale := float32(1 / math.Sqrt(float64(hs)))
-	C3 := 3 * C
-	parallelFor(B*NH, func(lo, hi int) {
-		datt := make([]float32, T)
-		for bh := lo; bh < hi; bh++ {
-			b, h := bh/NH, bh%NH
-			base := b * T * C3
-			for t := 0; t < T; t++ {
-				row := att[(bh*T+t)*T:][:t+1]
-				do := dout[(b*T+t)*C+h*hs:][:hs]
-				da := datt[:t+1]
-				var dot float32
-				for t2, a := range row {
-					v := qkv[base+t2*C3+2*C+h*hs:][:hs]
-					dv := dqkv[base+t2*C3+2*C+h*hs:][:hs]
-					var s float32
-					for i, g := range do {
-						s += g * v[i]
-						dv[i] += a * g
-					}
-					da[t2] = s
-					dot += a * s
-				}
-				q := qkv[base+t*C3+h*hs:][:hs]
-				dq := dqkv[base+t*C3+h*hs:][:hs]
-				for t2, a := range row {
-					dp := a * (da[t2] - dot) * scale
-					k := qkv[base+t2*C3+C+h*hs:][:hs]
-					dk := dqkv[base+t2*C3+C+h*hs:][:hs]
-					for i, qv := range q {
-						dq[i] += dp * k[i]
-						dk[i] += dp * qv
-					}
-				}
+	base := b*T*C3 + h*hs
+	q, kk, v := a.qkv[base:], a.qkv[base+C:], a.qkv[base+2*C:]
+	rbMax := min(attnRB, T)
+	scr := getScratch(rbMax*T + hs*T)
+	defer scratchPool.Put(scr)
+	s, xt := (*scr)[:rbMax*T], (*scr)[rbMax*T:]
+	if !a.backward {
+		// S = Q·Kᵀ with Kᵀ (hs, T) transposed once, so that the kernel
+		// reads it in place for every block
+		transposeHead(xt, kk, T, hs, C3)
+		out := a.out[b*T*C+h*hs:]
+		for r0 := 0; r0 < T; r0 += attnRB {
+			r1 := min(T, r0+attnRB)
+			rb := r1 - r0
+			p := s
+			if a.att != nil {
+				p = a.att[(bh*T+r0)*T : (bh*T+r1)*T]
 			}
+			k.Gemm(false, false, rb, r1, hs, q[r0*C3:], C3, xt, T, 0, p, T)
+			for i := 0; i < rb; i++ {
+				row := p[i*T : i*T+r1]
+				kernels.Softmax(row[:r0+i+1], scale)
+				clear(row[r0+i+1:])
+			}
+			k.Gemm(false, false, rb, hs, r1, p, T, v, C3, 0, out[r0*C:], C)
 		}
-	})
+		return
+	}
+	dq, dk, dv := a.dqkv[base:], a.dqkv[base+C:], a.dqkv[base+2*C:]
+	do := a.dout[b*T*C+h*hs:]
+	transposeHead(xt, v, T, hs, C3)
+	for r0 := 0; r0 < T; r0 += attnRB {
+		r1 := min(T, r0+attnRB)
+		rb := r1 - r0
+		p := a.att[(bh*T+r0)*T : (bh*T+r1)*T]
+		k.Gemm(true, false, r1, hs, rb, p, T, do[r0*C:], C, 1, dv, C3)
+		k.Gemm(false, false, rb, r1, hs, do[r0*C:], C, xt, T, 0, s, T)
+		for i := 0; i < rb; i++ {
+			ds := s[i*T : i*T+r1]
+			kernels.SoftmaxBackward(p[i*T:i*T+r0+i+1], ds[:r0+i+1], scale)
+			clear(ds[r0+i+1:])
+		}
+		k.Gemm(false, false, rb, hs, r1, s, T, kk, C3, 1, dq[r0*C3:], C3)
+		k.Gemm(true, false, r1, hs, rb, s, T, q[r0*C3:], C3, 1, dk, C3)
+	}
+}
+
+// transposeHead writes dst (hs, T) = xᵀ for the head view x (T rows of hs
+// values, row stride ld).
+func transposeHead(dst, x []float32, T, hs, ld int) {
+	dst = dst[:hs*T]
+	for t := 0; t < T; t++ {
+		row := x[t*ld : t*ld+hs]
+		for i, val := range row {
+			dst[i*T+t] = val
+		}
+	}
 }
 
 // reluForward: out = max(x, 0) elementwise.
@@ -278,26 +358,56 @@ func reluBackward(dinp, inp, dout []float32) {
 	}
 }
 
-// geluForward is the exact GELU out = x·Φ(x) = ½x(1 + erf(x/√2)).
+// geluForward is the erf GELU out = x·Φ(x) = ½x(1 + erf(x/√2)), with a
+// float32 erf approximation (|error of Φ| ≤ 3e-7; kernels.GeluForward),
+// in parallel chunks.
 func geluForward(out, inp []float32) {
-	parallelFor(len(inp)/1024+1, func(lo, hi int) {
-		for i := lo * 1024; i < min(hi*1024, len(inp)); i++ {
-			x := float64(inp[i])
-			out[i] = float32(0.5 * x * (1 + math.Erf(x*(1/math.Sqrt2))))
-		}
-	})
+	runElementwise(opGeluForward, out, inp, nil)
 }
 
 // geluBackward accumulates dinp += dout·(Φ(x) + x·φ(x)).
 func geluBackward(dinp, inp, dout []float32) {
-	const invSqrt2Pi = 0.3989422804014327
-	parallelFor(len(inp)/1024+1, func(lo, hi int) {
-		for i := lo * 1024; i < min(hi*1024, len(inp)); i++ {
-			x := float64(inp[i])
-			g := 0.5*(1+math.Erf(x*(1/math.Sqrt2))) + x*invSqrt2Pi*math.Exp(-0.5*x*x)
-			dinp[i] += float32(g) * dout[i]
-		}
-	})
+	runElementwise(opGeluBackward, dinp, inp, dout)
+}
+
+// elemOp is an elementwise operation run by runElementwise.
+type elemOp int
+
+const (
+	opGeluForward elemOp = iota
+	opGeluBackward
+)
+
+// elemChunk is the number of elements per part of an elementwise op.
+const elemChunk = 1 << 14
+
+// elemTask is one elementwise call, split into chunks of elemChunk.
+type elemTask struct {
+	op      elemOp
+	x, y, z []float32
+}
+
+var elemPool = sync.Pool{New: func() any { return new(elemTask) }}
+
+// runElementwise applies op to x (len n), y, z in parallel chunks.
+func runElementwise(op elemOp, x, y, z []float32) {
+	n := len(y)
+	t := elemPool.Get().(*elemTask)
+	*t = elemTask{op: op, x: x[:n], y: y, z: z}
+	kernels.Run(t, (n+elemChunk-1)/elemChunk)
+	*t = elemTask{}
+	elemPool.Put(t)
+}
+
+// RunPart does chunk i.
+func (t *elemTask) RunPart(i int) {
+	lo, hi := i*elemChunk, min(len(t.y), (i+1)*elemChunk)
+	switch t.op {
+	case opGeluForward:
+		kernels.GeluForward(t.x[lo:hi], t.y[lo:hi])
+	case opGeluBackward:
+		kernels.GeluBackward(t.x[lo:hi], t.y[lo:hi], t.z[lo:hi])
+	}
 }
 
 // residualForward: out = a + b elementwise.

@@ -94,6 +94,9 @@ type TrainConfig struct {
 	// Seed drives the shuffling (epoch e uses the permutation drawn from
 	// PCG(Seed, e)); the model's initialisation has its own seed (New).
 	Seed uint64 `json:"seed"`
+	// LogEvery adds a LogEntry to the training log every LogEvery steps
+	// (0: only at the end of every epoch).
+	LogEvery int `json:"log_every,omitempty"`
 }
 
 // DefaultTrainConfig returns the paper's settings with lr 1e-3 (PyTorch's
@@ -115,27 +118,106 @@ type EpochStats struct {
 	Elapsed         time.Duration
 }
 
+// TrainerState is everything besides the parameters, the optimiser's
+// moments and the best parameters that a Trainer needs to continue a run
+// exactly where it was: the step and shuffle position, the early-stopping
+// counters and the running sums of the current epoch and log interval. A
+// checkpoint (see SaveCheckpoint) holds it. Losses are in nats.
+type TrainerState struct {
+	// Step counts optimiser steps, Epoch completed epochs.
+	Step, Epoch int
+	// Index is the number of training windows of the current epoch already
+	// used: the position in epoch Epoch's permutation, drawn from
+	// PCG(Seed, Epoch).
+	Index int
+	// BestVal is the best validation loss so far (+Inf before any);
+	// SinceBest the number of epochs since it was reached; Stopped is set
+	// when early stopping ended the run.
+	BestVal   float64
+	SinceBest int
+	Stopped   bool
+	// EpochLoss is the summed loss (nats) over the EpochTargets targets of
+	// the current epoch so far; IntervalLoss and IntervalTargets the same
+	// since the last LogEntry.
+	EpochLoss       float64
+	EpochTargets    int
+	IntervalLoss    float64
+	IntervalTargets int
+	// LR and GradNorm are the learning rate and the gradient norm (before
+	// clipping) of the last step.
+	LR, GradNorm float64
+	// Elapsed is the wall time spent in Run before the current call.
+	Elapsed time.Duration
+}
+
+// LogEntry is one line of the training log: written every
+// TrainConfig.LogEvery steps and at the end of every epoch. Losses are
+// per-symbol means in nats.
+type LogEntry struct {
+	// Step is the number of optimiser steps taken; Epoch the fractional
+	// number of epochs done (completed epochs + the used fraction of the
+	// current one).
+	Step  int
+	Epoch float64
+	// TrainLoss is the mean training loss over the steps since the previous
+	// entry.
+	TrainLoss float64
+	// EpochEnd marks the entry written at the end of an epoch, which also
+	// has EpochTrainLoss (the mean over the whole epoch), ValLoss (NaN
+	// without validation windows) and BestValLoss.
+	EpochEnd                             bool
+	EpochTrainLoss, ValLoss, BestValLoss float64
+	// LR and GradNorm are those of the entry's last step.
+	LR, GradNorm float64
+	// TokensPerSecond is the training throughput since the previous entry
+	// (or since the run was started or resumed) and Elapsed the training
+	// wall time so far; these two are the only fields that depend on the
+	// machine rather than on the seeds.
+	TokensPerSecond float64
+	Elapsed         time.Duration
+}
+
 // Trainer trains a Model on windows. Everything is deterministic given the
 // model's initial parameters and TrainConfig.Seed (the kernels sum in a
-// fixed order whatever the number of goroutines).
+// fixed order whatever the number of goroutines), and a run resumed from a
+// checkpoint continues with exactly the losses and parameters it would
+// have had (see SaveCheckpoint and Checkpoint.Resume).
 type Trainer struct {
 	Model      *Model
 	Cfg        TrainConfig
 	Train, Val Windows
 	// Log, if set, is called after every epoch.
 	Log func(EpochStats)
+	// OnLog, if set, is called with every LogEntry as it is added to
+	// History.
+	OnLog func(LogEntry)
+	// OnStep, if set, is called after every optimiser step with the step's
+	// mean per-symbol loss (nats).
+	OnStep func(step int, loss float64)
+	// OnCheckpoint, if set, is called every CheckpointEvery steps (0:
+	// never) and after every epoch, at moments when the Trainer's state is
+	// complete and consistent (so SaveCheckpoint may be called); an error
+	// stops Run.
+	OnCheckpoint    func() error
+	CheckpointEvery int
 
 	Opt   *AdamW
 	Grads []float32
-	// Step counts optimiser steps, Epoch completed epochs.
-	Step, Epoch int
-	// BestVal is the best validation loss so far; BestParams a copy of the
-	// parameters that achieved it.
-	BestVal    float64
+	// TrainerState holds the step, shuffle position and counters (Step,
+	// Epoch, BestVal, …).
+	TrainerState
+	// BestParams is a copy of the parameters that achieved BestVal.
 	BestParams []float32
+	// History is the training log so far.
+	History []LogEntry
 
 	acts, evalActs *Activations
 	T              int
+	perm           []int // permutation of the current epoch
+	permEpoch      int   // the epoch perm belongs to (−1: none)
+	runStart       time.Time
+	mark           time.Time // start of the current log interval's timing
+	markTokens     int       // tokens trained since mark
 }
 
 // NewTrainer checks the windows (all of one length T ≤ N, symbols < A) and
@@ -146,6 +228,9 @@ func NewTrainer(m *Model, cfg TrainConfig, train, val Windows) (*Trainer, error)
 	}
 	if cfg.BatchSize < 1 {
 		return nil, fmt.Errorf("transformer: batch size %d", cfg.BatchSize)
+	}
+	if cfg.LogEvery < 0 {
+		return nil, fmt.Errorf("transformer: log interval %d", cfg.LogEvery)
 	}
 	T := len(train.Window(0))
 	if T < 2 || T > m.Config.Context {
@@ -171,8 +256,8 @@ func NewTrainer(m *Model, cfg TrainConfig, train, val Windows) (*Trainer, error)
 	opt.Beta1, opt.Beta2, opt.Eps, opt.WeightDecay = cfg.Beta1, cfg.Beta2, cfg.Eps, cfg.WeightDecay
 	B := min(cfg.BatchSize, train.Windows())
 	return &Trainer{Model: m, Cfg: cfg, Train: train, Val: val, Opt: opt,
-		Grads: make([]float32, len(m.Params)), BestVal: math.Inf(1),
-		acts: m.NewActivations(B, T, true), T: T}, nil
+		Grads: make([]float32, len(m.Params)), TrainerState: TrainerState{BestVal: math.Inf(1)},
+		acts: m.NewActivations(B, T, true), T: T, permEpoch: -1}, nil
 }
 
 // TotalSteps is the schedule length: MaxSteps if set, else Epochs times
@@ -205,64 +290,138 @@ func (t *Trainer) TrainStep(inputs []byte, B int) (loss, gnorm float64) {
 	return sum / float64(B*(T-1)), gnorm
 }
 
+// Done reports whether training is over: early stopping, or Epochs or
+// MaxSteps reached.
+func (t *Trainer) Done() bool {
+	return t.Stopped || t.Epoch >= t.Cfg.Epochs || t.maxed()
+}
+
+func (t *Trainer) maxed() bool { return t.Cfg.MaxSteps > 0 && t.Step >= t.Cfg.MaxSteps }
+
+// ElapsedTotal is the wall time spent training, over all Run calls and
+// the runs before the checkpoint this Trainer was resumed from.
+func (t *Trainer) ElapsedTotal() time.Duration {
+	if t.runStart.IsZero() {
+		return t.Elapsed
+	}
+	return t.Elapsed + time.Since(t.runStart)
+}
+
+// epochPerm returns the shuffled window order of the current epoch:
+// rand.PCG(Seed, Epoch).Perm(n).
+func (t *Trainer) epochPerm() []int {
+	if t.permEpoch != t.Epoch || t.perm == nil {
+		t.perm = rand.New(rand.NewPCG(t.Cfg.Seed, uint64(t.Epoch))).Perm(t.Train.Windows())
+		t.permEpoch = t.Epoch
+	}
+	return t.perm
+}
+
+// addEntry closes the current log interval.
+func (t *Trainer) addEntry(e LogEntry) {
+	n := t.Train.Windows()
+	e.Step, e.Epoch = t.Step, float64(t.Epoch)+float64(t.Index)/float64(n)
+	e.TrainLoss = t.IntervalLoss / float64(t.IntervalTargets)
+	e.LR, e.GradNorm = t.LR, t.GradNorm
+	if s := time.Since(t.mark).Seconds(); s > 0 {
+		e.TokensPerSecond = float64(t.markTokens) / s
+	}
+	e.Elapsed = t.ElapsedTotal()
+	t.IntervalLoss, t.IntervalTargets = 0, 0
+	t.mark, t.markTokens = time.Now(), 0
+	t.History = append(t.History, e)
+	if t.OnLog != nil {
+		t.OnLog(e)
+	}
+}
+
 // Run trains until Epochs, MaxSteps, early stopping or ctx is done, then
 // (with validation windows) restores the best parameters. It returns the
-// stats of the last epoch. It may be called again to continue after more
-// epochs are allowed.
-func (t *Trainer) Run(ctx context.Context) (EpochStats, error) {
-	var last EpochStats
+// stats of the last epoch it completed. When ctx is done it returns ctx's
+// error between two steps, with the state consistent (a checkpoint saved
+// then resumes exactly) and without restoring the best parameters. It may
+// be called again to continue (after a cancellation, or after more epochs
+// are allowed).
+func (t *Trainer) Run(ctx context.Context) (last EpochStats, err error) {
 	n, B, T := t.Train.Windows(), min(t.Cfg.BatchSize, t.Train.Windows()), t.T
 	inputs := make([]byte, B*T)
-	sinceBest := 0
-	start := time.Now()
-	for t.Epoch < t.Cfg.Epochs && (t.Cfg.MaxSteps <= 0 || t.Step < t.Cfg.MaxSteps) {
-		perm := rand.New(rand.NewPCG(t.Cfg.Seed, uint64(t.Epoch))).Perm(n)
-		ep := EpochStats{Epoch: t.Epoch + 1}
-		var lossSum float64
-		var targets int
-		t0 := time.Now()
-		tokens := 0
-		for s := 0; s < n; s += B {
+	t.runStart = time.Now()
+	t.mark, t.markTokens = t.runStart, 0
+	epochStart, epochTokens := t.runStart, 0
+	defer func() {
+		t.Elapsed += time.Since(t.runStart)
+		t.runStart = time.Time{}
+	}()
+	for !t.Done() {
+		perm := t.epochPerm()
+		for t.Index < n && !t.maxed() {
 			if err := ctx.Err(); err != nil {
 				return last, err
 			}
-			if t.Cfg.MaxSteps > 0 && t.Step >= t.Cfg.MaxSteps {
-				break
-			}
-			b := min(B, n-s)
+			b := min(B, n-t.Index)
 			for i := 0; i < b; i++ {
-				copy(inputs[i*T:(i+1)*T], t.Train.Window(perm[s+i]))
+				copy(inputs[i*T:(i+1)*T], t.Train.Window(perm[t.Index+i]))
 			}
-			ep.LR = LearningRate(t.Step, t.Cfg.WarmupSteps, t.TotalSteps(), t.Cfg.LR, t.Cfg.MinLR)
+			t.LR = LearningRate(t.Step, t.Cfg.WarmupSteps, t.TotalSteps(), t.Cfg.LR, t.Cfg.MinLR)
 			loss, g := t.TrainStep(inputs[:b*T], b)
-			lossSum += loss * float64(b*(T-1))
-			targets += b * (T - 1)
-			tokens += b * T
-			ep.GradNorm = g
+			t.GradNorm = g
+			t.Index += b
+			sum := loss * float64(b*(T-1))
+			t.EpochLoss += sum
+			t.IntervalLoss += sum
+			t.EpochTargets += b * (T - 1)
+			t.IntervalTargets += b * (T - 1)
+			t.markTokens += b * T
+			epochTokens += b * T
+			if t.OnStep != nil {
+				t.OnStep(t.Step, loss)
+			}
+			if t.Index >= n || t.maxed() {
+				break // the epoch's end writes the entry and the checkpoint
+			}
+			if t.Cfg.LogEvery > 0 && t.Step%t.Cfg.LogEvery == 0 {
+				t.addEntry(LogEntry{})
+			}
+			if t.OnCheckpoint != nil && t.CheckpointEvery > 0 && t.Step%t.CheckpointEvery == 0 {
+				if err := t.OnCheckpoint(); err != nil {
+					return last, err
+				}
+			}
 		}
+		// End of the epoch (or of the last, partial epoch under MaxSteps).
 		t.Epoch++
-		ep.Steps = t.Step
-		ep.TrainLoss = lossSum / float64(targets)
-		ep.TokensPerSecond = float64(tokens) / time.Since(t0).Seconds()
-		ep.ValLoss = math.NaN()
+		t.Index = 0
+		ep := EpochStats{Epoch: t.Epoch, Steps: t.Step, LR: t.LR, GradNorm: t.GradNorm, ValLoss: math.NaN()}
+		ep.TrainLoss = t.EpochLoss / float64(t.EpochTargets)
+		if s := time.Since(epochStart).Seconds(); s > 0 {
+			ep.TokensPerSecond = float64(epochTokens) / s
+		}
 		if t.Val != nil && t.Val.Windows() > 0 {
 			ep.ValLoss = t.Evaluate(t.Val)
 			if ep.ValLoss < t.BestVal {
 				t.BestVal = ep.ValLoss
 				t.BestParams = append(t.BestParams[:0], t.Model.Params...)
-				sinceBest = 0
+				t.SinceBest = 0
 			} else {
-				sinceBest++
+				t.SinceBest++
 			}
 		}
 		ep.BestValLoss = t.BestVal
-		ep.Elapsed = time.Since(start)
+		ep.Elapsed = t.ElapsedTotal()
+		if t.Cfg.Patience > 0 && t.SinceBest >= t.Cfg.Patience {
+			t.Stopped = true
+		}
+		t.addEntry(LogEntry{EpochEnd: true, EpochTrainLoss: ep.TrainLoss, ValLoss: ep.ValLoss, BestValLoss: ep.BestValLoss})
+		t.EpochLoss, t.EpochTargets = 0, 0
+		epochStart, epochTokens = time.Now(), 0
 		last = ep
 		if t.Log != nil {
 			t.Log(ep)
 		}
-		if t.Cfg.Patience > 0 && sinceBest >= t.Cfg.Patience {
-			break
+		if t.OnCheckpoint != nil {
+			if err := t.OnCheckpoint(); err != nil {
+				return last, err
+			}
 		}
 	}
 	if t.BestParams != nil {

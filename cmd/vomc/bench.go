@@ -1,16 +1,34 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 
+	"github.com/vomc/vomc/fsutil"
 	"github.com/vomc/vomc/perf"
+	"github.com/vomc/vomc/transformer"
 )
 
 func runBench(args []string) error {
-	fs := newFlags("bench", "[flags]", `
-Measures CTW throughput on one core: the log marginal likelihood and the full
+	if len(args) > 0 {
+		switch args[0] {
+		case "train":
+			return runBenchTrain(args[1:])
+		case "logits":
+			return runBenchLogits(args[1:])
+		}
+	}
+	fs := newFlags("bench", "[train|logits] [flags]", `
+'vomc bench train' measures transformer training throughput instead (see
+'vomc bench train -h'); 'vomc bench logits' prints a trained model's logits
+for an input, to compare with another implementation.
+
+Without a sub-command: measures CTW throughput on one core: the log marginal likelihood and the full
 predictive distribution at every position, each also as a ratio to a
 counts-only pass over the same data measured in the same run (the floor any
 CTW implementation pays). Default: A=3, D=5, 1e6 symbols from a tree of the
@@ -36,4 +54,114 @@ paper's prior.`)
 	fmt.Fprintf(os.Stdout, "%s/%s, %s\n", runtime.GOOS, runtime.GOARCH, runtime.Version())
 	r.Write(os.Stdout)
 	return nil
+}
+
+func runBenchTrain(args []string) error {
+	fs := newFlags("bench train", "[flags]", `
+Measures transformer training throughput in tokens per second (forward,
+backward, gradient clipping and AdamW on float32 random windows) and the
+memory used, for the configurations
+  C1 = L=2, 4 heads, E=64,  N=256, batch 32
+  C2 = L=4, 8 heads, E=128, N=512, batch 16
+(full transformers: FF 4E, pre-LayerNorm, exact GELU, learned positions,
+A=3), or custom ones written L=..:H=..:E=..:N=..:B=..[:A=..].
+scripts/bench_train.sh runs the identical models in PyTorch and prints the
+ratio.`)
+	configs := fs.String("configs", "C1,C2", "comma-separated configurations")
+	steps := fs.Int("steps", 5, "timed steps per configuration")
+	warmup := fs.Int("warmup", 1, "untimed steps first")
+	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "GOMAXPROCS (cores used)")
+	seed := fs.Uint64("seed", 1, "random seed (initialisation and windows)")
+	asJSON := fs.Bool("json", false, "print the reports as JSON instead of a table")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *steps < 1 || *warmup < 0 || *threads < 1 {
+		return usagef("--steps and --threads must be positive, --warmup non-negative")
+	}
+	var bs []perf.TrainBench
+	for _, c := range strings.Split(*configs, ",") {
+		b, err := perf.ParseTrainBench(strings.TrimSpace(c))
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		bs = append(bs, b)
+	}
+	prev := runtime.GOMAXPROCS(*threads)
+	defer runtime.GOMAXPROCS(prev)
+	var rs []*perf.TrainReport
+	for _, b := range bs {
+		r, err := perf.BenchTrain(b, *steps, *warmup, *seed)
+		if err != nil {
+			return err
+		}
+		rs = append(rs, r)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rs)
+	}
+	fmt.Printf("%s/%s, %s, %d CPUs\n", runtime.GOOS, runtime.GOARCH, runtime.Version(), runtime.NumCPU())
+	perf.WriteTrainReports(os.Stdout, rs)
+	return nil
+}
+
+func runBenchLogits(args []string) error {
+	fs := newFlags("bench logits", "--model PATH --input SYMBOLS [--out FILE]", `
+Runs a trained model (a 'vomc train' directory or a .safetensors file) on one
+window and prints, as JSON, its config, the input and the (T, A) logits
+(float32 values): {"config": …, "input": […], "logits": [[…], …]}. Used by
+scripts/pytorch_bench.py to check that PyTorch computes the same function.`)
+	model := fs.String("model", "", "model directory or .safetensors file")
+	input := fs.String("input", "", "comma-separated symbols (at most the model's N)")
+	out := fs.String("out", "", "output file (default: standard output)")
+	force := fs.Bool("force", false, "overwrite --out")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *model == "" || *input == "" {
+		return usagef("--model and --input are required")
+	}
+	path := *model
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, trainModel)
+	}
+	m, err := transformer.LoadSafetensors(path)
+	if err != nil {
+		return err
+	}
+	var x []byte
+	for _, f := range strings.Split(*input, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 0 || v >= m.Config.Alphabet {
+			return usagef("--input: %q is not a symbol of 0..%d", f, m.Config.Alphabet-1)
+		}
+		x = append(x, byte(v))
+	}
+	T, A := len(x), m.Config.Alphabet
+	if T > m.Config.Context {
+		return usagef("--input has %d symbols, the model's context is N=%d", T, m.Config.Context)
+	}
+	acts := m.NewActivations(1, T, false)
+	m.Forward(acts, x, 1, T)
+	lg := acts.Logits()
+	rows := make([][]float32, T)
+	for t := range rows {
+		rows[t] = lg[t*A : (t+1)*A]
+	}
+	in := make([]int, T)
+	for i, v := range x {
+		in[i] = int(v)
+	}
+	b, err := json.Marshal(map[string]any{"config": m.Config, "input": in, "logits": rows})
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if *out == "" {
+		_, err = os.Stdout.Write(b)
+		return err
+	}
+	return fsutil.WriteBytes(*out, *force, b)
 }

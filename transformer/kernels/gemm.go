@@ -26,8 +26,33 @@ type Kernel interface {
 }
 
 // Default is the kernel used by the engine unless told otherwise: the
-// portable blocked kernel, parallel over GOMAXPROCS goroutines.
-var Default Kernel = &Blocked{}
+// SIMD kernel (AVX-512 assembly) when this build and CPU have one, else
+// the portable blocked kernel; both parallel over GOMAXPROCS goroutines.
+// Set it to &Blocked{} to force the portable kernel.
+var Default Kernel = Best()
+
+// Best returns the fastest kernel available: SIMD when this build (amd64
+// without the purego tag) and the CPU (AVX-512F) have it, else Blocked.
+func Best() Kernel {
+	if k := newSIMD(0); k != nil {
+		return k
+	}
+	return &Blocked{}
+}
+
+// SIMD returns the assembly kernel using up to workers goroutines (≤ 0:
+// GOMAXPROCS), or nil when this build or CPU has none.
+func SIMD(workers int) Kernel { return newSIMD(workers) }
+
+// Serial returns a kernel computing the same results as k on the calling
+// goroutine only (for callers that already run in parallel): k itself
+// when it has no single-goroutine form.
+func Serial(k Kernel) Kernel {
+	if s, ok := k.(interface{ Serial() Kernel }); ok {
+		return s.Serial()
+	}
+	return k
+}
 
 // Blocked is the portable pure-Go kernel: GotoBLAS-style blocking (panels
 // of op(B) of KC×NC and of op(A) of MC×KC are packed into contiguous,
@@ -57,6 +82,11 @@ var packPool = sync.Pool{New: func() any {
 	b := make([]float32, mc*kc+kc*nc)
 	return &b
 }}
+
+// Serial returns a single-goroutine Blocked kernel.
+func (g *Blocked) Serial() Kernel { return serialBlocked }
+
+var serialBlocked = &Blocked{Workers: 1}
 
 // Gemm implements Kernel.
 func (g *Blocked) Gemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {

@@ -15,6 +15,17 @@ func randSlice(r *rand.Rand, n int) []float32 {
 	return s
 }
 
+// testKernels are the kernels under test: the portable kernel with
+// various worker counts, the reference, and the SIMD kernel where this
+// build and CPU have one.
+func testKernels() map[string]Kernel {
+	ks := map[string]Kernel{"blocked": &Blocked{}, "blocked1": &Blocked{Workers: 1}, "blocked3": &Blocked{Workers: 3}, "naive": Naive{}}
+	if SIMD(0) != nil {
+		ks["simd"], ks["simd1"], ks["simd3"], ks["simd7"] = SIMD(0), SIMD(1), SIMD(3), SIMD(7)
+	}
+	return ks
+}
+
 // refGemm is a float64 reference of C = β·C + op(A)·op(B).
 func refGemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) []float64 {
 	out := make([]float64, m*n)
@@ -46,8 +57,9 @@ func refGemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32
 
 func TestGemmShapes(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	shapes := [][3]int{{1, 1, 1}, {3, 5, 7}, {4, 4, 4}, {17, 9, 300}, {130, 66, 513}, {64, 3, 64}, {5, 260, 33}, {300, 200, 40}, {8, 2100, 9}}
-	kernels := map[string]Kernel{"blocked": &Blocked{}, "blocked1": &Blocked{Workers: 1}, "blocked3": &Blocked{Workers: 3}, "naive": Naive{}}
+	shapes := [][3]int{{1, 1, 1}, {3, 5, 7}, {4, 4, 4}, {17, 9, 300}, {130, 66, 513}, {64, 3, 64}, {5, 260, 33}, {300, 200, 40}, {8, 2100, 9},
+		{12, 32, 1}, {13, 33, 1}, {25, 17, 1}, {11, 16, 2}, {1, 47, 5}, {36, 48, 256}, {37, 49, 257}, {100, 31, 600}, {24, 64, 70}}
+	kernels := testKernels()
 	for _, sh := range shapes {
 		m, n, k := sh[0], sh[1], sh[2]
 		for _, ta := range []bool{false, true} {
@@ -106,60 +118,140 @@ func TestGemmShapes(t *testing.T) {
 // any number of workers.
 func TestGemmWorkersDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	m, n, k := 200, 70, 600
-	a, b := randSlice(r, m*k), randSlice(r, k*n)
-	c1 := make([]float32, m*n)
-	(&Blocked{Workers: 1}).Gemm(false, false, m, n, k, a, k, b, n, 0, c1, n)
-	for _, w := range []int{2, 3, 7} {
-		c := make([]float32, m*n)
-		(&Blocked{Workers: w}).Gemm(false, false, m, n, k, a, k, b, n, 0, c, n)
-		for i := range c {
-			if c[i] != c1[i] {
-				t.Fatalf("workers=%d differs at %d", w, i)
+	newKernels := map[string]func(w int) Kernel{"blocked": func(w int) Kernel { return &Blocked{Workers: w} }}
+	if SIMD(0) != nil {
+		newKernels["simd"] = SIMD
+	}
+	for name, newK := range newKernels {
+		// tall (split by rows) and wide (split by columns) products
+		for _, sh := range [][3]int{{200, 70, 600}, {30, 500, 300}} {
+			m, n, k := sh[0], sh[1], sh[2]
+			for _, ta := range []bool{false, true} {
+				a, b := randSlice(r, m*k), randSlice(r, k*n)
+				lda := k
+				if ta {
+					lda = m
+				}
+				c1 := make([]float32, m*n)
+				newK(1).Gemm(ta, false, m, n, k, a, lda, b, n, 0, c1, n)
+				for _, w := range []int{2, 3, 7} {
+					c := make([]float32, m*n)
+					newK(w).Gemm(ta, false, m, n, k, a, lda, b, n, 0, c, n)
+					for i := range c {
+						if c[i] != c1[i] {
+							t.Fatalf("%s %v workers=%d differs at %d", name, sh, w, i)
+						}
+					}
+				}
+				c := make([]float32, m*n)
+				Serial(newK(0)).Gemm(ta, false, m, n, k, a, lda, b, n, 0, c, n)
+				for i := range c {
+					if c[i] != c1[i] {
+						t.Fatalf("%s %v Serial differs at %d", name, sh, i)
+					}
+				}
 			}
 		}
 	}
 }
 
-// BenchmarkGemm measures the kernel on the matmul shapes of the C1 model
-// (L=2, E=64, N=256, batch 32: B·T = 8192 rows). GFLOP/s = 2mnk/time.
-func BenchmarkGemm(b *testing.B) {
-	const BT, C = 8192, 64
-	cases := []struct {
+// TestGemmShortSlices checks that the kernels refuse operands too short
+// for the shape instead of reading or writing past them.
+func TestGemmShortSlices(t *testing.T) {
+	k := SIMD(1)
+	if k == nil {
+		t.Skip("no SIMD kernel")
+	}
+	a, b, c := make([]float32, 12*8), make([]float32, 8*32), make([]float32, 12*32)
+	for _, tc := range []struct {
 		name    string
-		ta, tb  bool
-		m, n, k int
-	}{
-		{"fwd_qkv", false, true, BT, 3 * C, C},
-		{"fwd_fc", false, true, BT, 4 * C, C},
-		{"fwd_fcproj", false, true, BT, C, 4 * C},
-		{"bwd_dinp_fc", false, false, BT, C, 4 * C},
-		{"bwd_dW_fc", true, false, 4 * C, C, BT},
-		{"bwd_dW_fcproj", true, false, C, 4 * C, BT},
+		a, b, c []float32
+	}{{"a", a[:len(a)-1], b, c}, {"b", a, b[:len(b)-1], c}, {"c", a, b, c[:len(c)-1]}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("short %s accepted", tc.name)
+				}
+			}()
+			k.Gemm(false, false, 12, 32, 8, tc.a, 8, tc.b, 32, 0, tc.c, 32)
+		}()
+	}
+}
+
+// gemmShape is one matrix product of a training step.
+type gemmShape struct {
+	name    string
+	ta, tb  bool
+	m, n, k int
+}
+
+// stepShapes are the matrix products of one layer's training step with
+// BT = B·T rows and embedding C: forward (out = in·Wᵀ), backward to the
+// input (din += dout·W) and to the weights (dW += doutᵀ·in), for the
+// qkv, attention projection, fc and fc projection layers.
+func stepShapes(BT, C int) []gemmShape {
+	var out []gemmShape
+	for _, l := range []struct {
+		name  string
+		in, o int
+	}{{"qkv", C, 3 * C}, {"proj", C, C}, {"fc", C, 4 * C}, {"fcproj", 4 * C, C}} {
+		out = append(out,
+			gemmShape{"fwd_" + l.name, false, true, BT, l.o, l.in},
+			gemmShape{"dinp_" + l.name, false, false, BT, l.in, l.o},
+			gemmShape{"dW_" + l.name, true, false, l.o, l.in, BT})
+	}
+	return out
+}
+
+// BenchmarkGemm measures the kernels on the matmul shapes of the C1 model
+// (L=2, E=64, N=256, batch 32: B·T = 8192 rows) and the C2 model (L=4,
+// E=128, N=512, batch 16: 8192 rows), and on the per-(batch, head)
+// attention products (T×T×16 scores, T×16×T weighted values, serial).
+// GFLOP/s = 2mnk/time.
+func BenchmarkGemm(b *testing.B) {
+	type kcase struct {
+		name string
+		k    Kernel
+	}
+	kerns := []kcase{{"blocked", &Blocked{}}}
+	serial := []kcase{{"blocked1", &Blocked{Workers: 1}}}
+	if k := SIMD(0); k != nil {
+		kerns = append(kerns, kcase{"simd", k})
+		serial = append(serial, kcase{"simd1", SIMD(1)})
 	}
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, cs := range cases {
-		for _, kern := range []struct {
-			name string
-			k    Kernel
-		}{{"blocked", &Blocked{}}, {"blocked1", &Blocked{Workers: 1}}} {
-			b.Run(fmt.Sprintf("%s/%s", cs.name, kern.name), func(b *testing.B) {
-				lda, ldb := cs.k, cs.n
-				if cs.ta {
-					lda = cs.m
-				}
-				if cs.tb {
-					ldb = cs.k
-				}
-				a := randSlice(r, cs.m*cs.k)
-				bb := randSlice(r, cs.k*cs.n)
-				c := make([]float32, cs.m*cs.n)
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					kern.k.Gemm(cs.ta, cs.tb, cs.m, cs.n, cs.k, a, lda, bb, ldb, 0, c, cs.n)
-				}
-				b.ReportMetric(2*float64(cs.m)*float64(cs.n)*float64(cs.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			})
+	run := func(b *testing.B, cs gemmShape, kern Kernel) {
+		lda, ldb := cs.k, cs.n
+		if cs.ta {
+			lda = cs.m
+		}
+		if cs.tb {
+			ldb = cs.k
+		}
+		a := randSlice(r, cs.m*cs.k)
+		bb := randSlice(r, cs.k*cs.n)
+		c := make([]float32, cs.m*cs.n)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			kern.Gemm(cs.ta, cs.tb, cs.m, cs.n, cs.k, a, lda, bb, ldb, 0, c, cs.n)
+		}
+		b.ReportMetric(2*float64(cs.m)*float64(cs.n)*float64(cs.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	}
+	for _, cfg := range []struct {
+		name  string
+		BT, C int
+	}{{"C1", 8192, 64}, {"C2", 8192, 128}} {
+		for _, cs := range stepShapes(cfg.BT, cfg.C) {
+			for _, kc := range kerns {
+				b.Run(fmt.Sprintf("%s/%s/%s", cfg.name, cs.name, kc.name), func(b *testing.B) { run(b, cs, kc.k) })
+			}
+		}
+	}
+	for _, T := range []int{256, 512} {
+		for _, cs := range []gemmShape{{"att_qk", false, true, T, T, 16}, {"att_v", false, false, T, 16, T}} {
+			for _, kc := range serial {
+				b.Run(fmt.Sprintf("T%d/%s/%s", T, cs.name, kc.name), func(b *testing.B) { run(b, cs, kc.k) })
+			}
 		}
 	}
 }

@@ -1,0 +1,404 @@
+package transformer
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// A checkpoint is one safetensors file (see checkpoint_st.go for the
+// container) holding everything a Trainer needs to continue a run exactly:
+//
+//	tensors   "params", "adam.m", "adam.v" (F32, [P]) and, once a validation
+//	          loss has been measured, "best_params" ([P])
+//	metadata  "format": "vomc-checkpoint", "version": "1",
+//	          "config": the model Config (JSON),
+//	          "train_config": the TrainConfig (JSON),
+//	          "state": the TrainerState, the AdamW step count and the shape
+//	          of the data (JSON; non-finite floats as strings "+Inf"/"NaN"),
+//	          "history": the training log so far (JSON array of LogEntry),
+//	          "meta": the caller's strings (JSON object; e.g. the data set's
+//	          path and checksum).
+//
+// Floats are stored exactly (float32 tensors bit for bit, float64 counters
+// in shortest round-trip decimal), so a resumed run is bit-identical to an
+// uninterrupted one. SaveCheckpoint writes atomically.
+
+const (
+	checkpointFormat  = "vomc-checkpoint"
+	checkpointVersion = "1"
+)
+
+// Checkpoint is the complete state of a training run, as read by
+// ReadCheckpoint.
+type Checkpoint struct {
+	// Config is the model's architecture and Train the optimisation
+	// settings.
+	Config Config
+	Train  TrainConfig
+	// Params are the current parameters; M and V AdamW's moments after
+	// AdamT steps; BestParams (nil before the first validation) the
+	// parameters of the best validation loss.
+	Params, M, V, BestParams []float32
+	AdamT                    int
+	// State is the step, shuffle position and counters.
+	State TrainerState
+	// History is the training log up to the checkpoint.
+	History []LogEntry
+	// TrainWindows, ValWindows and WindowLen describe the data the run was
+	// trained on (Resume checks them).
+	TrainWindows, ValWindows, WindowLen int
+	// Meta holds the strings the caller passed to SaveCheckpoint.
+	Meta map[string]string
+}
+
+// stateJSON is the "state" metadata entry.
+type stateJSON struct {
+	Step            int       `json:"step"`
+	Epoch           int       `json:"epoch"`
+	Index           int       `json:"index"`
+	BestVal         jsonFloat `json:"best_val"`
+	SinceBest       int       `json:"since_best"`
+	Stopped         bool      `json:"stopped"`
+	EpochLoss       jsonFloat `json:"epoch_loss"`
+	EpochTargets    int       `json:"epoch_targets"`
+	IntervalLoss    jsonFloat `json:"interval_loss"`
+	IntervalTargets int       `json:"interval_targets"`
+	LR              jsonFloat `json:"lr"`
+	GradNorm        jsonFloat `json:"grad_norm"`
+	ElapsedNS       int64     `json:"elapsed_ns"`
+	AdamT           int       `json:"adam_t"`
+	TrainWindows    int       `json:"train_windows"`
+	ValWindows      int       `json:"val_windows"`
+	WindowLen       int       `json:"window_len"`
+}
+
+// jsonFloat is a float64 that survives JSON exactly, including ±Inf and
+// NaN (written as the strings "+Inf", "-Inf", "NaN").
+type jsonFloat float64
+
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return []byte(strconv.Quote(strconv.FormatFloat(v, 'g', -1, 64))), nil
+	}
+	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
+}
+
+func (f *jsonFloat) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if len(s) > 0 && s[0] == '"' {
+		var err error
+		if s, err = strconv.Unquote(s); err != nil {
+			return err
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("transformer: bad float %s in checkpoint", b)
+	}
+	*f = jsonFloat(v)
+	return nil
+}
+
+// logEntryJSON is the JSON form of a LogEntry (one line of train.jsonl).
+type logEntryJSON struct {
+	Step            int      `json:"step"`
+	Epoch           float64  `json:"epoch"`
+	TrainLoss       float64  `json:"train_loss"`
+	EpochEnd        bool     `json:"epoch_end,omitempty"`
+	EpochTrainLoss  *float64 `json:"epoch_train_loss,omitempty"`
+	ValLoss         *float64 `json:"val_loss,omitempty"`
+	BestValLoss     *float64 `json:"best_val_loss,omitempty"`
+	LR              float64  `json:"lr"`
+	GradNorm        float64  `json:"grad_norm"`
+	TokensPerSecond float64  `json:"tokens_per_s"`
+	ElapsedSeconds  float64  `json:"elapsed_s"`
+}
+
+func finitePtr(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// MarshalJSON writes the entry as one JSON object with the keys step,
+// epoch, train_loss, lr, grad_norm, tokens_per_s and elapsed_s (seconds);
+// epoch-end entries add epoch_end: true, epoch_train_loss and, when
+// finite, val_loss and best_val_loss. Losses are in nats per symbol.
+func (e LogEntry) MarshalJSON() ([]byte, error) {
+	j := logEntryJSON{Step: e.Step, Epoch: e.Epoch, TrainLoss: e.TrainLoss, EpochEnd: e.EpochEnd,
+		LR: e.LR, GradNorm: e.GradNorm, TokensPerSecond: e.TokensPerSecond, ElapsedSeconds: e.Elapsed.Seconds()}
+	if e.EpochEnd {
+		j.EpochTrainLoss, j.ValLoss, j.BestValLoss = finitePtr(e.EpochTrainLoss), finitePtr(e.ValLoss), finitePtr(e.BestValLoss)
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; in an epoch-end entry an
+// absent val_loss is NaN and an absent best_val_loss +Inf.
+func (e *LogEntry) UnmarshalJSON(b []byte) error {
+	var j logEntryJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*e = LogEntry{Step: j.Step, Epoch: j.Epoch, TrainLoss: j.TrainLoss, EpochEnd: j.EpochEnd,
+		LR: j.LR, GradNorm: j.GradNorm, TokensPerSecond: j.TokensPerSecond,
+		Elapsed: time.Duration(math.Round(j.ElapsedSeconds * 1e9))}
+	if !j.EpochEnd {
+		return nil
+	}
+	e.ValLoss, e.BestValLoss = math.NaN(), math.Inf(1)
+	if j.EpochTrainLoss != nil {
+		e.EpochTrainLoss = *j.EpochTrainLoss
+	}
+	if j.ValLoss != nil {
+		e.ValLoss = *j.ValLoss
+	}
+	if j.BestValLoss != nil {
+		e.BestValLoss = *j.BestValLoss
+	}
+	return nil
+}
+
+// WriteCheckpoint writes the trainer's complete state to w (the format is
+// described at the top of checkpoint.go), with the caller's strings meta.
+// Call it only when the state is consistent: before or after Run, after Run
+// returned a context error, or from OnCheckpoint.
+func (t *Trainer) WriteCheckpoint(w io.Writer, meta map[string]string) error {
+	s := t.TrainerState
+	st := stateJSON{Step: s.Step, Epoch: s.Epoch, Index: s.Index, BestVal: jsonFloat(s.BestVal),
+		SinceBest: s.SinceBest, Stopped: s.Stopped, EpochLoss: jsonFloat(s.EpochLoss),
+		EpochTargets: s.EpochTargets, IntervalLoss: jsonFloat(s.IntervalLoss),
+		IntervalTargets: s.IntervalTargets, LR: jsonFloat(s.LR),
+		GradNorm: jsonFloat(s.GradNorm), ElapsedNS: int64(t.ElapsedTotal()), AdamT: t.Opt.T,
+		TrainWindows: t.Train.Windows(), WindowLen: t.T}
+	if t.Val != nil {
+		st.ValWindows = t.Val.Windows()
+	}
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	md := map[string]string{"format": checkpointFormat, "version": checkpointVersion, "config": t.Model.Config.String()}
+	hist := t.History
+	if hist == nil {
+		hist = []LogEntry{}
+	}
+	for k, v := range map[string]any{"train_config": t.Cfg, "state": st, "history": hist, "meta": meta} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		md[k] = string(b)
+	}
+	P := len(t.Model.Params)
+	tensors := []stNamed{
+		{"params", []int{P}, t.Model.Params},
+		{"adam.m", []int{P}, t.Opt.M[:P]},
+		{"adam.v", []int{P}, t.Opt.V[:P]},
+	}
+	if t.BestParams != nil {
+		tensors = append(tensors, stNamed{"best_params", []int{P}, t.BestParams})
+	}
+	return writeST(w, md, tensors)
+}
+
+// SaveCheckpoint writes the checkpoint (see WriteCheckpoint) to path
+// atomically: into a temporary file in the same directory, synced, then
+// renamed over path, and the directory synced. A process killed at any
+// moment leaves either the previous checkpoint or the new one, never a
+// partial file (at worst a stray ".checkpoint…tmp*" file, which
+// RemoveStaleTemp deletes).
+func (t *Trainer) SaveCheckpoint(path string, meta map[string]string) error {
+	return writeFileAtomic(path, func(w io.Writer) error { return t.WriteCheckpoint(w, meta) })
+}
+
+// writeFileAtomic writes path through a synced temporary file and a
+// rename, then syncs the directory.
+func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err = write(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// RemoveStaleTemp deletes the temporary files that an interrupted
+// SaveCheckpoint (or SaveSafetensors) of path may have left behind.
+func RemoveStaleTemp(path string) error {
+	matches, err := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp*"))
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		if err := os.Remove(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadCheckpoint reads a checkpoint written by WriteCheckpoint, checking
+// the format, the config and the tensor sizes.
+func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
+	md, ts, err := readST(r)
+	if err != nil {
+		return nil, err
+	}
+	if md["format"] != checkpointFormat {
+		return nil, fmt.Errorf("transformer: not a %s file", checkpointFormat)
+	}
+	if md["version"] != checkpointVersion {
+		return nil, fmt.Errorf("transformer: checkpoint version %q, this build reads %q", md["version"], checkpointVersion)
+	}
+	c := &Checkpoint{}
+	var st stateJSON
+	for _, f := range []struct {
+		key string
+		v   any
+	}{{"config", &c.Config}, {"train_config", &c.Train}, {"state", &st}, {"history", &c.History}, {"meta", &c.Meta}} {
+		raw, ok := md[f.key]
+		if !ok {
+			return nil, fmt.Errorf("transformer: checkpoint without %q", f.key)
+		}
+		if err := json.Unmarshal([]byte(raw), f.v); err != nil {
+			return nil, fmt.Errorf("transformer: checkpoint %s: %w", f.key, err)
+		}
+	}
+	if err := c.Config.Validate(); err != nil {
+		return nil, err
+	}
+	P := c.Config.NumParams()
+	get := func(name string, required bool) ([]float32, error) {
+		v, ok := ts[name]
+		if !ok {
+			if required {
+				return nil, fmt.Errorf("transformer: checkpoint without tensor %q", name)
+			}
+			return nil, nil
+		}
+		if len(v) != P {
+			return nil, fmt.Errorf("transformer: checkpoint tensor %q has %d values, the config needs %d", name, len(v), P)
+		}
+		return v, nil
+	}
+	if c.Params, err = get("params", true); err != nil {
+		return nil, err
+	}
+	if c.M, err = get("adam.m", true); err != nil {
+		return nil, err
+	}
+	if c.V, err = get("adam.v", true); err != nil {
+		return nil, err
+	}
+	if c.BestParams, err = get("best_params", false); err != nil {
+		return nil, err
+	}
+	c.AdamT, c.TrainWindows, c.ValWindows, c.WindowLen = st.AdamT, st.TrainWindows, st.ValWindows, st.WindowLen
+	c.State = TrainerState{Step: st.Step, Epoch: st.Epoch, Index: st.Index, BestVal: float64(st.BestVal),
+		SinceBest: st.SinceBest, Stopped: st.Stopped, EpochLoss: float64(st.EpochLoss), EpochTargets: st.EpochTargets,
+		IntervalLoss: float64(st.IntervalLoss), IntervalTargets: st.IntervalTargets,
+		LR: float64(st.LR), GradNorm: float64(st.GradNorm),
+		Elapsed: time.Duration(st.ElapsedNS)}
+	if c.State.Step < 0 || c.State.Epoch < 0 || c.State.Index < 0 || c.State.Index > c.TrainWindows || c.AdamT < 0 {
+		return nil, fmt.Errorf("transformer: checkpoint state out of range: step %d, epoch %d, index %d of %d",
+			c.State.Step, c.State.Epoch, c.State.Index, c.TrainWindows)
+	}
+	return c, nil
+}
+
+// LoadCheckpoint reads the checkpoint in path (see ReadCheckpoint).
+func LoadCheckpoint(path string) (*Checkpoint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	c, err := ReadCheckpoint(bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Resume rebuilds the Trainer of the checkpoint on the same training and
+// validation windows (their number and length are checked; the windows
+// themselves are the caller's responsibility, e.g. by a checksum in Meta).
+// Its Run continues the run exactly where the checkpoint was taken. The
+// callbacks (Log, OnLog, OnStep, OnCheckpoint) are for the caller to set.
+func (c *Checkpoint) Resume(train, val Windows) (*Trainer, error) {
+	nv := 0
+	if val != nil {
+		nv = val.Windows()
+	}
+	if train == nil || train.Windows() != c.TrainWindows || nv != c.ValWindows {
+		nt := 0
+		if train != nil {
+			nt = train.Windows()
+		}
+		return nil, fmt.Errorf("transformer: the checkpoint was trained on %d training and %d validation windows, got %d and %d",
+			c.TrainWindows, c.ValWindows, nt, nv)
+	}
+	if T := len(train.Window(0)); T != c.WindowLen {
+		return nil, fmt.Errorf("transformer: the checkpoint was trained on windows of %d symbols, got %d", c.WindowLen, T)
+	}
+	m, err := FromParams(c.Config, append([]float32(nil), c.Params...))
+	if err != nil {
+		return nil, err
+	}
+	t, err := NewTrainer(m, c.Train, train, val)
+	if err != nil {
+		return nil, err
+	}
+	copy(t.Opt.M, c.M)
+	copy(t.Opt.V, c.V)
+	t.Opt.T = c.AdamT
+	t.TrainerState = c.State
+	if c.BestParams != nil {
+		t.BestParams = append([]float32(nil), c.BestParams...)
+	}
+	t.History = append([]LogEntry(nil), c.History...)
+	return t, nil
+}
+
+// Model returns the checkpoint's current parameters as a model (a copy).
+func (c *Checkpoint) Model() (*Model, error) {
+	return FromParams(c.Config, append([]float32(nil), c.Params...))
+}

@@ -1,0 +1,75 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestGelu compares the GELU kernels (portable and SIMD) with float64
+// exact-erf GELU and its derivative on a grid over [−12, 12], random
+// points and every tail length: |Φ error| ≤ 3e-7, so |out error| ≤
+// 3e-7·|x| + 1 ulp and the derivative error ≤ 3e-7·(1 + |x|).
+func TestGelu(t *testing.T) {
+	var xs []float32
+	for x := -12.0; x <= 12; x += 1.0 / 512 {
+		xs = append(xs, float32(x))
+	}
+	r := rand.New(rand.NewPCG(4, 4))
+	for i := 0; i < 1<<16; i++ {
+		xs = append(xs, float32(3*r.NormFloat64()))
+	}
+	xs = append(xs, 0, float32(math.Copysign(0, -1)), 1e-20, -1e-20, 50, -50, 1e6, -1e6)
+	type impl struct {
+		name string
+		fwd  func(out, inp []float32)
+		bwd  func(dinp, inp, dout []float32)
+	}
+	impls := []impl{{"go", geluForwardGo, geluBackwardGo}, {"dispatch", GeluForward, GeluBackward}}
+	if hasSIMD {
+		impls = append(impls, impl{"simd",
+			func(out, inp []float32) { geluForwardSIMD(&out[0], &inp[0], len(inp)) },
+			func(dinp, inp, dout []float32) { geluBackwardSIMD(&dinp[0], &inp[0], &dout[0], len(inp)) }})
+	}
+	for _, im := range impls {
+		out := make([]float32, len(xs))
+		im.fwd(out, xs)
+		din := make([]float32, len(xs))
+		dout := make([]float32, len(xs))
+		for i := range din {
+			din[i] = 0.25
+			dout[i] = 1
+		}
+		im.bwd(din, xs, dout)
+		worstF, worstB := 0.0, 0.0
+		for i, x32 := range xs {
+			x := float64(x32)
+			phi := 0.5 * (1 + math.Erf(x/math.Sqrt2))
+			want := x * phi
+			ef := math.Abs(float64(out[i])-want) / (3e-7*math.Abs(x) + 6e-8*math.Abs(want) + 1e-30)
+			wantD := phi + x*math.Exp(-x*x/2)/math.Sqrt(2*math.Pi) + 0.25
+			eb := math.Abs(float64(din[i])-wantD) / (3e-7 * (1 + math.Abs(x)))
+			worstF, worstB = math.Max(worstF, ef), math.Max(worstB, eb)
+			if !(ef <= 1) || !(eb <= 1) {
+				t.Fatalf("%s: x=%v: gelu %v (want %v), 0.25+gelu' %v (want %v)", im.name, x, out[i], want, din[i], wantD)
+			}
+		}
+		t.Logf("%s: worst error/bound forward %.3f, backward %.3f", im.name, worstF, worstB)
+		for n := 1; n <= 40; n++ {
+			in := make([]float32, n+1)
+			o := make([]float32, n+1)
+			o[n] = 9
+			in[n] = 1
+			im.fwd(o[:n], in[:n])
+			im.bwd(o[:n], in[:n], in[:n])
+			for i := 0; i < n; i++ {
+				if o[i] != 0 {
+					t.Fatalf("%s n=%d: o[%d] = %v", im.name, n, i, o[i])
+				}
+			}
+			if o[n] != 9 {
+				t.Fatalf("%s n=%d: wrote past the end", im.name, n)
+			}
+		}
+	}
+}
