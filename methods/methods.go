@@ -8,6 +8,7 @@
 //	markov[:k=2][:alpha=0.5][:init=pad|shorter]
 //	unigram[:alpha=0.5]
 //	tf:path=DIR[:name=LABEL]                 (a transformer trained by `vomc train`)
+//	construct[:D=5][:lambda=0.15][:alpha=0.5][:c=inf]  (the paper's (D+2)-layer CTW transformer)
 //
 // Parameters left out take the values of Defaults (the data set's prior for
 // CTW; order = D for the others), so "ctw,kn,ppm" compares the three at the
@@ -20,11 +21,13 @@ package methods
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/vomc/vomc/construct"
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/kn"
 	"github.com/vomc/vomc/markov"
@@ -285,8 +288,30 @@ func build(sp *spec, d Defaults) (Built, error) {
 		return b, err
 	case "tf":
 		return buildTF(sp, d)
+	case "construct":
+		D, err := sp.int("d", d.D)
+		if err != nil {
+			return b, err
+		}
+		lam, _, err := sp.float("lambda", d.Lambda)
+		if err != nil {
+			return b, err
+		}
+		alpha, _, err := sp.float("alpha", d.Alpha)
+		if err != nil {
+			return b, err
+		}
+		c := math.Inf(1)
+		if v := sp.str("c", "inf"); v != "inf" {
+			if c, err = strconv.ParseFloat(v, 64); err != nil || !(c > 0) {
+				return b, fmt.Errorf("methods: %q: c=%q is not a positive number or inf", sp.text, v)
+			}
+		}
+		p, err := construct.New(construct.Config{A: d.A, D: D, Lambda: lam, Alpha: alpha, C: c})
+		b.Predictor = p
+		return b, err
 	}
-	return b, fmt.Errorf("methods: unknown method %q (ctw, kn, ppm, markov, unigram, tf)", sp.name)
+	return b, fmt.Errorf("methods: unknown method %q (ctw, kn, ppm, markov, unigram, tf, construct)", sp.name)
 }
 
 // namedModel is a trained transformer under another name; it keeps the

@@ -1,6 +1,7 @@
 package methods
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,6 +97,37 @@ func TestBuildTF(t *testing.T) {
 			t.Errorf("Build(%q) accepted", bad)
 		} else if strings.Contains(bad, "unfinished") && !strings.Contains(err.Error(), "--resume") {
 			t.Errorf("unfinished run: %v", err)
+		}
+	}
+}
+
+// TestConstruct: the construction is built from a spec and coincides with
+// CTW (Theorem 1 made a transformer).
+func TestConstruct(t *testing.T) {
+	d := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
+	bs, err := Build("ctw,construct,construct:c=1e6", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []byte{0, 1, 2, 2, 1, 0, 0, 1, 2, 1, 1, 0, 2, 2, 2, 1}
+	losses := make([][]float64, len(bs))
+	for i, b := range bs {
+		losses[i] = make([]float64, len(x))
+		if _, err := predict.LogLoss(b.Predictor, x, losses[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for j := range x {
+		if math.Abs(losses[0][j]-losses[1][j]) > 1e-9 {
+			t.Errorf("position %d: CTW %v, construction %v", j, losses[0][j], losses[1][j])
+		}
+	}
+	if bs[2].Predictor.Name() == bs[1].Predictor.Name() {
+		t.Error("finite and infinite c share a name")
+	}
+	for _, bad := range []string{"construct:c=-1", "construct:c=x", "construct:D=0"} {
+		if _, err := Build(bad, d); err == nil {
+			t.Errorf("Build(%q) accepted", bad)
 		}
 	}
 }

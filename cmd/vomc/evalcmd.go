@@ -25,6 +25,8 @@ const methodsHelp = `comma-separated methods, each name[:param=value...]:
   ppm[:order=D][:escape=A|C|D][:excl][:norm]
   markov[:k=D][:alpha=0.5][:init=pad|shorter]
   unigram[:alpha=0.5]
+  tf:path=DIR[:name=LABEL]   (a transformer trained by 'vomc train')
+  construct[:D=5][:lambda=0.15][:alpha=0.5][:c=inf|50]   (the paper's (D+2)-layer CTW transformer)
 omitted values come from the data set's prior (or the flags for a file)`
 
 func runEval(args []string) error {
