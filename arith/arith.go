@@ -160,6 +160,28 @@ func (e *Encoder) EncodeShift(cum, freq uint32, bits uint) {
 	}
 }
 
+// EncodeBit codes one binary decision with P(bit = 1) = p1/2^16
+// (1 ≤ p1 < 2^16); bit is 0 or 1. It produces exactly the stream of
+// EncodeShift(0, p1, 16) for a 1 and EncodeShift(p1, 2^16−p1, 16) for a 0,
+// in fewer steps. p1 outside its range is a programming error and makes
+// EncodeBit panic.
+func (e *Encoder) EncodeBit(bit uint32, p1 uint32) {
+	if p1-1 >= 1<<16-1 {
+		panic(fmt.Sprintf("arith: EncodeBit(p1=%d) out of range", p1))
+	}
+	bound := (e.rng >> 16) * p1
+	if bit != 0 {
+		e.rng = bound
+	} else {
+		e.low += uint64(bound)
+		e.rng -= bound
+	}
+	for e.rng < top {
+		e.rng <<= 8
+		e.shiftLow()
+	}
+}
+
 // Close writes the final bytes of the stream (and flushes the bufio.Writer
 // NewEncoder created, if any). It does not close the underlying writer. It
 // returns the first write error, if any. The encoder must not be used
@@ -272,6 +294,29 @@ func (d *Decoder) TargetShift(bits uint) uint32 {
 // UpdateShift is Update with total = 2^bits, after TargetShift(bits).
 func (d *Decoder) UpdateShift(cum, freq uint32, bits uint) {
 	d.Update(cum, freq, 1<<bits)
+}
+
+// DecodeBit decodes a decision coded by EncodeBit with the same p1
+// (1 ≤ p1 < 2^16). It equals TargetShift(16) < p1 followed by the matching
+// UpdateShift, without a division.
+func (d *Decoder) DecodeBit(p1 uint32) uint32 {
+	if p1-1 >= 1<<16-1 {
+		panic(fmt.Sprintf("arith: DecodeBit(p1=%d) out of range", p1))
+	}
+	bound := (d.rng >> 16) * p1
+	var bit uint32
+	if d.code < bound {
+		d.rng = bound
+		bit = 1
+	} else {
+		d.code -= bound
+		d.rng -= bound
+	}
+	for d.rng < top {
+		d.rng <<= 8
+		d.code = d.code<<8 | uint32(d.next())
+	}
+	return bit
 }
 
 // Err returns the first error met (truncated input, a read error, a corrupt

@@ -209,6 +209,81 @@ func TestShift(t *testing.T) {
 	}
 }
 
+// EncodeBit/DecodeBit produce and read exactly the stream of the
+// EncodeShift/TargetShift pair with 16 bits, and interoperate with it.
+func TestBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	type op struct{ bit, p1 uint32 }
+	ops := make([]op, 300_000)
+	for i := range ops {
+		p1 := uint32(1 + r.IntN(1<<16-1))
+		switch i % 7 {
+		case 0:
+			p1 = 1
+		case 1:
+			p1 = 1<<16 - 1
+		}
+		var bit uint32
+		if r.Uint32()&0xFFFF < p1 {
+			bit = 1
+		}
+		if i%1000 == 999 {
+			bit ^= 1 // an unlikely outcome now and then
+		}
+		ops[i] = op{bit, p1}
+	}
+	var a, b bytes.Buffer
+	ea, eb := NewEncoder(&a), NewEncoder(&b)
+	for _, o := range ops {
+		ea.EncodeBit(o.bit, o.p1)
+		if o.bit == 1 {
+			eb.EncodeShift(0, o.p1, 16)
+		} else {
+			eb.EncodeShift(o.p1, 1<<16-o.p1, 16)
+		}
+	}
+	if err := ea.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := eb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatal("EncodeBit and EncodeShift streams differ")
+	}
+	d, err := NewDecoder(bytes.NewReader(a.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range ops {
+		var bit uint32
+		if i%2 == 0 {
+			bit = d.DecodeBit(o.p1)
+		} else if d.TargetShift(16) < o.p1 {
+			bit = 1
+			d.UpdateShift(0, o.p1, 16)
+		} else {
+			d.UpdateShift(o.p1, 1<<16-o.p1, 16)
+		}
+		if bit != o.bit {
+			t.Fatalf("bit %d: got %d want %d", i, bit, o.bit)
+		}
+	}
+	if err := d.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p1 := range []uint32{0, 1 << 16} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("EncodeBit(p1=%d) did not panic", p1)
+				}
+			}()
+			NewEncoder(&a).EncodeBit(1, p1)
+		}()
+	}
+}
+
 func TestEmpty(t *testing.T) {
 	var buf bytes.Buffer
 	e := NewEncoder(&buf)

@@ -42,6 +42,13 @@ func testModels(t testing.TB) []Model {
 		}
 		ms = append(ms, m)
 	}
+	for _, c := range []MixConfig{{MemMB: 1}, {MemMB: 64}} {
+		m, err := Mix(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
 	return ms
 }
 
@@ -137,12 +144,13 @@ func TestRoundTripCorpus(t *testing.T) {
 	files := corpusFiles(t, 100_000)
 	pm, _ := PPM(DefaultPPM())
 	cm, _ := CTW(DefaultCTW())
+	mm, _ := Mix(DefaultMix())
 	for _, f := range files {
 		x, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range []Model{pm, cm} {
+		for _, m := range []Model{pm, cm, mm} {
 			z := roundTrip(t, m, x)
 			t.Logf("%-28s %-30s %7d → %7d  %.3f bits/byte", f, m.Name(), len(x), len(z), 8*float64(len(z))/float64(len(x)))
 		}
@@ -168,25 +176,27 @@ func TestMeasure(t *testing.T) {
 	for _, m := range models {
 		for _, sub := range []string{"calgary", "cantrbry"} {
 			var in, out int64
-			var tEnc, tDec time.Duration
+			var tEnc, tDec, cEnc, cDec time.Duration
 			ents, _ := os.ReadDir(filepath.Join(corpusDir, sub))
 			for _, e := range ents {
 				x, err := os.ReadFile(filepath.Join(corpusDir, sub, e.Name()))
 				if err != nil {
 					t.Fatal(err)
 				}
-				t0 := time.Now()
+				c0, t0 := cpuTime(), time.Now()
 				z, err := EncodeBytes(x, m)
 				if err != nil {
 					t.Fatal(err)
 				}
-				t1 := time.Now()
+				c1, t1 := cpuTime(), time.Now()
 				y, err := DecodeBytes(z)
 				if err != nil || !bytes.Equal(x, y) {
 					t.Fatalf("%s %s: round trip failed: %v", m.Name(), e.Name(), err)
 				}
 				tEnc += t1.Sub(t0)
 				tDec += time.Since(t1)
+				cEnc += c1 - c0
+				cDec += cpuTime() - c1
 				in += int64(len(x))
 				out += int64(len(z))
 				if os.Getenv("VOMC_MEASURE_FILES") != "" {
@@ -194,8 +204,9 @@ func TestMeasure(t *testing.T) {
 				}
 			}
 			mb := float64(in) / 1e6
-			fmt.Printf("%-34s %-8s %9d → %9d  %.4f bits/byte  enc %.2f MB/s  dec %.2f MB/s\n",
-				m.Name(), sub, in, out, 8*float64(out)/float64(in), mb/tEnc.Seconds(), mb/tDec.Seconds())
+			fmt.Printf("%-34s %-8s %9d → %9d  %.4f bits/byte  enc %.2f MB/s  dec %.2f MB/s  (CPU time: enc %.2f, dec %.2f MB/s)\n",
+				m.Name(), sub, in, out, 8*float64(out)/float64(in), mb/tEnc.Seconds(), mb/tDec.Seconds(),
+				mb/cEnc.Seconds(), mb/cDec.Seconds())
 		}
 	}
 }
@@ -208,7 +219,7 @@ func splitFields(s string) []string {
 	return out
 }
 
-// parseSpec parses "ppm:D:M[:mem]" or "ctw:D:alphaInv[:mem]".
+// parseSpec parses "ppm:D:M[:mem]", "ctw:D:alphaInv[:mem]" or "mix:mem:x".
 func parseSpec(s string) (Model, error) {
 	parts := bytes.Split([]byte(s), []byte(":"))
 	if len(parts) < 3 {
@@ -231,6 +242,8 @@ func parseSpec(s string) (Model, error) {
 			meth = ppm.MethodC
 		}
 		return PPM(PPMConfig{Order: a, Method: meth, MemMB: mem})
+	case "mix":
+		return Mix(MixConfig{MemMB: a})
 	case "ctw":
 		k, err := strconv.Atoi(string(parts[2]))
 		if err != nil {

@@ -148,6 +148,7 @@ type ctwCoder struct {
 	d1    []cbucket // 256·17 buckets for depth 1
 	tab   []cbucket // hashed buckets for depths ≥ 2
 	shift uint      // 64 − log2(len(tab))
+	sink  uint16    // keeps the loads of buckets alive
 	hist  [MaxCTWDepth]byte
 	hash  [MaxCTWDepth + 1]uint64 // hash of the last d bytes
 	cur   [MaxCTWDepth + 1]*cbucket
@@ -198,9 +199,19 @@ func (x *ctwCoder) buckets(nib int) {
 	if x.depth >= 1 {
 		x.cur[1] = &x.d1[int(x.hist[0])*17+nib]
 	}
+	var hs [MaxCTWDepth + 1]uint64
+	var sink uint16
 	for d := 2; d <= x.depth; d++ {
 		h := (x.hash[d] + uint64(nib)*0xD6E8FEB86659FD93) * 0x94D049BB133111EB
 		h ^= h >> 31
+		hs[d] = h
+		// Load every bucket first: the independent loads overlap their
+		// cache misses.
+		sink += x.tab[h>>x.shift][0].n0
+	}
+	x.sink ^= sink
+	for d := 2; d <= x.depth; d++ {
+		h := hs[d]
 		b := &x.tab[h>>x.shift]
 		tag := uint32(h) | 1
 		if b[0].n0 != uint16(tag) || b[0].n1 != uint16(tag>>16) {
@@ -275,12 +286,7 @@ func (x *ctwCoder) encode(e *arith.Encoder, b byte) error {
 		node := 1
 		for j := 3; j >= 0; j-- {
 			bit := int(b>>(uint(j)+4*uint(1-half))) & 1
-			p1 := x.predict(node)
-			if bit == 1 {
-				e.EncodeShift(0, p1, ctwProbBits)
-			} else {
-				e.EncodeShift(p1, 1<<ctwProbBits-p1, ctwProbBits)
-			}
+			e.EncodeBit(uint32(bit), x.predict(node))
 			x.update(node, bit)
 			node = 2*node + bit
 		}
@@ -300,14 +306,7 @@ func (x *ctwCoder) decode(dc *arith.Decoder) byte {
 		x.buckets(nib)
 		node := 1
 		for range 4 {
-			p1 := x.predict(node)
-			bit := 0
-			if dc.TargetShift(ctwProbBits) < p1 {
-				bit = 1
-				dc.UpdateShift(0, p1, ctwProbBits)
-			} else {
-				dc.UpdateShift(p1, 1<<ctwProbBits-p1, ctwProbBits)
-			}
+			bit := int(dc.DecodeBit(x.predict(node)))
 			x.update(node, bit)
 			node = 2*node + bit
 		}
