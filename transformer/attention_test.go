@@ -83,8 +83,8 @@ func TestAttentionBlocks(t *testing.T) {
 		for name, k := range ks {
 			t.Run(fmt.Sprintf("%s/B%d,T%d,C%d,NH%d", name, B, T, C, NH), func(t *testing.T) {
 				out := make([]float32, B*T*C)
-				att := make([]float32, B*NH*T*T)
-				attentionForward(k, out, att, qkv, B, T, C, NH)
+				lse := make([]float32, B*NH*T)
+				attentionForward(k, out, lse, qkv, B, T, C, NH)
 				out2 := make([]float32, B*T*C)
 				attentionForward(k, out2, nil, qkv, B, T, C, NH)
 				for i, w := range wantOut {
@@ -99,7 +99,7 @@ func TestAttentionBlocks(t *testing.T) {
 				for i := range dqkv {
 					dqkv[i] = 0.5
 				}
-				attentionBackward(k, dqkv, dout, qkv, att, B, T, C, NH)
+				attentionBackward(k, dqkv, dout, qkv, lse, B, T, C, NH)
 				for i, w := range wantD {
 					w += 0.5
 					if d := math.Abs(float64(dqkv[i]) - w); d > 2e-5*(1+math.Abs(w)) {
@@ -112,9 +112,9 @@ func TestAttentionBlocks(t *testing.T) {
 }
 
 // TestKernelsAgree runs a forward and backward pass of a model whose
-// attention spans several row blocks with the default kernel, the
-// portable one and, for a smaller model, the naive one, and compares the
-// logits and gradients.
+// attention spans several row blocks with the default, SIMD and Blocked
+// kernels and with the whole portable engine (Blocked, VectorSIMD off),
+// and compares the logits and gradients with those of the naive kernel.
 func TestKernelsAgree(t *testing.T) {
 	cfg := DefaultConfig(2, 4, 32, 100, 5)
 	cfg.Heads = []int{4, 2}
@@ -131,10 +131,15 @@ func TestKernelsAgree(t *testing.T) {
 	}
 	defer func() { m.Kernel = nil }()
 	l0, g0, loss0 := run(kernels.Naive{})
-	for name, k := range map[string]kernels.Kernel{"default": nil, "blocked": &kernels.Blocked{}, "simd": kernels.SIMD(0)} {
+	vec := kernels.VectorSIMD
+	defer func() { kernels.VectorSIMD = vec }()
+	for _, name := range []string{"default", "blocked", "simd", "portable"} {
+		k := map[string]kernels.Kernel{"default": nil, "blocked": &kernels.Blocked{}, "simd": kernels.SIMD(0), "portable": &kernels.Blocked{}}[name]
 		if name == "simd" && k == nil {
 			continue
 		}
+		// "portable": the portable GEMM and the portable vector kernels
+		kernels.VectorSIMD = vec && name != "portable"
 		l, g, loss := run(k)
 		if math.Abs(loss-loss0) > 1e-5*loss0 {
 			t.Errorf("%s: loss %v, naive kernel %v", name, loss, loss0)

@@ -115,7 +115,7 @@ type layerBufs struct {
 	ln1, ln1Mean, ln1Rstd []float32 // (B,T,C), (B,T), (B,T)
 	qkv                   []float32 // (B,T,3C)
 	atty                  []float32 // (B,T,C) attention output, heads concatenated
-	att                   []float32 // (B,NH,T,T) softmax weights (forward only)
+	lse                   []float32 // (B,NH,T) log-sum-exp of each row's attention scores (forward only)
 	res2                  []float32 // (B,T,C) input + attention projection
 	ln2, ln2Mean, ln2Rstd []float32
 	fch, fcha             []float32 // (B,T,4C) pre- and post-activation
@@ -150,9 +150,10 @@ type Activations struct {
 }
 
 // NewActivations allocates buffers for batches of up to maxB windows of up
-// to maxT ≤ N symbols; with training, also the attention weights and the
-// gradient buffers Backward needs (inference buffers are O(B·T·E), without
-// the O(B·heads·T²) attention matrices).
+// to maxT ≤ N symbols; with training, also the attention rows' log-sum-exps
+// (O(B·heads·T): the backward pass recomputes the attention weights, so no
+// O(B·heads·T²) matrix is kept) and the gradient buffers Backward needs.
+// All buffers are O(B·T·E).
 func (m *Model) NewActivations(maxB, maxT int, training bool) *Activations {
 	if maxT > m.Config.Context {
 		panic(fmt.Sprintf("transformer: context %d longer than the model's N = %d", maxT, m.Config.Context))
@@ -187,7 +188,7 @@ func (m *Model) allocBufs(B, T int, grad, training bool) bufs {
 		lb.qkv = f(BT * 3 * C)
 		lb.atty = f(BT * C)
 		if !grad && training {
-			lb.att = f(B * c.Heads[l] * T * T)
+			lb.lse = f(B * c.Heads[l] * T)
 		}
 		lb.res2 = f(BT * C)
 		prev = lb.res2
@@ -253,7 +254,7 @@ func (m *Model) Forward(a *Activations, inputs []byte, B, T int) float64 {
 		} else {
 			matmulForward(k, lb.qkv, x, lp.qkvw, lp.qkvb, BT, C, 3*C)
 		}
-		attentionForward(k, lb.atty, lb.att, lb.qkv, B, T, C, c.Heads[l])
+		attentionForward(k, lb.atty, lb.lse, lb.qkv, B, T, C, c.Heads[l])
 		matmulForward(k, lb.res2, lb.atty, lp.projw, lp.projb, BT, C, C)
 		residualForward(lb.res2[:BT*C], x[:BT*C], lb.res2)
 		x = lb.res2
@@ -341,11 +342,13 @@ func (m *Model) Backward(a *Activations, grads []float32, scale float32) {
 		}
 		if c.FeedForward {
 			// res3 = res2 + proj(act(fc(ln2(res2))))
-			matmulBackward(k, db.fcha, lg.fcprojw, lg.fcprojb, db.res3, lb.fcha, lp.fcprojw, BT, 4*C, C)
+			// fcha and fch get no other contribution: overwritten, not
+			// cleared by zeroBufs
+			matmulBackwardSet(k, db.fcha, lg.fcprojw, lg.fcprojb, db.res3, lb.fcha, lp.fcprojw, BT, 4*C, C)
 			if c.Activation == ReLU {
-				reluBackward(db.fch[:BT*4*C], lb.fch[:BT*4*C], db.fcha)
+				reluBackwardSet(db.fch[:BT*4*C], lb.fch[:BT*4*C], db.fcha)
 			} else {
-				geluBackward(db.fch[:BT*4*C], lb.fch[:BT*4*C], db.fcha)
+				geluBackwardSet(db.fch[:BT*4*C], lb.fch[:BT*4*C], db.fcha)
 			}
 			matmulBackward(k, db.ln2, lg.fcw, lg.fcb, db.fch, lb.ln2, lp.fcw, BT, C, 4*C)
 			if c.LayerNorm {
@@ -355,7 +358,7 @@ func (m *Model) Backward(a *Activations, grads []float32, scale float32) {
 		}
 		// res2 = x + proj(attn(qkv(ln1(x))))
 		matmulBackward(k, db.atty, lg.projw, lg.projb, db.res2, lb.atty, lp.projw, BT, C, C)
-		attentionBackward(k, db.qkv, db.atty, lb.qkv, lb.att, B, T, C, c.Heads[l])
+		attentionBackward(k, db.qkv, db.atty, lb.qkv, lb.lse, B, T, C, c.Heads[l])
 		matmulBackward(k, db.ln1, lg.qkvw, lg.qkvb, db.qkv, lb.ln1, lp.qkvw, BT, C, 3*C)
 		if c.LayerNorm {
 			layernormBackward(dxin, lg.ln1w, lg.ln1b, db.ln1, xin, lp.ln1w, lb.ln1Mean, lb.ln1Rstd, BT, C)
@@ -372,9 +375,7 @@ func (m *Model) Backward(a *Activations, grads []float32, scale float32) {
 // addInto accumulates dst += src (the residual branch of residualBackward
 // whose other branch shares its gradient buffer).
 func addInto(dst, src []float32) {
-	for i := range dst {
-		dst[i] += src[i]
-	}
+	kernels.Add(dst, dst, src)
 }
 
 // zeroBufs clears the first BT rows of every gradient buffer.
@@ -389,10 +390,8 @@ func zeroBufs(d *bufs, BT int, c Config) {
 			}
 		}
 		clear(lb.qkv[:BT*3*C])
-		if lb.fch != nil {
-			clear(lb.fch[:BT*4*C])
-			clear(lb.fcha[:BT*4*C])
-		}
+		// fch and fcha are overwritten by Backward (matmulBackwardSet,
+		// geluBackwardSet/reluBackwardSet)
 	}
 	clear(d.lnf[:BT*C])
 }

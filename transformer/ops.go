@@ -133,59 +133,17 @@ type lnTask struct {
 
 var lnPool = sync.Pool{New: func() any { return new(lnTask) }}
 
-// RunPart does the rows of chunk i.
+// RunPart does the rows of chunk i (kernels.LayerNorm, LayerNormBackward).
 func (t *lnTask) RunPart(i int) {
 	C := t.C
 	r0, r1 := i*lnChunk, min(t.rows, (i+1)*lnChunk)
-	w := t.w[:C]
 	if !t.backward {
-		b := t.b[:C]
-		for r := r0; r < r1; r++ {
-			x := t.inp[r*C : (r+1)*C]
-			var m float64
-			for _, v := range x {
-				m += float64(v)
-			}
-			m /= float64(C)
-			var v2 float64
-			for _, v := range x {
-				d := float64(v) - m
-				v2 += d * d
-			}
-			s := 1 / math.Sqrt(v2/float64(C)+lnEps)
-			mf, sf := float32(m), float32(s)
-			o := t.out[r*C : (r+1)*C]
-			for i, v := range x {
-				o[i] = (v-mf)*sf*w[i] + b[i]
-			}
-			t.mean[r], t.rstd[r] = mf, sf
-		}
+		kernels.LayerNorm(t.out[r0*C:r1*C], t.mean[r0:r1], t.rstd[r0:r1], t.inp[r0*C:r1*C], t.w, t.b, r1-r0, C, lnEps)
 		return
 	}
 	part := t.partial[i*2*C : (i+1)*2*C]
 	clear(part)
-	dw, db := part[:C], part[C:]
-	for r := r0; r < r1; r++ {
-		x := t.inp[r*C : (r+1)*C]
-		d := t.dout[r*C : (r+1)*C]
-		m, s := t.mean[r], t.rstd[r]
-		var gm, gxm float32
-		for i, v := range x {
-			xh := (v - m) * s
-			g := d[i] * w[i]
-			gm += g
-			gxm += g * xh
-		}
-		gm /= float32(C)
-		gxm /= float32(C)
-		di := t.dinp[r*C : (r+1)*C]
-		for i, v := range x {
-			xh := (v - m) * s
-			db[i] += d[i]
-			dw[i] += d[i] * xh
-			di[i] += s * (d[i]*w[i] - gm - xh*gxm)
-		}
-	}
+	kernels.LayerNormBackward(t.dinp[r0*C:r1*C], part[:C], part[C:], t.dout[r0*C:r1*C], t.inp[r0*C:r1*C], t.w, t.mean[r0:r1], t.rstd[r0:r1], r1-r0, C)
 }
 
 // matmulForward: out (rows, OC) = inp (rows, C) · wᵀ + bias, w (OC, C),
@@ -195,9 +153,7 @@ func matmulForward(k kernels.Kernel, out, inp, w, bias []float32, rows, C, OC in
 	if bias != nil {
 		for r := 0; r < rows; r++ {
 			o := out[r*OC : (r+1)*OC]
-			for i := range o {
-				o[i] += bias[i]
-			}
+			kernels.Add(o, o, bias)
 		}
 	}
 }
@@ -205,15 +161,21 @@ func matmulForward(k kernels.Kernel, out, inp, w, bias []float32, rows, C, OC in
 // matmulBackward accumulates dinp (rows, C) += dout·w, dw (OC, C) +=
 // doutᵀ·inp and dbias (OC) += Σ_rows dout (skipped when dbias is nil).
 func matmulBackward(k kernels.Kernel, dinp, dw, dbias, dout, inp, w []float32, rows, C, OC int) {
-	k.Gemm(false, false, rows, C, OC, dout, OC, w, C, 1, dinp, C)
+	matmulBackwardBeta(k, 1, dinp, dw, dbias, dout, inp, w, rows, C, OC)
+}
+
+// matmulBackwardSet is matmulBackward except that it OVERWRITES dinp =
+// dout·w (for a dinp with no other contribution, which then need not be
+// cleared first); dw and dbias accumulate.
+func matmulBackwardSet(k kernels.Kernel, dinp, dw, dbias, dout, inp, w []float32, rows, C, OC int) {
+	matmulBackwardBeta(k, 0, dinp, dw, dbias, dout, inp, w, rows, C, OC)
+}
+
+func matmulBackwardBeta(k kernels.Kernel, beta float32, dinp, dw, dbias, dout, inp, w []float32, rows, C, OC int) {
+	k.Gemm(false, false, rows, C, OC, dout, OC, w, C, beta, dinp, C)
 	k.Gemm(true, false, OC, C, rows, dout, OC, inp, C, 1, dw, C)
 	if dbias != nil {
-		for r := 0; r < rows; r++ {
-			d := dout[r*OC : (r+1)*OC]
-			for i, v := range d {
-				dbias[i] += v
-			}
-		}
+		kernels.AddRows(dbias, dout, rows, OC, OC)
 	}
 }
 
@@ -225,31 +187,34 @@ const attnRB = 48
 // attentionForward is causal multi-head scaled dot-product attention.
 // qkv (B,T,3C) holds per position the C query, C key and C value entries;
 // head h uses entries h·hs..(h+1)·hs−1 of each, hs = C/NH. It writes out
-// (B,T,C) (heads concatenated) and the attention weights att (B,NH,T,T),
-// row t holding softmax_{t2≤t}(q_t·k_{t2}/√hs) (entries t2 > t unused).
-// att may be nil (inference): the weights are then not kept.
+// (B,T,C) (heads concatenated) and, unless lse is nil (inference), lse
+// (B,NH,T): for row t the log-sum-exp ln Σ_{t2≤t} e^{q_t·k_{t2}/√hs} of
+// its scaled scores, from which attentionBackward recomputes the weights
+// softmax_{t2≤t}(q_t·k_{t2}/√hs) (so no B·NH·T² buffer is kept).
 //
 // Per (b, h), in parallel, and per block of attnRB query rows: the scores
 // S = Q·Kᵀ and the output P·V are products of the kernel k (run serially)
-// on strided views of qkv; the softmax (kernels.Softmax) covers t2 ≤ t
-// exactly and the weights of t < t2 < r1 inside the block are set to 0.
-func attentionForward(k kernels.Kernel, out, att, qkv []float32, B, T, C, NH int) {
+// on strided views of qkv (Kᵀ transposed once per (b, h)); the softmax
+// (kernels.Softmax) covers t2 ≤ t exactly and the weights of t < t2 < r1
+// inside the block are set to 0.
+func attentionForward(k kernels.Kernel, out, lse, qkv []float32, B, T, C, NH int) {
 	t := attnPool.Get().(*attnTask)
-	*t = attnTask{k: kernels.Serial(k), out: out, att: att, qkv: qkv, B: B, T: T, C: C, NH: NH}
+	*t = attnTask{k: kernels.Serial(k), out: out, lse: lse, qkv: qkv, B: B, T: T, C: C, NH: NH}
 	kernels.Run(t, B*NH)
 	*t = attnTask{}
 	attnPool.Put(t)
 }
 
 // attentionBackward accumulates dqkv (B,T,3C) from dout (B,T,C), using the
-// forward's qkv and att. Work is split over (b, h) pairs, which write
-// disjoint parts of dqkv; per block of query rows r0..r1−1, with dS the
-// gradient of the scores: dV[0:r1] += Pᵀ·dO, dP = dO·Vᵀ (Vᵀ transposed
-// once per (b, h)), dS =
-// kernels.SoftmaxBackward(P, dP), dQ[r0:r1] += dS·K, dK[0:r1] += dSᵀ·Q.
-func attentionBackward(k kernels.Kernel, dqkv, dout, qkv, att []float32, B, T, C, NH int) {
+// forward's qkv and lse. Work is split over (b, h) pairs, which write
+// disjoint parts of dqkv; per block of query rows r0..r1−1, the weights
+// P = exp(Q·Kᵀ/√hs − lse) are recomputed (kernels.ScaledExp), then with
+// dS the gradient of the scores: dV[0:r1] += Pᵀ·dO, dP = dO·Vᵀ (Vᵀ
+// transposed once per (b, h)), dS = kernels.SoftmaxBackward(P, dP),
+// dQ[r0:r1] += dS·K, dK[0:r1] += dSᵀ·Q.
+func attentionBackward(k kernels.Kernel, dqkv, dout, qkv, lse []float32, B, T, C, NH int) {
 	t := attnPool.Get().(*attnTask)
-	*t = attnTask{k: kernels.Serial(k), dqkv: dqkv, dout: dout, att: att, qkv: qkv, B: B, T: T, C: C, NH: NH, backward: true}
+	*t = attnTask{k: kernels.Serial(k), dqkv: dqkv, dout: dout, lse: lse, qkv: qkv, B: B, T: T, C: C, NH: NH, backward: true}
 	kernels.Run(t, B*NH)
 	*t = attnTask{}
 	attnPool.Put(t)
@@ -258,7 +223,7 @@ func attentionBackward(k kernels.Kernel, dqkv, dout, qkv, att []float32, B, T, C
 // attnTask is one attention call, run by kernels.Run over (b, h).
 type attnTask struct {
 	k                         kernels.Kernel
-	out, att, qkv, dout, dqkv []float32
+	out, lse, qkv, dout, dqkv []float32
 	B, T, C, NH               int
 	backward                  bool
 }
@@ -286,25 +251,30 @@ func (a *attnTask) RunPart(bh int) {
 	base := b*T*C3 + h*hs
 	q, kk, v := a.qkv[base:], a.qkv[base+C:], a.qkv[base+2*C:]
 	rbMax := min(attnRB, T)
-	scr := getScratch(rbMax*T + hs*T)
+	scr := getScratch(2*rbMax*T + 2*hs*T)
 	defer scratchPool.Put(scr)
-	s, xt := (*scr)[:rbMax*T], (*scr)[rbMax*T:]
+	sc := *scr
+	p, ds := sc[:rbMax*T], sc[rbMax*T:2*rbMax*T]
+	kt, vt := sc[2*rbMax*T:2*rbMax*T+hs*T], sc[2*rbMax*T+hs*T:]
+	// S = Q·Kᵀ with Kᵀ (hs, T) transposed once, so that the kernel reads
+	// it in place for every block
+	transposeHead(kt, kk, T, hs, C3)
+	var lse []float32
+	if a.lse != nil {
+		lse = a.lse[bh*T : (bh+1)*T]
+	}
 	if !a.backward {
-		// S = Q·Kᵀ with Kᵀ (hs, T) transposed once, so that the kernel
-		// reads it in place for every block
-		transposeHead(xt, kk, T, hs, C3)
 		out := a.out[b*T*C+h*hs:]
 		for r0 := 0; r0 < T; r0 += attnRB {
 			r1 := min(T, r0+attnRB)
 			rb := r1 - r0
-			p := s
-			if a.att != nil {
-				p = a.att[(bh*T+r0)*T : (bh*T+r1)*T]
-			}
-			k.Gemm(false, false, rb, r1, hs, q[r0*C3:], C3, xt, T, 0, p, T)
+			k.Gemm(false, false, rb, r1, hs, q[r0*C3:], C3, kt, T, 0, p, T)
 			for i := 0; i < rb; i++ {
 				row := p[i*T : i*T+r1]
-				kernels.Softmax(row[:r0+i+1], scale)
+				l := kernels.Softmax(row[:r0+i+1], scale)
+				if lse != nil {
+					lse[r0+i] = l
+				}
 				clear(row[r0+i+1:])
 			}
 			k.Gemm(false, false, rb, hs, r1, p, T, v, C3, 0, out[r0*C:], C)
@@ -313,33 +283,32 @@ func (a *attnTask) RunPart(bh int) {
 	}
 	dq, dk, dv := a.dqkv[base:], a.dqkv[base+C:], a.dqkv[base+2*C:]
 	do := a.dout[b*T*C+h*hs:]
-	transposeHead(xt, v, T, hs, C3)
+	transposeHead(vt, v, T, hs, C3)
 	for r0 := 0; r0 < T; r0 += attnRB {
 		r1 := min(T, r0+attnRB)
 		rb := r1 - r0
-		p := a.att[(bh*T+r0)*T : (bh*T+r1)*T]
-		k.Gemm(true, false, r1, hs, rb, p, T, do[r0*C:], C, 1, dv, C3)
-		k.Gemm(false, false, rb, r1, hs, do[r0*C:], C, xt, T, 0, s, T)
+		k.Gemm(false, false, rb, r1, hs, q[r0*C3:], C3, kt, T, 0, p, T)
 		for i := 0; i < rb; i++ {
-			ds := s[i*T : i*T+r1]
-			kernels.SoftmaxBackward(p[i*T:i*T+r0+i+1], ds[:r0+i+1], scale)
-			clear(ds[r0+i+1:])
+			row := p[i*T : i*T+r1]
+			kernels.ScaledExp(row[:r0+i+1], scale, lse[r0+i])
+			clear(row[r0+i+1:])
 		}
-		k.Gemm(false, false, rb, hs, r1, s, T, kk, C3, 1, dq[r0*C3:], C3)
-		k.Gemm(true, false, r1, hs, rb, s, T, q[r0*C3:], C3, 1, dk, C3)
+		k.Gemm(true, false, r1, hs, rb, p, T, do[r0*C:], C, 1, dv, C3)
+		k.Gemm(false, false, rb, r1, hs, do[r0*C:], C, vt, T, 0, ds, T)
+		for i := 0; i < rb; i++ {
+			row := ds[i*T : i*T+r1]
+			kernels.SoftmaxBackward(p[i*T:i*T+r0+i+1], row[:r0+i+1], scale)
+			clear(row[r0+i+1:])
+		}
+		k.Gemm(false, false, rb, hs, r1, ds, T, kk, C3, 1, dq[r0*C3:], C3)
+		k.Gemm(true, false, r1, hs, rb, ds, T, q[r0*C3:], C3, 1, dk, C3)
 	}
 }
 
 // transposeHead writes dst (hs, T) = xᵀ for the head view x (T rows of hs
 // values, row stride ld).
 func transposeHead(dst, x []float32, T, hs, ld int) {
-	dst = dst[:hs*T]
-	for t := 0; t < T; t++ {
-		row := x[t*ld : t*ld+hs]
-		for i, val := range row {
-			dst[i*T+t] = val
-		}
-	}
+	kernels.Transpose(dst, T, x, ld, T, hs)
 }
 
 // reluForward: out = max(x, 0) elementwise.
@@ -358,6 +327,18 @@ func reluBackward(dinp, inp, dout []float32) {
 	}
 }
 
+// reluBackwardSet OVERWRITES dinp = dout·[x > 0].
+func reluBackwardSet(dinp, inp, dout []float32) {
+	dinp, dout = dinp[:len(inp)], dout[:len(inp)]
+	for i, v := range inp {
+		if v > 0 {
+			dinp[i] = dout[i]
+		} else {
+			dinp[i] = 0
+		}
+	}
+}
+
 // geluForward is the erf GELU out = x·Φ(x) = ½x(1 + erf(x/√2)), with a
 // float32 erf approximation (|error of Φ| ≤ 3e-7; kernels.GeluForward),
 // in parallel chunks.
@@ -370,12 +351,18 @@ func geluBackward(dinp, inp, dout []float32) {
 	runElementwise(opGeluBackward, dinp, inp, dout)
 }
 
+// geluBackwardSet OVERWRITES dinp = dout·(Φ(x) + x·φ(x)).
+func geluBackwardSet(dinp, inp, dout []float32) {
+	runElementwise(opGeluBackwardSet, dinp, inp, dout)
+}
+
 // elemOp is an elementwise operation run by runElementwise.
 type elemOp int
 
 const (
 	opGeluForward elemOp = iota
 	opGeluBackward
+	opGeluBackwardSet
 )
 
 // elemChunk is the number of elements per part of an elementwise op.
@@ -407,22 +394,21 @@ func (t *elemTask) RunPart(i int) {
 		kernels.GeluForward(t.x[lo:hi], t.y[lo:hi])
 	case opGeluBackward:
 		kernels.GeluBackward(t.x[lo:hi], t.y[lo:hi], t.z[lo:hi])
+	case opGeluBackwardSet:
+		clear(t.x[lo:hi]) // a chunk in cache: cheaper than a separate pass
+		kernels.GeluBackward(t.x[lo:hi], t.y[lo:hi], t.z[lo:hi])
 	}
 }
 
-// residualForward: out = a + b elementwise.
+// residualForward: out = a + b elementwise (out may be a or b).
 func residualForward(out, a, b []float32) {
-	for i := range out {
-		out[i] = a[i] + b[i]
-	}
+	kernels.Add(out, a[:len(out)], b)
 }
 
 // residualBackward accumulates da += dout and db += dout.
 func residualBackward(da, db, dout []float32) {
-	for i, v := range dout {
-		da[i] += v
-		db[i] += v
-	}
+	kernels.Add(da, da[:len(dout)], dout)
+	kernels.Add(db, db[:len(dout)], dout)
 }
 
 // crossEntropyForward computes probs (B,T,A) = softmax(logits) at every

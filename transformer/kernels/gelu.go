@@ -38,7 +38,7 @@ func GeluForward(out, inp []float32) {
 		return
 	}
 	out = out[:len(inp)]
-	if hasSIMD {
+	if VectorSIMD && hasSIMD {
 		geluForwardSIMD(&out[0], &inp[0], len(inp))
 		return
 	}
@@ -51,7 +51,7 @@ func GeluBackward(dinp, inp, dout []float32) {
 		return
 	}
 	dinp, dout = dinp[:len(inp)], dout[:len(inp)]
-	if hasSIMD {
+	if VectorSIMD && hasSIMD {
 		geluBackwardSIMD(&dinp[0], &inp[0], &dout[0], len(inp))
 		return
 	}

@@ -31,6 +31,13 @@ type Kernel interface {
 // Set it to &Blocked{} to force the portable kernel.
 var Default Kernel = Best()
 
+// VectorSIMD selects the AVX-512 versions of the vector kernels (Exp via
+// ExpInPlace, Softmax, ScaledExp, SoftmaxBackward, GELU, LayerNorm, Add,
+// Transpose) where this build and CPU have them (the default); set it to
+// false, before any concurrent use, to force the portable Go versions
+// (with Default = &Blocked{} this makes the whole engine portable).
+var VectorSIMD = hasSIMD
+
 // Best returns the fastest kernel available: SIMD when this build (amd64
 // without the purego tag) and the CPU (AVX-512F) have it, else Blocked.
 func Best() Kernel {

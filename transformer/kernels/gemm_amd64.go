@@ -29,20 +29,31 @@ func gemm12x32Strided(kb int, a *float32, astride int, b *float32, bstride int, 
 //go:noescape
 func gemm12x32Rows(kb int, a *float32, astride int, b *float32, bstride int, c *float32, ldc int, mr int, mask int, acc int)
 
+//go:noescape
+func packRows16(dst *float32, src *float32, sstride int, dstride int, rows int, lmask int, smask int)
+
+//go:noescape
+func packRows32(dst *float32, src *float32, sstride int, rows int, lmask int)
+
 // hasSIMD reports whether the CPU and OS support AVX-512F.
 var hasSIMD = cpu.X86.HasAVX512F
 
 // Tile and block sizes of the SIMD kernel (elements).
 const (
-	smr = 12  // rows of a register tile
-	snr = 32  // columns of a register tile (two 16-float vectors)
+	smr = 12 // rows of a register tile
+	snr = 32 // columns of a register tile (two 16-float vectors)
 	// Products with k ≤ skMax are done in one block of p, so that each
-	// tile of C is written once; longer ones in blocks of skc (whose
-	// panels of A and B stay in L2 while all tiles are updated).
+	// tile of C is written once; longer ones in blocks of skc, whose
+	// packed panels of A and B stay in L1/L2 while all of a part's tiles
+	// are updated.
 	skc   = 256
 	skMax = 512
 	// simdMinWork is the smallest m·n·k that is split over goroutines.
 	simdMinWork = 1 << 18
+	// bPackTiles is the number of row tiles from which a row-major B of a
+	// one-block product is packed (contiguous panels) rather than read
+	// in place.
+	bPackTiles = 8
 )
 
 // newSIMD returns the AVX-512 kernel, or nil when the CPU lacks AVX-512F.
@@ -53,14 +64,25 @@ func newSIMD(workers int) Kernel {
 	return &simdKernel{workers: workers}
 }
 
-// simdKernel is the AVX-512 GEMM. A transposed B is packed once per call
-// into panels of 32 (a last one of 16 when ≤ 16 columns remain) columns ×
-// ≤ 256 steps; a row-major B is read in place (its last vector per row
-// under a mask); A is read in place (a transposed A directly as 12-wide panels, a
-// row-major A through 12 row pointers) except for a last partial row tile,
-// which is packed with zero padding. The output tiles are split, by rows
-// or by column panels, into contiguous parts run on the pool; each element
-// of C is summed over p in one fixed order whatever the split.
+// simdKernel is the AVX-512 GEMM, tiles of 12×32 (12×16 at a last narrow
+// column panel) in registers, edges under masks.
+//
+// Products with k ≤ skMax (the activations' products: k = C or 4C) are
+// one block of p: op(B) is packed once per call into panels of 32 (a last
+// one of 16 when ≤ 16 columns remain) columns × k when transposed or
+// reused by ≥ bPackTiles row tiles, else read in place (its last vector
+// per row under a mask); A is read in place (a transposed A as 12-wide
+// panels, a row-major A through 12 row pointers), except a last partial
+// row tile, which is packed with zero padding.
+//
+// Longer products (the weight gradients, k = B·T) go in blocks of skc
+// steps: each part packs its columns of the block of op(B) and the 12-row
+// panels of A it uses, so that the panels are contiguous (power-of-two
+// strides would thrash L1).
+//
+// The output tiles are split, by rows or by column panels, into
+// contiguous parts run on the pool; each element of C is summed over p in
+// one fixed order whatever the split.
 type simdKernel struct{ workers int }
 
 // Serial returns the single-goroutine SIMD kernel.
@@ -76,14 +98,21 @@ type gemmJob struct {
 	a, b, c        []float32
 	lda, ldb, ldc  int
 	acc            bool // beta ≠ 0
+	kc             int  // block of p: k, or skc when multi
+	multi          bool // several blocks of p, packed per part
 	nPad           int  // packed width of op(B): panels of 32, last one 16 or 32
+	bPacked        bool // one block, op(B) packed into bp by the caller
 	bp             []float32
-	apBufs         [][]float32 // per part: a packed partial row tile of A
-	packing        bool        // current fanout phase: packing B (else computing)
 	byRows         bool
 	tiles          int // row tiles (byRows) or column panels
 	parts          int
-	kc             int // block of p
+	bufs           []partBuf
+}
+
+// partBuf is a part's packing space.
+type partBuf struct {
+	a []float32 // a 12-row panel of A: smr × kc
+	b []float32 // the part's panels of a block of op(B) (multi)
 }
 
 var jobPool = sync.Pool{New: func() any {
@@ -125,58 +154,59 @@ func (g *simdKernel) Gemm(transA, transB bool, m, n, k int, a []float32, lda int
 	j.transA, j.transB, j.m, j.n, j.k = transA, transB, m, n, k
 	j.a, j.b, j.c, j.lda, j.ldb, j.ldc = a, b, c, lda, ldb, ldc
 	j.acc = beta != 0
-	j.kc = k
-	if k > skMax {
-		j.kc = skc
-	}
 	j.nPad = n / snr * snr
 	if r := n % snr; r > 16 {
 		j.nPad += snr
 	} else if r > 0 {
 		j.nPad += 16
 	}
-	if transB {
+	rowTiles, colPanels := (m+smr-1)/smr, (n+snr-1)/snr
+	j.multi = k > skMax
+	j.kc = k
+	if j.multi {
+		j.kc = skc
+	}
+	j.bPacked = !j.multi && (transB || rowTiles >= bPackTiles)
+	if j.bPacked {
 		if need := k * j.nPad; cap(j.bp) < need {
 			j.bp = make([]float32, need)
 		}
 		j.bp = j.bp[:k*j.nPad]
+		j.packB(j.bp, 0, k, 0, n)
 	}
 
 	w := g.workers
 	if w <= 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	rowTiles, colPanels := (m+smr-1)/smr, (n+snr-1)/snr
 	if w <= 1 || m*n*k < simdMinWork || rowTiles*colPanels < 2 {
-		if transB {
-			j.packB(0, k)
-		}
-		j.compute(0, m, 0, n, j.apBuf(0))
+		j.compute(0, m, 0, n, j.buf(0, n))
 	} else {
-		// pack B: in parallel over blocks of p when there are several
-		blocks := (k + j.kc - 1) / j.kc
-		if transB && blocks > 1 && k*j.nPad >= 1<<15 {
-			j.packing = true
-			j.parts = min(blocks, 2*w)
-			j.tiles = blocks
-			j.run(j.parts, w-1)
-		} else if transB {
-			j.packB(0, k)
-		}
-		j.packing = false
-		j.byRows = rowTiles >= colPanels || rowTiles >= 4*w
-		j.tiles = colPanels
-		if j.byRows {
-			j.tiles = rowTiles
-		}
-		// A few parts per worker balance the load on a busy machine; but
-		// with several blocks of p, each part streams its operand blocks
-		// from memory, so then one part per worker.
-		j.parts = min(j.tiles, 4*w, maxParts)
-		if j.kc < k {
+		if j.multi {
+			// one part per worker: each packs the blocks of the operand
+			// it shares with the others, so split the longer side
+			j.byRows = m >= n && rowTiles >= w || colPanels < w
+			j.tiles = colPanels
+			if j.byRows {
+				j.tiles = rowTiles
+			}
 			j.parts = min(j.tiles, w, maxParts)
+		} else {
+			// a few parts per worker balance the load on a busy machine
+			j.byRows = rowTiles >= colPanels || rowTiles >= 4*w
+			j.tiles = colPanels
+			if j.byRows {
+				j.tiles = rowTiles
+			}
+			j.parts = min(j.tiles, 4*w, maxParts)
 		}
-		j.apBuf(j.parts - 1)
+		width := n
+		if !j.byRows {
+			width = (j.tiles + j.parts - 1) / j.parts * snr
+		}
+		for i := 0; i < j.parts; i++ {
+			j.buf(i, width)
+		}
 		j.run(j.parts, w-1)
 	}
 	j.a, j.b, j.c = nil, nil, nil
@@ -186,45 +216,57 @@ func (g *simdKernel) Gemm(transA, transB bool, m, n, k int, a []float32, lda int
 // runPart implements partRunner.
 func (j *gemmJob) runPart(i int) {
 	t0, t1 := j.tiles*i/j.parts, j.tiles*(i+1)/j.parts
-	switch {
-	case j.packing:
-		j.packB(t0*j.kc, min(t1*j.kc, j.k))
-	case j.byRows:
-		j.compute(t0*smr, min(t1*smr, j.m), 0, j.n, j.apBufs[i])
-	default:
-		j.compute(0, j.m, t0*snr, min(t1*snr, j.n), j.apBufs[i])
+	if j.byRows {
+		j.compute(t0*smr, min(t1*smr, j.m), 0, j.n, &j.bufs[i])
+	} else {
+		j.compute(0, j.m, t0*snr, min(t1*snr, j.n), &j.bufs[i])
 	}
 }
 
-// apBuf returns the A-panel buffer of part i, making those of parts ≤ i.
-func (j *gemmJob) apBuf(i int) []float32 {
-	for len(j.apBufs) <= i {
-		j.apBufs = append(j.apBufs, make([]float32, smr*max(skc, skMax)))
+// buf returns part i's buffers, sized for parts of up to width columns.
+func (j *gemmJob) buf(i, width int) *partBuf {
+	for len(j.bufs) <= i {
+		j.bufs = append(j.bufs, partBuf{})
 	}
-	return j.apBufs[i]
+	pb := &j.bufs[i]
+	if len(pb.a) < smr*max(skc, skMax) {
+		pb.a = make([]float32, smr*max(skc, skMax))
+	}
+	if j.multi {
+		if need := skc * (width + snr); len(pb.b) < need {
+			pb.b = make([]float32, need)
+		}
+	}
+	return pb
 }
 
-// packB packs the rows p0..p1−1 (p0 a multiple of kc) of op(B) = Bᵀ:
-// block pc (rows pc..pc+kb−1) starts at pc·nPad, its panel at column jr at
-// pc·nPad + jr·kb, holding for each p the panel's width of values.
-func (j *gemmJob) packB(p0, p1 int) {
-	b, ldb, n := j.b, j.ldb, j.n
-	for pc := p0; pc < p1; pc += j.kc {
-		kb := min(j.kc, j.k-pc)
-		blk := j.bp[pc*j.nPad : pc*j.nPad+kb*j.nPad]
-		for jr := 0; jr < n; jr += snr {
-			w := min(snr, j.nPad-jr)
-			nv := min(w, n-jr)
-			pan := blk[jr*kb : jr*kb+w*kb]
-			if nv < w {
-				clear(pan)
+// packB packs rows p0..p0+kb−1 and columns j0..j1−1 (j0 a multiple of
+// snr) of op(B) into dst as panels: the panel of column jr at (jr−j0)·kb
+// holds for each p the panel's width (32, or 16 for a last panel of ≤ 16
+// columns) of values, zero past column n.
+func (j *gemmJob) packB(dst []float32, p0, kb, j0, j1 int) {
+	b, ldb := j.b, j.ldb
+	for jr := j0; jr < j1; jr += snr {
+		w := min(snr, j.nPad-jr)
+		nv := min(w, j1-jr)
+		pan := dst[(jr-j0)*kb : (jr-j0)*kb+w*kb]
+		if !j.transB {
+			src := &b[p0*ldb+jr]
+			if w == snr {
+				packRows32(&pan[0], src, 4*ldb, kb, 1<<(nv-16)-1)
+			} else {
+				packRows16(&pan[0], src, 4*ldb, 64, kb, 1<<nv-1, 0xffff)
 			}
-			for jj := 0; jj < nv; jj++ {
-				src := b[(jr+jj)*ldb+pc:]
-				src = src[:kb]
-				for p, v := range src {
-					pan[p*w+jj] = v
-				}
+			continue
+		}
+		if nv < w {
+			clear(pan)
+		}
+		for jj := 0; jj < nv; jj++ {
+			src := b[(jr+jj)*ldb+p0:]
+			src = src[:kb]
+			for p, v := range src {
+				pan[p*w+jj] = v
 			}
 		}
 	}
@@ -232,7 +274,7 @@ func (j *gemmJob) packB(p0, p1 int) {
 
 // compute does the tiles of C in rows i0..i1−1 (i0 a multiple of smr)
 // and columns j0..j1−1 (j0 a multiple of snr).
-func (j *gemmJob) compute(i0, i1, j0, j1 int, ap []float32) {
+func (j *gemmJob) compute(i0, i1, j0, j1 int, buf *partBuf) {
 	a, lda, c, ldc := j.a, j.lda, j.c, j.ldc
 	for pc := 0; pc < j.k; pc += j.kc {
 		kb := min(j.kc, j.k-pc)
@@ -240,9 +282,14 @@ func (j *gemmJob) compute(i0, i1, j0, j1 int, ap []float32) {
 		if j.acc || pc > 0 {
 			acc = 1
 		}
-		var blk []float32
-		if j.transB {
-			blk = j.bp[pc*j.nPad : pc*j.nPad+kb*j.nPad]
+		var blk []float32 // packed panels of op(B), the first at column boff
+		boff := 0
+		switch {
+		case j.multi:
+			blk, boff = buf.b, j0
+			j.packB(blk, pc, kb, j0, j1)
+		case j.bPacked:
+			blk = j.bp
 		}
 		for ir := i0; ir < i1; ir += smr {
 			mv := min(smr, i1-ir)
@@ -250,9 +297,12 @@ func (j *gemmJob) compute(i0, i1, j0, j1 int, ap []float32) {
 			var astride int
 			rows := false
 			switch {
+			case j.transA && (j.multi || mv < smr):
+				packRows16(&buf.a[0], &a[pc*lda+ir], 4*lda, 4*smr, kb, 1<<mv-1, 1<<smr-1)
+				pa, astride = &buf.a[0], 4*smr
 			case mv < smr:
-				packAPanel(j.transA, a, lda, ir, pc, mv, kb, ap[:smr*kb])
-				pa, astride = &ap[0], 4*smr
+				packAPanel(a, lda, ir, pc, mv, kb, buf.a[:smr*kb])
+				pa, astride = &buf.a[0], 4*smr
 			case j.transA:
 				pa, astride = &a[pc*lda+ir], 4*lda
 			default:
@@ -262,8 +312,8 @@ func (j *gemmJob) compute(i0, i1, j0, j1 int, ap []float32) {
 				nv := min(snr, j1-jr)
 				var pb *float32
 				var bstride int
-				if j.transB {
-					pb, bstride = &blk[jr*kb], 4*min(snr, j.nPad-jr)
+				if blk != nil {
+					pb, bstride = &blk[(jr-boff)*kb], 4*min(snr, j.nPad-jr)
 				} else {
 					pb, bstride = &j.b[pc*j.ldb+jr], 4*j.ldb
 				}
@@ -288,18 +338,11 @@ func (j *gemmJob) compute(i0, i1, j0, j1 int, ap []float32) {
 	}
 }
 
-// packAPanel copies the mv×kb block of op(A) at (i0, p0) into ap as a
-// 12-wide panel (for each p, 12 values; rows ≥ mv zero).
-func packAPanel(trans bool, a []float32, lda, i0, p0, mv, kb int, ap []float32) {
+// packAPanel copies the mv×kb block of a row-major A at (i0, p0) into ap
+// as a 12-wide panel (for each p, 12 values; rows ≥ mv zero).
+func packAPanel(a []float32, lda, i0, p0, mv, kb int, ap []float32) {
 	if mv < smr {
 		clear(ap)
-	}
-	if trans {
-		for p := 0; p < kb; p++ {
-			src := a[(p0+p)*lda+i0:]
-			copy(ap[p*smr:p*smr+mv], src[:mv])
-		}
-		return
 	}
 	for i := 0; i < mv; i++ {
 		src := a[(i0+i)*lda+p0:]

@@ -52,7 +52,7 @@ func ExpInPlace(x []float32) {
 	if len(x) == 0 {
 		return
 	}
-	if hasSIMD {
+	if VectorSIMD && hasSIMD {
 		expSIMD(&x[0], len(x))
 		return
 	}
@@ -63,16 +63,53 @@ func ExpInPlace(x []float32) {
 
 // Softmax sets x ← softmax(scale·x) in place: x[i] = e^{scale·(x[i]−max)}
 // / Σ_j e^{scale·(x[j]−max)}, for len(x) ≥ 1 and scale > 0 (exp as
-// Exp32). It uses AVX-512 when available.
-func Softmax(x []float32, scale float32) {
+// Exp32), and returns the log-sum-exp scale·max + ln Σ_j e^{scale·(x[j]−max)}
+// of the scaled input, with which ScaledExp recomputes the result. It uses
+// AVX-512 when available.
+func Softmax(x []float32, scale float32) (lse float32) {
+	if len(x) == 0 {
+		return float32(math.Inf(-1))
+	}
+	var mx, sum float32
+	if VectorSIMD && hasSIMD {
+		mx, sum = softmaxSIMD(&x[0], len(x), scale)
+	} else {
+		mx, sum = softmaxGo(x, scale)
+	}
+	return scale*mx + lnPos(sum)
+}
+
+// lnPos returns ln x for a positive normal float32 x (|error| ≤ 1 ulp of
+// the result plus 1e-9, TestLnPos): x = 2^e·f with f ∈ [√½, √2), ln f =
+// 2·atanh(s), s = (f−1)/(f+1), |s| ≤ 0.172, by its series to s⁹ (truncation
+// < 1e-9), evaluated in float64 (cheaper than math.Log).
+func lnPos(x float32) float32 {
+	bits := math.Float32bits(x)
+	e := int(bits>>23) - 127
+	f := float64(math.Float32frombits(bits&0x7fffff | 0x3f800000))
+	if f > math.Sqrt2 {
+		f *= 0.5
+		e++
+	}
+	t := (f - 1) / (f + 1)
+	t2 := t * t
+	p := t * (2 + t2*(2.0/3+t2*(2.0/5+t2*(2.0/7+t2*(2.0/9)))))
+	return float32(float64(e)*math.Ln2 + p)
+}
+
+// ScaledExp sets x[i] ← Exp32(scale·x[i] − shift) (softmax(scale·x) when
+// shift is Softmax's log-sum-exp). It uses AVX-512 when available.
+func ScaledExp(x []float32, scale, shift float32) {
 	if len(x) == 0 {
 		return
 	}
-	if hasSIMD {
-		softmaxSIMD(&x[0], len(x), scale)
+	if VectorSIMD && hasSIMD {
+		scaledExpSIMD(&x[0], len(x), scale, shift)
 		return
 	}
-	softmaxGo(x, scale)
+	for i, v := range x {
+		x[i] = Exp32(scale*v - shift)
+	}
 }
 
 // SoftmaxBackward turns dp = ∂L/∂p of p = softmax(scale·s) into ∂L/∂s =
@@ -83,14 +120,14 @@ func SoftmaxBackward(p, dp []float32, scale float32) {
 		return
 	}
 	dp = dp[:len(p)]
-	if hasSIMD {
+	if VectorSIMD && hasSIMD {
 		softmaxBackwardSIMD(&p[0], &dp[0], len(p), scale)
 		return
 	}
 	softmaxBackwardGo(p, dp, scale)
 }
 
-func softmaxGo(x []float32, scale float32) {
+func softmaxGo(x []float32, scale float32) (mx, sum float32) {
 	m := x[0]
 	for _, v := range x[1:] {
 		m = max(m, v)
@@ -105,6 +142,7 @@ func softmaxGo(x []float32, scale float32) {
 	for i := range x {
 		x[i] *= inv
 	}
+	return m, s
 }
 
 func softmaxBackwardGo(p, dp []float32, scale float32) {

@@ -2,11 +2,14 @@
 
 package kernels
 
-// The AVX-512 row kernels of softmax_amd64.s (n ≥ 1; see Softmax and
-// SoftmaxBackward).
+// Declarations of the AVX-512 vector kernels other than the GEMM ones:
+// softmax_amd64.s (exp, softmax, log-sum-exp recompute), gelu_amd64.s,
+// layernorm_amd64.s, add_amd64.s, transpose_amd64.s. Counts are ≥ 1; see
+// the exported wrappers (Softmax, GeluForward, LayerNorm, Add, Transpose,
+// …) for the semantics and the portable fallbacks.
 
 //go:noescape
-func softmaxSIMD(x *float32, n int, scale float32)
+func softmaxSIMD(x *float32, n int, scale float32) (mx float32, sum float32)
 
 //go:noescape
 func softmaxBackwardSIMD(p *float32, dp *float32, n int, scale float32)
@@ -19,3 +22,18 @@ func geluForwardSIMD(out *float32, inp *float32, n int)
 
 //go:noescape
 func geluBackwardSIMD(dinp *float32, inp *float32, dout *float32, n int)
+
+//go:noescape
+func transposeSIMD(dst *float32, ldd int, src *float32, lds int, rows int, cols int)
+
+//go:noescape
+func addSIMD(dst *float32, a *float32, b *float32, n int)
+
+//go:noescape
+func layernormSIMD(out *float32, mean *float32, rstd *float32, inp *float32, w *float32, b *float32, rows int, c int, invC float32, eps float32)
+
+//go:noescape
+func layernormBackwardSIMD(dinp *float32, dw *float32, db *float32, dout *float32, inp *float32, w *float32, mean *float32, rstd *float32, rows int, c int, invC float32)
+
+//go:noescape
+func scaledExpSIMD(x *float32, n int, scale float32, shift float32)

@@ -4,9 +4,10 @@
 
 #include "vecmath_amd64.h"
 
-// func softmaxSIMD(x *float32, n int, scale float32)
-// x[i] ← exp(scale·(x[i] − max x)) / Σ, for n ≥ 1 values.
-TEXT ·softmaxSIMD(SB), NOSPLIT, $0-20
+// func softmaxSIMD(x *float32, n int, scale float32) (mx float32, sum float32)
+// x[i] ← exp(scale·(x[i] − max x)) / Σ, for n ≥ 1 values; returns max x
+// and Σ = Σ_i exp(scale·(x[i] − max x)).
+TEXT ·softmaxSIMD(SB), NOSPLIT, $0-32
 	MOVQ x+0(FP), SI
 	MOVQ n+8(FP), CX
 	VBROADCASTSS scale+16(FP), Z31
@@ -37,6 +38,7 @@ maxtail:
 	VMAXPS Z2, Z0, Z0
 	HREDUCE(VMAXPS)
 	VMOVAPS Z0, Z30
+	VMOVSS X0, mx+24(FP)
 
 	// pass 2: x ← exp(scale·(x − max)), sum
 	EXPCONSTS
@@ -63,6 +65,7 @@ exptail:
 	VMOVUPS Z2, K1, (DI)
 	VADDPS Z2, Z0, K1, Z0
 	HREDUCE(VADDPS)
+	VMOVSS X0, sum+28(FP)
 	VDIVPS Z0, Z19, Z4
 
 	// pass 3: x ← x / sum
@@ -168,6 +171,39 @@ loop:
 	JNZ loop
 tail:
 	VMOVUPS.Z (DI), K1, Z2
+	EXP(Z2, Z3)
+	VMOVUPS Z2, K1, (DI)
+	VZEROUPPER
+	RET
+
+// func scaledExpSIMD(x *float32, n int, scale float32, shift float32)
+// x[i] ← exp(scale·x[i] − shift) for n ≥ 1 values.
+TEXT ·scaledExpSIMD(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), DI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS scale+16(FP), Z31
+	VBROADCASTSS shift+20(FP), Z30
+	MOVQ CX, DX
+	SHRQ $4, DX
+	ANDQ $15, CX
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1
+	EXPCONSTS
+	TESTQ DX, DX
+	JZ stail
+sloop:
+	VMOVUPS (DI), Z2
+	VFMSUB213PS Z30, Z31, Z2
+	EXP(Z2, Z3)
+	VMOVUPS Z2, (DI)
+	ADDQ $64, DI
+	DECQ DX
+	JNZ sloop
+stail:
+	VMOVUPS.Z (DI), K1, Z2
+	VFMSUB213PS Z30, Z31, Z2
 	EXP(Z2, Z3)
 	VMOVUPS Z2, K1, (DI)
 	VZEROUPPER

@@ -85,7 +85,8 @@ type softmaxImpl struct {
 }
 
 func softmaxImpls() []softmaxImpl {
-	out := []softmaxImpl{{"go", softmaxGo, softmaxBackwardGo}, {"dispatch", Softmax, SoftmaxBackward}}
+	out := []softmaxImpl{{"go", func(x []float32, s float32) { softmaxGo(x, s) }, softmaxBackwardGo},
+		{"dispatch", func(x []float32, s float32) { Softmax(x, s) }, SoftmaxBackward}}
 	if hasSIMD {
 		out = append(out, softmaxImpl{"simd",
 			func(x []float32, s float32) { softmaxSIMD(&x[0], len(x), s) },
@@ -154,6 +155,68 @@ func TestSoftmax(t *testing.T) {
 			if dp[n] != 321 {
 				t.Fatalf("%s n=%d: backward wrote past the row", im.name, n)
 			}
+		}
+	}
+}
+
+// TestSoftmaxLSE checks that Softmax's log-sum-exp lets ScaledExp
+// recompute the probabilities, and the log-sum-exp itself.
+func TestSoftmaxLSE(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 1))
+	for _, n := range []int{1, 5, 16, 17, 100, 513} {
+		scale := float32(0.3 + r.Float64())
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(5 * r.NormFloat64())
+		}
+		y := append([]float32(nil), x...)
+		lse := Softmax(x, scale)
+		m, s := math.Inf(-1), 0.0
+		for _, v := range y {
+			m = math.Max(m, float64(scale)*float64(v))
+		}
+		for _, v := range y {
+			s += math.Exp(float64(scale)*float64(v) - m)
+		}
+		if want := m + math.Log(s); math.Abs(float64(lse)-want) > 1e-6*(1+math.Abs(want)) {
+			t.Fatalf("n=%d: lse %v, want %v", n, lse, want)
+		}
+		ScaledExp(y, scale, lse)
+		for i := range y {
+			if d := math.Abs(float64(y[i] - x[i])); d > 2e-6*float64(x[i])+1e-12 {
+				t.Fatalf("n=%d: recomputed p[%d] = %v, softmax %v", n, i, y[i], x[i])
+			}
+		}
+		z := append([]float32(nil), y...)
+		for i := range z {
+			z[i] = float32(r.NormFloat64())
+		}
+		want := make([]float64, n)
+		for i, v := range z {
+			want[i] = math.Exp(float64(scale)*float64(v) - 0.5)
+		}
+		ScaledExp(z, scale, 0.5)
+		for i := range z {
+			if math.Abs(float64(z[i])-want[i]) > 3e-7*want[i] {
+				t.Fatalf("ScaledExp: %v, want %v", z[i], want[i])
+			}
+		}
+	}
+}
+
+// TestLnPos checks the log of Softmax's log-sum-exp against math.Log.
+func TestLnPos(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	xs := []float32{1, 2, 0.5, float32(math.Sqrt2), float32(math.Sqrt2) * 1.0000001, 1536, 1e-30, 3e38, 1.17549435e-38}
+	for i := 0; i < 1<<16; i++ {
+		xs = append(xs, float32(math.Exp(r.Float64()*160-80)))
+	}
+	for _, x := range xs {
+		want := math.Log(float64(x))
+		got := float64(lnPos(x))
+		ulp := math.Abs(float64(math.Nextafter32(float32(want), float32(math.Inf(1)))) - float64(float32(want)))
+		if d := math.Abs(got - want); d > ulp+1e-9 {
+			t.Fatalf("lnPos(%v) = %v, want %v", x, got, want)
 		}
 	}
 }

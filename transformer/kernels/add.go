@@ -1,0 +1,26 @@
+package kernels
+
+// Add sets dst[i] = a[i] + b[i] for i < len(a) (dst may alias a or b
+// exactly; len(dst), len(b) ≥ len(a)). It uses AVX-512 when available.
+func Add(dst, a, b []float32) {
+	n := len(a)
+	if n == 0 {
+		return
+	}
+	dst, b = dst[:n], b[:n]
+	if VectorSIMD && hasSIMD {
+		addSIMD(&dst[0], &a[0], &b[0], n)
+		return
+	}
+	for i, v := range a {
+		dst[i] = v + b[i]
+	}
+}
+
+// AddRows accumulates into dst (len ≥ cols) the rows of the rows × cols
+// matrix m with row stride ld, in row order: dst += Σ_r m[r, :].
+func AddRows(dst, m []float32, rows, cols, ld int) {
+	for r := 0; r < rows; r++ {
+		Add(dst, dst[:cols], m[r*ld:r*ld+cols])
+	}
+}

@@ -1,0 +1,50 @@
+package kernels
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestAdd checks Add on every length up to 200 (all tails of the vector
+// loop), in place and not, and AddRows against a plain loop.
+func TestAdd(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	for n := 0; n <= 200; n++ {
+		a, b := randSlice(r, n+1), randSlice(r, n+1)
+		dst := make([]float32, n+1)
+		dst[n] = 5
+		Add(dst, a[:n], b)
+		for i := 0; i < n; i++ {
+			if dst[i] != a[i]+b[i] {
+				t.Fatalf("n=%d: dst[%d] = %v, want %v", n, i, dst[i], a[i]+b[i])
+			}
+		}
+		if dst[n] != 5 {
+			t.Fatalf("n=%d: wrote past the end", n)
+		}
+		want := make([]float32, n)
+		for i := range want {
+			want[i] = a[i] + b[i]
+		}
+		Add(a, a[:n], b)
+		for i := range want {
+			if a[i] != want[i] {
+				t.Fatalf("n=%d in place: a[%d] = %v, want %v", n, i, a[i], want[i])
+			}
+		}
+	}
+	m := randSlice(r, 7*40)
+	dst := randSlice(r, 33)
+	want := append([]float32(nil), dst...)
+	for row := 0; row < 7; row++ {
+		for j := 0; j < 33; j++ {
+			want[j] += m[row*40+j]
+		}
+	}
+	AddRows(dst, m, 7, 33, 40)
+	for j := range want {
+		if dst[j] != want[j] {
+			t.Fatalf("AddRows: %d: %v, want %v", j, dst[j], want[j])
+		}
+	}
+}
