@@ -21,12 +21,15 @@ func runBench(args []string) error {
 			return runBenchTrain(args[1:])
 		case "logits":
 			return runBenchLogits(args[1:])
+		case "compress":
+			return runBenchCompress(args[1:])
 		}
 	}
-	fs := newFlags("bench", "[train|logits] [flags]", `
+	fs := newFlags("bench", "[train|compress|logits] [flags]", `
 'vomc bench train' measures transformer training throughput instead (see
-'vomc bench train -h'); 'vomc bench logits' prints a trained model's logits
-for an input, to compare with another implementation.
+'vomc bench train -h'); 'vomc bench compress FILE...' compression ratios and
+speeds next to xz, zstd, bzip2 and 7z; 'vomc bench logits' prints a trained
+model's logits for an input, to compare with another implementation.
 
 Without a sub-command: measures CTW throughput on one core: the log marginal likelihood and the full
 predictive distribution at every position, each also as a ratio to a

@@ -35,10 +35,10 @@ func init() {
 		{"train", "train a transformer on a data set (checkpoints, --resume, safetensors weights, training curve)", runTrain},
 		{"ctw", "CTW on a file: log marginal likelihood, MAP tree, posterior weights ω over context lengths", runCTW},
 		{"construct", "the paper's transformer construction of CTW: run it layer by layer, weights, error vs temperature", runConstruct},
-		{"bench", "throughput benchmarks (CTW; speeds as ratios to a reference pass)", runBench},
-		{"compress", "compress a file losslessly with a predictor (PPM or CTW) and arithmetic coding", runCompress},
+		{"bench", "throughput benchmarks: CTW, 'bench train' (transformers), 'bench compress' (files)", runBench},
+		{"compress", "compress a file losslessly: context mixing (default), PPM or CTW with arithmetic coding", runCompress},
 		{"decompress", "decompress a file written by 'vomc compress' (verifies its checksum)", runDecompress},
-		{"bench-compress", "compression ratios and speeds on files (e.g. the Calgary corpus)", runBenchCompress},
+		{"bench-compress", "same as 'bench compress': compression ratios and speeds on files", runBenchCompress},
 		{"version", "print the version", func([]string) error { fmt.Println("vomc", version); return nil }},
 	}
 }
