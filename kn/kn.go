@@ -136,6 +136,7 @@ type state struct {
 	t         trie
 	cn        []contNode // cn[node]: continuation counts of node (continuation variant only)
 	ctx, next []int32
+	frozen    bool    // Freeze was called: contexts move, counts stay
 	found     []int32 // found[L]: arena index of the kid a of ctx[L−1], or −1
 }
 
@@ -280,6 +281,10 @@ func (s *state) update(a byte) {
 
 // Observe appends a to the history.
 func (s *state) Observe(a byte) {
+	if s.frozen {
+		s.ctx, s.next = s.t.Advance(s.ctx, s.next, a, s.m.order), s.ctx
+		return
+	}
 	s.lookup(a)
 	s.update(a)
 }
@@ -310,5 +315,9 @@ func interp(lower float64, c, T, N uint32, delta float64) float64 {
 	}
 	return hi + delta*float64(N)/fT*lower
 }
+
+// Freeze stops learning (predict.Freezer): later symbols move the contexts
+// to the longest ones that occurred before freezing, but no count changes.
+func (s *state) Freeze() { s.frozen = true }
 
 var _ predict.Predictor = (*KN)(nil)

@@ -151,6 +151,7 @@ type unigramState struct {
 	u      *Unigram
 	counts []uint32
 	total  uint64
+	frozen bool
 }
 
 func (s *unigramState) Predict(p []float64) {
@@ -163,9 +164,15 @@ func (s *unigramState) Predict(p []float64) {
 }
 
 func (s *unigramState) Observe(a byte) {
+	if s.frozen {
+		return
+	}
 	s.counts[a]++
 	s.total++
 }
+
+// Freeze stops learning (predict.Freezer): later symbols change no count.
+func (s *unigramState) Freeze() { s.frozen = true }
 
 // FixedOrder is the order-k Dirichlet(α) Markov estimator
 //
@@ -308,7 +315,12 @@ type denseState struct {
 	id     int
 	counts []uint32
 	totals []uint32
+	frozen bool
 }
+
+// Freeze stops learning (predict.Freezer): later symbols move the context
+// but change no count.
+func (s *denseState) Freeze() { s.frozen = true }
 
 func (s *denseState) Predict(p []float64) {
 	m := s.m
@@ -326,7 +338,7 @@ func (s *denseState) Predict(p []float64) {
 
 func (s *denseState) Observe(a byte) {
 	m := s.m
-	if m.counting(s.n) {
+	if !s.frozen && m.counting(s.n) {
 		s.counts[s.id*m.a+int(a)]++
 		s.totals[s.id]++
 	}
@@ -356,7 +368,12 @@ type sparseState struct {
 	byStr  map[string]int32
 	tables []table
 	cur    int32 // table of the current context, −1 if never seen
+	frozen bool
 }
+
+// Freeze stops learning (predict.Freezer): later symbols move the context
+// but change no count.
+func (s *sparseState) Freeze() { s.frozen = true }
 
 func (s *sparseState) Predict(p []float64) {
 	m := s.m
@@ -378,7 +395,7 @@ func (s *sparseState) Predict(p []float64) {
 
 func (s *sparseState) Observe(a byte) {
 	m := s.m
-	if m.counting(s.n) {
+	if !s.frozen && m.counting(s.n) {
 		if s.cur < 0 {
 			s.cur = int32(len(s.tables))
 			s.tables = append(s.tables, table{})

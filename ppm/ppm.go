@@ -188,6 +188,7 @@ type state struct {
 	m         *PPM
 	t         ctxtrie.Trie[struct{}]
 	ctx, next []int32
+	frozen    bool     // Freeze was called: contexts move, counts stay
 	found     []int32  // found[L]: arena index of the kid a of ctx[L−1], or −1
 	mark      []uint32 // mark[a] == gen: a has been given its probability
 	gen       uint32
@@ -296,6 +297,10 @@ func (s *state) Predict(p []float64) {
 
 // Observe appends a to the history and updates the counts.
 func (s *state) Observe(a byte) {
+	if s.frozen {
+		s.ctx, s.next = s.t.Advance(s.ctx, s.next, a, s.m.order), s.ctx
+		return
+	}
 	m := s.m
 	t := &s.t
 	// Find a in every current context; the highest order where it occurs
@@ -326,5 +331,9 @@ func (s *state) Observe(a byte) {
 	}
 	s.ctx, s.next = next, s.ctx
 }
+
+// Freeze stops learning (predict.Freezer): later symbols move the contexts
+// to the longest ones that occurred before freezing, but no count changes.
+func (s *state) Freeze() { s.frozen = true }
 
 var _ predict.Predictor = (*PPM)(nil)

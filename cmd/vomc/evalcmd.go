@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
+	"github.com/vomc/vomc/compress"
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/fsutil"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/progress"
@@ -51,6 +54,7 @@ Methods:
 	alpha := fs.Float64("alpha", 0.5, "with --file: default CTW Dirichlet α")
 	train := fs.String("train", "", "data set on which KN's δ is tuned (default: the evaluated windows themselves)")
 	ms := fs.String("methods", "ctw,kn,ppm,unigram", "methods to evaluate (see above)")
+	half := fs.Bool("half", false, "with --file: the protocol of Begleiter, El-Yaniv and Yona (2004) instead: learn on the first half of the file, freeze, and report the average log-loss in bits/symbol on the second half")
 	ref := fs.String("reference", "", "reference method name for the excess (default: the CTW method)")
 	out := fs.String("out", "", "output directory")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
@@ -62,6 +66,9 @@ Methods:
 	}
 	if (*data == "") == (*file == "") {
 		return usagef("give exactly one of --data and --file")
+	}
+	if *half && *file == "" {
+		return usagef("--half needs --file")
 	}
 	if *out == "" {
 		return usagef("--out DIR is required")
@@ -84,6 +91,9 @@ Methods:
 		x, al, err := symbols.ReadFile(*file, m, *alphabet)
 		if err != nil {
 			return err
+		}
+		if *half {
+			return runHalf(x, al.Size(), *ms, methods.Defaults{A: al.Size(), D: *D, Lambda: *lam, Alpha: *alpha, Tune: [][]byte{x[:len(x)/2]}, TuneNote: "the first half of the file"}, *out, *force)
 		}
 		if *N < 0 || *N > len(x) {
 			return usagef("-N %d outside 0..%d (the file's length)", *N, len(x))
@@ -143,4 +153,29 @@ Methods:
 	}
 	fmt.Printf("wrote %s/{%s,%s,%s,%s,%s}\n", *out, study.Outputs.JSON, study.Outputs.CSV, study.Outputs.Summary, study.Outputs.PNG, study.Outputs.SVG)
 	return nil
+}
+
+// runHalf prints and writes (DIR/half.txt) the half-file log-loss of each
+// method: learn on x's first half, freeze, average −log2 P on the second.
+func runHalf(x []byte, A int, spec string, d methods.Defaults, out string, force bool) error {
+	built, err := methods.Build(spec, d)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Begleiter, El-Yaniv and Yona (2004) protocol: learn x[1..%d], freeze, test x[%d..%d]\n", len(x)/2, len(x)/2+1, len(x))
+	fmt.Fprintf(&b, "%-36s %14s  %s\n", "method", "bits/symbol", "frozen")
+	for _, bm := range built {
+		bits, frozen, err := compress.HalfLogLoss(bm.Predictor, x)
+		if err != nil {
+			return err
+		}
+		note := "yes"
+		if !frozen {
+			note = "no: this method cannot freeze and kept learning"
+		}
+		fmt.Fprintf(&b, "%-36s %14.4f  %s\n", bm.Predictor.Name(), bits, note)
+	}
+	fmt.Print(b.String())
+	return fsutil.WriteBytes(filepath.Join(out, "half.txt"), force, []byte(b.String()))
 }

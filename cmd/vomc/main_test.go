@@ -71,6 +71,10 @@ func TestEndToEnd(t *testing.T) {
 	runFail(t, "plot", p("ev/results.json"), p("fig.png")) // exists
 
 	runOK(t, "eval", "--file", p("seq.txt"), "--alphabet", "012", "-N", "500", "-D", "3", "--methods", "ctw,kn:delta=0.5,ppm", "--out", p("evf"))
+	runOK(t, "eval", "--file", p("seq.txt"), "--alphabet", "012", "-D", "3", "--methods", "ctw,kn,ppm,markov,unigram", "--half", "--out", p("half"))
+	if b, err := os.ReadFile(p("half/half.txt")); err != nil || strings.Contains(string(b), "kept learning") || !strings.Contains(string(b), "CTW") {
+		t.Errorf("half-file protocol output %q (%v)", b, err)
+	}
 	runOK(t, "ctw", "-D", "3", "--lambda", "0.15", "--init", "pad", "--alphabet", "012", "--map", p("map.json"), "--weights", p("w.csv"), "--predictions", p("pr.csv"), p("seq.txt"))
 	exists(t, p("map.json"), p("w.csv"), p("pr.csv"))
 	runOK(t, "bench", "-n", "20000", "-reps", "1")

@@ -154,3 +154,21 @@ func (t *Trie[E]) Add(n int32, a byte) int32 {
 	}
 	return i
 }
+
+// Advance moves the contexts of a history one symbol on without counting
+// anything (a frozen model): ctx[L] is the node of the order-L context
+// (ctx[0] the root), and the result, written into next[:0] and returned,
+// holds the nodes of the contexts after symbol a, up to order maxOrder,
+// stopping at the first one that is not in the trie (a string that never
+// occurred has no longer extension that did).
+func (t *Trie[E]) Advance(ctx, next []int32, a byte, maxOrder int) []int32 {
+	next = append(next[:0], 0)
+	for L := 1; L <= len(ctx) && L <= maxOrder; L++ {
+		i := t.Find(ctx[L-1], a)
+		if i < 0 {
+			break
+		}
+		next = append(next, t.Arena[i].Node)
+	}
+	return next
+}
