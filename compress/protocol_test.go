@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/ppm"
+	"github.com/vomc/vomc/predict"
 )
 
 func sampleText(t *testing.T) []byte {
@@ -82,8 +83,8 @@ func TestHalfLogLoss(t *testing.T) {
 	if err != nil || !frozen {
 		t.Fatalf("frozen=%v err=%v", frozen, err)
 	}
-	other, _ := ppm.New(256, 3, ppm.Options{Method: ppm.MethodD, Exclusion: true, UpdateExclusion: true})
-	learnBits, frozen2, err := HalfLogLoss(other, x)
+	p3, _ := ppm.New(256, 3, ppm.Options{Method: ppm.MethodD, Exclusion: true, UpdateExclusion: true})
+	learnBits, frozen2, err := HalfLogLoss(unfreezable{p3}, x)
 	if err != nil || frozen2 {
 		t.Fatalf("frozen=%v err=%v", frozen2, err)
 	}
@@ -100,3 +101,11 @@ func TestHalfLogLoss(t *testing.T) {
 		t.Fatal("1 symbol: no error")
 	}
 }
+
+// unfreezable hides the Freeze method of a predictor's states, so that
+// HalfLogLoss must let them keep learning.
+type unfreezable struct{ predict.Predictor }
+
+type learningState struct{ predict.State }
+
+func (u unfreezable) NewState() predict.State { return learningState{u.Predictor.NewState()} }
