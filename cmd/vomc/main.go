@@ -32,6 +32,7 @@ func init() {
 		{"data", "build a data set on disk (K trees, windows of N symbols); export .npy", runData},
 		{"eval", "evaluate predictors in context on a data set or a file: per-position loss, CIs, CSV/JSON, plots", runEval},
 		{"plot", "draw a saved evaluation (JSON) as PNG or SVG", runPlot},
+		{"attention", "attention maps of a trained transformer: heatmaps, suffix-match analysis, head labels (Fig. 5)", runAttention},
 		{"train", "train a transformer on a data set (checkpoints, --resume, safetensors weights, training curve)", runTrain},
 		{"ctw", "CTW on a file: log marginal likelihood, MAP tree, posterior weights ω over context lengths", runCTW},
 		{"construct", "the paper's transformer construction of CTW: run it layer by layer, weights, error vs temperature", runConstruct},

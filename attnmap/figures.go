@@ -1,0 +1,287 @@
+package attnmap
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"path/filepath"
+	"strings"
+
+	gplot "gonum.org/v1/plot"
+	vgfont "gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/palette/brewer"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/vomc/vomc/fsutil"
+)
+
+// DefaultDPI is the PNG resolution when Options.DPI is 0.
+const DefaultDPI = 150
+
+// Options controls Heatmaps. The zero value gives 2.6-inch panels, colour
+// = weight^0.5 and DefaultDPI.
+type Options struct {
+	// Title is drawn above the grid (none when empty).
+	Title string
+	// Labels, when non-nil, adds a second title line under "layer l head
+	// h" of head maps[l][h] (e.g. its ScoreHeads label); missing or empty
+	// entries add nothing.
+	Labels [][]string
+	// Gamma maps a weight w ∈ [0, 1] to the colour scale as w^Gamma (0
+	// means 0.5: a square-root scale, which shows the small weights of
+	// heads that spread their attention over many positions).
+	Gamma float64
+	// Panel is the side of one heatmap panel (0 means 2.6 inches).
+	Panel vg.Length
+	// DPI is the PNG resolution (0 means DefaultDPI).
+	DPI int
+}
+
+// colour scale: white, then ColorBrewer's sequential YlGnBu
+var heatColors = func() []color.Color {
+	p, err := brewer.GetPalette(brewer.TypeSequential, "YlGnBu", 9)
+	if err != nil {
+		panic(err)
+	}
+	return append([]color.Color{color.White}, p.Colors()...)
+}()
+
+// maskColor fills the causal zeros above the diagonal.
+var maskColor = color.NRGBA{0xF0, 0xF0, 0xF0, 0xFF}
+
+// heatColor returns the colour of v ∈ [0, 1] (clamped), linearly
+// interpolated between heatColors.
+func heatColor(v float64) color.NRGBA {
+	if !(v > 0) {
+		v = 0
+	}
+	v = min(v, 1)
+	f := v * float64(len(heatColors)-1)
+	i := min(int(f), len(heatColors)-2)
+	t := f - float64(i)
+	r0, g0, b0, _ := heatColors[i].RGBA()
+	r1, g1, b1, _ := heatColors[i+1].RGBA()
+	mix := func(a, b uint32) uint8 { return uint8((float64(a)*(1-t) + float64(b)*t) / 257) }
+	return color.NRGBA{mix(r0, r1), mix(g0, g1), mix(b0, b1), 0xFF}
+}
+
+// heatImage renders a T×T map at s×s pixels per cell (nearest neighbour,
+// so cells stay sharp however the renderer scales the image).
+func heatImage(a []float32, T, s int, gamma float64) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, T*s, T*s))
+	for i := range T {
+		for j := range T {
+			c := maskColor
+			if j <= i {
+				c = heatColor(math.Pow(math.Max(float64(a[i*T+j]), 0), gamma))
+			}
+			for y := i * s; y < (i+1)*s; y++ {
+				for x := j * s; x < (j+1)*s; x++ {
+					img.SetNRGBA(x, y, c)
+				}
+			}
+		}
+	}
+	return img
+}
+
+// negTicks labels an axis whose data coordinate is −position (so that
+// position 0 is at the top, as in a matrix): ticks of the positions in
+// [−max, −min] placed at their negated values.
+type negTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (negTicks) Ticks(lo, hi float64) []gplot.Tick {
+	ts := gplot.DefaultTicks{}.Ticks(-hi, -lo)
+	for i := range ts {
+		v := ts[i].Value
+		ts[i].Value = -v
+		if ts[i].Label != "" {
+			ts[i].Label = trimNum(v)
+		}
+	}
+	return ts
+}
+
+// trimNum formats an axis value without trailing zeros.
+func trimNum(v float64) string {
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%g", v)
+}
+
+// Heatmaps draws every head's attention map (maps[l][h], T×T row-major,
+// as from transformer.Model.AttentionMaps) in one figure: a grid with a
+// row per layer and a column per head, each panel a heatmap with the key
+// position j on the x axis and the query position i on the y axis (i = 0
+// at the top, as a matrix, so stripes below the diagonal attend a fixed
+// distance back), titled "layer l head h" (1-based), with a shared colour
+// bar. The format follows path's extension (.png, .svg or .pdf); the file
+// is written atomically (temporary file, then rename), replacing any
+// existing one.
+func Heatmaps(path string, maps [][][]float32, opts Options) error {
+	if len(maps) == 0 {
+		return errors.New("attnmap: no attention maps")
+	}
+	cols, T := 0, -1
+	for l, heads := range maps {
+		cols = max(cols, len(heads))
+		for h, a := range heads {
+			t := int(math.Round(math.Sqrt(float64(len(a)))))
+			if t*t != len(a) || t == 0 || (T >= 0 && t != T) {
+				return fmt.Errorf("attnmap: layer %d head %d: a map of %d entries, want T×T with one T for all", l+1, h+1, len(a))
+			}
+			T = t
+		}
+	}
+	if cols == 0 {
+		return errors.New("attnmap: no heads")
+	}
+	gamma := opts.Gamma
+	if gamma == 0 {
+		gamma = 0.5
+	}
+	if !(gamma > 0) || math.IsInf(gamma, 0) {
+		return fmt.Errorf("attnmap: invalid gamma %v", opts.Gamma)
+	}
+	panel := opts.Panel
+	if panel == 0 {
+		panel = 2.6 * vg.Inch
+	}
+	if !(panel > 0) {
+		return fmt.Errorf("attnmap: invalid panel size %v", opts.Panel)
+	}
+	dpi := opts.DPI
+	if dpi == 0 {
+		dpi = DefaultDPI
+	}
+	if dpi < 0 {
+		return fmt.Errorf("attnmap: negative DPI %d", dpi)
+	}
+	// about 2 image pixels per output pixel
+	scale := max(1, int(math.Ceil(2*float64(panel)/vg.Inch.Points()*float64(dpi)/float64(T))))
+	if T*scale > 2048 {
+		scale = max(1, 2048/T)
+	}
+	plots := make([][]*gplot.Plot, len(maps))
+	for l, heads := range maps {
+		plots[l] = make([]*gplot.Plot, cols)
+		for h, a := range heads {
+			p := gplot.New()
+			p.Title.Text = fmt.Sprintf("layer %d head %d", l+1, h+1)
+			if l < len(opts.Labels) && h < len(opts.Labels[l]) && opts.Labels[l][h] != "" {
+				p.Title.Text += "\n" + opts.Labels[l][h]
+			}
+			p.Title.TextStyle.Font.Size = vg.Points(9)
+			p.X.Label.Text = "key position"
+			p.Y.Label.Text = "query position"
+			for _, ax := range []*gplot.Axis{&p.X, &p.Y} {
+				ax.Label.TextStyle.Font.Size = vg.Points(8)
+				ax.Tick.Label.Font.Size = vg.Points(7)
+			}
+			p.Y.Tick.Marker = negTicks{}
+			p.Add(plotter.NewImage(heatImage(a, T, scale, gamma), -0.5, -float64(T)+0.5, float64(T)-0.5, 0.5))
+			p.X.Min, p.X.Max = -0.5, float64(T)-0.5
+			p.Y.Min, p.Y.Max = -float64(T)+0.5, 0.5
+			plots[l][h] = p
+		}
+	}
+	bar := colorBar(gamma)
+	titleH := vg.Length(0)
+	if opts.Title != "" {
+		titleH = vg.Points(22)
+	}
+	barW := 0.9 * vg.Inch
+	W := vg.Length(cols)*panel + barW
+	H := vg.Length(len(maps))*panel*1.08 + titleH
+	return render(path, W, H, dpi, func(c draw.Canvas) {
+		c.SetColor(color.White)
+		c.Fill(c.Rectangle.Path())
+		if opts.Title != "" {
+			sty := draw.TextStyle{Color: color.Black, Font: vgfont.From(gplot.DefaultFont, vg.Points(12)),
+				XAlign: draw.XCenter, YAlign: draw.YTop, Handler: gplot.DefaultTextHandler}
+			c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - vg.Points(4)}, opts.Title)
+		}
+		grid := draw.Crop(c, 0, -barW, 0, -titleH)
+		tiles := draw.Tiles{Rows: len(maps), Cols: cols, PadX: vg.Points(6), PadY: vg.Points(8),
+			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
+		canvases := gplot.Align(plots, tiles, grid)
+		for l := range plots {
+			for h, p := range plots[l] {
+				if p != nil {
+					p.Draw(canvases[l][h])
+				}
+			}
+		}
+		// the colour bar beside the first layer's panels
+		top := canvases[0][0]
+		bc := draw.Crop(c, c.Max.X-c.Min.X-barW+vg.Points(6), -vg.Points(4), top.Min.Y-c.Min.Y, -(c.Max.Y - top.Max.Y))
+		bar.Draw(bc)
+	})
+}
+
+// colorBar is a narrow plot with the colour scale; the axis is linear in
+// the colour value v = w^gamma and its ticks are labelled with the weight
+// w.
+func colorBar(gamma float64) *gplot.Plot {
+	const n = 256
+	img := image.NewNRGBA(image.Rect(0, 0, 1, n))
+	for r := range n {
+		img.SetNRGBA(0, r, heatColor(1-(float64(r)+0.5)/n))
+	}
+	p := gplot.New()
+	p.Add(plotter.NewImage(img, 0, 0, 1, 1))
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	p.HideX()
+	p.Y.Label.Text = "attention weight"
+	p.Y.Label.TextStyle.Font.Size = vg.Points(8)
+	p.Y.Tick.Label.Font.Size = vg.Points(7)
+	var ticks gplot.ConstantTicks
+	last := math.Inf(-1)
+	for _, w := range []float64{0, 0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1} {
+		v := math.Pow(w, gamma)
+		if v-last < 0.04 { // too close to the previous label
+			continue
+		}
+		ticks = append(ticks, gplot.Tick{Value: v, Label: trimNum(w)})
+		last = v
+	}
+	p.Y.Tick.Marker = ticks
+	return p
+}
+
+// render draws a figure of the given size and writes it atomically to
+// path in the format of its extension.
+func render(path string, w, h vg.Length, dpi int, fn func(draw.Canvas)) (err error) {
+	var cw vg.CanvasWriterTo
+	switch ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), ".")); ext {
+	case "png":
+		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))}
+	case "svg":
+		cw = vgsvg.New(w, h)
+	case "pdf":
+		cw = vgpdf.New(w, h)
+	default:
+		return fmt.Errorf("attnmap: %s: unsupported format %q (want .png, .svg or .pdf)", path, ext)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("attnmap: rendering %s failed: %v", path, r)
+		}
+	}()
+	fn(draw.New(cw))
+	var buf bytes.Buffer
+	if _, err := cw.WriteTo(&buf); err != nil {
+		return err
+	}
+	return fsutil.WriteBytes(path, true, buf.Bytes())
+}

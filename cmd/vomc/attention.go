@@ -1,0 +1,345 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/vomc/vomc/attnmap"
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/symbols"
+	"github.com/vomc/vomc/transformer"
+)
+
+// The files 'vomc attention' writes into --out.
+const (
+	attnHeatPNG   = "heatmaps.png"
+	attnHeatSVG   = "heatmaps.svg"
+	attnSuffixPNG = "suffix_match.png"
+	attnSuffixSVG = "suffix_match.svg"
+	attnScores    = "scores.json"
+)
+
+// attnReport is the content of scores.json.
+type attnReport struct {
+	Model  string `json:"model"`
+	Source string `json:"source"`
+	// Window is the data set window (−1 with --file); Start the file
+	// offset of the window (0 with --data).
+	Window int `json:"window"`
+	Start  int `json:"start"`
+	T      int `json:"T"`
+	D      int `json:"D"`
+	MaxK   int `json:"max_k"`
+	// Threshold is attnmap.Threshold (the mass from which a hypothesis
+	// labels a head).
+	Threshold float64             `json:"threshold"`
+	Heads     []attnmap.HeadScore `json:"heads"`
+	Figure    attnFigure          `json:"suffix_match_figure"`
+}
+
+// attnFigure describes suffix_match.png: the head, hypothesis and queries.
+type attnFigure struct {
+	Layer   int           `json:"layer"`
+	Head    int           `json:"head"`
+	K       int           `json:"k"`
+	Offset  int           `json:"offset"`
+	Queries []attnQuery   `json:"queries"`
+	Score   attnmap.Score `json:"score"`
+}
+
+// attnQuery is one panel of suffix_match.png.
+type attnQuery struct {
+	Position int   `json:"position"`
+	Matches  []int `json:"matches"`
+	// Mass is the head's attention on the matches from this query.
+	Mass float64 `json:"mass"`
+}
+
+func runAttention(args []string) error {
+	fs := newFlags("attention", "--model DIR (--data DIR [--window I] | --file FILE) --out DIR [flags]", `
+Analyses the attention maps of a trained transformer on one window, as in
+Section 4.3 and Fig. 5 of the paper. Writes into --out:
+
+  heatmaps.png/svg      every head's attention map (rows = query positions,
+                        columns = key positions), a row of panels per layer
+  suffix_match.png/svg  for each --queries position, the positions whose
+                        context matches the query's suffix of length --k
+                        (black circles) against one head's attention weights
+                        (red diamonds), as in Fig. 5 (bottom)
+  scores.json           every head's scores and label
+
+and prints a table of the heads. A head's score for a hypothesis is the
+attention mass it puts on the positions the hypothesis selects, averaged
+over the query positions i ≥ D+1: relative position d (the position i−d,
+d = 0..D+1; d = 1 is a previous-token head) and suffix match (k, offset)
+(k = 0..D+1): offset 0 selects the earlier positions ending with the
+query's suffix of length k; offset 1 the positions right after such an
+occurrence (where a head collecting next-symbol statistics reads). Each
+head is labelled by its most specific hypothesis with mass ≥ 0.5.
+Positions are 0-based, layers and heads 1-based.`)
+	model := fs.String("model", "", "model directory written by 'vomc train' (or a .safetensors file)")
+	data := fs.String("data", "", "data set directory (from 'vomc data')")
+	window := fs.Int("window", 0, "with --data: the window (0-based)")
+	file := fs.String("file", "", "a symbol file instead of a data set")
+	mode := fs.String("mode", "text", "with --file: text or raw")
+	alphabet := fs.String("alphabet", "", "with --file (text): alphabet in symbol order (default: characters present, sorted)")
+	start := fs.Int("start", 0, "with --file: the window starts at this symbol (it has the model's N symbols, fewer at the end of the file)")
+	out := fs.String("out", "", "output directory")
+	queries := fs.String("queries", "", "comma-separated query positions of suffix_match (default: T−14 and T−2; the last position, T−1, has no training target, so its attention is untrained)")
+	k := fs.Int("k", 3, "suffix length of suffix_match")
+	offset := fs.Int("offset", -1, "suffix_match offset: 0 (positions ending with the suffix) or 1 (positions right after it); -1: the head's better one")
+	head := fs.String("head", "", "head of suffix_match as LAYER.HEAD, 1-based (default: the head with the most mass on the suffix matches of length --k)")
+	D := fs.Int("D", -1, "source depth D: hypotheses up to k, d = D+1 (default: the data set's largest depth; 3 with --file)")
+	gamma := fs.Float64("gamma", 0.5, "heatmap colour = weight^gamma")
+	force := fs.Bool("force", false, "overwrite existing output files")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %q", fs.Args())
+	}
+	if *model == "" || *out == "" {
+		return usagef("--model and --out are required")
+	}
+	if (*data == "") == (*file == "") {
+		return usagef("give exactly one of --data and --file")
+	}
+	if *k < 0 {
+		return usagef("--k %d: want ≥ 0", *k)
+	}
+	if *offset < -1 || *offset > 1 {
+		return usagef("--offset %d: want 0, 1 or -1 (auto)", *offset)
+	}
+	if !(*gamma > 0) {
+		return usagef("--gamma %v: want > 0", *gamma)
+	}
+	paths := map[string]string{}
+	for _, name := range []string{attnHeatPNG, attnHeatSVG, attnSuffixPNG, attnSuffixSVG, attnScores} {
+		paths[name] = filepath.Join(*out, name)
+		if !*force {
+			if _, err := os.Lstat(paths[name]); err == nil {
+				return fmt.Errorf("%s: %w", paths[name], fsutil.ErrExists)
+			} else if !errors.Is(err, iofs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	m, err := loadModel(*model)
+	if err != nil {
+		return err
+	}
+	N, A := m.Config.Context, m.Config.Alphabet
+
+	rep := attnReport{Model: m.Name(), Window: -1, Threshold: attnmap.Threshold}
+	var x []byte
+	depth := *D
+	if *data != "" {
+		if *start != 0 {
+			return usagef("--start is for --file (use --window with --data)")
+		}
+		ds, err := dataset.Read(*data)
+		if err != nil {
+			return err
+		}
+		cfg := ds.Config()
+		if cfg.Prior.A != A {
+			return fmt.Errorf("the model has alphabet size %d, the data set %s %d", A, *data, cfg.Prior.A)
+		}
+		if *window < 0 || *window >= ds.Windows() {
+			return usagef("--window %d outside 0..%d", *window, ds.Windows()-1)
+		}
+		x = ds.Window(*window)
+		if depth < 0 {
+			depth = 0
+			for _, d := range cfg.Prior.Depths {
+				depth = max(depth, d)
+			}
+		}
+		rep.Source, rep.Window = *data, *window
+	} else {
+		md, err := symbols.ParseMode(*mode)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		all, al, err := symbols.ReadFile(*file, md, *alphabet)
+		if err != nil {
+			return err
+		}
+		if al.Size() > A {
+			return fmt.Errorf("%s has %d symbols (%v), the model's alphabet %d", *file, al.Size(), al, A)
+		}
+		if *start < 0 || *start >= len(all) {
+			return usagef("--start %d outside 0..%d (the file's length)", *start, len(all)-1)
+		}
+		x = all[*start:]
+		if depth < 0 {
+			depth = 3
+		}
+		rep.Source, rep.Start = *file, *start
+	}
+	if len(x) > N {
+		x = x[:N]
+	}
+	T := len(x)
+	maxK := max(depth+1, *k)
+	rep.T, rep.D, rep.MaxK = T, depth, maxK
+
+	var qs []int
+	if *queries == "" {
+		// late positions, but not the last: position T−1 predicts nothing
+		// in training (a window has T−1 targets), so its attention is
+		// never trained
+		qs = []int{max(0, T-14), max(0, T-2)}
+		if qs[0] == qs[1] {
+			qs = qs[1:]
+		}
+	} else {
+		for _, f := range strings.Split(*queries, ",") {
+			q, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || q < 0 || q >= T {
+				return usagef("--queries: %q is not a position 0..%d of the window", f, T-1)
+			}
+			qs = append(qs, q)
+		}
+	}
+
+	maps, err := m.AttentionMaps(x)
+	if err != nil {
+		return err
+	}
+	scores := attnmap.ScoreHeads(x, maps, maxK)
+	rep.Heads = scores
+
+	// the head and offset of the suffix-match figure
+	pick := -1
+	if *head != "" {
+		ls, hs, ok := strings.Cut(*head, ".")
+		l, err1 := strconv.Atoi(ls)
+		h, err2 := strconv.Atoi(hs)
+		if !ok || err1 != nil || err2 != nil {
+			return usagef("--head %q: want LAYER.HEAD, e.g. 2.1", *head)
+		}
+		for i, s := range scores {
+			if s.Layer == l && s.Head == h {
+				pick = i
+			}
+		}
+		if pick < 0 {
+			return usagef("--head %s: the model has no layer %d head %d", *head, l, h)
+		}
+	}
+	// the best (head, offset) among those allowed by --head and --offset
+	sel, off, best := -1, 0, -1.0
+	for i, s := range scores {
+		if pick >= 0 && i != pick {
+			continue
+		}
+		for o := 0; o <= 1; o++ {
+			if *offset >= 0 && o != *offset {
+				continue
+			}
+			if sc, _ := s.SuffixScore(*k, o); sc.Mass > best {
+				sel, off, best = i, o, sc.Mass
+			}
+		}
+	}
+	hsel := scores[sel]
+	fig := attnFigure{Layer: hsel.Layer, Head: hsel.Head, K: *k, Offset: off}
+	fig.Score, _ = hsel.SuffixScore(*k, off)
+	att := maps[hsel.Layer-1][hsel.Head-1]
+	for _, q := range qs {
+		mt := attnmap.SuffixMatches(x, q, *k, off)
+		mass := 0.0
+		for _, j := range mt {
+			mass += float64(att[q*T+j])
+		}
+		fig.Queries = append(fig.Queries, attnQuery{Position: q, Matches: mt, Mass: mass})
+	}
+	rep.Figure = fig
+
+	printAttentionTable(rep)
+
+	labels := make([][]string, len(maps))
+	for _, s := range scores {
+		labels[s.Layer-1] = append(labels[s.Layer-1], s.Label)
+	}
+	title := fmt.Sprintf("%s on %s", m.Name(), filepath.Base(rep.Source))
+	if rep.Window >= 0 {
+		title += fmt.Sprintf(" window %d", rep.Window)
+	} else if rep.Start > 0 {
+		title += fmt.Sprintf(" from symbol %d", rep.Start)
+	}
+	title += fmt.Sprintf(" (T=%d)", T)
+	opts := attnmap.Options{Title: title, Labels: labels, Gamma: *gamma}
+	for _, name := range []string{attnHeatPNG, attnHeatSVG} {
+		if err := attnmap.Heatmaps(paths[name], maps, opts); err != nil {
+			return err
+		}
+	}
+	for _, name := range []string{attnSuffixPNG, attnSuffixSVG} {
+		if err := attnmap.SuffixMatchFigure(paths[name], x, att, T, qs, *k, off); err != nil {
+			return err
+		}
+	}
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteBytes(paths[attnScores], true, append(js, '\n')); err != nil {
+		return err
+	}
+	fmt.Printf("\nsuffix_match: layer %d head %d, k=%d offset %d: mean mass %.2f (chance %.2f) over %d queries\n",
+		fig.Layer, fig.Head, fig.K, fig.Offset, fig.Score.Mass, fig.Score.Chance, fig.Score.Queries)
+	fmt.Printf("wrote %s/{%s,%s,%s,%s,%s}\n", *out, attnHeatPNG, attnHeatSVG, attnSuffixPNG, attnSuffixSVG, attnScores)
+	return nil
+}
+
+// loadModel loads DIR/model.safetensors, or the .safetensors file given.
+func loadModel(path string) (*transformer.Model, error) {
+	file := path
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		file = filepath.Join(path, trainModel)
+	}
+	return transformer.LoadSafetensors(file)
+}
+
+// printAttentionTable prints every head's label and masses: relative
+// positions d = 0..maxK, then suffix matches k = 1..maxK for offsets 0 and
+// 1.
+func printAttentionTable(rep attnReport) {
+	fmt.Printf("%s, window of T=%d from %s; mass averaged over queries i ≥ %d\n\n", rep.Model, rep.T, rep.Source, rep.MaxK)
+	var hdr strings.Builder
+	fmt.Fprintf(&hdr, "%-5s %-56s |", "head", "label")
+	for d := 0; d <= rep.MaxK; d++ {
+		fmt.Fprintf(&hdr, " d=%-3d", d)
+	}
+	for o := 0; o <= 1; o++ {
+		hdr.WriteString(" |")
+		for k := 1; k <= rep.MaxK; k++ {
+			fmt.Fprintf(&hdr, " %-5s", fmt.Sprintf("k%d/%d", k, o))
+		}
+	}
+	fmt.Println(hdr.String())
+	for _, s := range rep.Heads {
+		fmt.Printf("%-5s %-56s |", fmt.Sprintf("%d.%d", s.Layer, s.Head), s.Label)
+		for _, r := range s.Relative {
+			fmt.Printf(" %5.2f", r.Mass)
+		}
+		for o := 0; o <= 1; o++ {
+			fmt.Print(" |")
+			for k := 1; k <= rep.MaxK; k++ {
+				sc, _ := s.SuffixScore(k, o)
+				fmt.Printf(" %5.2f", sc.Mass)
+			}
+		}
+		fmt.Println()
+	}
+	fmt.Println("\n(d=: mass on position i−d; kK/O: mass on the suffix matches of length K, offset O)")
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vomc/vomc/transformer"
+)
+
+// TestAttention runs 'vomc attention' end to end on a freshly initialised
+// tiny model, on a data set window and on a file.
+func TestAttention(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	cfg := transformer.Config{Layers: 2, Heads: []int{2, 1}, Embed: 16, Context: 48, Alphabet: 3,
+		FeedForward: true, LayerNorm: true, Activation: transformer.GELU, Positional: transformer.Learned}
+	m, err := transformer.New(cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(p("model"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SaveSafetensors(p("model/model.safetensors")); err != nil {
+		t.Fatal(err)
+	}
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "4", "-N", "64", "--seed", "3", "--out", p("test"))
+
+	runOK(t, "attention", "--model", p("model"), "--data", p("test"), "--window", "2", "--out", p("a"), "--queries", "20,47", "--k", "2")
+	exists(t, p("a/heatmaps.png"), p("a/heatmaps.svg"), p("a/suffix_match.png"), p("a/suffix_match.svg"), p("a/scores.json"))
+	b, err := os.ReadFile(p("a/scores.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep attnReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	// T = the model's N (the data set's windows are longer); D = 2
+	if rep.T != 48 || rep.D != 2 || rep.MaxK != 3 || rep.Window != 2 || len(rep.Heads) != 3 {
+		t.Fatalf("report: T=%d D=%d maxK=%d window %d, %d heads", rep.T, rep.D, rep.MaxK, rep.Window, len(rep.Heads))
+	}
+	f := rep.Figure
+	if f.K != 2 || len(f.Queries) != 2 || f.Queries[0].Position != 20 || f.Queries[1].Position != 47 {
+		t.Fatalf("figure: %+v", f)
+	}
+	for _, h := range rep.Heads {
+		if h.Label == "" || len(h.Relative) != 4 || len(h.Suffix) != 8 {
+			t.Errorf("head %d.%d: label %q, %d relative, %d suffix scores", h.Layer, h.Head, h.Label, len(h.Relative), len(h.Suffix))
+		}
+	}
+
+	// existing outputs need --force; a file input with a chosen head
+	runFail(t, "attention", "--model", p("model"), "--data", p("test"), "--out", p("a"))
+	if err := os.WriteFile(p("seq.txt"), []byte(strings.Repeat("abcab", 20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runOK(t, "attention", "--model", p("model/model.safetensors"), "--file", p("seq.txt"), "--start", "10", "--out", p("a"),
+		"--head", "2.1", "--offset", "0", "--force")
+	b, _ = os.ReadFile(p("a/scores.json"))
+	rep = attnReport{}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.T != 48 || rep.Start != 10 || rep.Window != -1 || rep.Figure.Layer != 2 || rep.Figure.Head != 1 || rep.Figure.Offset != 0 ||
+		rep.Figure.K != 3 || len(rep.Figure.Queries) != 2 || rep.Figure.Queries[0].Position != 34 || rep.Figure.Queries[1].Position != 46 {
+		t.Fatalf("file report: T=%d start %d window %d figure %+v", rep.T, rep.Start, rep.Window, rep.Figure)
+	}
+
+	// usage errors
+	for _, args := range [][]string{
+		{"--data", p("test"), "--out", p("b")},   // no model
+		{"--model", p("model"), "--out", p("b")}, // no input
+		{"--model", p("model"), "--data", p("test"), "--file", p("seq.txt"), "--out", p("b")},
+		{"--model", p("model"), "--data", p("test"), "--out", p("b"), "--queries", "48"},
+		{"--model", p("model"), "--data", p("test"), "--out", p("b"), "--window", "99"},
+		{"--model", p("model"), "--data", p("test"), "--out", p("b"), "--head", "3.1"},
+		{"--model", p("model"), "--data", p("test"), "--out", p("b"), "--offset", "2"},
+	} {
+		runFail(t, append([]string{"attention"}, args...)...)
+	}
+}
