@@ -9,6 +9,7 @@
 //	unigram[:alpha=0.5]
 //	tf:path=DIR[:name=LABEL]                 (a transformer trained by `vomc train`)
 //	construct[:D=5][:lambda=0.15][:alpha=0.5][:c=inf]  (the paper's (D+2)-layer CTW transformer)
+//	synth:path=DIR[:name=LABEL]              (a Fig. 8 "TF 2-0" model trained by `vomc synth`)
 //
 // Parameters left out take the values of Defaults (the data set's prior for
 // CTW; order = D for the others), so "ctw,kn,ppm" compares the three at the
@@ -33,6 +34,7 @@ import (
 	"github.com/vomc/vomc/markov"
 	"github.com/vomc/vomc/ppm"
 	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -288,6 +290,8 @@ func build(sp *spec, d Defaults) (Built, error) {
 		return b, err
 	case "tf":
 		return buildTF(sp, d)
+	case "synth":
+		return buildSynth(sp, d)
 	case "construct":
 		D, err := sp.int("d", d.D)
 		if err != nil {
@@ -311,7 +315,7 @@ func build(sp *spec, d Defaults) (Built, error) {
 		b.Predictor = p
 		return b, err
 	}
-	return b, fmt.Errorf("methods: unknown method %q (ctw, kn, ppm, markov, unigram, tf, construct)", sp.name)
+	return b, fmt.Errorf("methods: unknown method %q (ctw, kn, ppm, markov, unigram, tf, construct, synth)", sp.name)
 }
 
 // namedModel is a trained transformer under another name; it keeps the
@@ -357,6 +361,33 @@ func buildTF(sp *spec, d Defaults) (Built, error) {
 	base = strings.TrimSuffix(base, ".safetensors")
 	b.Predictor = namedModel{m, sp.str("name", m.Name()+"@"+base)}
 	b.Note = fmt.Sprintf("%s: %d parameters, context N=%d (longer windows slide)", file, m.Config.NumParams(), m.Config.Context)
+	return b, nil
+}
+
+// buildSynth loads a synthetic "TF 2-0" model (synth:path=DIR[:name=LABEL]):
+// DIR/model.safetensors, or DIR itself when it is a file. Its name is the
+// paper's label of its variant (e.g. "TF 2-0 w/ all counts"), or LABEL.
+func buildSynth(sp *spec, d Defaults) (Built, error) {
+	b := Built{Spec: sp.text}
+	path := sp.str("path", "")
+	if path == "" {
+		return b, fmt.Errorf("methods: %q: synth needs path=DIR (a directory written by 'vomc synth', or its model.safetensors)", sp.text)
+	}
+	file := path
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		file = filepath.Join(path, "model.safetensors")
+	}
+	m, err := synth.Load(file)
+	if err != nil {
+		return b, fmt.Errorf("methods: %q: %w", sp.text, err)
+	}
+	if m.Config.A != d.A {
+		return b, fmt.Errorf("methods: %q: the model has alphabet size %d, the data %d", sp.text, m.Config.A, d.A)
+	}
+	m.DisplayName = sp.str("name", "")
+	b.Predictor = m
+	b.Note = fmt.Sprintf("%s: %s, D=%d, %d features, %d parameters, context %d (longer windows slide)",
+		file, synth.ShortName(m.Config.Variant), m.Config.D, m.Config.Features(), m.Config.NumParams(), m.Config.Context)
 	return b, nil
 }
 

@@ -36,6 +36,8 @@ func init() {
 		{"train", "train a transformer on a data set (checkpoints, --resume, safetensors weights, training curve)", runTrain},
 		{"ctw", "CTW on a file: log marginal likelihood, MAP tree, posterior weights ω over context lengths", runCTW},
 		{"construct", "the paper's transformer construction of CTW: run it layer by layer, weights, error vs temperature", runConstruct},
+		{"synth", "Fig. 8 synthetic TF 2-0 models: constructed layers 1-2 + a trained FF and read-out (variants)", runSynth},
+		{"reproduce", "reproduce the paper: every figure and an HTML report from one command (--preset tiny|small|medium|paper)", runReproduce},
 		{"bench", "throughput benchmarks: CTW, 'bench train' (transformers), 'bench compress' (files)", runBench},
 		{"compress", "compress a file losslessly: context mixing (default), PPM or CTW with arithmetic coding", runCompress},
 		{"decompress", "decompress a file written by 'vomc compress' (verifies its checksum)", runDecompress},

@@ -1,0 +1,494 @@
+// Package reproduce runs the whole study of the paper "An
+// Information-Theoretic Approach to Understanding Transformers' In-Context
+// Learning of Variable-Order Markov Chains" from data generated in the run:
+// training and test sets drawn from π_CTW, transformers of 1, 2, 3, 4 (and 6)
+// layers, attention-only and single-head variants, the synthetic two-layer
+// "TF 2-0" models, CTW, Kneser–Ney (δ tuned), PPM (method A) and the
+// (D+2)-layer construction; it evaluates every method in context and writes
+// the paper's Figs. 3, 4, 5, 8 and 10, a comparison of the construction with
+// CTW, a summary table and one self-contained HTML report.
+//
+// The run is a chain of stages (see Plan). Each stage is cached in
+// OUT/stages/<name>-<hash>/ under a hash of its configuration, the hashes of
+// its upstream stages' outputs and the vomc version; a file "done.json"
+// written last marks it complete, and a completed stage is skipped. A stage
+// interrupted before its marker is redone, except training, which continues
+// from its checkpoint (transformer.Checkpoint.Resume).
+package reproduce
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/synth"
+	"github.com/vomc/vomc/transformer"
+)
+
+// Config is the whole study's configuration. Every field can be set by
+// name (its JSON key) with Config.Set, from a JSON file with Config.Load, or
+// by starting from a preset (Preset). Model lists use the notation
+// "H1,H2,…[-ff][-ln]": the number of attention heads of each layer (so the
+// number of layers is the list's length), "-ff" removes the feed-forward
+// sub-layers and "-ln" the LayerNorms ("4,4-ff-ln" is a two-layer
+// attention-only network with 4 heads per layer).
+type Config struct {
+	// Preset names the preset the configuration started from.
+	Preset string `json:"preset"`
+	// A is the alphabet size; Depths the maximum tree depths D of the
+	// prior (one drawn uniformly per tree); Lambda the stop probability λ;
+	// Alpha the symmetric Dirichlet α.
+	A      int     `json:"A"`
+	Depths []int   `json:"depths"`
+	Lambda float64 `json:"lambda"`
+	Alpha  float64 `json:"alpha"`
+	// N is the context window length.
+	N int `json:"N"`
+	// TrainTrees is the number K of training trees, TrainNK the symbols
+	// N_K drawn per tree (cut into ⌊N_K/N⌋ windows), ValFrac the fraction
+	// of the training trees held out for validation (early stopping).
+	TrainTrees int     `json:"train_trees"`
+	TrainNK    int     `json:"train_NK"`
+	ValFrac    float64 `json:"val_frac"`
+	// TestTrees is the number of test windows (one fresh window per tree,
+	// so that CTW is exactly Bayes-optimal on each).
+	TestTrees int `json:"test_trees"`
+	// Embed is E; Fig3Models the full transformers of Fig. 3 (and Fig. 10);
+	// Fig4Models the attention-only and single-head variants of Fig. 4,
+	// drawn beside the largest full model of Fig3Models with 4 or fewer
+	// layers (the paper's "full four-layer transformer").
+	Embed      int      `json:"E"`
+	Fig3Models []string `json:"fig3_models"`
+	Fig4Models []string `json:"fig4_models"`
+	// Training: windows per step, peak and final learning rate, warm-up
+	// steps, maximum epochs, maximum steps (0: none), early-stopping
+	// patience in epochs (0: none), the paper's window-summed loss.
+	Batch    int     `json:"batch"`
+	LR       float64 `json:"lr"`
+	MinLR    float64 `json:"min_lr"`
+	Warmup   int     `json:"warmup"`
+	Epochs   int     `json:"epochs"`
+	MaxSteps int     `json:"max_steps"`
+	Patience int     `json:"patience"`
+	SumLoss  bool    `json:"sum_loss"`
+	// CheckpointEvery is the checkpoint interval in steps.
+	CheckpointEvery int `json:"checkpoint_every"`
+	// ConstructWindows is the number of test windows on which the (D+2)-layer
+	// construction is run beside CTW (it runs in float64 and is slower).
+	ConstructWindows int `json:"construct_windows"`
+	// HeatmapModel is the model (of Fig3Models) whose attention maps Fig. 5
+	// shows; HeatmapSuffix the suffix length k of the suffix-match panel.
+	HeatmapModel  string `json:"heatmap_model"`
+	HeatmapSuffix int    `json:"heatmap_suffix"`
+	// SynthVariants are the TF 2-0 variants of Fig. 8 and SynthSteps their
+	// training steps (0: as the transformers).
+	SynthVariants []string `json:"synth_variants"`
+	SynthSteps    int      `json:"synth_steps"`
+	// Smooth is the moving-average width of the figures (0: N/100).
+	Smooth int `json:"smooth"`
+	// Seed drives every random choice (data, initialisation, shuffling).
+	Seed uint64 `json:"seed"`
+	// Workers is the number of goroutines for data and evaluation (0: all
+	// cores); it does not change any result.
+	Workers int `json:"workers"`
+}
+
+// Presets lists the preset names in order of size.
+var Presets = []string{"tiny", "small", "medium", "paper"}
+
+// Preset returns the named preset:
+//
+//   - tiny: A=3, D=2, N=64, 800 training windows, E=32, 600 steps of 32
+//     windows per model — a real end-to-end run in under a minute;
+//   - small: A=3, D=3, λ=0.15, α=0.5, N=256, E=64, 4 heads, 1800 steps of
+//     32 windows (14.7M tokens) per model — about 30–60 minutes on 2 cores;
+//   - medium: D=4, N=512, E=128, 8 heads, layers 1–4 and 6, 6000 steps of 64
+//     windows — many hours on 2 cores;
+//   - paper: the paper's Appendix "Training Details": depths 1..5 mixed,
+//     N=1536, E=128, 8 heads, K=20000, N_K=5120, batch 512, ≤ 100 epochs,
+//     patience 15, 8192 test trees — a GPU-class machine's job.
+func Preset(name string) (Config, error) {
+	c := Config{Preset: name, A: 3, Lambda: 0.15, Alpha: 0.5, ValFrac: 0.05, Epochs: 100,
+		LR: 1e-3, MinLR: 1e-5, Warmup: 100, Seed: 1, HeatmapSuffix: 3, CheckpointEvery: 100,
+		SynthVariants: []string{"tf20", "nocounts", "totalcounts", "allcounts"}}
+	switch name {
+	case "tiny":
+		c.Depths, c.N = []int{2}, 64
+		c.TrainTrees, c.TrainNK, c.TestTrees = 100, 512, 200
+		c.Embed = 32
+		c.Fig3Models = []string{"2", "2,2", "2,2,2", "2,2,2,2"}
+		c.Fig4Models = []string{"2,2-ff-ln", "2,2,2,2-ff-ln", "1,1", "1,1,1-ff"}
+		c.Batch, c.LR, c.Warmup, c.MaxSteps = 32, 3e-3, 30, 600
+		c.CheckpointEvery = 100
+		c.ConstructWindows, c.HeatmapModel, c.HeatmapSuffix = 20, "2,2", 2
+		c.SynthSteps = 600
+	case "small":
+		c.Depths, c.N = []int{3}, 256
+		c.TrainTrees, c.TrainNK, c.TestTrees = 2000, 2560, 1000
+		c.Embed = 64
+		c.Fig3Models = []string{"4", "4,4", "4,4,4", "4,4,4,4"}
+		c.Fig4Models = []string{"4,4-ff-ln", "4,4,4,4-ff-ln", "1,1", "1,1,1-ff"}
+		c.Batch, c.MaxSteps = 32, 1800
+		c.ConstructWindows, c.HeatmapModel = 50, "4,4"
+	case "medium":
+		c.Depths, c.N = []int{4}, 512
+		c.TrainTrees, c.TrainNK, c.TestTrees = 10000, 5120, 2048
+		c.Embed = 128
+		c.Fig3Models = []string{"8", "8,8", "8,8,8", "8,8,8,8", "8,8,8,8,8,8"}
+		c.Fig4Models = []string{"8,8-ff-ln", "8,8,8,8-ff-ln", "1,1", "1,1,1-ff"}
+		c.Batch, c.MaxSteps, c.Patience = 64, 6000, 15
+		c.ConstructWindows, c.HeatmapModel = 50, "8,8"
+	case "paper":
+		c.Depths, c.N = []int{1, 2, 3, 4, 5}, 1536
+		c.TrainTrees, c.TrainNK, c.TestTrees = 20000, 5120, 8192
+		c.Embed = 128
+		c.Fig3Models = []string{"8", "8,8", "8,8,8", "8,8,8,8", "8,8,8,8,8,8"}
+		c.Fig4Models = []string{"8,8-ff-ln", "8,8,8,8-ff-ln", "1,1", "1,1,1-ff"}
+		c.Batch, c.Patience = 512, 15
+		c.ConstructWindows, c.HeatmapModel = 20, "8,8"
+	default:
+		return Config{}, fmt.Errorf("reproduce: unknown preset %q (%s)", name, strings.Join(Presets, ", "))
+	}
+	return c, nil
+}
+
+// Load overrides the fields named in a JSON object (keys as in Config's
+// JSON form); unknown keys are an error.
+func (c *Config) Load(r io.Reader) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(c); err != nil {
+		return fmt.Errorf("reproduce: config: %w", err)
+	}
+	return nil
+}
+
+// LoadFile is Load on the named file.
+func (c *Config) LoadFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := c.Load(f); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// Keys returns the settable keys (the JSON names of Config's fields).
+func Keys() []string {
+	t := reflect.TypeFor[Config]()
+	var ks []string
+	for i := range t.NumField() {
+		ks = append(ks, jsonName(t.Field(i)))
+	}
+	return ks
+}
+
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return name
+}
+
+// Set sets the field whose JSON key is key from its textual value: numbers
+// and booleans as Go parses them; integer lists as "1,2,3"; string lists
+// (model lists) separated by ';' ("4;4,4;4,4,4"); any value starting with
+// '[' as JSON. Keys are case-sensitive except that a '-' may stand for '_'.
+func (c *Config) Set(key, value string) error {
+	key = strings.ReplaceAll(strings.TrimSpace(key), "-", "_")
+	v := reflect.ValueOf(c).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		if jsonName(t.Field(i)) != key {
+			continue
+		}
+		f := v.Field(i)
+		value = strings.TrimSpace(value)
+		if strings.HasPrefix(value, "[") {
+			p := reflect.New(f.Type())
+			if err := json.Unmarshal([]byte(value), p.Interface()); err != nil {
+				return fmt.Errorf("reproduce: --set %s=%s: %w", key, value, err)
+			}
+			f.Set(p.Elem())
+			return nil
+		}
+		bad := func(err error) error {
+			return fmt.Errorf("reproduce: --set %s=%q: not a valid %s (%v)", key, value, f.Type(), err)
+		}
+		switch f.Kind() {
+		case reflect.Int:
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				return bad(err)
+			}
+			f.SetInt(int64(n))
+		case reflect.Uint64:
+			n, err := strconv.ParseUint(value, 10, 64)
+			if err != nil {
+				return bad(err)
+			}
+			f.SetUint(n)
+		case reflect.Float64:
+			x, err := strconv.ParseFloat(value, 64)
+			if err != nil {
+				return bad(err)
+			}
+			f.SetFloat(x)
+		case reflect.Bool:
+			b, err := strconv.ParseBool(value)
+			if err != nil {
+				return bad(err)
+			}
+			f.SetBool(b)
+		case reflect.String:
+			f.SetString(value)
+		case reflect.Slice:
+			switch f.Type().Elem().Kind() {
+			case reflect.Int:
+				var xs []int
+				for _, s := range strings.Split(value, ",") {
+					n, err := strconv.Atoi(strings.TrimSpace(s))
+					if err != nil {
+						return bad(err)
+					}
+					xs = append(xs, n)
+				}
+				f.Set(reflect.ValueOf(xs))
+			case reflect.String:
+				var xs []string
+				for _, s := range strings.Split(value, ";") {
+					if s = strings.TrimSpace(s); s != "" {
+						xs = append(xs, s)
+					}
+				}
+				f.Set(reflect.ValueOf(xs))
+			}
+		}
+		return nil
+	}
+	ks := Keys()
+	sort.Strings(ks)
+	return fmt.Errorf("reproduce: unknown key %q (keys: %s)", key, strings.Join(ks, ", "))
+}
+
+// Prior is the prior of the training and test trees.
+func (c Config) Prior() source.Prior {
+	return source.Prior{A: c.A, Depths: c.Depths, Lambda: c.Lambda, Alpha: []float64{c.Alpha}}
+}
+
+// MaxDepth is the largest depth of the prior: the depth of CTW, the
+// construction and the order of KN and PPM.
+func (c Config) MaxDepth() int {
+	d := 0
+	for _, x := range c.Depths {
+		d = max(d, x)
+	}
+	return d
+}
+
+// Validate reports the first problem with the configuration.
+func (c Config) Validate() error {
+	if err := c.Prior().Validate(); err != nil {
+		return err
+	}
+	switch {
+	case c.N < 8:
+		return fmt.Errorf("reproduce: N=%d is too short (≥ 8)", c.N)
+	case c.TrainNK < c.N:
+		return fmt.Errorf("reproduce: train_NK=%d < N=%d", c.TrainNK, c.N)
+	case c.TrainTrees < 2 || c.TestTrees < 2:
+		return fmt.Errorf("reproduce: need ≥ 2 training and test trees")
+	case c.ValFrac < 0 || c.ValFrac >= 1:
+		return fmt.Errorf("reproduce: val_frac=%g outside [0,1)", c.ValFrac)
+	case c.Batch < 1 || c.Epochs < 1 || c.LR <= 0:
+		return fmt.Errorf("reproduce: batch, epochs and lr must be positive")
+	case len(c.Fig3Models) == 0:
+		return fmt.Errorf("reproduce: fig3_models is empty")
+	case c.ConstructWindows < 1 || c.ConstructWindows > c.TestTrees:
+		return fmt.Errorf("reproduce: construct_windows=%d outside 1..test_trees", c.ConstructWindows)
+	case c.HeatmapSuffix < 1:
+		return fmt.Errorf("reproduce: heatmap_suffix must be ≥ 1")
+	}
+	for _, s := range append(append([]string{}, c.Fig3Models...), c.Fig4Models...) {
+		m, err := ParseModel(s)
+		if err != nil {
+			return err
+		}
+		if err := m.TransformerConfig(c).Validate(); err != nil {
+			return fmt.Errorf("reproduce: model %q: %w", s, err)
+		}
+	}
+	if c.HeatmapModel != "" && !contains(c.Fig3Models, c.HeatmapModel) && !contains(c.Fig4Models, c.HeatmapModel) {
+		return fmt.Errorf("reproduce: heatmap_model %q is not in fig3_models or fig4_models", c.HeatmapModel)
+	}
+	for _, v := range c.SynthVariants {
+		if _, err := synth.ParseVariant(v); err != nil {
+			return fmt.Errorf("reproduce: synth_variants: %w", err)
+		}
+	}
+	return nil
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// JSON is the indented JSON form of the configuration.
+func (c Config) JSON() string {
+	b, _ := json.MarshalIndent(c, "", "  ")
+	return string(b)
+}
+
+// Model is one transformer architecture of the study.
+type Model struct {
+	// Spec is the notation it was parsed from, e.g. "1,1,1-ff".
+	Spec string
+	// Heads per layer; FF and LN say whether feed-forward sub-layers and
+	// LayerNorms are present.
+	Heads  []int
+	FF, LN bool
+}
+
+// ParseModel reads the notation "H1,H2,…[-ff][-ln]".
+func ParseModel(s string) (Model, error) {
+	m := Model{Spec: s, FF: true, LN: true}
+	parts := strings.Split(strings.TrimSpace(s), "-")
+	for _, p := range strings.Split(parts[0], ",") {
+		h, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || h < 1 {
+			return m, fmt.Errorf("reproduce: model %q: heads must be positive integers", s)
+		}
+		m.Heads = append(m.Heads, h)
+	}
+	for _, p := range parts[1:] {
+		switch strings.ToLower(strings.TrimSpace(p)) {
+		case "ff":
+			m.FF = false
+		case "ln":
+			m.LN = false
+		default:
+			return m, fmt.Errorf("reproduce: model %q: unknown suffix -%s (-ff, -ln)", s, p)
+		}
+	}
+	return m, nil
+}
+
+// Label is the paper's notation: "TF(4,4)", with " attn-only" for
+// networks without FF and LayerNorm, " w/o FF" or " w/o LN" otherwise.
+func (m Model) Label() string {
+	hs := make([]string, len(m.Heads))
+	for i, h := range m.Heads {
+		hs[i] = strconv.Itoa(h)
+	}
+	l := "TF(" + strings.Join(hs, ",") + ")"
+	switch {
+	case !m.FF && !m.LN:
+		l += " attn-only"
+	case !m.FF:
+		l += " w/o FF"
+	case !m.LN:
+		l += " w/o LN"
+	}
+	return l
+}
+
+// Slug is a file-name-safe form of the spec, e.g. "1-1-1-noff".
+func (m Model) Slug() string {
+	s := strings.ReplaceAll(strings.Split(m.Spec, "-")[0], ",", "-")
+	if !m.FF {
+		s += "-noff"
+	}
+	if !m.LN {
+		s += "-noln"
+	}
+	return "h" + s
+}
+
+// TransformerConfig is the model's architecture under the study's E, N
+// and A (GELU, learned positions).
+func (m Model) TransformerConfig(c Config) transformer.Config {
+	tc := transformer.DefaultConfig(len(m.Heads), 1, c.Embed, c.N, c.A)
+	tc.Heads = append([]int(nil), m.Heads...)
+	tc.FeedForward, tc.LayerNorm = m.FF, m.LN
+	return tc
+}
+
+// TrainConfig is the optimisation setting of the transformers.
+func (c Config) TrainConfig() transformer.TrainConfig {
+	tc := transformer.DefaultTrainConfig()
+	tc.BatchSize, tc.Epochs, tc.MaxSteps, tc.Patience = c.Batch, c.Epochs, c.MaxSteps, c.Patience
+	tc.LR, tc.MinLR, tc.WarmupSteps, tc.SumOverWindow, tc.Seed = c.LR, c.MinLR, c.Warmup, c.SumLoss, c.Seed
+	tc.LogEvery = 50
+	return tc
+}
+
+// Models returns the distinct models of Fig3Models and Fig4Models in order.
+func (c Config) Models() []Model {
+	var out []Model
+	seen := map[string]bool{}
+	for _, s := range append(append([]string{}, c.Fig3Models...), c.Fig4Models...) {
+		m, err := ParseModel(s)
+		if err != nil || seen[m.Slug()] {
+			continue
+		}
+		seen[m.Slug()] = true
+		out = append(out, m)
+	}
+	return out
+}
+
+// MeasuredRate is the training throughput model behind the cost estimates:
+// a 2-layer, 4-head, E=64, N=256 model trains at ≈ 90k tokens/s on the
+// 2-core AVX-512 machine this was developed on, and the cost of a token is
+// taken proportional to Σ_layers (12E² with FF or 4E² without, + N·E for
+// the attention scores).
+const MeasuredRate = 90e3 * 2 * (12*64*64 + 256*64)
+
+// EstimateTokensPerSecond predicts the training throughput of a model on
+// that machine (see MeasuredRate).
+func (m Model) EstimateTokensPerSecond(c Config) float64 {
+	per := 0.0
+	for range m.Heads {
+		w := 4.0
+		if m.FF {
+			w = 12
+		}
+		per += w*float64(c.Embed*c.Embed) + float64(c.N*c.Embed)
+	}
+	return MeasuredRate / per
+}
+
+// TrainTokens is the number of training tokens a model sees at most: the
+// step limit times batch·N, or epochs times the training windows.
+func (c Config) TrainTokens() float64 {
+	windows := float64(c.TrainTrees) * (1 - c.ValFrac) * float64(c.TrainNK/c.N)
+	perEpoch := windows * float64(c.N)
+	total := perEpoch * float64(c.Epochs)
+	if c.MaxSteps > 0 {
+		total = math.Min(total, float64(c.MaxSteps)*float64(c.Batch)*float64(c.N))
+	}
+	return total
+}
+
+// EstimateHours is the estimated training time of all models (without
+// early stopping) on the 2-core machine of MeasuredRate, in hours.
+func (c Config) EstimateHours() float64 {
+	s := 0.0
+	for _, m := range c.Models() {
+		s += c.TrainTokens() / m.EstimateTokensPerSecond(c)
+	}
+	return s / 3600
+}

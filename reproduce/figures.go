@@ -1,0 +1,155 @@
+package reproduce
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/plot"
+)
+
+// Figure files written by the figures stage.
+const (
+	Fig3File      = "fig3_layers.png"
+	Fig4File      = "fig4_attention_only.png"
+	Fig10File     = "fig10_ppm.png"
+	ConstructFile = "construct_vs_ctw.png"
+	MergedFile    = "results.json"
+)
+
+// methodNames returns the result's names of the methods whose names start
+// with one of the prefixes, in the order of the prefixes.
+func methodNames(res *eval.Result, prefixes ...string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range prefixes {
+		for _, m := range res.Methods {
+			if strings.HasPrefix(m.Name, p) && !seen[m.Name] {
+				seen[m.Name] = true
+				out = append(out, m.Name)
+			}
+		}
+	}
+	return out
+}
+
+// labels of the models of a list.
+func labels(specs []string) []string {
+	var out []string
+	for _, s := range specs {
+		if m, err := ParseModel(s); err == nil {
+			out = append(out, m.Label())
+		}
+	}
+	return out
+}
+
+// exact returns the names in want that res has.
+func exact(res *eval.Result, want ...string) []string {
+	var out []string
+	for _, w := range want {
+		if res.Method(w) != nil {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// fullReference is the Fig. 4 reference transformer: the largest full model
+// of Fig3Models with at most 4 layers.
+func fullReference(cfg Config) (Model, bool) {
+	var best Model
+	ok := false
+	for _, s := range cfg.Fig3Models {
+		m, err := ParseModel(s)
+		if err != nil || !m.FF || !m.LN || len(m.Heads) > 4 {
+			continue
+		}
+		if !ok || len(m.Heads) > len(best.Heads) {
+			best, ok = m, true
+		}
+	}
+	return best, ok
+}
+
+func drawLoss(res *eval.Result, names []string, title, path string, smooth int) error {
+	if smooth == 0 {
+		smooth = max(1, res.N/100)
+	}
+	fig, err := plot.LossVsPosition(res, plot.Options{Title: title, Methods: names, Excess: len(names) > 1, Smooth: smooth})
+	if err != nil {
+		return err
+	}
+	return fig.Save(path, 9*plot.Inch, 6*plot.Inch)
+}
+
+func writeFigures(cfg Config, sc *StageContext) ([]string, error) {
+	mg, err := mergeResults(cfg, sc.Deps)
+	if err != nil {
+		return nil, err
+	}
+	res := mg.Res
+	ctwName := res.Ref().Name
+	sub := fmt.Sprintf("A=%d, D=%s, N=%d, %d test windows", cfg.A, depthList(cfg.Depths), cfg.N, res.Windows)
+	outs := []string{MergedFile}
+	if err := saveResultAs(sc.Dir, MergedFile, res); err != nil {
+		return nil, err
+	}
+	// Fig. 3: transformers vs KN vs CTW.
+	names := append(append([]string{ctwName}, methodNames(res, "KN")...), exact(res, labels(cfg.Fig3Models)...)...)
+	if err := drawLoss(res, names, "Fig. 3: transformers vs KN vs CTW ("+sub+")", filepath.Join(sc.Dir, Fig3File), cfg.Smooth); err != nil {
+		return nil, err
+	}
+	outs = append(outs, Fig3File)
+	// Fig. 4: attention-only and single-head vs full.
+	if len(cfg.Fig4Models) > 0 {
+		names = []string{ctwName}
+		if ref, ok := fullReference(cfg); ok {
+			names = append(names, exact(res, ref.Label())...)
+		}
+		names = append(names, exact(res, labels(cfg.Fig4Models)...)...)
+		if err := drawLoss(res, names, "Fig. 4: attention-only vs full transformers ("+sub+")", filepath.Join(sc.Dir, Fig4File), cfg.Smooth); err != nil {
+			return nil, err
+		}
+		outs = append(outs, Fig4File)
+	}
+	// Fig. 10: PPM (method A) vs the transformers.
+	names = append(append([]string{ctwName}, methodNames(res, "PPM")...), exact(res, labels(cfg.Fig3Models)...)...)
+	if err := drawLoss(res, names, "Fig. 10: PPM (method A) vs transformers ("+sub+")", filepath.Join(sc.Dir, Fig10File), cfg.Smooth); err != nil {
+		return nil, err
+	}
+	outs = append(outs, Fig10File)
+	// Fig. 8: normal vs synthetic two-layer transformers.
+	if _, ok := sc.Deps[StageSynth]; ok {
+		names := fig8Names(cfg, res, sc.Deps)
+		if err := drawLoss(res, names, "Fig. 8: normal (TF 0-2) vs synthetic (TF 2-0) two-layer transformers ("+sub+")", filepath.Join(sc.Dir, Fig8File), cfg.Smooth); err != nil {
+			return nil, err
+		}
+		outs = append(outs, Fig8File)
+	}
+	// The construction beside CTW.
+	if mg.Construct != nil {
+		title := fmt.Sprintf("(D+2)=%d-layer constructed transformer vs CTW (%d windows)", mg.CInfo.Layers, mg.Construct.Windows)
+		if err := drawLoss(mg.Construct, nil, title, filepath.Join(sc.Dir, ConstructFile), cfg.Smooth); err != nil {
+			return nil, err
+		}
+		outs = append(outs, ConstructFile)
+	}
+	return outs, nil
+}
+
+func saveResultAs(dir, name string, res *eval.Result) error {
+	if name == resFile {
+		return saveResult(dir, res)
+	}
+	return fmt.Errorf("unexpected result file %s", name)
+}
+
+func depthList(ds []int) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = fmt.Sprint(d)
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,491 @@
+package reproduce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/methods"
+	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/progress"
+	"github.com/vomc/vomc/study"
+	"github.com/vomc/vomc/transformer"
+)
+
+// Options are the run's settings that are not part of the study's
+// configuration.
+type Options struct {
+	// Out is the output directory: stages/ holds the cached stages, and
+	// report.html, figures/ and results.json are written at its top.
+	Out string
+	// Version is the vomc version (part of every stage hash).
+	Version string
+	// Log receives progress lines (nil: discard).
+	Log io.Writer
+	// OnStep, if set, is called after every training step of every model
+	// (tests use it to cancel a run mid-training).
+	OnStep func(stage string, step int)
+}
+
+// Stage names of the fixed stages.
+const (
+	StageTrainData = "data-train"
+	StageTestData  = "data-test"
+	StageBaselines = "eval-baselines"
+	StageConstruct = "eval-construct"
+	StageFig5      = "fig5-attention"
+	StageSynth     = "fig8-synth"
+	StageFigures   = "figures"
+	StageReport    = "report"
+)
+
+// KNTuneWindows is the most training windows KN's discount is tuned on.
+const KNTuneWindows = 1000
+
+// dataDir is the data set's directory inside its stage.
+const dataDir = "data"
+
+// Files of a training stage.
+const (
+	ckptFile  = "checkpoint.safetensors"
+	modelFile = "model.safetensors"
+	infoFile  = "train.json"
+	resFile   = "results.json"
+)
+
+// TrainInfo is what a training stage records besides the weights.
+type TrainInfo struct {
+	Spec, Label, Name string
+	Params            int
+	Steps, Epochs     int
+	Tokens            float64
+	Seconds           float64 // training wall time, over all resumptions
+	BestVal           float64 // NaN without validation
+	FinalTrainLoss    float64
+	Stopped           bool
+}
+
+// Plan returns the stages of the study in order.
+func Plan(cfg Config, opts Options) []Stage {
+	w := cfg.Workers
+	trainDS := dataset.Config{Prior: cfg.Prior(), K: cfg.TrainTrees, NK: cfg.TrainNK, N: cfg.N, Fresh: false, Seed: cfg.Seed + 1_000_003}
+	testDS := dataset.Config{Prior: cfg.Prior(), K: cfg.TestTrees, NK: cfg.N, N: cfg.N, Fresh: true, Seed: cfg.Seed}
+	stages := []Stage{
+		dataStage(StageTrainData, trainDS, w),
+		dataStage(StageTestData, testDS, w),
+		{
+			Name:   StageBaselines,
+			Inputs: map[string]any{"defaults": defaults(cfg), "methods": baselineSpec, "tune_windows": KNTuneWindows},
+			Deps:   []string{StageTrainData, StageTestData},
+			Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
+				train, err := dataset.Read(filepath.Join(sc.Deps[StageTrainData].Dir, dataDir))
+				if err != nil {
+					return nil, err
+				}
+				test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
+				if err != nil {
+					return nil, err
+				}
+				d := defaults(cfg)
+				d.Tune = study.Windows(train)
+				if len(d.Tune) > KNTuneWindows {
+					d.Tune = d.Tune[:KNTuneWindows]
+				}
+				d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
+				bar := progress.New(sc.Log, sc.Label, test.Windows()).DelayStart(2 * time.Second)
+				res, _, err := study.Evaluate(ctx, study.Windows(test), baselineSpec, d, eval.Config{Workers: w, Progress: bar.Update})
+				bar.Done()
+				if err != nil {
+					return nil, err
+				}
+				return []string{resFile}, saveResult(sc.Dir, res)
+			},
+		},
+		{
+			Name:   StageConstruct,
+			Inputs: map[string]any{"defaults": defaults(cfg), "windows": cfg.ConstructWindows},
+			Deps:   []string{StageTestData},
+			Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
+				return runConstruct(ctx, cfg, sc)
+			},
+		},
+	}
+	for _, m := range cfg.Models() {
+		stages = append(stages, trainStage(cfg, m, opts))
+	}
+	for _, m := range cfg.Models() {
+		stages = append(stages, evalModelStage(cfg, m))
+	}
+	if s, ok := fig5Stage(cfg); ok {
+		stages = append(stages, s)
+	}
+	ss, err := synthStages(cfg, opts)
+	if err == nil {
+		stages = append(stages, ss...)
+	}
+	var evals []string
+	for _, s := range stages {
+		if s.Name == StageBaselines || s.Name == StageConstruct || s.Name == StageSynth || (len(s.Name) > 8 && s.Name[:8] == "eval-tf-") {
+			evals = append(evals, s.Name)
+		}
+	}
+	stages = append(stages, Stage{
+		Name:   StageFigures,
+		Inputs: map[string]any{"fig3": cfg.Fig3Models, "fig4": cfg.Fig4Models, "synth": cfg.SynthVariants, "smooth": cfg.Smooth, "N": cfg.N},
+		Deps:   evals,
+		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
+			return writeFigures(cfg, sc)
+		},
+	})
+	var all []string
+	for _, s := range stages {
+		all = append(all, s.Name)
+	}
+	stages = append(stages, Stage{
+		Name:   StageReport,
+		Inputs: cfg,
+		Deps:   all,
+		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
+			return writeReport(cfg, opts, sc)
+		},
+	})
+	return stages
+}
+
+// baselineSpec are the reference methods of Figs. 3 and 10.
+const baselineSpec = "ctw,kn,ppm,unigram"
+
+func defaults(cfg Config) methods.Defaults {
+	return methods.Defaults{A: cfg.A, D: cfg.MaxDepth(), Lambda: cfg.Lambda, Alpha: cfg.Alpha}
+}
+
+func dataStage(name string, dc dataset.Config, workers int) Stage {
+	return Stage{
+		Name:   name,
+		Inputs: dc,
+		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
+			if err := dc.Validate(); err != nil {
+				return nil, err
+			}
+			bar := progress.New(sc.Log, sc.Label, dc.K).DelayStart(2 * time.Second)
+			ds, err := dataset.Build(dc, workers, bar.Update)
+			bar.Done()
+			if err != nil {
+				return nil, err
+			}
+			if err := ds.Write(filepath.Join(sc.Dir, dataDir), true); err != nil {
+				return nil, err
+			}
+			return []string{filepath.Join(dataDir, "symbols.bin")}, nil
+		},
+	}
+}
+
+func saveResult(dir string, res *eval.Result) error {
+	f, err := os.Create(filepath.Join(dir, resFile))
+	if err != nil {
+		return err
+	}
+	if err := res.WriteJSON(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func loadResult(d *Done) (*eval.Result, error) {
+	return eval.LoadJSONFile(filepath.Join(d.Dir, resFile))
+}
+
+// ConstructInfo is the comparison of the construction with CTW.
+type ConstructInfo struct {
+	Windows int
+	// MaxProbDiff is the largest |P_construct − P_CTW| over every position,
+	// symbol and window compared.
+	MaxProbDiff float64
+	Layers      int
+	Seconds     float64
+}
+
+func runConstruct(ctx context.Context, cfg Config, sc *StageContext) ([]string, error) {
+	test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
+	if err != nil {
+		return nil, err
+	}
+	ws := study.Windows(test)[:cfg.ConstructWindows]
+	start := time.Now()
+	bar := progress.New(sc.Log, sc.Label, len(ws)).DelayStart(2 * time.Second)
+	res, built, err := study.Evaluate(ctx, ws, "ctw,construct", defaults(cfg), eval.Config{Workers: cfg.Workers, Progress: bar.Update})
+	bar.Done()
+	if err != nil {
+		return nil, err
+	}
+	info := ConstructInfo{Windows: len(ws), Layers: cfg.MaxDepth() + 2}
+	A := cfg.A
+	pc, pt := make([]float64, cfg.N*A), make([]float64, cfg.N*A)
+	for _, x := range ws {
+		if err := predict.Sequence(built[0].Predictor, x, pc); err != nil {
+			return nil, err
+		}
+		if err := predict.Sequence(built[1].Predictor, x, pt); err != nil {
+			return nil, err
+		}
+		for i := range pc {
+			info.MaxProbDiff = math.Max(info.MaxProbDiff, math.Abs(pc[i]-pt[i]))
+		}
+	}
+	info.Seconds = time.Since(start).Seconds()
+	if err := saveResult(sc.Dir, res); err != nil {
+		return nil, err
+	}
+	return []string{resFile, "construct.json"}, writeJSON(sc.Dir, "construct.json", info)
+}
+
+func trainStageName(m Model) string { return "train-tf-" + m.Slug() }
+func evalStageName(m Model) string  { return "eval-tf-" + m.Slug() }
+
+// trainSplit reads the training set and splits it by tree.
+func trainSplit(cfg Config, sc *StageContext) (train, val transformer.Windows, err error) {
+	ds, err := dataset.Read(filepath.Join(sc.Deps[StageTrainData].Dir, dataDir))
+	if err != nil {
+		return nil, nil, err
+	}
+	tr, va := transformer.SplitByTree(ds, cfg.ValFrac, cfg.Seed)
+	if len(va.Idx) == 0 {
+		return tr, nil, nil
+	}
+	return tr, va, nil
+}
+
+func trainStage(cfg Config, m Model, opts Options) Stage {
+	tcfg := m.TransformerConfig(cfg)
+	topt := cfg.TrainConfig()
+	name := trainStageName(m)
+	return Stage{
+		Name:      name,
+		Inputs:    map[string]any{"model": tcfg, "train": topt, "val_frac": cfg.ValFrac, "init_seed": cfg.Seed},
+		Deps:      []string{StageTrainData},
+		Resumable: true,
+		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
+			train, val, err := trainSplit(cfg, sc)
+			if err != nil {
+				return nil, err
+			}
+			tr, err := resumeOrStart(sc.Dir, tcfg, topt, cfg.Seed, train, val, sc.Log, sc.Label)
+			if err != nil {
+				return nil, err
+			}
+			if err := runTraining(ctx, tr, sc, cfg.CheckpointEvery, name, opts.OnStep); err != nil {
+				return nil, err
+			}
+			if err := tr.Model.SaveSafetensors(filepath.Join(sc.Dir, modelFile)); err != nil {
+				return nil, err
+			}
+			info := TrainInfo{Spec: m.Spec, Label: m.Label(), Name: tr.Model.Name(), Params: tcfg.NumParams(),
+				Steps: tr.Step, Epochs: tr.Epoch, Seconds: tr.ElapsedTotal().Seconds(), BestVal: tr.BestVal,
+				Stopped: tr.Stopped}
+			if len(tr.History) > 0 {
+				info.FinalTrainLoss = tr.History[len(tr.History)-1].TrainLoss
+			}
+			info.Tokens = float64(tr.Step) * float64(min(topt.BatchSize, train.Windows())) * float64(cfg.N)
+			if math.IsInf(info.BestVal, 0) {
+				info.BestVal = math.NaN()
+			}
+			return []string{modelFile}, writeJSON(sc.Dir, infoFile, jsonSafe(info))
+		},
+	}
+}
+
+// jsonSafe replaces NaN (which JSON cannot hold) by -1 in a TrainInfo.
+func jsonSafe(t TrainInfo) TrainInfo {
+	if math.IsNaN(t.BestVal) {
+		t.BestVal = -1
+	}
+	return t
+}
+
+// resumeOrStart continues the run whose checkpoint is in dir, or starts one.
+func resumeOrStart(dir string, mc transformer.Config, tc transformer.TrainConfig, seed uint64, train, val transformer.Windows, log io.Writer, label string) (*transformer.Trainer, error) {
+	path := filepath.Join(dir, ckptFile)
+	if _, err := os.Stat(path); err == nil {
+		if err := transformer.RemoveStaleTemp(path); err != nil {
+			return nil, err
+		}
+		c, err := transformer.LoadCheckpoint(path)
+		if err != nil {
+			return nil, err
+		}
+		tr, err := c.Resume(train, val)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(log, "%s: resuming from checkpoint at step %d\n", label, tr.Step)
+		return tr, nil
+	}
+	m, err := transformer.New(mc, seed)
+	if err != nil {
+		return nil, err
+	}
+	var tr *transformer.Trainer
+	if val == nil {
+		tr, err = transformer.NewTrainer(m, tc, train, nil)
+	} else {
+		tr, err = transformer.NewTrainer(m, tc, train, val)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return tr, tr.SaveCheckpoint(path, map[string]string{"stage": label})
+}
+
+// runTraining runs tr to the end with checkpoints and a progress bar; a
+// cancelled run saves its checkpoint and returns the context's error.
+func runTraining(ctx context.Context, tr *transformer.Trainer, sc *StageContext, every int, name string, onStep func(string, int)) error {
+	path := filepath.Join(sc.Dir, ckptFile)
+	meta := map[string]string{"stage": sc.Label}
+	tr.CheckpointEvery = every
+	tr.OnCheckpoint = func() error { return tr.SaveCheckpoint(path, meta) }
+	first := tr.Step
+	bar := progress.New(sc.Log, sc.Label, max(tr.TotalSteps()-first, 0)).DelayStart(2 * time.Second)
+	tr.OnStep = func(step int, loss float64) {
+		bar.SetExtra(fmt.Sprintf("step %d/%d loss %.4f", step, tr.TotalSteps(), loss))
+		bar.Set(step - first)
+		if onStep != nil {
+			onStep(name, step)
+		}
+	}
+	_, err := tr.Run(ctx)
+	bar.Done()
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			if serr := tr.SaveCheckpoint(path, meta); serr != nil {
+				return serr
+			}
+			return fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", tr.Step, err)
+		}
+		return err
+	}
+	return tr.SaveCheckpoint(path, meta)
+}
+
+// named gives a trained model the study's label as its name.
+type named struct {
+	*transformer.Model
+	name string
+}
+
+func (n named) Name() string { return n.name }
+
+func evalModelStage(cfg Config, m Model) Stage {
+	return Stage{
+		Name:   evalStageName(m),
+		Inputs: map[string]any{"defaults": defaults(cfg), "label": m.Label()},
+		Deps:   []string{StageTestData, trainStageName(m)},
+		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
+			test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
+			if err != nil {
+				return nil, err
+			}
+			model, err := transformer.LoadSafetensors(filepath.Join(sc.Deps[trainStageName(m)].Dir, modelFile))
+			if err != nil {
+				return nil, err
+			}
+			return evalWithCTW(ctx, cfg, sc, study.Windows(test), named{model, m.Label()})
+		},
+	}
+}
+
+// evalWithCTW evaluates CTW and p on the windows and saves the result.
+func evalWithCTW(ctx context.Context, cfg Config, sc *StageContext, ws [][]byte, ps ...predict.Predictor) ([]string, error) {
+	built, err := methods.Build("ctw", defaults(cfg))
+	if err != nil {
+		return nil, err
+	}
+	bar := progress.New(sc.Log, sc.Label, len(ws)).DelayStart(2 * time.Second)
+	res, err := eval.Evaluate(ctx, ws, cfg.A, append([]predict.Predictor{built[0].Predictor}, ps...), eval.Config{Workers: cfg.Workers, Progress: bar.Update})
+	bar.Done()
+	if err != nil {
+		return nil, err
+	}
+	return []string{resFile}, saveResult(sc.Dir, res)
+}
+
+// merged is every in-context result of the run in one Result (the
+// baselines', then each model's, then the synthetic models'), with the
+// construction's separate result and the models' training records.
+type merged struct {
+	Res       *eval.Result
+	Construct *eval.Result
+	CInfo     ConstructInfo
+	Train     map[string]TrainInfo // by label
+}
+
+func mergeResults(cfg Config, deps map[string]*Done) (*merged, error) {
+	base, ok := deps[StageBaselines]
+	if !ok {
+		return nil, errors.New("baselines have not run")
+	}
+	res, err := loadResult(base)
+	if err != nil {
+		return nil, err
+	}
+	mg := &merged{Res: res, Train: map[string]TrainInfo{}}
+	add := func(d *Done) error {
+		r, err := loadResult(d)
+		if err != nil {
+			return err
+		}
+		if r.Windows != res.Windows || r.N != res.N {
+			return fmt.Errorf("%s: %d windows of %d, baselines %d of %d", d.Name, r.Windows, r.N, res.Windows, res.N)
+		}
+		for i, mr := range r.Methods {
+			if i != r.Reference && res.Method(mr.Name) == nil {
+				res.Methods = append(res.Methods, mr)
+			}
+		}
+		return nil
+	}
+	for _, m := range cfg.Models() {
+		if d, ok := deps[evalStageName(m)]; ok {
+			if err := add(d); err != nil {
+				return nil, err
+			}
+		}
+		if d, ok := deps[trainStageName(m)]; ok {
+			var ti TrainInfo
+			if err := readJSON(d.Dir, infoFile, &ti); err != nil {
+				return nil, err
+			}
+			mg.Train[m.Label()] = ti
+		}
+	}
+	if d, ok := deps[StageSynth]; ok {
+		if err := add(d); err != nil {
+			return nil, err
+		}
+	}
+	if d, ok := deps[StageConstruct]; ok {
+		if mg.Construct, err = loadResult(d); err != nil {
+			return nil, err
+		}
+		if err := readJSON(d.Dir, "construct.json", &mg.CInfo); err != nil {
+			return nil, err
+		}
+	}
+	return mg, nil
+}
+
+func workers(w int) int {
+	if w <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return w
+}

@@ -1,0 +1,273 @@
+package reproduce
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/fsutil"
+)
+
+// ReportFile is the report's file name.
+const ReportFile = "report.html"
+
+// Finding is what a figure's paragraph says: the paper's claim and what
+// this run found (generated from the numbers).
+type Finding struct {
+	Claim string `json:"claim"`
+	Found string `json:"found"`
+	// Agrees is false when the run's finding differs from the claim.
+	Agrees bool `json:"agrees"`
+}
+
+type figureSection struct {
+	ID, Title string
+	Images    []template.URL
+	Finding
+	Missing string // non-empty: why the figure is not in this run
+}
+
+type summaryRow struct {
+	Method, Window, Second, ExcessWindow, ExcessSecond, Time, Params, Note string
+	Ref                                                                    bool
+}
+
+type stageRow struct {
+	Name, Hash, Seconds, Status string
+}
+
+type reportData struct {
+	Title, Generated, Preset, ConfigJSON, Cost string
+	Versions                                   [][2]string
+	Summary                                    []summaryRow
+	SummaryNote                                string
+	Figures                                    []figureSection
+	Stages                                     []stageRow
+}
+
+// VCSInfo returns the git commit of the build (or of the working directory)
+// and whether the tree had local modifications; "" when unknown.
+func VCSInfo() (commit string, modified bool) {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	if commit == "" {
+		// The source tree this package was compiled from, then the
+		// working directory.
+		dirs := []string{"."}
+		if _, file, _, ok := runtime.Caller(0); ok {
+			dirs = append([]string{filepath.Dir(file)}, dirs...)
+		}
+		for _, dir := range dirs {
+			if out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output(); err == nil {
+				commit = strings.TrimSpace(string(out))
+				if st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output(); err == nil {
+					modified = len(bytes.TrimSpace(st)) > 0
+				}
+				break
+			}
+		}
+	}
+	return commit, modified
+}
+
+func iv(v eval.Interval) string {
+	if math.IsNaN(v.Lo) {
+		return fmt.Sprintf("%.4f", v.Mean)
+	}
+	return fmt.Sprintf("%.4f ± %.4f", v.Mean, v.HalfWidth())
+}
+
+func pngURL(path string) (template.URL, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b)), nil
+}
+
+func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
+	mg, err := mergeResults(cfg, sc.Deps)
+	if err != nil {
+		return nil, err
+	}
+	figDir := sc.Deps[StageFigures].Dir
+	commit, modified := VCSInfo()
+	if commit == "" {
+		commit = "unknown (not built from a git checkout)"
+	} else if modified {
+		commit += " (with uncommitted changes)"
+	}
+	host, _ := os.Hostname()
+	d := reportData{
+		Title:      fmt.Sprintf("vomc reproduce — preset %s", cfg.Preset),
+		Generated:  time.Now().UTC().Format(time.RFC3339),
+		Preset:     cfg.Preset,
+		ConfigJSON: cfg.JSON(),
+		Versions: [][2]string{{"vomc", opts.Version}, {"Go", runtime.Version()}, {"git commit", commit},
+			{"machine", fmt.Sprintf("%s/%s, %d CPUs, GOMAXPROCS %d, host %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), host)}},
+	}
+	// Summary table.
+	res := mg.Res
+	for i, m := range res.Methods {
+		r := summaryRow{Method: m.Name, Window: iv(m.Window), Second: iv(m.SecondHalf),
+			ExcessWindow: iv(m.ExcessWindow), ExcessSecond: iv(m.ExcessSecondHalf), Ref: i == res.Reference, Time: "—", Params: "—"}
+		if r.Ref {
+			r.ExcessWindow, r.ExcessSecond = "(reference)", "(reference)"
+		}
+		if ti, ok := mg.Train[m.Name]; ok {
+			r.Time = fmt.Sprintf("%.1f s", ti.Seconds)
+			r.Params = fmt.Sprint(ti.Params)
+			r.Note = fmt.Sprintf("%d steps, %.3gM tokens", ti.Steps, ti.Tokens/1e6)
+		}
+		if ti, ok := synthInfo(sc.Deps)[m.Name]; ok {
+			r.Time, r.Params, r.Note = fmt.Sprintf("%.1f s", ti.Seconds), fmt.Sprint(ti.Params), ti.Note
+		}
+		if note := res.Labels[m.Name]; note != "" {
+			r.Note = note
+		}
+		d.Summary = append(d.Summary, r)
+	}
+	if c := mg.Construct; c != nil && len(c.Methods) > 1 {
+		m := c.Methods[1]
+		d.Summary = append(d.Summary, summaryRow{Method: m.Name, Window: iv(m.Window), Second: iv(m.SecondHalf),
+			ExcessWindow: iv(m.ExcessWindow), ExcessSecond: iv(m.ExcessSecondHalf), Time: "—",
+			Params: "— (constructed)", Note: fmt.Sprintf("on the first %d test windows (CTW there: %s)", c.Windows, iv(c.Methods[0].SecondHalf))})
+	}
+	d.SummaryNote = fmt.Sprintf("Mean loss in nats per symbol over %d test windows of N=%d (one fresh sequence per tree), "+
+		"with %.0f%% confidence half-widths across windows (%s); the excess over CTW is paired window by window. "+
+		"The second half is positions %d..%d. Training time is wall time on this machine.",
+		res.Windows, res.N, 100*res.Confidence, res.CIMethod, res.SecondHalfStart, res.N)
+	// Figures.
+	add := func(id, title string, files []string, f Finding, missing string) error {
+		s := figureSection{ID: id, Title: title, Finding: f, Missing: missing}
+		for _, p := range files {
+			u, err := pngURL(p)
+			if err != nil {
+				return err
+			}
+			s.Images = append(s.Images, u)
+		}
+		d.Figures = append(d.Figures, s)
+		return nil
+	}
+	if err := add("fig3", "Fig. 3 — transformers vs KN vs CTW", []string{filepath.Join(figDir, Fig3File)}, findFig3(cfg, mg), ""); err != nil {
+		return nil, err
+	}
+	if len(cfg.Fig4Models) > 0 {
+		if err := add("fig4", "Fig. 4 — attention-only and single-head vs full transformers", []string{filepath.Join(figDir, Fig4File)}, findFig4(cfg, mg), ""); err != nil {
+			return nil, err
+		}
+	}
+	f5, f5files, f5missing := fig5Section(cfg, sc.Deps)
+	if err := add("fig5", "Fig. 5 — attention heatmaps and suffix matching", f5files, f5, f5missing); err != nil {
+		return nil, err
+	}
+	f8, f8files, f8missing := fig8Section(cfg, mg, sc.Deps)
+	if err := add("fig8", "Fig. 8 — normal vs synthetic two-layer transformers (TF 2-0)", f8files, f8, f8missing); err != nil {
+		return nil, err
+	}
+	if err := add("fig10", "Fig. 10 — PPM (method A) vs transformers", []string{filepath.Join(figDir, Fig10File)}, findFig10(cfg, mg), ""); err != nil {
+		return nil, err
+	}
+	if mg.Construct != nil {
+		if err := add("construct", "The (D+2)-layer constructed transformer vs CTW", []string{filepath.Join(figDir, ConstructFile)}, findConstruct(cfg, mg), ""); err != nil {
+			return nil, err
+		}
+	}
+	// Stages and cost.
+	var total float64
+	names := make([]string, 0, len(sc.Deps))
+	for n := range sc.Deps {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return sc.Deps[names[i]].Finished.Before(sc.Deps[names[j]].Finished) })
+	for _, n := range names {
+		dd := sc.Deps[n]
+		st := "ran in this invocation"
+		if dd.Skipped {
+			st = "cached from an earlier invocation"
+		}
+		total += dd.Seconds
+		d.Stages = append(d.Stages, stageRow{Name: n, Hash: dd.Hash, Seconds: fmt.Sprintf("%.1f", dd.Seconds), Status: st})
+	}
+	d.Cost = fmt.Sprintf("Stages took %.0f s (%.2f h) in all, as recorded when each ran. Each transformer sees at most %.3gM training tokens; "+
+		"the estimate for training all %d models on a 2-core AVX-512 machine (≈ 90k tokens/s for a 2-layer E=64 N=256 model, scaled by model cost) is %.2f h.",
+		total, total/3600, cfg.TrainTokens()/1e6, len(cfg.Models()), cfg.EstimateHours())
+	var buf bytes.Buffer
+	if err := reportTmpl.Execute(&buf, d); err != nil {
+		return nil, err
+	}
+	return []string{ReportFile}, fsutil.WriteBytes(filepath.Join(sc.Dir, ReportFile), true, buf.Bytes())
+}
+
+var reportTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8" />
+<title>{{.Title}}</title>
+<style>
+body { font-family: Helvetica, Arial, sans-serif; max-width: 1250px; margin: 1.5em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 1.6em; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.6em 0; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; }
+th { background: #f0f0f0; }
+td.l, th.l { text-align: left; }
+tr.ref td { font-weight: bold; }
+pre { background: #f7f7f7; border: 1px solid #ddd; padding: 0.6em; font-size: 0.8em; overflow-x: auto; }
+img { max-width: 100%; border: 1px solid #eee; }
+.claim { background: #f3f6fb; border-left: 4px solid #5b7db1; padding: 0.4em 0.8em; }
+.found { background: #f4faf3; border-left: 4px solid #4f9a45; padding: 0.4em 0.8em; }
+.differs { background: #fff6ec; border-left: 4px solid #d08a2a; padding: 0.4em 0.8em; }
+.missing { background: #fbeeee; border-left: 4px solid #b44; padding: 0.4em 0.8em; }
+.small { font-size: 0.85em; color: #555; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="small">Reproduction of “An Information-Theoretic Approach to Understanding Transformers’ In-Context Learning of Variable-Order Markov Chains”, generated {{.Generated}} by <code>vomc reproduce</code> from data drawn in this run.</p>
+<h2 id="summary">Summary</h2>
+<table>
+<tr><th class="l">method</th><th>window loss</th><th>second half</th><th>excess over CTW (window)</th><th>excess over CTW (second half)</th><th>training time</th><th>parameters</th><th class="l">note</th></tr>
+{{range .Summary}}<tr{{if .Ref}} class="ref"{{end}}><td class="l">{{.Method}}</td><td>{{.Window}}</td><td>{{.Second}}</td><td>{{.ExcessWindow}}</td><td>{{.ExcessSecond}}</td><td>{{.Time}}</td><td>{{.Params}}</td><td class="l">{{.Note}}</td></tr>
+{{end}}</table>
+<p class="small">{{.SummaryNote}}</p>
+{{range .Figures}}<h2 id="{{.ID}}">{{.Title}}</h2>
+{{if .Missing}}<p class="missing">{{.Missing}}</p>
+{{end}}{{range .Images}}<p><img src="{{.}}" alt="figure" /></p>
+{{end}}{{if .Claim}}<p class="claim"><b>Paper:</b> {{.Claim}}</p>
+{{end}}{{if .Found}}<p class="{{if .Agrees}}found{{else}}differs{{end}}"><b>This run:</b> {{.Found}}</p>
+{{end}}{{end}}<h2 id="cost">Cost</h2>
+<p>{{.Cost}}</p>
+<table>
+<tr><th class="l">stage</th><th class="l">hash</th><th>seconds</th><th class="l">status</th></tr>
+{{range .Stages}}<tr><td class="l">{{.Name}}</td><td class="l"><code>{{.Hash}}</code></td><td>{{.Seconds}}</td><td class="l">{{.Status}}</td></tr>
+{{end}}</table>
+<h2 id="versions">Versions</h2>
+<table>
+{{range .Versions}}<tr><th class="l">{{index . 0}}</th><td class="l">{{index . 1}}</td></tr>
+{{end}}</table>
+<h2 id="config">Configuration (preset {{.Preset}}, after overrides)</h2>
+<pre>{{.ConfigJSON}}</pre>
+</body>
+</html>
+`))

@@ -1,0 +1,160 @@
+package synth
+
+import (
+	"math"
+
+	"github.com/vomc/vomc/predict"
+)
+
+var _ predict.SequencePredictor = (*Model)(nil)
+
+// Name is DisplayName if set, else the paper's label of the variant, e.g.
+// "TF 2-0 w/ all counts".
+func (m *Model) Name() string {
+	if m.DisplayName != "" {
+		return m.DisplayName
+	}
+	return Label(m.Config.Variant)
+}
+
+// AlphabetSize is A.
+func (m *Model) AlphabetSize() int { return m.Config.A }
+
+// NewExtractor returns a feature extractor for the model's variant,
+// depth and positional period.
+func (m *Model) NewExtractor() *Extractor {
+	e, err := NewExtractor(m.Config.A, m.Config.D, m.Config.PosN, m.Config.Variant)
+	if err != nil {
+		panic(err) // the configuration was validated
+	}
+	return e
+}
+
+// Input writes the model input of the extractor's current row into dst
+// (length F): the raw features with the count columns normalised by
+// CountNorm; raw is scratch of length F.
+func (m *Model) Input(e *Extractor, raw []float64, dst []float32) {
+	e.Row(raw)
+	lo, hi := CountColumns(m.Config.A, m.Config.D, m.Config.Variant)
+	for k, v := range raw {
+		if k >= lo && k < hi {
+			if m.Config.CountNorm == Scale {
+				v /= float64(m.Config.Context)
+			} else {
+				v = math.Log1p(v)
+			}
+		}
+		dst[k] = float32(v)
+	}
+}
+
+// fillWindow writes the inputs of rows j = 1..len(x)−1 of x (row j sees
+// x_1..x_j and predicts x_{j+1} = x[j]) into X and their targets into
+// targets: the transformer's convention (position t predicts x_{t+1}), so
+// a window of T symbols gives T−1 rows.
+func (m *Model) fillWindow(e *Extractor, raw []float64, x []byte, X []float32, targets []int32) {
+	F := m.Config.Features()
+	e.Reset()
+	for j := 1; j < len(x); j++ {
+		e.Push(x[j-1])
+		m.Input(e, raw, X[(j-1)*F:j*F])
+		targets[j-1] = int32(x[j])
+	}
+}
+
+// slideRow sets e to the last Context−1 symbols before position j of x
+// (j ≥ Context), for a row beyond the trained window.
+func (m *Model) slideRow(e *Extractor, x []byte, j int) {
+	e.Reset()
+	for _, s := range x[j-m.Config.Context+1 : j] {
+		e.Push(s)
+	}
+}
+
+// PredictSequence fills out (len(x)·A): row 0 is uniform (as the
+// transformer's, and CTW's under a symmetric prior); row j in
+// 1..Context−1 is the model's distribution of x[j] from the features of
+// x[0..j−1]; a row j ≥ Context uses the features of the last Context−1
+// symbols (a sliding window, as the transformer slides over its last N).
+func (m *Model) PredictSequence(x []byte, out []float64) {
+	n, A, F, C := len(x), m.Config.A, m.Config.Features(), m.Config.Context
+	if n == 0 {
+		return
+	}
+	uniform(out[:A])
+	if n == 1 {
+		return
+	}
+	e := m.NewExtractor()
+	raw := make([]float64, F)
+	M := n - 1
+	ac := m.NewActivations(M, false)
+	for j := 1; j < n; j++ {
+		if j < C {
+			e.Push(x[j-1])
+		} else {
+			m.slideRow(e, x, j)
+		}
+		m.Input(e, raw, ac.X[(j-1)*F:j*F])
+		ac.Targets[j-1] = -1
+	}
+	m.Forward(ac, M)
+	for j := 1; j < n; j++ {
+		copyRow(out[j*A:(j+1)*A], ac.p[(j-1)*A:j*A])
+	}
+}
+
+// NewState returns a state that counts incrementally (O(D·A) per symbol
+// plus one forward row per Predict; a full recount of the last Context−1
+// symbols per Predict once the history is longer than Context−1).
+func (m *Model) NewState() predict.State {
+	return &state{m: m, e: m.NewExtractor(), raw: make([]float64, m.Config.Features()), ac: m.NewActivations(1, false)}
+}
+
+type state struct {
+	m    *Model
+	e    *Extractor
+	hist []byte
+	raw  []float64
+	ac   *Activations
+}
+
+func (s *state) Observe(a byte) {
+	s.hist = append(s.hist, a)
+	if len(s.hist) < s.m.Config.Context {
+		s.e.Push(a)
+	}
+}
+
+func (s *state) Predict(p []float64) {
+	j := len(s.hist)
+	if j == 0 {
+		uniform(p)
+		return
+	}
+	if j >= s.m.Config.Context {
+		s.m.slideRow(s.e, s.hist, j)
+	}
+	s.m.Input(s.e, s.raw, s.ac.X)
+	s.ac.Targets[0] = -1
+	s.m.Forward(s.ac, 1)
+	copyRow(p, s.ac.p[:s.m.Config.A])
+}
+
+func uniform(p []float64) {
+	for i := range p {
+		p[i] = 1 / float64(len(p))
+	}
+}
+
+// copyRow converts a float32 distribution to float64, renormalised.
+func copyRow(p []float64, q []float32) {
+	sum := 0.0
+	for i, v := range q {
+		p[i] = float64(v)
+		sum += p[i]
+	}
+	for i := range p {
+		p[i] /= sum
+	}
+}
