@@ -132,6 +132,19 @@ func (sp *spec) flag(k string) (bool, error) {
 	return b, nil
 }
 
+// prior reads the CTW prior parameters D, lambda and alpha of a ctw or
+// construct spec, defaulting to d's.
+func (sp *spec) prior(d Defaults) (D int, lambda, alpha float64, err error) {
+	if D, err = sp.int("d", d.D); err != nil {
+		return
+	}
+	if lambda, _, err = sp.float("lambda", d.Lambda); err != nil {
+		return
+	}
+	alpha, _, err = sp.float("alpha", d.Alpha)
+	return
+}
+
 // unused reports a parameter the method does not know.
 func (sp *spec) unused() error {
 	for k := range sp.params {
@@ -180,15 +193,7 @@ func build(sp *spec, d Defaults) (Built, error) {
 	b := Built{Spec: sp.text}
 	switch sp.name {
 	case "ctw":
-		D, err := sp.int("d", d.D)
-		if err != nil {
-			return b, err
-		}
-		lam, _, err := sp.float("lambda", d.Lambda)
-		if err != nil {
-			return b, err
-		}
-		alpha, _, err := sp.float("alpha", d.Alpha)
+		D, lam, alpha, err := sp.prior(d)
 		if err != nil {
 			return b, err
 		}
@@ -293,15 +298,7 @@ func build(sp *spec, d Defaults) (Built, error) {
 	case "synth":
 		return buildSynth(sp, d)
 	case "construct":
-		D, err := sp.int("d", d.D)
-		if err != nil {
-			return b, err
-		}
-		lam, _, err := sp.float("lambda", d.Lambda)
-		if err != nil {
-			return b, err
-		}
-		alpha, _, err := sp.float("alpha", d.Alpha)
+		D, lam, alpha, err := sp.prior(d)
 		if err != nil {
 			return b, err
 		}
