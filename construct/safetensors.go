@@ -1,11 +1,11 @@
 package construct
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
+
+	"github.com/vomc/vomc/safetensors"
 )
 
 // SafetensorsFormat is the "format" entry of the metadata of the weights
@@ -34,12 +34,6 @@ func (c *Construction) Tensors() []Tensor {
 		}
 	}
 	return out
-}
-
-type stEntry struct {
-	DType       string `json:"dtype"`
-	Shape       []int  `json:"shape"`
-	DataOffsets [2]int `json:"data_offsets"`
 }
 
 // WriteSafetensors writes the attention weights in safetensors format with
@@ -78,79 +72,33 @@ func (c *Construction) WriteSafetensors(w io.Writer) error {
 	fj, _ := json.Marshal(ffs)
 	meta := map[string]string{"format": SafetensorsFormat, "config": string(cfg), "layout": string(layout),
 		"heads": string(hj), "ff": string(fj), "hard": fmt.Sprint(c.TF.Hard)}
-	header := map[string]any{"__metadata__": meta}
-	ts := c.Tensors()
-	off := 0
-	for _, t := range ts {
-		n := 8 * len(t.Mat.Data)
-		header[t.Name] = stEntry{DType: "F64", Shape: []int{t.Mat.Rows, t.Mat.Cols}, DataOffsets: [2]int{off, off + n}}
-		off += n
+	var ts []safetensors.Tensor
+	for _, t := range c.Tensors() {
+		ts = append(ts, safetensors.Tensor{Name: t.Name, DType: "F64", Shape: []int{t.Mat.Rows, t.Mat.Cols},
+			Data: safetensors.Float64Bytes(t.Mat.Data)})
 	}
-	h, err := json.Marshal(header)
-	if err != nil {
-		return err
-	}
-	for len(h)%8 != 0 {
-		h = append(h, ' ')
-	}
-	buf := make([]byte, 8+len(h), 8+len(h)+off)
-	binary.LittleEndian.PutUint64(buf, uint64(len(h)))
-	copy(buf[8:], h)
-	for _, t := range ts {
-		for _, v := range t.Mat.Data {
-			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
-		}
-	}
-	_, err = w.Write(buf)
-	return err
+	return safetensors.Write(w, meta, ts)
 }
 
 // ReadSafetensorsTensors reads back the tensors of a file written by
 // WriteSafetensors (names, shapes, F64 data) and its metadata, for
 // inspection and tests.
 func ReadSafetensorsTensors(r io.Reader) (map[string]*Mat, map[string]string, error) {
-	var nb [8]byte
-	if _, err := io.ReadFull(r, nb[:]); err != nil {
-		return nil, nil, err
+	meta, ts, err := safetensors.Read(r, 100<<20)
+	if err != nil {
+		return nil, nil, fmt.Errorf("construct: %w", err)
 	}
-	n := binary.LittleEndian.Uint64(nb[:])
-	if n > 100<<20 {
-		return nil, nil, fmt.Errorf("construct: safetensors header of %d bytes", n)
-	}
-	h := make([]byte, n)
-	if _, err := io.ReadFull(r, h); err != nil {
-		return nil, nil, err
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(h, &raw); err != nil {
-		return nil, nil, err
-	}
-	var meta map[string]string
-	if err := json.Unmarshal(raw["__metadata__"], &meta); err != nil || meta["format"] != SafetensorsFormat {
+	if meta["format"] != SafetensorsFormat {
 		return nil, nil, fmt.Errorf("construct: not a %s safetensors file", SafetensorsFormat)
 	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, nil, err
-	}
 	out := map[string]*Mat{}
-	for name, msg := range raw {
-		if name == "__metadata__" {
-			continue
+	for _, t := range ts {
+		if t.DType != "F64" || len(t.Shape) != 2 {
+			return nil, nil, fmt.Errorf("construct: tensor %s: %s %v, want a 2-D F64 matrix", t.Name, t.DType, t.Shape)
 		}
-		var e stEntry
-		if err := json.Unmarshal(msg, &e); err != nil {
-			return nil, nil, fmt.Errorf("construct: tensor %s: %v", name, err)
-		}
-		b, en := e.DataOffsets[0], e.DataOffsets[1]
-		if e.DType != "F64" || len(e.Shape) != 2 || b < 0 || en > len(data) || en-b != 8*e.Shape[0]*e.Shape[1] {
-			return nil, nil, fmt.Errorf("construct: tensor %s: bad entry %+v", name, e)
-		}
-		m := NewMat(e.Shape[0], e.Shape[1])
-		for i := range m.Data {
-			m.Data[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[b+8*i:]))
-		}
-		out[name] = m
+		m := NewMat(t.Shape[0], t.Shape[1])
+		copy(m.Data, safetensors.Float64s(t.Data))
+		out[t.Name] = m
 	}
 	return out, meta, nil
 }

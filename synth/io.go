@@ -1,16 +1,14 @@
 package synth
 
 import (
-	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"sort"
 
 	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/safetensors"
 )
 
 // FileFormat is the __metadata__ "format" of a synth model file.
@@ -46,12 +44,6 @@ func infoJSON(info TrainInfo) ([]byte, error) {
 	return json.Marshal(info)
 }
 
-type stEntry struct {
-	Dtype   string `json:"dtype"`
-	Shape   []int  `json:"shape"`
-	Offsets [2]int `json:"data_offsets"`
-}
-
 // Write writes the model as safetensors: one F32 tensor per parameter
 // (names embed.*, ff.fc.*, ff.proj.*, head.*; weights out×in) and
 // __metadata__ with format, label, config (JSON) and train (TrainInfo as
@@ -63,37 +55,18 @@ func (m *Model) Write(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	header := map[string]any{"__metadata__": map[string]string{"format": FileFormat, "label": Label(c.Variant), "config": string(cj), "train": string(ij)}}
-	off := 0
+	meta := map[string]string{"format": FileFormat, "label": Label(c.Variant), "config": string(cj), "train": string(ij)}
+	var ts []safetensors.Tensor
 	for _, t := range c.tensors() {
 		n := t.rows * max(t.cols, 1)
 		shape := []int{t.rows}
 		if t.cols > 0 {
 			shape = append(shape, t.cols)
 		}
-		header[t.name] = stEntry{"F32", shape, [2]int{off * 4, (off + n) * 4}}
-		off += n
+		ts = append(ts, safetensors.Tensor{Name: t.name, DType: "F32", Shape: shape,
+			Data: safetensors.Float32Bytes(m.Params[t.off : t.off+n])})
 	}
-	hj, err := json.Marshal(header)
-	if err != nil {
-		return err
-	}
-	for len(hj)%8 != 0 {
-		hj = append(hj, ' ')
-	}
-	var buf bytes.Buffer
-	binary.Write(&buf, binary.LittleEndian, uint64(len(hj)))
-	buf.Write(hj)
-	data := make([]byte, 4*len(m.Params))
-	for _, t := range c.tensors() {
-		n := t.rows * max(t.cols, 1)
-		for i := range n {
-			binary.LittleEndian.PutUint32(data[4*(t.off+i):], math.Float32bits(m.Params[t.off+i]))
-		}
-	}
-	buf.Write(data)
-	_, err = w.Write(buf.Bytes())
-	return err
+	return safetensors.Write(w, meta, ts)
 }
 
 // Save writes the model to path atomically (temporary file, sync, rename;
@@ -104,23 +77,11 @@ func (m *Model) Save(path string) error {
 
 // Read reads a model written by Write.
 func Read(r io.Reader) (*Model, error) {
-	var hl uint64
-	if err := binary.Read(r, binary.LittleEndian, &hl); err != nil {
-		return nil, fmt.Errorf("synth: reading header length: %w", err)
+	md, sts, err := safetensors.Read(r, 1<<24)
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
 	}
-	if hl > 1<<24 {
-		return nil, fmt.Errorf("synth: header of %d bytes: not a synth model file", hl)
-	}
-	hj := make([]byte, hl)
-	if _, err := io.ReadFull(r, hj); err != nil {
-		return nil, fmt.Errorf("synth: reading header: %w", err)
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(hj, &raw); err != nil {
-		return nil, fmt.Errorf("synth: header: %w", err)
-	}
-	var md map[string]string
-	if err := json.Unmarshal(raw["__metadata__"], &md); err != nil || md["format"] != FileFormat {
+	if md["format"] != FileFormat {
 		return nil, fmt.Errorf("synth: not a %s file (metadata format %q)", FileFormat, md["format"])
 	}
 	var fc fileConfig
@@ -136,34 +97,22 @@ func Read(r io.Reader) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
 	params := make([]float32, cfg.NumParams())
 	ts := cfg.tensors()
-	names := make([]string, 0, len(raw))
-	for k := range raw {
-		if k != "__metadata__" {
-			names = append(names, k)
-		}
+	if len(sts) != len(ts) {
+		return nil, fmt.Errorf("synth: %d tensors, the configuration has %d", len(sts), len(ts))
 	}
-	sort.Strings(names)
-	if len(names) != len(ts) {
-		return nil, fmt.Errorf("synth: %d tensors, the configuration has %d", len(names), len(ts))
+	byName := make(map[string]safetensors.Tensor, len(sts))
+	for _, st := range sts {
+		byName[st.Name] = st
 	}
 	for _, t := range ts {
-		var e stEntry
-		if err := json.Unmarshal(raw[t.name], &e); err != nil {
-			return nil, fmt.Errorf("synth: tensor %s: %v", t.name, err)
-		}
+		e, ok := byName[t.name]
 		n := t.rows * max(t.cols, 1)
-		if e.Dtype != "F32" || e.Offsets[1]-e.Offsets[0] != 4*n || e.Offsets[0] < 0 || e.Offsets[1] > len(data) {
-			return nil, fmt.Errorf("synth: tensor %s: %s %v at %v does not fit the configuration", t.name, e.Dtype, e.Shape, e.Offsets)
+		if !ok || e.DType != "F32" || len(e.Data) != 4*n {
+			return nil, fmt.Errorf("synth: tensor %s: %s %v does not fit the configuration", t.name, e.DType, e.Shape)
 		}
-		for i := range n {
-			params[t.off+i] = math.Float32frombits(binary.LittleEndian.Uint32(data[e.Offsets[0]+4*i:]))
-		}
+		copy(params[t.off:t.off+n], safetensors.Float32s(e.Data))
 	}
 	m, err := fromParams(cfg, params)
 	if err != nil {

@@ -1,13 +1,13 @@
 package transformer
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/vomc/vomc/safetensors"
 )
 
 // The weights file is safetensors: an unsigned 64-bit little-endian header
@@ -20,36 +20,16 @@ import (
 
 const safetensorsFormat = "vomc-transformer"
 
-type stTensor struct {
-	DType       string `json:"dtype"`
-	Shape       []int  `json:"shape"`
-	DataOffsets [2]int `json:"data_offsets"`
-}
-
 // WriteSafetensors writes the model to w in safetensors format.
 func (m *Model) WriteSafetensors(w io.Writer) error {
-	header := map[string]any{
-		"__metadata__": map[string]string{"format": safetensorsFormat, "config": m.Config.String()},
+	layout := m.Config.Layout()
+	ts := make([]safetensors.Tensor, len(layout))
+	for i, t := range layout {
+		ts[i] = safetensors.Tensor{Name: t.Name, DType: "F32", Shape: t.Shape,
+			Data: safetensors.Float32Bytes(m.Params[t.Offset : t.Offset+t.Size])}
 	}
-	for _, t := range m.Config.Layout() {
-		header[t.Name] = stTensor{DType: "F32", Shape: t.Shape, DataOffsets: [2]int{4 * t.Offset, 4 * (t.Offset + t.Size)}}
-	}
-	h, err := json.Marshal(header)
-	if err != nil {
-		return err
-	}
-	for len(h)%8 != 0 {
-		h = append(h, ' ')
-	}
-	buf := make([]byte, 8+len(h)+4*len(m.Params))
-	binary.LittleEndian.PutUint64(buf, uint64(len(h)))
-	copy(buf[8:], h)
-	data := buf[8+len(h):]
-	for i, v := range m.Params {
-		binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(v))
-	}
-	_, err = w.Write(buf)
-	return err
+	meta := map[string]string{"format": safetensorsFormat, "config": m.Config.String()}
+	return safetensors.Write(w, meta, ts)
 }
 
 // SaveSafetensors writes the model to path atomically: to a temporary file
@@ -90,24 +70,11 @@ func (m *Model) SaveSafetensors(path string) (err error) {
 // from the metadata, then every tensor of its layout, checking dtype,
 // shape and offsets.
 func ReadSafetensors(r io.Reader) (*Model, error) {
-	var nb [8]byte
-	if _, err := io.ReadFull(r, nb[:]); err != nil {
-		return nil, fmt.Errorf("transformer: safetensors header length: %w", err)
+	meta, ts, err := safetensors.Read(r, 100<<20)
+	if err != nil {
+		return nil, fmt.Errorf("transformer: %w", err)
 	}
-	n := binary.LittleEndian.Uint64(nb[:])
-	if n > 100<<20 {
-		return nil, fmt.Errorf("transformer: safetensors header of %d bytes", n)
-	}
-	h := make([]byte, n)
-	if _, err := io.ReadFull(r, h); err != nil {
-		return nil, fmt.Errorf("transformer: safetensors header: %w", err)
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(h, &raw); err != nil {
-		return nil, fmt.Errorf("transformer: safetensors header: %w", err)
-	}
-	var meta map[string]string
-	if err := json.Unmarshal(raw["__metadata__"], &meta); err != nil || meta["format"] != safetensorsFormat {
+	if meta["format"] != safetensorsFormat {
 		return nil, fmt.Errorf("transformer: not a %s safetensors file", safetensorsFormat)
 	}
 	var cfg Config
@@ -118,27 +85,23 @@ func ReadSafetensors(r io.Reader) (*Model, error) {
 		return nil, err
 	}
 	layout := cfg.Layout()
-	if len(raw) != len(layout)+1 {
-		return nil, fmt.Errorf("transformer: safetensors file has %d tensors, config has %d", len(raw)-1, len(layout))
+	if len(ts) != len(layout) {
+		return nil, fmt.Errorf("transformer: safetensors file has %d tensors, config has %d", len(ts), len(layout))
 	}
-	np := cfg.NumParams()
-	data := make([]byte, 4*np)
-	if _, err := io.ReadFull(r, data); err != nil {
-		return nil, fmt.Errorf("transformer: safetensors data: %w", err)
+	byName := make(map[string]safetensors.Tensor, len(ts))
+	for _, t := range ts {
+		byName[t.Name] = t
 	}
-	flat := make([]float32, np)
+	flat := make([]float32, cfg.NumParams())
 	for _, t := range layout {
-		var st stTensor
-		if err := json.Unmarshal(raw[t.Name], &st); err != nil {
-			return nil, fmt.Errorf("transformer: tensor %s: %v", t.Name, err)
+		st, ok := byName[t.Name]
+		if !ok {
+			return nil, fmt.Errorf("transformer: safetensors file has no tensor %s", t.Name)
 		}
-		b, e := st.DataOffsets[0], st.DataOffsets[1]
-		if st.DType != "F32" || fmt.Sprint(st.Shape) != fmt.Sprint(t.Shape) || e-b != 4*t.Size || b < 0 || e > len(data) {
-			return nil, fmt.Errorf("transformer: tensor %s is %s %v at [%d,%d), want F32 %v", t.Name, st.DType, st.Shape, b, e, t.Shape)
+		if st.DType != "F32" || fmt.Sprint(st.Shape) != fmt.Sprint(t.Shape) {
+			return nil, fmt.Errorf("transformer: tensor %s is %s %v, want F32 %v", t.Name, st.DType, st.Shape, t.Shape)
 		}
-		for i := 0; i < t.Size; i++ {
-			flat[t.Offset+i] = math.Float32frombits(binary.LittleEndian.Uint32(data[b+4*i:]))
-		}
+		copy(flat[t.Offset:t.Offset+t.Size], safetensors.Float32s(st.Data))
 	}
 	return FromParams(cfg, flat)
 }
