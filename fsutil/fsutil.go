@@ -17,13 +17,22 @@ import (
 // not allowed.
 var ErrExists = errors.New("file exists (use --force to overwrite)")
 
+// CheckNew returns an error wrapping ErrExists when path exists (for
+// writers that must not replace it), or the error of looking it up.
+func CheckNew(path string) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s: %w", path, ErrExists)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 // WriteFile writes path atomically with the bytes produced by write. An
 // existing path is an error wrapping ErrExists unless force is true.
 func WriteFile(path string, force bool, write func(w io.Writer) error) (err error) {
 	if !force {
-		if _, err := os.Lstat(path); err == nil {
-			return fmt.Errorf("%s: %w", path, ErrExists)
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		if err := CheckNew(path); err != nil {
 			return err
 		}
 	}

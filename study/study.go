@@ -5,10 +5,8 @@ package study
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,9 +96,7 @@ func WriteOutputs(res *eval.Result, dir string, force bool, opts plot.Options) e
 	for _, name := range []string{Outputs.PNG, Outputs.SVG} {
 		p := filepath.Join(dir, name)
 		if !force {
-			if _, err := os.Lstat(p); err == nil {
-				return fmt.Errorf("%s: %w", p, fsutil.ErrExists)
-			} else if !errors.Is(err, fs.ErrNotExist) {
+			if err := fsutil.CheckNew(p); err != nil {
 				return err
 			}
 		}

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/vomc/vomc/eval"
@@ -54,9 +51,7 @@ func (p *plotFlags) save(res *eval.Result, paths []string, force bool) error {
 	}
 	for _, path := range paths {
 		if !force {
-			if _, err := os.Lstat(path); err == nil {
-				return fmt.Errorf("%s: %w", path, fsutil.ErrExists)
-			} else if !errors.Is(err, fs.ErrNotExist) {
+			if err := fsutil.CheckNew(path); err != nil {
 				return err
 			}
 		}

@@ -78,16 +78,6 @@ func (p *priorFlags) prior() (source.Prior, error) {
 	return pr, nil
 }
 
-// maxDepth is the largest D of the prior.
-func (p *priorFlags) maxDepth() int {
-	ds, _ := parseInts(p.depths)
-	m := 0
-	for _, d := range ds {
-		m = max(m, d)
-	}
-	return m
-}
-
 // writeTree writes a tree in the format its extension names.
 func writeTree(t *source.Tree, path string, force bool) error {
 	var write func(w io.Writer) error
