@@ -64,7 +64,15 @@ initial context (--init condition).`)
 	if err := ctw.CheckMemory(cfg, int64(len(x))); err != nil {
 		return err
 	}
-	ml, err := ctw.LogMarginalLikelihood(cfg, x)
+	// One counting pass serves the log marginal likelihood and the MAP
+	// tree; the shorter convention has no batch recursion.
+	var counts *ctw.Counts
+	var ml float64
+	if init == ctw.Shorter {
+		ml, err = ctw.LogMarginalLikelihood(cfg, x)
+	} else if counts, err = ctw.CountSequence(cfg, x); err == nil {
+		ml = counts.LogML()
+	}
 	if err != nil {
 		return err
 	}
@@ -79,12 +87,8 @@ initial context (--init condition).`)
 		fmt.Printf(" (%.6f bits/symbol over %d predicted symbols)", -ml/math.Ln2/float64(counted), counted)
 	}
 	fmt.Println()
-	if init != ctw.Shorter {
-		c, err := ctw.CountSequence(cfg, x)
-		if err != nil {
-			return err
-		}
-		mp := c.MAPTree()
+	if counts != nil {
+		mp := counts.MAPTree()
 		fmt.Printf("MAP tree: %d leaves, depth %d, posterior probability %.4g\n", mp.Tree.NumLeaves(), mp.Tree.Depth(), math.Exp(mp.LogPosterior))
 		leaves := mp.Tree.Leaves()
 		for i, lf := range leaves {
