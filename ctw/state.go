@@ -99,6 +99,7 @@ type base struct {
 	h         history
 	ids       []int32   // nodes of the current path s_0..s_d
 	pa        []float64 // scratch: p_{n,s_l}(a) for one a
+	dist      []float64 // scratch: a predictive distribution (frozen Observe)
 	d         int       // effective depth of the current path
 	pathOK    bool
 	logml     float64
@@ -113,7 +114,7 @@ func (b *base) Freeze() { b.frozen = true }
 
 func newBase(p *params, init [3]float64) base {
 	s := newStore(p.A, p.D, p.form, init, p.maxMemory)
-	return base{p: p, s: s, h: newHistory(p.D, s.b), ids: make([]int32, p.D+1), pa: make([]float64, p.D+1)}
+	return base{p: p, s: s, h: newHistory(p.D, s.b), ids: make([]int32, p.D+1), pa: make([]float64, p.D+1), dist: make([]float64, p.A)}
 }
 
 // predicting reports whether the next symbol is predicted from the tree (it
@@ -276,7 +277,7 @@ func (st *blendState) Observe(a byte) {
 	}
 	st.prepare()
 	if st.frozen {
-		p := make([]float64, st.p.A)
+		p := st.dist
 		st.Predict(p)
 		st.mlProd *= p[a]
 		if st.mlProd < 1e-200 {
@@ -431,7 +432,7 @@ func (st *logState) Observe(a byte) {
 	}
 	st.prepare()
 	if st.frozen {
-		p := make([]float64, st.p.A)
+		p := st.dist
 		st.Predict(p)
 		st.logml += math.Log(p[a])
 		st.advance(a)
