@@ -65,8 +65,10 @@ func refAttention(qkv, dout []float32, B, T, C, NH int) (out, dqkv []float64) {
 // weights, and backward (which accumulates into dqkv).
 func TestAttentionBlocks(t *testing.T) {
 	ks := map[string]kernels.Kernel{"blocked": &kernels.Blocked{}, "naive": kernels.Naive{}}
-	if k := kernels.SIMD(0); k != nil {
-		ks["simd"] = k
+	for _, info := range kernels.Sets() {
+		if k, err := kernels.GemmOf(info.Name, 0); err == nil {
+			ks[info.Name] = k
+		}
 	}
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, sh := range [][4]int{{2, 1, 32, 2}, {2, 47, 32, 2}, {1, 48, 16, 4}, {2, 49, 32, 4}, {3, 100, 24, 3}, {1, 130, 64, 4}} {
@@ -112,8 +114,8 @@ func TestAttentionBlocks(t *testing.T) {
 }
 
 // TestKernelsAgree runs a forward and backward pass of a model whose
-// attention spans several row blocks with the default, SIMD and Blocked
-// kernels and with the whole portable engine (Blocked, VectorSIMD off),
+// attention spans several row blocks with every kernel set this CPU runs
+// (GEMM and vector kernels),
 // and compares the logits and gradients with those of the naive kernel.
 func TestKernelsAgree(t *testing.T) {
 	cfg := DefaultConfig(2, 4, 32, 100, 5)
@@ -131,15 +133,19 @@ func TestKernelsAgree(t *testing.T) {
 	}
 	defer func() { m.Kernel = nil }()
 	l0, g0, loss0 := run(kernels.Naive{})
-	vec := kernels.VectorSIMD
-	defer func() { kernels.VectorSIMD = vec }()
-	for _, name := range []string{"default", "blocked", "simd", "portable"} {
-		k := map[string]kernels.Kernel{"default": nil, "blocked": &kernels.Blocked{}, "simd": kernels.SIMD(0), "portable": &kernels.Blocked{}}[name]
-		if name == "simd" && k == nil {
+	prev := kernels.Active()
+	defer func() { kernels.Use(prev) }()
+	for _, info := range kernels.Sets() {
+		name := info.Name
+		if !info.Usable {
+			t.Logf("kernel set %s skipped: %s", name, info.Reason)
 			continue
 		}
-		// "portable": the portable GEMM and the portable vector kernels
-		kernels.VectorSIMD = vec && name != "portable"
+		// the set's GEMM (through kernels.Default) and its vector kernels
+		if err := kernels.Use(name); err != nil {
+			t.Fatal(err)
+		}
+		k := kernels.Kernel(nil)
 		l, g, loss := run(k)
 		if math.Abs(loss-loss0) > 1e-5*loss0 {
 			t.Errorf("%s: loss %v, naive kernel %v", name, loss, loss0)

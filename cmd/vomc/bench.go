@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/vomc/vomc/transformer/kernels"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -105,7 +106,7 @@ ratio.`)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rs)
 	}
-	fmt.Printf("%s/%s, %s, %d CPUs\n", runtime.GOOS, runtime.GOARCH, runtime.Version(), runtime.NumCPU())
+	fmt.Printf("%s/%s, %s, %d CPUs, kernel set %s\n", runtime.GOOS, runtime.GOARCH, runtime.Version(), runtime.NumCPU(), kernels.Active())
 	perf.WriteTrainReports(os.Stdout, rs)
 	return nil
 }

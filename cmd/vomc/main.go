@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/vomc/vomc/transformer/kernels"
 	"io"
 	"os"
 	"sort"
@@ -82,6 +83,10 @@ func run(args []string) int {
 	}
 	for _, c := range commands {
 		if c.name == name {
+			if err := kernels.EnvError(); err != nil {
+				fmt.Fprintf(os.Stderr, "vomc: %v\n", err)
+				return 2
+			}
 			err := c.run(args[1:])
 			if err == nil {
 				return 0

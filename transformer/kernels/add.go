@@ -1,15 +1,15 @@
 package kernels
 
 // Add sets dst[i] = a[i] + b[i] for i < len(a) (dst may alias a or b
-// exactly; len(dst), len(b) ≥ len(a)). It uses AVX-512 when available.
+// exactly; len(dst), len(b) ≥ len(a)). It uses the active kernel set (see Use).
 func Add(dst, a, b []float32) {
 	n := len(a)
 	if n == 0 {
 		return
 	}
 	dst, b = dst[:n], b[:n]
-	if VectorSIMD && hasSIMD {
-		addSIMD(&dst[0], &a[0], &b[0], n)
+	if f := vec.add; f != nil {
+		f(&dst[0], &a[0], &b[0], n)
 		return
 	}
 	for i, v := range a {

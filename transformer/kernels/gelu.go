@@ -32,14 +32,14 @@ func phi32(x float32) (phi, e float32) {
 
 // GeluForward sets out[i] = x·Φ(x) for x = inp[i] (the erf GELU of
 // PyTorch's nn.GELU, with Φ from a float32 erf approximation of absolute
-// error ≤ 3e-7). len(out) ≥ len(inp). It uses AVX-512 when available.
+// error ≤ 3e-7). len(out) ≥ len(inp). It uses the active kernel set (see Use).
 func GeluForward(out, inp []float32) {
 	if len(inp) == 0 {
 		return
 	}
 	out = out[:len(inp)]
-	if VectorSIMD && hasSIMD {
-		geluForwardSIMD(&out[0], &inp[0], len(inp))
+	if f := vec.geluForward; f != nil {
+		f(&out[0], &inp[0], len(inp))
 		return
 	}
 	geluForwardGo(out, inp)
@@ -51,8 +51,8 @@ func GeluBackward(dinp, inp, dout []float32) {
 		return
 	}
 	dinp, dout = dinp[:len(inp)], dout[:len(inp)]
-	if VectorSIMD && hasSIMD {
-		geluBackwardSIMD(&dinp[0], &inp[0], &dout[0], len(inp))
+	if f := vec.geluBackward; f != nil {
+		f(&dinp[0], &inp[0], &dout[0], len(inp))
 		return
 	}
 	geluBackwardGo(dinp, inp, dout)

@@ -26,10 +26,12 @@ func TestGelu(t *testing.T) {
 		bwd  func(dinp, inp, dout []float32)
 	}
 	impls := []impl{{"go", geluForwardGo, geluBackwardGo}, {"dispatch", GeluForward, GeluBackward}}
-	if hasSIMD {
-		impls = append(impls, impl{"simd",
-			func(out, inp []float32) { geluForwardSIMD(&out[0], &inp[0], len(inp)) },
-			func(dinp, inp, dout []float32) { geluBackwardSIMD(&dinp[0], &inp[0], &dout[0], len(inp)) }})
+	for _, s := range simdSets() {
+		if f, b := s.vec.geluForward, s.vec.geluBackward; f != nil && b != nil {
+			impls = append(impls, impl{s.name,
+				func(out, inp []float32) { f(&out[0], &inp[0], len(inp)) },
+				func(dinp, inp, dout []float32) { b(&dinp[0], &inp[0], &dout[0], len(inp)) }})
+		}
 	}
 	for _, im := range impls {
 		out := make([]float32, len(xs))

@@ -25,32 +25,6 @@ type Kernel interface {
 	Gemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
 }
 
-// Default is the kernel used by the engine unless told otherwise: the
-// SIMD kernel (AVX-512 assembly) when this build and CPU have one, else
-// the portable blocked kernel; both parallel over GOMAXPROCS goroutines.
-// Set it to &Blocked{} to force the portable kernel.
-var Default Kernel = Best()
-
-// VectorSIMD selects the AVX-512 versions of the vector kernels (Exp via
-// ExpInPlace, Softmax, ScaledExp, SoftmaxBackward, GELU, LayerNorm, Add,
-// Transpose) where this build and CPU have them (the default); set it to
-// false, before any concurrent use, to force the portable Go versions
-// (with Default = &Blocked{} this makes the whole engine portable).
-var VectorSIMD = hasSIMD
-
-// Best returns the fastest kernel available: SIMD when this build (amd64
-// without the purego tag) and the CPU (AVX-512F) have it, else Blocked.
-func Best() Kernel {
-	if k := newSIMD(0); k != nil {
-		return k
-	}
-	return &Blocked{}
-}
-
-// SIMD returns the assembly kernel using up to workers goroutines (≤ 0:
-// GOMAXPROCS), or nil when this build or CPU has none.
-func SIMD(workers int) Kernel { return newSIMD(workers) }
-
 // Serial returns a kernel computing the same results as k on the calling
 // goroutine only (for callers that already run in parallel): k itself
 // when it has no single-goroutine form.

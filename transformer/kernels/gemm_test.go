@@ -20,8 +20,8 @@ func randSlice(r *rand.Rand, n int) []float32 {
 // build and CPU have one.
 func testKernels() map[string]Kernel {
 	ks := map[string]Kernel{"blocked": &Blocked{}, "blocked1": &Blocked{Workers: 1}, "blocked3": &Blocked{Workers: 3}, "naive": Naive{}}
-	if SIMD(0) != nil {
-		ks["simd"], ks["simd1"], ks["simd3"], ks["simd7"] = SIMD(0), SIMD(1), SIMD(3), SIMD(7)
+	for _, s := range simdSets() {
+		ks[s.name], ks[s.name+"1"], ks[s.name+"3"], ks[s.name+"7"] = s.gemm(0), s.gemm(1), s.gemm(3), s.gemm(7)
 	}
 	return ks
 }
@@ -119,8 +119,8 @@ func TestGemmShapes(t *testing.T) {
 func TestGemmWorkersDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	newKernels := map[string]func(w int) Kernel{"blocked": func(w int) Kernel { return &Blocked{Workers: w} }}
-	if SIMD(0) != nil {
-		newKernels["simd"] = SIMD
+	for _, s := range simdSets() {
+		newKernels[s.name] = s.gemm
 	}
 	for name, newK := range newKernels {
 		// tall (split by rows) and wide (split by columns) products
@@ -158,10 +158,16 @@ func TestGemmWorkersDeterministic(t *testing.T) {
 // TestGemmShortSlices checks that the kernels refuse operands too short
 // for the shape instead of reading or writing past them.
 func TestGemmShortSlices(t *testing.T) {
-	k := SIMD(1)
-	if k == nil {
-		t.Skip("no SIMD kernel")
+	sets := simdSets()
+	if len(sets) == 0 {
+		t.Skip("no SIMD kernel set runs here")
 	}
+	for _, s := range sets {
+		t.Run(s.name, func(t *testing.T) { testGemmShortSlices(t, s.gemm(1)) })
+	}
+}
+
+func testGemmShortSlices(t *testing.T, k Kernel) {
 	a, b, c := make([]float32, 12*8), make([]float32, 8*32), make([]float32, 12*32)
 	for _, tc := range []struct {
 		name    string
@@ -217,9 +223,9 @@ func BenchmarkGemm(b *testing.B) {
 	}
 	kerns := []kcase{{"blocked", &Blocked{}}}
 	serial := []kcase{{"blocked1", &Blocked{Workers: 1}}}
-	if k := SIMD(0); k != nil {
-		kerns = append(kerns, kcase{"simd", k})
-		serial = append(serial, kcase{"simd1", SIMD(1)})
+	for _, s := range simdSets() {
+		kerns = append(kerns, kcase{s.name, s.gemm(0)})
+		serial = append(serial, kcase{s.name + "1", s.gemm(1)})
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	run := func(b *testing.B, cs gemmShape, kern Kernel) {

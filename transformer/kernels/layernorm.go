@@ -17,8 +17,8 @@ func LayerNorm(out, mean, rstd, inp, w, b []float32, rows, c int, eps float32) {
 	if len(out) < n || len(inp) < n || len(mean) < rows || len(rstd) < rows || len(w) < c || len(b) < c {
 		panic(fmt.Sprintf("kernels: LayerNorm of %d×%d with short operands", rows, c))
 	}
-	if VectorSIMD && hasSIMD {
-		layernormSIMD(&out[0], &mean[0], &rstd[0], &inp[0], &w[0], &b[0], rows, c, 1/float32(c), eps)
+	if f := vec.layernorm; f != nil {
+		f(&out[0], &mean[0], &rstd[0], &inp[0], &w[0], &b[0], rows, c, 1/float32(c), eps)
 		return
 	}
 	layernormGo(out, mean, rstd, inp, w, b, rows, c, eps)
@@ -36,8 +36,8 @@ func LayerNormBackward(dinp, dw, db, dout, inp, w, mean, rstd []float32, rows, c
 	if len(dinp) < n || len(dout) < n || len(inp) < n || len(mean) < rows || len(rstd) < rows || len(w) < c || len(dw) < c || len(db) < c {
 		panic(fmt.Sprintf("kernels: LayerNormBackward of %d×%d with short operands", rows, c))
 	}
-	if VectorSIMD && hasSIMD {
-		layernormBackwardSIMD(&dinp[0], &dw[0], &db[0], &dout[0], &inp[0], &w[0], &mean[0], &rstd[0], rows, c, 1/float32(c))
+	if f := vec.layernormBackward; f != nil {
+		f(&dinp[0], &dw[0], &db[0], &dout[0], &inp[0], &w[0], &mean[0], &rstd[0], rows, c, 1/float32(c))
 		return
 	}
 	layernormBackwardGo(dinp, dw, db, dout, inp, w, mean, rstd, rows, c)

@@ -18,11 +18,15 @@ func TestLayerNorm(t *testing.T) {
 	impls := []impl{{"go", func(out, mean, rstd, inp, w, b []float32, rows, c int) {
 		layernormGo(out, mean, rstd, inp, w, b, rows, c, 1e-5)
 	}, layernormBackwardGo}}
-	if hasSIMD {
-		impls = append(impls, impl{"simd", func(out, mean, rstd, inp, w, b []float32, rows, c int) {
-			layernormSIMD(&out[0], &mean[0], &rstd[0], &inp[0], &w[0], &b[0], rows, c, 1/float32(c), 1e-5)
+	for _, s := range simdSets() {
+		f, bw := s.vec.layernorm, s.vec.layernormBackward
+		if f == nil || bw == nil {
+			continue
+		}
+		impls = append(impls, impl{s.name, func(out, mean, rstd, inp, w, b []float32, rows, c int) {
+			f(&out[0], &mean[0], &rstd[0], &inp[0], &w[0], &b[0], rows, c, 1/float32(c), 1e-5)
 		}, func(dinp, dw, db, dout, inp, w, mean, rstd []float32, rows, c int) {
-			layernormBackwardSIMD(&dinp[0], &dw[0], &db[0], &dout[0], &inp[0], &w[0], &mean[0], &rstd[0], rows, c, 1/float32(c))
+			bw(&dinp[0], &dw[0], &db[0], &dout[0], &inp[0], &w[0], &mean[0], &rstd[0], rows, c, 1/float32(c))
 		}})
 	}
 	r := rand.New(rand.NewPCG(2, 2))

@@ -47,13 +47,13 @@ func Exp32(x float32) float32 {
 	return p * math.Float32frombits(uint32(ni+127)<<23)
 }
 
-// ExpInPlace sets x[i] ← Exp32(x[i]) (the SIMD version when available).
+// ExpInPlace sets x[i] ← Exp32(x[i]) (the active kernel set's version).
 func ExpInPlace(x []float32) {
 	if len(x) == 0 {
 		return
 	}
-	if VectorSIMD && hasSIMD {
-		expSIMD(&x[0], len(x))
+	if f := vec.exp; f != nil {
+		f(&x[0], len(x))
 		return
 	}
 	for i, v := range x {
@@ -71,8 +71,8 @@ func Softmax(x []float32, scale float32) (lse float32) {
 		return float32(math.Inf(-1))
 	}
 	var mx, sum float32
-	if VectorSIMD && hasSIMD {
-		mx, sum = softmaxSIMD(&x[0], len(x), scale)
+	if f := vec.softmax; f != nil {
+		mx, sum = f(&x[0], len(x), scale)
 	} else {
 		mx, sum = softmaxGo(x, scale)
 	}
@@ -98,13 +98,13 @@ func lnPos(x float32) float32 {
 }
 
 // ScaledExp sets x[i] ← Exp32(scale·x[i] − shift) (softmax(scale·x) when
-// shift is Softmax's log-sum-exp). It uses AVX-512 when available.
+// shift is Softmax's log-sum-exp). It uses the active kernel set (see Use).
 func ScaledExp(x []float32, scale, shift float32) {
 	if len(x) == 0 {
 		return
 	}
-	if VectorSIMD && hasSIMD {
-		scaledExpSIMD(&x[0], len(x), scale, shift)
+	if f := vec.scaledExp; f != nil {
+		f(&x[0], len(x), scale, shift)
 		return
 	}
 	for i, v := range x {
@@ -113,15 +113,15 @@ func ScaledExp(x []float32, scale, shift float32) {
 }
 
 // SoftmaxBackward turns dp = ∂L/∂p of p = softmax(scale·s) into ∂L/∂s =
-// scale·p⊙(dp − ⟨p, dp⟩), in place (len(dp) ≥ len(p)). It uses AVX-512
+// scale·p⊙(dp − ⟨p, dp⟩), in place (len(dp) ≥ len(p)). It uses the active
 // when available.
 func SoftmaxBackward(p, dp []float32, scale float32) {
 	if len(p) == 0 {
 		return
 	}
 	dp = dp[:len(p)]
-	if VectorSIMD && hasSIMD {
-		softmaxBackwardSIMD(&p[0], &dp[0], len(p), scale)
+	if f := vec.softmaxBackward; f != nil {
+		f(&p[0], &dp[0], len(p), scale)
 		return
 	}
 	softmaxBackwardGo(p, dp, scale)

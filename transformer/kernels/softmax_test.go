@@ -33,8 +33,13 @@ func TestExp32(t *testing.T) {
 			x[i] = Exp32(v)
 		}
 	}}}
-	if hasSIMD {
-		impls = append(impls, impl{"simd", func(x []float32) { expSIMD(&x[0], len(x)) }})
+	for _, s := range simdSets() {
+		if f := s.vec.exp; f != nil {
+			impls = append(impls, impl{s.name, func(x []float32) { f(&x[0], len(x)) }})
+		}
+		if f := s.vec.scaledExp; f != nil {
+			impls = append(impls, impl{s.name + "-scaled", func(x []float32) { f(&x[0], len(x), 1, 0) }})
+		}
 	}
 	for _, im := range impls {
 		xs := expInputs()
@@ -87,10 +92,12 @@ type softmaxImpl struct {
 func softmaxImpls() []softmaxImpl {
 	out := []softmaxImpl{{"go", func(x []float32, s float32) { softmaxGo(x, s) }, softmaxBackwardGo},
 		{"dispatch", func(x []float32, s float32) { Softmax(x, s) }, SoftmaxBackward}}
-	if hasSIMD {
-		out = append(out, softmaxImpl{"simd",
-			func(x []float32, s float32) { softmaxSIMD(&x[0], len(x), s) },
-			func(p, dp []float32, s float32) { softmaxBackwardSIMD(&p[0], &dp[0], len(p), s) }})
+	for _, s := range simdSets() {
+		if f, b := s.vec.softmax, s.vec.softmaxBackward; f != nil && b != nil {
+			out = append(out, softmaxImpl{s.name,
+				func(x []float32, s float32) { f(&x[0], len(x), s) },
+				func(p, dp []float32, s float32) { b(&p[0], &dp[0], len(p), s) }})
+		}
 	}
 	return out
 }

@@ -4,7 +4,7 @@ import "fmt"
 
 // Transpose sets dst[j·ldd + i] = src[i·lds + j] for i < rows, j < cols:
 // dst (cols × rows, row stride ldd) = srcᵀ (src rows × cols, row stride
-// lds). It uses AVX-512 gathers when available.
+// lds). It uses the active kernel set (see Use).
 func Transpose(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
 	if rows <= 0 || cols <= 0 {
 		return
@@ -12,8 +12,8 @@ func Transpose(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
 	if lds < cols || ldd < rows || len(src) < (rows-1)*lds+cols || len(dst) < (cols-1)*ldd+rows {
 		panic(fmt.Sprintf("kernels: Transpose of %d×%d with lds=%d ldd=%d, len src, dst = %d, %d", rows, cols, lds, ldd, len(src), len(dst)))
 	}
-	if VectorSIMD && hasSIMD && 16*lds < 1<<29 {
-		transposeSIMD(&dst[0], ldd, &src[0], lds, rows, cols)
+	if f := vec.transpose; f != nil {
+		f(&dst[0], ldd, &src[0], lds, rows, cols)
 		return
 	}
 	transposeGo(dst, ldd, src, lds, rows, cols)

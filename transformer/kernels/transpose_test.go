@@ -10,9 +10,11 @@ import (
 func TestTranspose(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	impls := map[string]func(dst []float32, ldd int, src []float32, lds int, rows, cols int){"go": transposeGo, "dispatch": Transpose}
-	if hasSIMD {
-		impls["simd"] = func(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
-			transposeSIMD(&dst[0], ldd, &src[0], lds, rows, cols)
+	for _, s := range simdSets() {
+		if f := s.vec.transpose; f != nil {
+			impls[s.name] = func(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
+				f(&dst[0], ldd, &src[0], lds, rows, cols)
+			}
 		}
 	}
 	for name, tr := range impls {
