@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TrainConfig are the optimisation settings of Train: AdamW, linear
@@ -204,9 +206,14 @@ func Train(ctx context.Context, cfg Config, train, val transformer.Windows, tc T
 	if tc.MaxSteps > 0 && tc.MaxSteps < total {
 		total = tc.MaxSteps
 	}
-	opt := transformer.NewAdamW(len(m.Params))
+	// the optimiser runs on the engine's CPU backend over the host
+	// parameter and gradient slices (wrapped, not copied)
+	be := cpu.New()
+	pt := backend.Whole(cpu.Wrap(m.Params))
+	opt := transformer.NewAdamW(be, len(m.Params))
 	opt.Beta1, opt.Beta2, opt.Eps, opt.WeightDecay = tc.Beta1, tc.Beta2, tc.Eps, tc.WeightDecay
 	grads := make([]float32, len(m.Params))
+	gt := backend.Whole(cpu.Wrap(grads))
 	ac := m.NewActivations(B*(T-1), true)
 	bt := newBatcher(m)
 	info := TrainInfo{Train: tc, BestVal: math.NaN(), TrainWins: n}
@@ -258,9 +265,9 @@ loop:
 			loss := m.Forward(ac, M)
 			clear(grads)
 			m.Backward(ac, grads, M, float32(1/float64(M)))
-			transformer.ClipGradNorm(grads, tc.ClipNorm)
+			transformer.ClipGradNorm(be, gt, tc.ClipNorm)
 			lr = transformer.LearningRate(step, tc.WarmupSteps, total, tc.LR, tc.MinLR)
-			opt.Step(m.Params, grads, lr)
+			opt.Step(pt, gt, lr)
 			step++
 			intLoss += loss
 			intN += M

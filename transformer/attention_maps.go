@@ -14,11 +14,12 @@ import (
 // j ≤ i and zeros above the diagonal (the causal mask), so every row sums
 // to 1.
 //
-// It is an inference pass (Forward on fresh, non-training activations)
-// followed, per (layer, head), by the same score product and softmax as
-// the engine's attention (kernel GEMM, kernels.Softmax) on the kept q, k
-// entries: the training path, which keeps only a log-sum-exp per row, is
-// untouched. Memory is O(L·H·T²) for the result.
+// It is an inference pass (Forward on fresh, non-training activations, on
+// the model's backend), then each layer's q, k entries are copied to the
+// host (Activations.QKV) and, per head, the scores and softmax are
+// computed there as in the CPU engine's attention (kernel GEMM,
+// kernels.Softmax): the training path, which keeps only a log-sum-exp per
+// row, is untouched, and any backend gives the maps. Memory is O(L·H·T²) for the result.
 func (m *Model) AttentionMaps(x []byte) ([][][]float32, error) {
 	c := m.Config
 	T := len(x)
@@ -33,33 +34,26 @@ func (m *Model) AttentionMaps(x []byte) ([][][]float32, error) {
 	a := m.NewActivations(1, T, false)
 	m.Forward(a, x, 1, T)
 
-	type job struct{ l, h int }
-	var jobs []job
 	maps := make([][][]float32, c.Layers)
-	for l := range maps {
-		maps[l] = make([][]float32, c.Heads[l])
-		for h := range maps[l] {
-			maps[l][h] = make([]float32, T*T)
-			jobs = append(jobs, job{l, h})
-		}
-	}
-	k := kernels.Serial(m.kernel())
+	k := kernels.Default
 	C, C3 := c.Embed, 3*c.Embed
-	parallelFor(len(jobs), func(lo, hi int) {
-		for _, jb := range jobs[lo:hi] {
-			NH := c.Heads[jb.l]
-			hs := C / NH
-			scale := float32(1 / math.Sqrt(float64(hs)))
-			qkv := a.act.layers[jb.l].qkv[:T*C3]
-			p := maps[jb.l][jb.h]
+	for l := range maps {
+		NH := c.Heads[l]
+		hs := C / NH
+		scale := float32(1 / math.Sqrt(float64(hs)))
+		qkv := a.QKV(l) // an explicit copy to the host
+		maps[l] = make([][]float32, NH)
+		for h := range maps[l] {
+			p := make([]float32, T*T)
 			// S = Q·Kᵀ on the strided head views of qkv
-			k.Gemm(false, true, T, T, hs, qkv[jb.h*hs:], C3, qkv[C+jb.h*hs:], C3, 0, p, T)
+			k.Gemm(false, true, T, T, hs, qkv[h*hs:], C3, qkv[C+h*hs:], C3, 0, p, T)
 			for i := 0; i < T; i++ {
 				row := p[i*T : (i+1)*T]
 				kernels.Softmax(row[:i+1], scale)
 				clear(row[i+1:])
 			}
+			maps[l][h] = p
 		}
-	})
+	}
 	return maps, nil
 }

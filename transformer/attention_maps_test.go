@@ -119,12 +119,12 @@ func TestAttentionMaps(t *testing.T) {
 		m := randomModel(t, c.cfg, uint64(ci+1), 0.5)
 		x := randomInputs(uint64(ci+11), c.T, c.cfg.Alphabet)
 		for _, k := range []kernels.Kernel{nil, &kernels.Blocked{}} {
-			m.Kernel = k
+			setKernel(m, k)
 			got, err := m.AttentionMaps(x)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := newRef(c.cfg, toF64(m.Params)).attentionMaps(x)
+			want := newRef(c.cfg, toF64(liveParams(m))).attentionMaps(x)
 			if len(got) != c.cfg.Layers {
 				t.Fatalf("case %d: %d layers, want %d", ci, len(got), c.cfg.Layers)
 			}

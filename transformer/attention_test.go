@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
 )
 
@@ -86,9 +88,9 @@ func TestAttentionBlocks(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/B%d,T%d,C%d,NH%d", name, B, T, C, NH), func(t *testing.T) {
 				out := make([]float32, B*T*C)
 				lse := make([]float32, B*NH*T)
-				attentionForward(k, out, lse, qkv, B, T, C, NH)
+				cpu.WithKernel(k).AttentionForward(hostTensor(out), hostTensor(lse), hostTensor(qkv), B, T, C, NH)
 				out2 := make([]float32, B*T*C)
-				attentionForward(k, out2, nil, qkv, B, T, C, NH)
+				cpu.WithKernel(k).AttentionForward(hostTensor(out2), backend.Tensor{}, hostTensor(qkv), B, T, C, NH)
 				for i, w := range wantOut {
 					if d := math.Abs(float64(out[i]) - w); d > 1e-5*(1+math.Abs(w)) {
 						t.Fatalf("out[%d] = %v, want %v", i, out[i], w)
@@ -101,7 +103,7 @@ func TestAttentionBlocks(t *testing.T) {
 				for i := range dqkv {
 					dqkv[i] = 0.5
 				}
-				attentionBackward(k, dqkv, dout, qkv, lse, B, T, C, NH)
+				cpu.WithKernel(k).AttentionBackward(hostTensor(dqkv), hostTensor(dout), hostTensor(qkv), hostTensor(lse), B, T, C, NH)
 				for i, w := range wantD {
 					w += 0.5
 					if d := math.Abs(float64(dqkv[i]) - w); d > 2e-5*(1+math.Abs(w)) {
@@ -124,14 +126,14 @@ func TestKernelsAgree(t *testing.T) {
 	B, T := 3, cfg.Context
 	x := randomInputs(5, B*T, cfg.Alphabet)
 	run := func(k kernels.Kernel) ([]float32, []float32, float64) {
-		m.Kernel = k
+		setKernel(m, k)
 		acts := m.NewActivations(B, T, true)
 		loss := m.Forward(acts, x, B, T)
-		g := make([]float32, len(m.Params))
-		m.Backward(acts, g, 1/float32(B*(T-1)))
+		g := make([]float32, len(liveParams(m)))
+		m.Backward(acts, hostTensor(g), 1/float32(B*(T-1)))
 		return append([]float32(nil), acts.Logits()...), g, loss
 	}
-	defer func() { m.Kernel = nil }()
+	defer func() { setKernel(m, nil) }()
 	l0, g0, loss0 := run(kernels.Naive{})
 	prev := kernels.Active()
 	defer func() { kernels.Use(prev) }()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/vomc/vomc/transformer/backend"
 	"io"
 	"math"
 	"os"
@@ -198,11 +199,12 @@ func (t *Trainer) WriteCheckpoint(w io.Writer, meta map[string]string) error {
 		}
 		md[k] = string(b)
 	}
-	P := len(t.Model.Params)
+	P := t.Model.NumParams()
+	mom1, mom2 := t.Opt.Moments()
 	tensors := []stNamed{
-		{"params", []int{P}, t.Model.Params},
-		{"adam.m", []int{P}, t.Opt.M[:P]},
-		{"adam.v", []int{P}, t.Opt.V[:P]},
+		{"params", []int{P}, t.Model.HostParams()},
+		{"adam.m", []int{P}, mom1[:P]},
+		{"adam.v", []int{P}, mom2[:P]},
 	}
 	if t.BestParams != nil {
 		tensors = append(tensors, stNamed{"best_params", []int{P}, t.BestParams})
@@ -364,6 +366,13 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 // Its Run continues the run exactly where the checkpoint was taken. The
 // callbacks (Log, OnLog, OnStep, OnCheckpoint) are for the caller to set.
 func (c *Checkpoint) Resume(train, val Windows) (*Trainer, error) {
+	return c.ResumeOn(nil, train, val)
+}
+
+// ResumeOn is Resume with the model, gradients and optimiser state on the
+// backend be (nil: the CPU backend): a run checkpointed on one backend
+// resumes on any other.
+func (c *Checkpoint) ResumeOn(be backend.Backend, train, val Windows) (*Trainer, error) {
 	nv := 0
 	if val != nil {
 		nv = val.Windows()
@@ -379,7 +388,7 @@ func (c *Checkpoint) Resume(train, val Windows) (*Trainer, error) {
 	if T := len(train.Window(0)); T != c.WindowLen {
 		return nil, fmt.Errorf("transformer: the checkpoint was trained on windows of %d symbols, got %d", c.WindowLen, T)
 	}
-	m, err := FromParams(c.Config, append([]float32(nil), c.Params...))
+	m, err := FromParamsOn(be, c.Config, c.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -387,8 +396,9 @@ func (c *Checkpoint) Resume(train, val Windows) (*Trainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	copy(t.Opt.M, c.M)
-	copy(t.Opt.V, c.V)
+	if err := t.Opt.SetMoments(c.M, c.V); err != nil {
+		return nil, err
+	}
 	t.Opt.T = c.AdamT
 	t.TrainerState = c.State
 	if c.BestParams != nil {
@@ -400,5 +410,5 @@ func (c *Checkpoint) Resume(train, val Windows) (*Trainer, error) {
 
 // Model returns the checkpoint's current parameters as a model (a copy).
 func (c *Checkpoint) Model() (*Model, error) {
-	return FromParams(c.Config, append([]float32(nil), c.Params...))
+	return FromParams(c.Config, c.Params)
 }

@@ -134,8 +134,8 @@ func TestSafetensorsStandard(t *testing.T) {
 		}
 		for j := 0; j < ti.Size; j++ {
 			v := math.Float32frombits(binary.LittleEndian.Uint32(data[e.offset[0]+4*j:]))
-			if v != m.Params[ti.Offset+j] {
-				t.Fatalf("%s[%d] = %v, want %v", ti.Name, j, v, m.Params[ti.Offset+j])
+			if v != liveParams(m)[ti.Offset+j] {
+				t.Fatalf("%s[%d] = %v, want %v", ti.Name, j, v, liveParams(m)[ti.Offset+j])
 			}
 		}
 	}
@@ -221,7 +221,7 @@ print(json.dumps(out))
 	for _, ti := range layout {
 		pt := got[path].Tensors[ti.Name]
 		sum := 0.0
-		for _, v := range m.Params[ti.Offset : ti.Offset+ti.Size] {
+		for _, v := range liveParams(m)[ti.Offset : ti.Offset+ti.Size] {
 			sum += float64(v)
 		}
 		if fmt.Sprint(pt[0]) != fmt.Sprint(ti.Shape) || pt[1] != "float32" || math.Abs(pt[2].(float64)-sum) > 1e-9 {

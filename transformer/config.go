@@ -23,6 +23,7 @@ package transformer
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // Activation names for Config.Activation.
@@ -183,26 +184,27 @@ func (c Config) NumParams() int {
 	return last.Offset + last.Size
 }
 
-// layerParams are views into one layer's parameters (nil when absent).
+// layerParams are views into one layer's parameters (absent when the
+// sub-layer is).
 type layerParams struct {
-	ln1w, ln1b, qkvw, qkvb, projw, projb   []float32
-	ln2w, ln2b, fcw, fcb, fcprojw, fcprojb []float32
+	ln1w, ln1b, qkvw, qkvb, projw, projb   backend.Tensor
+	ln2w, ln2b, fcw, fcb, fcprojw, fcprojb backend.Tensor
 }
 
 // params are views of all tensors of a flat vector laid out by Layout.
 type params struct {
-	wte, wpe     []float32
+	wte, wpe     backend.Tensor
 	layers       []layerParams
-	lnfw, lnfb   []float32
-	headw, headb []float32
+	lnfw, lnfb   backend.Tensor
+	headw, headb backend.Tensor
 }
 
-// views slices flat (length NumParams) into named tensors.
-func (c Config) views(flat []float32) params {
+// views slices flat (length NumParams, on any backend) into named tensors.
+func (c Config) views(flat backend.Tensor) params {
 	var p params
 	p.layers = make([]layerParams, c.Layers)
 	for _, t := range c.Layout() {
-		s := flat[t.Offset : t.Offset+t.Size : t.Offset+t.Size]
+		s := flat.Slice(t.Offset, t.Size)
 		var l int
 		var rest string
 		if n, _ := fmt.Sscanf(t.Name, "h.%d.%s", &l, &rest); n == 2 {

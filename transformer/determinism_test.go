@@ -35,10 +35,10 @@ func TestTrainingIndependentOfGOMAXPROCS(t *testing.T) {
 			tr.TrainStep(x, B)
 		}
 		if want == nil {
-			want = append([]float32(nil), m.Params...)
+			want = append([]float32(nil), liveParams(m)...)
 			continue
 		}
-		for i, v := range m.Params {
+		for i, v := range liveParams(m) {
 			if v != want[i] {
 				t.Fatalf("GOMAXPROCS=%d: parameter %d = %v, with 1: %v", procs, i, v, want[i])
 			}
@@ -65,8 +65,8 @@ func TestBackwardReusesBuffers(t *testing.T) {
 		x2 := randomInputs(uint64(ci+60), B*T, cfg.Alphabet)
 		grad := func(acts *Activations, x []byte, B, T int) []float32 {
 			m.Forward(acts, x, B, T)
-			g := make([]float32, len(m.Params))
-			m.Backward(acts, g, 0.1)
+			g := make([]float32, len(liveParams(m)))
+			m.Backward(acts, hostTensor(g), 0.1)
 			return g
 		}
 		reused := m.NewActivations(B, T, true)

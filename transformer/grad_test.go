@@ -43,7 +43,7 @@ func randomModel(t testing.TB, cfg Config, seed uint64, std float64) *Model {
 			if len(ti.Shape) == 1 && (hasSuffix(ti.Name, "ln1.weight") || hasSuffix(ti.Name, "ln2.weight") || ti.Name == "lnf.weight") {
 				v += 1
 			}
-			m.Params[i] = float32(v)
+			liveParams(m)[i] = float32(v)
 		}
 	}
 	return m
@@ -75,7 +75,7 @@ func TestLogitsMatchReference(t *testing.T) {
 		x := randomInputs(uint64(ci), B*T, cfg.Alphabet)
 		acts := m.NewActivations(B, T, false)
 		loss := m.Forward(acts, x, B, T)
-		ref := newRef(cfg, toF64(m.Params))
+		ref := newRef(cfg, toF64(liveParams(m)))
 		want, wantLoss := ref.forward(x, B, T)
 		got := acts.Logits()
 		A := cfg.Alphabet
@@ -113,7 +113,7 @@ func m0NewActs(cfg Config, B, T int) *Activations {
 func minAbsPreact(a *Activations, n int) float64 {
 	mn := math.Inf(1)
 	for _, lb := range a.act.layers {
-		for _, v := range lb.fch[:n] {
+		for _, v := range hostSlice(lb.fch)[:n] {
 			mn = math.Min(mn, math.Abs(float64(v)))
 		}
 	}
@@ -145,11 +145,11 @@ func TestGradients(t *testing.T) {
 					break
 				}
 			}
-			grads := make([]float32, len(m.Params))
+			grads := make([]float32, len(liveParams(m)))
 			scale := 1 / float64(B*(T-1))
-			m.Backward(acts, grads, float32(scale))
+			m.Backward(acts, hostTensor(grads), float32(scale))
 
-			flat := toF64(m.Params)
+			flat := toF64(liveParams(m))
 			ref := newRef(cfg, flat)
 			const h = 1e-4
 			fd := make([]float64, len(flat))
@@ -180,7 +180,7 @@ func TestGradients(t *testing.T) {
 			// gradient with respect to the embedding output
 			E := cfg.Embed
 			ref.encDelta = make([]float64, B*T*E)
-			denc := acts.grad.encoded
+			denc := hostSlice(acts.grad.encoded)
 			for i := range ref.encDelta {
 				ref.encDelta[i] = h
 				_, lp := ref.forward(x, B, T)

@@ -5,38 +5,51 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/vomc/vomc/transformer/kernels"
+	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
-// Model is a transformer: its configuration and trained parameters. After
-// training it is treated as immutable, and then it is safe for concurrent
-// use as a predict.Predictor (every forward pass uses its own buffers).
+// Model is a transformer: its configuration and its parameters, which
+// live on the model's backend (host memory for the CPU backend, device
+// memory for a GPU backend); HostParams and SetParams copy them explicitly.
+// After training it is treated as immutable, and then it is safe for
+// concurrent use as a predict.Predictor (every forward pass uses its own
+// buffers) where its backend is (the CPU backend is).
 type Model struct {
 	// Config is the architecture.
 	Config Config
-	// Params is the flat parameter vector (float32, laid out as
-	// Config.Layout).
-	Params []float32
-	// Kernel computes the matrix products (kernels.Default when nil).
-	Kernel kernels.Kernel
 
-	p   params
-	pos []float32 // positional table (N, E): wpe, or the sinusoidal table
+	be     backend.Backend
+	params backend.Tensor // the flat parameter vector, laid out by Config.Layout
+	p      params         // views of params
+	pos    backend.Tensor // positional table (N, E): wpe, or the sinusoidal table
 }
 
-// New returns a model with freshly initialised parameters (GPT-2 style):
-// weights N(0, 0.02²), the two residual output projections of each layer
-// N(0, (0.02/√(2L))²), biases 0, LayerNorm gains 1. The draw is
-// deterministic given seed.
-func New(cfg Config, seed uint64) (*Model, error) {
-	m, err := FromParams(cfg, make([]float32, 0))
-	if err != nil {
+// New returns a model on the CPU backend with freshly initialised
+// parameters (GPT-2 style): weights N(0, 0.02²), the two residual output
+// projections of each layer N(0, (0.02/√(2L))²), biases 0, LayerNorm gains
+// 1. The draw is deterministic given seed.
+func New(cfg Config, seed uint64) (*Model, error) { return NewOn(nil, cfg, seed) }
+
+// NewOn is New on the backend be (nil: the CPU backend). The parameters are
+// drawn on the host and uploaded, so every backend starts from the same
+// bytes.
+func NewOn(be backend.Backend, cfg Config, seed uint64) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	flat := InitParams(cfg, seed)
+	return FromParamsOn(be, cfg, flat)
+}
+
+// InitParams returns the initial parameter vector of New(cfg, seed) on the
+// host (cfg must be valid).
+func InitParams(cfg Config, seed uint64) []float32 {
+	flat := make([]float32, cfg.NumParams())
 	r := rand.New(rand.NewPCG(seed, 0x7261_6e73_666f_726d))
 	resid := 0.02 / math.Sqrt(2*float64(max(cfg.Layers, 1)))
 	for _, t := range cfg.Layout() {
-		s := m.Params[t.Offset : t.Offset+t.Size]
+		s := flat[t.Offset : t.Offset+t.Size]
 		switch {
 		case len(t.Shape) == 1 && (hasSuffix(t.Name, "ln1.weight") || hasSuffix(t.Name, "ln2.weight") || t.Name == "lnf.weight"):
 			for i := range s {
@@ -54,33 +67,64 @@ func New(cfg Config, seed uint64) (*Model, error) {
 			}
 		}
 	}
-	return m, nil
+	return flat
 }
 
 func hasSuffix(s, suf string) bool { return len(s) >= len(suf) && s[len(s)-len(suf):] == suf }
 
-// FromParams wraps an existing parameter vector (length cfg.NumParams(), or
-// empty to allocate zeros). The model keeps flat; it does not copy it.
-func FromParams(cfg Config, flat []float32) (*Model, error) {
+// FromParams returns a model on the CPU backend with the parameter vector
+// flat (length cfg.NumParams(), or empty for zeros), which it copies.
+func FromParams(cfg Config, flat []float32) (*Model, error) { return FromParamsOn(nil, cfg, flat) }
+
+// FromParamsOn is FromParams on the backend be (nil: the CPU backend).
+func FromParamsOn(be backend.Backend, cfg Config, flat []float32) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	n := cfg.NumParams()
-	if len(flat) == 0 {
-		flat = make([]float32, n)
-	}
-	if len(flat) != n {
+	if len(flat) != 0 && len(flat) != n {
 		return nil, fmt.Errorf("transformer: %d parameters, config needs %d", len(flat), n)
 	}
+	if be == nil {
+		be = cpu.New()
+	}
 	cfg.Heads = append([]int(nil), cfg.Heads...)
-	m := &Model{Config: cfg, Params: flat}
-	m.p = cfg.views(flat)
+	m := &Model{Config: cfg, be: be}
+	m.params = backend.Whole(be.Alloc(n))
+	if len(flat) != 0 {
+		be.Upload(m.params, flat)
+	}
+	m.p = cfg.views(m.params)
 	if cfg.Positional == Sinusoidal {
-		m.pos = SinusoidalTable(cfg.Context, cfg.Embed)
+		m.pos = backend.Whole(be.Alloc(cfg.Context * cfg.Embed))
+		be.Upload(m.pos, SinusoidalTable(cfg.Context, cfg.Embed))
 	} else {
 		m.pos = m.p.wpe
 	}
 	return m, nil
+}
+
+// Backend returns the backend the model's buffers live on.
+func (m *Model) Backend() backend.Backend { return m.be }
+
+// NumParams is the length of the parameter vector.
+func (m *Model) NumParams() int { return m.params.Len }
+
+// HostParams returns a host copy of the flat parameter vector (laid out by
+// Config.Layout).
+func (m *Model) HostParams() []float32 {
+	out := make([]float32, m.params.Len)
+	m.be.Download(out, m.params)
+	return out
+}
+
+// SetParams copies flat (length NumParams) into the model's parameters.
+func (m *Model) SetParams(flat []float32) error {
+	if len(flat) != m.params.Len {
+		return fmt.Errorf("transformer: %d parameters, model has %d", len(flat), m.params.Len)
+	}
+	m.be.Upload(m.params, flat)
+	return nil
 }
 
 // SinusoidalTable returns the fixed (N, E) positional table of Vaswani et
@@ -101,52 +145,54 @@ func SinusoidalTable(N, E int) []float32 {
 	return t
 }
 
-func (m *Model) kernel() kernels.Kernel {
-	if m.Kernel != nil {
-		return m.Kernel
+func (c Config) activation() backend.Activation {
+	if c.Activation == ReLU {
+		return backend.ReLU
 	}
-	return kernels.Default
+	return backend.GELU
 }
 
 // layerBufs are one layer's activations (or their gradients). Absent
-// sub-layers leave their buffers nil; without LayerNorm, ln1 and ln2 alias
-// the layer input and res2.
+// sub-layers leave their buffers absent; without LayerNorm, ln1 and ln2
+// alias the layer input and res2.
 type layerBufs struct {
-	ln1, ln1Mean, ln1Rstd []float32 // (B,T,C), (B,T), (B,T)
-	qkv                   []float32 // (B,T,3C)
-	atty                  []float32 // (B,T,C) attention output, heads concatenated
-	lse                   []float32 // (B,NH,T) log-sum-exp of each row's attention scores (forward only)
-	res2                  []float32 // (B,T,C) input + attention projection
-	ln2, ln2Mean, ln2Rstd []float32
-	fch, fcha             []float32 // (B,T,4C) pre- and post-activation
-	res3                  []float32 // (B,T,C) res2 + feed-forward output
+	ln1, ln1Mean, ln1Rstd backend.Tensor // (B,T,C), (B,T), (B,T)
+	qkv                   backend.Tensor // (B,T,3C)
+	atty                  backend.Tensor // (B,T,C) attention output, heads concatenated
+	lse                   backend.Tensor // (B,NH,T) log-sum-exp of each row's attention scores (forward only)
+	res2                  backend.Tensor // (B,T,C) input + attention projection
+	ln2, ln2Mean, ln2Rstd backend.Tensor
+	fch, fcha             backend.Tensor // (B,T,4C) pre- and post-activation
+	res3                  backend.Tensor // (B,T,C) res2 + feed-forward output
 }
 
 // bufs are all activations of a forward pass (or their gradients).
 type bufs struct {
-	encoded               []float32 // (B,T,C)
+	encoded               backend.Tensor // (B,T,C)
 	layers                []layerBufs
-	lnf, lnfMean, lnfRstd []float32 // (B,T,C), (B,T), (B,T)
-	logits, probs, losses []float32 // (B,T,A), (B,T,A), (B,T)
+	lnf, lnfMean, lnfRstd backend.Tensor // (B,T,C), (B,T), (B,T)
+	logits, probs, losses backend.Tensor // (B,T,A), (B,T,A), (B,T)
 }
 
 // Activations holds every activation buffer, and (when made for training)
 // every activation-gradient buffer, of forward/backward passes over up to
-// MaxB windows of up to MaxT symbols. Make one per (batch, context) and
-// reuse it; it is not safe for concurrent use.
+// MaxB windows of up to MaxT symbols, on the model's backend. Make one per
+// (batch, context) and reuse it; it is not safe for concurrent use.
 type Activations struct {
 	// MaxB and MaxT are the capacity.
 	MaxB, MaxT int
 	act, grad  bufs
 	training   bool
+	be         backend.Backend
+	A          int
 	// state of the last Forward
 	B, T   int
-	inputs []byte
-	// views of the last gradient vector given to Backward (cached: making
-	// them allocates)
-	gv     params
-	gvData *float32
-	gvLen  int
+	tokens backend.Tokens
+	// host copies made by Probs, Logits, Losses
+	hostProbs, hostLogits, hostLosses []float32
+	// views of the last gradient vector given to Backward (cached)
+	gv    params
+	gvKey backend.Tensor
 }
 
 // NewActivations allocates buffers for batches of up to maxB windows of up
@@ -158,19 +204,44 @@ func (m *Model) NewActivations(maxB, maxT int, training bool) *Activations {
 	if maxT > m.Config.Context {
 		panic(fmt.Sprintf("transformer: context %d longer than the model's N = %d", maxT, m.Config.Context))
 	}
-	a := &Activations{MaxB: maxB, MaxT: maxT, training: training}
+	a := &Activations{MaxB: maxB, MaxT: maxT, training: training, be: m.be, A: m.Config.Alphabet}
 	a.act = m.allocBufs(maxB, maxT, false, training)
 	if training {
 		a.grad = m.allocBufs(maxB, maxT, true, true)
 	}
-	a.inputs = make([]byte, maxB*maxT)
+	a.tokens = m.be.AllocTokens(maxB * maxT)
 	return a
 }
 
+// ActivationFloats returns the number of float32 elements NewActivations
+// allocates for (maxB, maxT, training): the activation memory is 4 bytes
+// times this.
+func (c Config) ActivationFloats(maxB, maxT int, training bool) int {
+	n := 0
+	count := func(sz int) backend.Tensor { n += sz; return backend.Tensor{} }
+	c.layoutBufs(maxB, maxT, false, training, count)
+	if training {
+		c.layoutBufs(maxB, maxT, true, true, count)
+	}
+	return n
+}
+
 func (m *Model) allocBufs(B, T int, grad, training bool) bufs {
-	c := m.Config
+	// one allocation per pass: sub-tensors are views of it
+	total := 0
+	m.Config.layoutBufs(B, T, grad, training, func(n int) backend.Tensor { total += n; return backend.Tensor{} })
+	whole := backend.Whole(m.be.Alloc(total))
+	off := 0
+	return m.Config.layoutBufs(B, T, grad, training, func(n int) backend.Tensor {
+		t := whole.Slice(off, n)
+		off += n
+		return t
+	})
+}
+
+// layoutBufs lays out the buffers of one pass, taking each from f.
+func (c Config) layoutBufs(B, T int, grad, training bool, f func(n int) backend.Tensor) bufs {
 	BT, C, A := B*T, c.Embed, c.Alphabet
-	f := func(n int) []float32 { return make([]float32, n) }
 	var s bufs
 	s.encoded = f(BT * C)
 	s.layers = make([]layerBufs, c.Layers)
@@ -221,12 +292,20 @@ func (m *Model) allocBufs(B, T int, grad, training bool) bufs {
 	return s
 }
 
-// layerOut returns the output of layer l (its res3, or res2 without FF).
-func (lb *layerBufs) out() []float32 {
-	if lb.res3 != nil {
+// out returns the output of the layer (its res3, or res2 without FF).
+func (lb *layerBufs) out() backend.Tensor {
+	if !lb.res3.Absent() {
 		return lb.res3
 	}
 	return lb.res2
+}
+
+// pre returns the first n elements of t, or t itself when absent.
+func pre(t backend.Tensor, n int) backend.Tensor {
+	if t.Absent() {
+		return t
+	}
+	return t.Prefix(n)
 }
 
 // Forward runs the model on B windows of T symbols (inputs, row-major
@@ -239,100 +318,121 @@ func (m *Model) Forward(a *Activations, inputs []byte, B, T int) float64 {
 	if B > a.MaxB || T > a.MaxT || len(inputs) != B*T {
 		panic(fmt.Sprintf("transformer: Forward on (%d,%d) with %d inputs, buffers hold (%d,%d)", B, T, len(inputs), a.MaxB, a.MaxT))
 	}
-	k := m.kernel()
+	be := m.be
 	a.B, a.T = B, T
-	copy(a.inputs, inputs)
+	be.UploadTokens(a.tokens, inputs)
 	BT, C, A := B*T, c.Embed, c.Alphabet
 	s, p := &a.act, &m.p
-	encoderForward(s.encoded, inputs, p.wte, m.pos, B, T, C)
+	tok := a.tokens
+	be.EncoderForward(s.encoded, tok, p.wte, m.pos, B, T, C)
 	x := s.encoded
 	for l := range s.layers {
 		lb, lp := &s.layers[l], &p.layers[l]
 		if c.LayerNorm {
-			layernormForward(lb.ln1, lb.ln1Mean, lb.ln1Rstd, x, lp.ln1w, lp.ln1b, BT, C)
-			matmulForward(k, lb.qkv, lb.ln1, lp.qkvw, lp.qkvb, BT, C, 3*C)
+			be.LayerNormForward(lb.ln1, lb.ln1Mean, lb.ln1Rstd, x, lp.ln1w, lp.ln1b, BT, C)
+			be.MatmulForward(lb.qkv, lb.ln1, lp.qkvw, lp.qkvb, BT, C, 3*C)
 		} else {
-			matmulForward(k, lb.qkv, x, lp.qkvw, lp.qkvb, BT, C, 3*C)
+			be.MatmulForward(lb.qkv, x, lp.qkvw, lp.qkvb, BT, C, 3*C)
 		}
-		attentionForward(k, lb.atty, lb.lse, lb.qkv, B, T, C, c.Heads[l])
-		matmulForward(k, lb.res2, lb.atty, lp.projw, lp.projb, BT, C, C)
-		residualForward(lb.res2[:BT*C], x[:BT*C], lb.res2)
+		be.AttentionForward(lb.atty, pre(lb.lse, B*c.Heads[l]*T), lb.qkv, B, T, C, c.Heads[l])
+		be.MatmulForward(lb.res2, lb.atty, lp.projw, lp.projb, BT, C, C)
+		be.Add(lb.res2.Prefix(BT*C), x, lb.res2)
 		x = lb.res2
 		if c.FeedForward {
 			ffIn := x
 			if c.LayerNorm {
-				layernormForward(lb.ln2, lb.ln2Mean, lb.ln2Rstd, x, lp.ln2w, lp.ln2b, BT, C)
+				be.LayerNormForward(lb.ln2, lb.ln2Mean, lb.ln2Rstd, x, lp.ln2w, lp.ln2b, BT, C)
 				ffIn = lb.ln2
 			}
-			matmulForward(k, lb.fch, ffIn, lp.fcw, lp.fcb, BT, C, 4*C)
-			if c.Activation == ReLU {
-				reluForward(lb.fcha[:BT*4*C], lb.fch[:BT*4*C])
-			} else {
-				geluForward(lb.fcha[:BT*4*C], lb.fch[:BT*4*C])
-			}
-			matmulForward(k, lb.res3, lb.fcha, lp.fcprojw, lp.fcprojb, BT, 4*C, C)
-			residualForward(lb.res3[:BT*C], x[:BT*C], lb.res3)
+			be.MatmulForward(lb.fch, ffIn, lp.fcw, lp.fcb, BT, C, 4*C)
+			be.ActivationForward(c.activation(), lb.fcha.Prefix(BT*4*C), lb.fch.Prefix(BT*4*C))
+			be.MatmulForward(lb.res3, lb.fcha, lp.fcprojw, lp.fcprojb, BT, 4*C, C)
+			be.Add(lb.res3.Prefix(BT*C), x, lb.res3)
 			x = lb.res3
 		}
 	}
 	if c.LayerNorm {
-		layernormForward(s.lnf, s.lnfMean, s.lnfRstd, x, p.lnfw, p.lnfb, BT, C)
+		be.LayerNormForward(s.lnf, s.lnfMean, s.lnfRstd, x, p.lnfw, p.lnfb, BT, C)
 		x = s.lnf
 	}
-	matmulForward(k, s.logits, x, p.headw, p.headb, BT, C, A)
-	return crossEntropyForward(s.probs, s.losses, s.logits, inputs, B, T, A)
+	be.MatmulForward(s.logits, x, p.headw, p.headb, BT, C, A)
+	return be.CrossEntropyForward(s.probs, s.losses, s.logits, tok, B, T, A)
 }
 
-// Probs returns the (B,T,A) next-symbol probabilities of the last Forward:
-// row (b,t) is P(x_{t+2} | x_1..x_{t+1}) of window b (0-based t).
-func (a *Activations) Probs() []float32 { return a.act.probs[:a.B*a.T*a.alphabet()] }
+// download copies the first n elements of t into *host (grown as needed).
+func (a *Activations) download(host *[]float32, t backend.Tensor, n int) []float32 {
+	if cap(*host) < n {
+		*host = make([]float32, n)
+	}
+	*host = (*host)[:n]
+	a.be.Download(*host, t.Prefix(n))
+	return *host
+}
 
-func (a *Activations) alphabet() int { return len(a.act.probs) / (a.MaxB * a.MaxT) }
+// Probs returns a host copy of the (B,T,A) next-symbol probabilities of
+// the last Forward: row (b,t) is P(x_{t+2} | x_1..x_{t+1}) of window b
+// (0-based t). The slice is reused by the next call.
+func (a *Activations) Probs() []float32 {
+	return a.download(&a.hostProbs, a.act.probs, a.B*a.T*a.A)
+}
 
-// Logits returns the (B,T,A) logits of the last Forward.
+// Logits returns a host copy of the (B,T,A) logits of the last Forward
+// (reused by the next call).
 func (a *Activations) Logits() []float32 {
-	return a.act.logits[:a.B*a.T*a.alphabet()]
+	return a.download(&a.hostLogits, a.act.logits, a.B*a.T*a.A)
 }
 
-// Losses returns the (B,T) per-position losses in nats of the last Forward
-// (0 at the last position of each window).
-func (a *Activations) Losses() []float32 { return a.act.losses[:a.B*a.T] }
+// Losses returns a host copy of the (B,T) per-position losses in nats of
+// the last Forward (0 at the last position of each window; reused by the
+// next call).
+func (a *Activations) Losses() []float32 {
+	return a.download(&a.hostLosses, a.act.losses, a.B*a.T)
+}
+
+// QKV returns a host copy of layer l's (B,T,3C) query/key/value entries of
+// the last Forward.
+func (a *Activations) QKV(l int) []float32 {
+	n := a.B * a.T * a.act.layers[l].qkv.Len / (a.MaxB * a.MaxT)
+	out := make([]float32, n)
+	a.be.Download(out, a.act.layers[l].qkv.Prefix(n))
+	return out
+}
 
 // Backward back-propagates the last Forward on a and ACCUMULATES into grads
-// (a flat vector laid out like Params) the gradient of scale·Σ losses.
-// scale = 1/(B·(T−1)) gives the gradient of the mean per-symbol loss;
-// scale = 1/B that of the paper's window-summed loss averaged over the
-// batch. The caller zeroes grads between steps.
-func (m *Model) Backward(a *Activations, grads []float32, scale float32) {
+// (a flat vector on the model's backend laid out like the parameters) the
+// gradient of scale·Σ losses. scale = 1/(B·(T−1)) gives the gradient of the
+// mean per-symbol loss; scale = 1/B that of the paper's window-summed loss
+// averaged over the batch. The caller zeroes grads between steps.
+func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
 	if !a.training {
 		panic("transformer: Backward on inference activations")
 	}
+	if grads.Len != m.params.Len {
+		panic(fmt.Sprintf("transformer: Backward into %d gradients, model has %d parameters", grads.Len, m.params.Len))
+	}
 	c := m.Config
-	k := m.kernel()
+	be := m.be
 	B, T := a.B, a.T
 	BT, C, A := B*T, c.Embed, c.Alphabet
-	inputs := a.inputs[:BT]
+	tok := a.tokens
 	s, d, p := &a.act, &a.grad, &m.p
-	if len(grads) == 0 || a.gvData != &grads[0] || a.gvLen != len(grads) {
-		a.gv, a.gvLen = c.views(grads), len(grads)
-		if len(grads) > 0 {
-			a.gvData = &grads[0]
-		}
+	if a.gvKey != grads {
+		a.gv, a.gvKey = c.views(grads), grads
 	}
-	g := a.gv
-	zeroBufs(d, BT, c)
+	g := &a.gv
+	m.zeroGrads(d, BT)
 
-	crossEntropyBackward(d.logits, s.probs, inputs, scale, B, T, A)
+	be.CrossEntropyBackward(d.logits, s.probs, tok, scale, B, T, A)
 	x := s.encoded
 	dx := d.encoded
 	if L := len(s.layers); L > 0 {
 		x, dx = s.layers[L-1].out(), d.layers[L-1].out()
 	}
 	if c.LayerNorm {
-		matmulBackward(k, d.lnf, g.headw, g.headb, d.logits, s.lnf, p.headw, BT, C, A)
-		layernormBackward(dx, g.lnfw, g.lnfb, d.lnf, x, p.lnfw, s.lnfMean, s.lnfRstd, BT, C)
+		be.MatmulBackward(d.lnf, g.headw, g.headb, d.logits, s.lnf, p.headw, BT, C, A, false)
+		be.LayerNormBackward(dx, g.lnfw, g.lnfb, d.lnf, x, p.lnfw, s.lnfMean, s.lnfRstd, BT, C)
 	} else {
-		matmulBackward(k, dx, g.headw, g.headb, d.logits, x, p.headw, BT, C, A)
+		be.MatmulBackward(dx, g.headw, g.headb, d.logits, x, p.headw, BT, C, A, false)
 	}
 	for l := len(s.layers) - 1; l >= 0; l-- {
 		lb, db, lp, lg := &s.layers[l], &d.layers[l], &p.layers[l], &g.layers[l]
@@ -343,55 +443,45 @@ func (m *Model) Backward(a *Activations, grads []float32, scale float32) {
 		if c.FeedForward {
 			// res3 = res2 + proj(act(fc(ln2(res2))))
 			// fcha and fch get no other contribution: overwritten, not
-			// cleared by zeroBufs
-			matmulBackwardSet(k, db.fcha, lg.fcprojw, lg.fcprojb, db.res3, lb.fcha, lp.fcprojw, BT, 4*C, C)
-			if c.Activation == ReLU {
-				reluBackwardSet(db.fch[:BT*4*C], lb.fch[:BT*4*C], db.fcha)
-			} else {
-				geluBackwardSet(db.fch[:BT*4*C], lb.fch[:BT*4*C], db.fcha)
-			}
-			matmulBackward(k, db.ln2, lg.fcw, lg.fcb, db.fch, lb.ln2, lp.fcw, BT, C, 4*C)
+			// cleared by zeroGrads
+			be.MatmulBackward(db.fcha, lg.fcprojw, lg.fcprojb, db.res3, lb.fcha, lp.fcprojw, BT, 4*C, C, true)
+			be.ActivationBackward(c.activation(), db.fch.Prefix(BT*4*C), lb.fch.Prefix(BT*4*C), db.fcha.Prefix(BT*4*C))
+			be.MatmulBackward(db.ln2, lg.fcw, lg.fcb, db.fch, lb.ln2, lp.fcw, BT, C, 4*C, false)
 			if c.LayerNorm {
-				layernormBackward(db.res2, lg.ln2w, lg.ln2b, db.ln2, lb.res2, lp.ln2w, lb.ln2Mean, lb.ln2Rstd, BT, C)
+				be.LayerNormBackward(db.res2, lg.ln2w, lg.ln2b, db.ln2, lb.res2, lp.ln2w, lb.ln2Mean, lb.ln2Rstd, BT, C)
 			}
-			addInto(db.res2[:BT*C], db.res3)
+			be.Add(db.res2.Prefix(BT*C), db.res2, db.res3)
 		}
 		// res2 = x + proj(attn(qkv(ln1(x))))
-		matmulBackward(k, db.atty, lg.projw, lg.projb, db.res2, lb.atty, lp.projw, BT, C, C)
-		attentionBackward(k, db.qkv, db.atty, lb.qkv, lb.lse, B, T, C, c.Heads[l])
-		matmulBackward(k, db.ln1, lg.qkvw, lg.qkvb, db.qkv, lb.ln1, lp.qkvw, BT, C, 3*C)
+		be.MatmulBackward(db.atty, lg.projw, lg.projb, db.res2, lb.atty, lp.projw, BT, C, C, false)
+		be.AttentionBackward(db.qkv, db.atty, lb.qkv, lb.lse.Prefix(B*c.Heads[l]*T), B, T, C, c.Heads[l])
+		be.MatmulBackward(db.ln1, lg.qkvw, lg.qkvb, db.qkv, lb.ln1, lp.qkvw, BT, C, 3*C, false)
 		if c.LayerNorm {
-			layernormBackward(dxin, lg.ln1w, lg.ln1b, db.ln1, xin, lp.ln1w, lb.ln1Mean, lb.ln1Rstd, BT, C)
+			be.LayerNormBackward(dxin, lg.ln1w, lg.ln1b, db.ln1, xin, lp.ln1w, lb.ln1Mean, lb.ln1Rstd, BT, C)
 		}
-		addInto(dxin[:BT*C], db.res2)
+		be.Add(dxin.Prefix(BT*C), dxin, db.res2)
 	}
-	var dwpe []float32
+	var dwpe backend.Tensor
 	if c.Positional == Learned {
 		dwpe = g.wpe
 	}
-	encoderBackward(g.wte, dwpe, d.encoded, inputs, B, T, C)
+	be.EncoderBackward(g.wte, dwpe, d.encoded, tok, B, T, C)
 }
 
-// addInto accumulates dst += src (the residual branch of residualBackward
-// whose other branch shares its gradient buffer).
-func addInto(dst, src []float32) {
-	kernels.Add(dst, dst, src)
-}
-
-// zeroBufs clears the first BT rows of every gradient buffer.
-func zeroBufs(d *bufs, BT int, c Config) {
-	C := c.Embed
-	clear(d.encoded[:BT*C])
+// zeroGrads clears the first BT rows of every gradient buffer that the
+// backward pass accumulates into.
+func (m *Model) zeroGrads(d *bufs, BT int) {
+	C := m.Config.Embed
+	m.be.Zero(d.encoded.Prefix(BT * C))
 	for l := range d.layers {
 		lb := &d.layers[l]
-		for _, s := range [][]float32{lb.ln1, lb.atty, lb.res2, lb.ln2, lb.res3} {
-			if s != nil {
-				clear(s[:BT*C])
+		for _, s := range []backend.Tensor{lb.ln1, lb.atty, lb.res2, lb.ln2, lb.res3} {
+			if !s.Absent() {
+				m.be.Zero(s.Prefix(BT * C))
 			}
 		}
-		clear(lb.qkv[:BT*3*C])
-		// fch and fcha are overwritten by Backward (matmulBackwardSet,
-		// geluBackwardSet/reluBackwardSet)
+		m.be.Zero(lb.qkv.Prefix(BT * 3 * C))
+		// fch and fcha are overwritten by Backward
 	}
-	clear(d.lnf[:BT*C])
+	m.be.Zero(d.lnf.Prefix(BT * C))
 }

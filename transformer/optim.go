@@ -1,6 +1,11 @@
 package transformer
 
-import "math"
+import (
+	"fmt"
+	"math"
+
+	"github.com/vomc/vomc/transformer/backend"
+)
 
 // AdamW is the decoupled-weight-decay Adam optimiser of Loshchilov & Hutter
 // with PyTorch's torch.optim.AdamW semantics: for step t = 1, 2, …
@@ -10,64 +15,64 @@ import "math"
 //	θ ← θ − lr·(m/(1−β1^t)) / (√(v/(1−β2^t)) + ε)
 //
 // Weight decay applies to every parameter (PyTorch's behaviour when all
-// parameters are in one group, as with AdamW(model.parameters())).
+// parameters are in one group, as with AdamW(model.parameters())). The
+// moments live on the backend (Moments and SetMoments copy them).
 type AdamW struct {
 	Beta1, Beta2, Eps, WeightDecay float64
-	// M and V are the first and second moment estimates (len = #params);
 	// T is the number of steps taken.
-	M, V []float32
-	T    int
+	T int
+
+	be   backend.Backend
+	m, v backend.Tensor
 }
 
-// NewAdamW returns an optimiser for n parameters with PyTorch's defaults:
-// β1 = 0.9, β2 = 0.999, ε = 1e-8, weight decay 0.01.
-func NewAdamW(n int) *AdamW {
-	return &AdamW{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01, M: make([]float32, n), V: make([]float32, n)}
+// NewAdamW returns an optimiser for n parameters on be with PyTorch's
+// defaults: β1 = 0.9, β2 = 0.999, ε = 1e-8, weight decay 0.01.
+func NewAdamW(be backend.Backend, n int) *AdamW {
+	return &AdamW{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01, be: be,
+		m: backend.Whole(be.Alloc(n)), v: backend.Whole(be.Alloc(n))}
 }
 
 // Step updates params in place from grads with learning rate lr.
-func (o *AdamW) Step(params, grads []float32, lr float64) {
+func (o *AdamW) Step(params, grads backend.Tensor, lr float64) {
 	o.T++
-	b1, b2 := float32(o.Beta1), float32(o.Beta2)
-	c1 := 1 / (1 - math.Pow(o.Beta1, float64(o.T)))
-	c2 := 1 / (1 - math.Pow(o.Beta2, float64(o.T)))
-	decay := float32(1 - lr*o.WeightDecay)
-	eps := o.Eps
-	m, v := o.M[:len(params)], o.V[:len(params)]
-	grads = grads[:len(params)]
-	parallelFor(len(params)/4096+1, func(lo, hi int) {
-		for i := lo * 4096; i < min(hi*4096, len(params)); i++ {
-			g := grads[i]
-			mi := b1*m[i] + (1-b1)*g
-			vi := b2*v[i] + (1-b2)*g*g
-			m[i], v[i] = mi, vi
-			upd := float64(mi) * c1 / (math.Sqrt(float64(vi)*c2) + eps)
-			params[i] = params[i]*decay - float32(lr*upd)
-		}
-	})
+	n := params.Len
+	o.be.AdamW(params, grads.Prefix(n), o.m.Prefix(n), o.v.Prefix(n),
+		backend.AdamWStep{LR: lr, Beta1: o.Beta1, Beta2: o.Beta2, Eps: o.Eps, WeightDecay: o.WeightDecay, T: o.T})
 }
 
-// GradNorm is the global L2 norm of g.
-func GradNorm(g []float32) float64 {
-	s := 0.0
-	for _, v := range g {
-		s += float64(v) * float64(v)
+// Moments returns host copies of the first and second moment estimates.
+func (o *AdamW) Moments() (m, v []float32) {
+	m, v = make([]float32, o.m.Len), make([]float32, o.v.Len)
+	o.be.Download(m, o.m)
+	o.be.Download(v, o.v)
+	return m, v
+}
+
+// SetMoments copies m and v (one value per parameter) into the optimiser.
+func (o *AdamW) SetMoments(m, v []float32) error {
+	if len(m) != o.m.Len || len(v) != o.v.Len {
+		return fmt.Errorf("transformer: AdamW moments of %d and %d values for %d parameters", len(m), len(v), o.m.Len)
 	}
-	return math.Sqrt(s)
+	o.be.Upload(o.m, m)
+	o.be.Upload(o.v, v)
+	return nil
+}
+
+// GradNorm is the global L2 norm of g (summed in float64).
+func GradNorm(be backend.Backend, g backend.Tensor) float64 {
+	return math.Sqrt(be.SumSquares(g))
 }
 
 // ClipGradNorm scales g in place so that its global L2 norm is at most
 // maxNorm (PyTorch's clip_grad_norm_: factor maxNorm/(norm+1e-6) when
 // below 1) and returns the norm before clipping. maxNorm ≤ 0 disables
 // clipping.
-func ClipGradNorm(g []float32, maxNorm float64) float64 {
-	n := GradNorm(g)
+func ClipGradNorm(be backend.Backend, g backend.Tensor, maxNorm float64) float64 {
+	n := GradNorm(be, g)
 	if maxNorm > 0 {
 		if f := maxNorm / (n + 1e-6); f < 1 {
-			ff := float32(f)
-			for i := range g {
-				g[i] *= ff
-			}
+			be.Scale(g, float32(f))
 		}
 	}
 	return n

@@ -60,7 +60,7 @@ func refLN(x, w, b []float64) []float64 {
 	v2 /= n
 	out := make([]float64, len(x))
 	for i, v := range x {
-		out[i] = (v-m)/math.Sqrt(v2+lnEps)*w[i] + b[i]
+		out[i] = (v-m)/math.Sqrt(v2+1e-5)*w[i] + b[i]
 	}
 	return out
 }

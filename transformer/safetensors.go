@@ -23,10 +23,11 @@ const safetensorsFormat = "vomc-transformer"
 // WriteSafetensors writes the model to w in safetensors format.
 func (m *Model) WriteSafetensors(w io.Writer) error {
 	layout := m.Config.Layout()
+	flat := m.HostParams()
 	ts := make([]safetensors.Tensor, len(layout))
 	for i, t := range layout {
 		ts[i] = safetensors.Tensor{Name: t.Name, DType: "F32", Shape: t.Shape,
-			Data: safetensors.Float32Bytes(m.Params[t.Offset : t.Offset+t.Size])}
+			Data: safetensors.Float32Bytes(flat[t.Offset : t.Offset+t.Size])}
 	}
 	meta := map[string]string{"format": safetensorsFormat, "config": m.Config.String()}
 	return safetensors.Write(w, meta, ts)

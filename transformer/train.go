@@ -3,6 +3,7 @@ package transformer
 import (
 	"context"
 	"fmt"
+	"github.com/vomc/vomc/transformer/backend"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -201,16 +202,18 @@ type Trainer struct {
 	OnCheckpoint    func() error
 	CheckpointEvery int
 
-	Opt   *AdamW
-	Grads []float32
+	// Opt is the optimiser (its moments on the model's backend).
+	Opt *AdamW
 	// TrainerState holds the step, shuffle position and counters (Step,
 	// Epoch, BestVal, …).
 	TrainerState
-	// BestParams is a copy of the parameters that achieved BestVal.
+	// BestParams is a host copy of the parameters that achieved BestVal
+	// (taken when the validation loss improves, at most once an epoch).
 	BestParams []float32
 	// History is the training log so far.
 	History []LogEntry
 
+	grads          backend.Tensor // the gradient vector, on the model's backend
 	acts, evalActs *Activations
 	T              int
 	perm           []int // permutation of the current epoch
@@ -252,12 +255,21 @@ func NewTrainer(m *Model, cfg TrainConfig, train, val Windows) (*Trainer, error)
 			}
 		}
 	}
-	opt := NewAdamW(len(m.Params))
+	be := m.Backend()
+	opt := NewAdamW(be, m.NumParams())
 	opt.Beta1, opt.Beta2, opt.Eps, opt.WeightDecay = cfg.Beta1, cfg.Beta2, cfg.Eps, cfg.WeightDecay
 	B := min(cfg.BatchSize, train.Windows())
 	return &Trainer{Model: m, Cfg: cfg, Train: train, Val: val, Opt: opt,
-		Grads: make([]float32, len(m.Params)), TrainerState: TrainerState{BestVal: math.Inf(1)},
+		grads: backend.Whole(be.Alloc(m.NumParams())), TrainerState: TrainerState{BestVal: math.Inf(1)},
 		acts: m.NewActivations(B, T, true), T: T, permEpoch: -1}, nil
+}
+
+// HostGrads returns a host copy of the gradient vector of the last
+// TrainStep (after clipping).
+func (t *Trainer) HostGrads() []float32 {
+	g := make([]float32, t.grads.Len)
+	t.Model.Backend().Download(g, t.grads)
+	return g
 }
 
 // TotalSteps is the schedule length: MaxSteps if set, else Epochs times
@@ -276,16 +288,17 @@ func (t *Trainer) TotalSteps() int {
 // clipping.
 func (t *Trainer) TrainStep(inputs []byte, B int) (loss, gnorm float64) {
 	m, T := t.Model, t.T
+	be := m.Backend()
 	sum := m.Forward(t.acts, inputs, B, T)
-	clear(t.Grads)
+	be.Zero(t.grads)
 	scale := 1 / float64(B*(T-1))
 	if t.Cfg.SumOverWindow {
 		scale = 1 / float64(B)
 	}
-	m.Backward(t.acts, t.Grads, float32(scale))
-	gnorm = ClipGradNorm(t.Grads, t.Cfg.ClipNorm)
+	m.Backward(t.acts, t.grads, float32(scale))
+	gnorm = ClipGradNorm(be, t.grads, t.Cfg.ClipNorm)
 	lr := LearningRate(t.Step, t.Cfg.WarmupSteps, t.TotalSteps(), t.Cfg.LR, t.Cfg.MinLR)
-	t.Opt.Step(m.Params, t.Grads, lr)
+	t.Opt.Step(m.params, t.grads, lr)
 	t.Step++
 	return sum / float64(B*(T-1)), gnorm
 }
@@ -400,7 +413,7 @@ func (t *Trainer) Run(ctx context.Context) (last EpochStats, err error) {
 			ep.ValLoss = t.Evaluate(t.Val)
 			if ep.ValLoss < t.BestVal {
 				t.BestVal = ep.ValLoss
-				t.BestParams = append(t.BestParams[:0], t.Model.Params...)
+				t.BestParams = t.Model.HostParams()
 				t.SinceBest = 0
 			} else {
 				t.SinceBest++
@@ -425,7 +438,9 @@ func (t *Trainer) Run(ctx context.Context) (last EpochStats, err error) {
 		}
 	}
 	if t.BestParams != nil {
-		copy(t.Model.Params, t.BestParams)
+		if err := t.Model.SetParams(t.BestParams); err != nil {
+			return last, err
+		}
 	}
 	return last, nil
 }

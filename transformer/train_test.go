@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 func TestLearningRate(t *testing.T) {
@@ -25,12 +26,13 @@ func TestLearningRate(t *testing.T) {
 }
 
 func TestClipGradNorm(t *testing.T) {
+	be := cpu.New()
 	g := []float32{3, 4}
-	if n := ClipGradNorm(g, 1); n != 5 || math.Abs(float64(g[0])-0.6) > 1e-6 || math.Abs(float64(g[1])-0.8) > 1e-6 {
+	if n := ClipGradNorm(be, hostTensor(g), 1); n != 5 || math.Abs(float64(g[0])-0.6) > 1e-6 || math.Abs(float64(g[1])-0.8) > 1e-6 {
 		t.Errorf("norm %v, clipped %v", n, g)
 	}
 	g = []float32{0.3, 0.4}
-	ClipGradNorm(g, 1)
+	ClipGradNorm(be, hostTensor(g), 1)
 	if g[0] != 0.3 || g[1] != 0.4 {
 		t.Errorf("clipped below the bound: %v", g)
 	}
@@ -40,13 +42,13 @@ func TestClipGradNorm(t *testing.T) {
 // float64.
 func TestAdamW(t *testing.T) {
 	p := []float32{1, -2, 0.5}
-	o := NewAdamW(3)
+	o := NewAdamW(cpu.New(), 3)
 	gs := [][]float32{{0.1, -0.3, 2}, {-0.2, 0.1, 1}}
 	want := []float64{1, -2, 0.5}
 	m, v := make([]float64, 3), make([]float64, 3)
 	lr := 0.01
 	for step, g := range gs {
-		o.Step(p, g, lr)
+		o.Step(hostTensor(p), hostTensor(g), lr)
 		tt := float64(step + 1)
 		for i := range want {
 			want[i] *= 1 - lr*0.01
@@ -176,7 +178,7 @@ func TestTrainDeterministic(t *testing.T) {
 		if _, err := tr.Run(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		return m.Params
+		return liveParams(m)
 	}
 	a, b := run(), run()
 	for i := range a {

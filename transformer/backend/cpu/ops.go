@@ -1,6 +1,6 @@
-package transformer
+package cpu
 
-// The operations of the engine, each a forward/backward pair. Tensors are
+// The operations of the engine on host slices, each a forward/backward pair. Tensors are
 // flat row-major float32 slices; "rows" is B·T. Unless a comment says
 // otherwise, backward functions ACCUMULATE (+=) into every gradient they
 // are given (the caller zeroes gradients before a backward pass), which is
@@ -158,19 +158,6 @@ func matmulForward(k kernels.Kernel, out, inp, w, bias []float32, rows, C, OC in
 	}
 }
 
-// matmulBackward accumulates dinp (rows, C) += dout·w, dw (OC, C) +=
-// doutᵀ·inp and dbias (OC) += Σ_rows dout (skipped when dbias is nil).
-func matmulBackward(k kernels.Kernel, dinp, dw, dbias, dout, inp, w []float32, rows, C, OC int) {
-	matmulBackwardBeta(k, 1, dinp, dw, dbias, dout, inp, w, rows, C, OC)
-}
-
-// matmulBackwardSet is matmulBackward except that it OVERWRITES dinp =
-// dout·w (for a dinp with no other contribution, which then need not be
-// cleared first); dw and dbias accumulate.
-func matmulBackwardSet(k kernels.Kernel, dinp, dw, dbias, dout, inp, w []float32, rows, C, OC int) {
-	matmulBackwardBeta(k, 0, dinp, dw, dbias, dout, inp, w, rows, C, OC)
-}
-
 func matmulBackwardBeta(k kernels.Kernel, beta float32, dinp, dw, dbias, dout, inp, w []float32, rows, C, OC int) {
 	k.Gemm(false, false, rows, C, OC, dout, OC, w, C, beta, dinp, C)
 	k.Gemm(true, false, OC, C, rows, dout, OC, inp, C, 1, dw, C)
@@ -318,15 +305,6 @@ func reluForward(out, inp []float32) {
 	}
 }
 
-// reluBackward accumulates dinp += dout·[x > 0].
-func reluBackward(dinp, inp, dout []float32) {
-	for i, v := range inp {
-		if v > 0 {
-			dinp[i] += dout[i]
-		}
-	}
-}
-
 // reluBackwardSet OVERWRITES dinp = dout·[x > 0].
 func reluBackwardSet(dinp, inp, dout []float32) {
 	dinp, dout = dinp[:len(inp)], dout[:len(inp)]
@@ -344,11 +322,6 @@ func reluBackwardSet(dinp, inp, dout []float32) {
 // in parallel chunks.
 func geluForward(out, inp []float32) {
 	runElementwise(opGeluForward, out, inp, nil)
-}
-
-// geluBackward accumulates dinp += dout·(Φ(x) + x·φ(x)).
-func geluBackward(dinp, inp, dout []float32) {
-	runElementwise(opGeluBackward, dinp, inp, dout)
 }
 
 // geluBackwardSet OVERWRITES dinp = dout·(Φ(x) + x·φ(x)).
@@ -398,17 +371,6 @@ func (t *elemTask) RunPart(i int) {
 		clear(t.x[lo:hi]) // a chunk in cache: cheaper than a separate pass
 		kernels.GeluBackward(t.x[lo:hi], t.y[lo:hi], t.z[lo:hi])
 	}
-}
-
-// residualForward: out = a + b elementwise (out may be a or b).
-func residualForward(out, a, b []float32) {
-	kernels.Add(out, a[:len(out)], b)
-}
-
-// residualBackward accumulates da += dout and db += dout.
-func residualBackward(da, db, dout []float32) {
-	kernels.Add(da, da[:len(dout)], dout)
-	kernels.Add(db, db[:len(dout)], dout)
 }
 
 // crossEntropyForward computes probs (B,T,A) = softmax(logits) at every
