@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/vomc/vomc/transformer/kernels"
 )
 
 // tinyConfigs are the configurations of the gradient checks: L=2, heads
@@ -145,10 +147,7 @@ func TestGradients(t *testing.T) {
 					break
 				}
 			}
-			grads := make([]float32, len(liveParams(m)))
 			scale := 1 / float64(B*(T-1))
-			m.Backward(acts, hostTensor(grads), float32(scale))
-
 			flat := toF64(liveParams(m))
 			ref := newRef(cfg, flat)
 			const h = 1e-4
@@ -164,18 +163,35 @@ func TestGradients(t *testing.T) {
 				fd[i] = (lp - lm) / (2 * h) * scale
 				G = math.Max(G, math.Abs(fd[i]))
 			}
-			for _, ti := range cfg.Layout() {
-				worst := 0.0
-				for i := ti.Offset; i < ti.Offset+ti.Size; i++ {
-					d := math.Abs(float64(grads[i]) - fd[i])
-					bound := 2e-3*math.Abs(fd[i]) + 1e-5*G
-					worst = math.Max(worst, d/bound)
-					if d > bound {
-						t.Errorf("%s[%d]: analytic %.8g, finite difference %.8g", ti.Name, i-ti.Offset, grads[i], fd[i])
-						break
-					}
+			// the analytic gradient with every kernel set this CPU runs
+			prevSet := kernels.Active()
+			defer kernels.Use(prevSet)
+			var grads []float32
+			for _, info := range kernels.Sets() {
+				if !info.Usable {
+					t.Logf("kernel set %s skipped: %s", info.Name, info.Reason)
+					continue
 				}
-				t.Logf("%-20s worst error / bound = %.3f", ti.Name, worst)
+				if err := kernels.Use(info.Name); err != nil {
+					t.Fatal(err)
+				}
+				grads = make([]float32, len(liveParams(m)))
+				m.Forward(acts, x, B, T)
+				m.Backward(acts, hostTensor(grads), float32(scale))
+				t.Logf("kernel set %s:", info.Name)
+				for _, ti := range cfg.Layout() {
+					worst := 0.0
+					for i := ti.Offset; i < ti.Offset+ti.Size; i++ {
+						d := math.Abs(float64(grads[i]) - fd[i])
+						bound := 2e-3*math.Abs(fd[i]) + 1e-5*G
+						worst = math.Max(worst, d/bound)
+						if d > bound {
+							t.Errorf("%s[%d]: analytic %.8g, finite difference %.8g", ti.Name, i-ti.Offset, grads[i], fd[i])
+							break
+						}
+					}
+					t.Logf("%-20s worst error / bound = %.3f", ti.Name, worst)
+				}
 			}
 			// gradient with respect to the embedding output
 			E := cfg.Embed
