@@ -74,6 +74,9 @@ type TrainReport struct {
 	Batch   int                `json:"batch"`
 	Params  int                `json:"params"`
 	Threads int                `json:"threads"` // GOMAXPROCS
+	// Backend is the engine backend and kernel set used, e.g.
+	// "cpu/avx512" (see transformer/kernels and VOMC_KERNELS).
+	Backend string `json:"backend"`
 	// Steps were timed after Warmup untimed ones; MeanStep and MinStep are
 	// their mean and fastest. TokensPerSecond is B·N / MeanStep: training
 	// throughput (forward, backward, gradient clipping, AdamW).
@@ -137,7 +140,7 @@ func BenchTrain(b TrainBench, steps, warmup int, seed uint64) (*TrainReport, err
 	}
 	sample()
 	rep := &TrainReport{Name: b.Name, Model: b.Model, Batch: B, Params: b.Model.NumParams(),
-		Threads: runtime.GOMAXPROCS(0), Steps: steps, Warmup: warmup}
+		Threads: runtime.GOMAXPROCS(0), Backend: m.Backend().Name(), Steps: steps, Warmup: warmup}
 	for i := 0; i < warmup; i++ {
 		tr.TrainStep(x, B)
 		sample()

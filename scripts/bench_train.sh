@@ -13,7 +13,12 @@
 #
 # Usage: scripts/bench_train.sh [extra pytorch_bench.py flags, e.g. --steps 3]
 # Environment: THREADS (default 2), PYTHON (default /usr/bin/python3, the
-# interpreter Debian's python3-torch is installed for).
+# interpreter Debian's python3-torch is installed for), KERNELS (optional:
+# avx512, avx2, neon or portable) runs vomc with VOMC_KERNELS=$KERNELS and
+# OpenBLAS with the matching core type (avx2: OPENBLAS_CORETYPE=Haswell,
+# avx512: SkylakeX), so that both sides use the same instruction set in the
+# same run: `KERNELS=avx2 sh scripts/bench_train.sh` is what a machine
+# without AVX-512 gets.
 set -eu
 cd "$(dirname "$0")/.."
 THREADS=${THREADS:-2}
@@ -43,10 +48,18 @@ export OPENBLAS_NUM_THREADS=$THREADS OMP_NUM_THREADS=$THREADS
 # (measured here: C1 2-3k tokens/s with the default policy vs 15-18k with
 # PASSIVE on a loaded 2-core VM); PASSIVE is PyTorch's best case.
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
+if [ -n "${KERNELS:-}" ]; then
+	export VOMC_KERNELS="$KERNELS"
+	case "$KERNELS" in
+	avx2) export OPENBLAS_CORETYPE=Haswell ;;
+	avx512) export OPENBLAS_CORETYPE=SkylakeX ;;
+	esac
+fi
 
 BIN=$(mktemp -d)
 trap 'rm -rf "$BIN"' EXIT
 go build -o "$BIN/vomc" ./cmd/vomc
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (timings are only comparable on an idle machine)"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(go version)"
+echo "vomc kernel set: ${VOMC_KERNELS:-best available}; OpenBLAS core type: ${OPENBLAS_CORETYPE:-auto}"
 "$PYTHON" scripts/pytorch_bench.py --vomc "$BIN/vomc" --threads "$THREADS" "$@"

@@ -263,8 +263,10 @@ def main():
         out = run([args.vomc, "bench", "train", "--json", "--configs", args.configs, "--threads", str(args.threads),
                    "--steps", str(args.steps), "--warmup", str(args.warmup)])
         vo = {r["name"]: r for r in json.loads(out)}
+        backends = sorted({r.get("backend", "?") for r in vo.values()})
         print(f"training tokens/s (forward+backward+clip+AdamW, float32, {args.threads} threads, "
-              f"mean of {args.steps} steps after {args.warmup})")
+              f"mean of {args.steps} steps after {args.warmup}); vomc backend {', '.join(backends)}, "
+              f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', 'auto')}")
         print(f"{'config':6s} {'params':>8s} {'PyTorch':>10s} {'vomc':>10s} {'vomc/PyTorch':>13s} "
               f"{'(best steps)':>13s} {'vomc peak heap':>15s}")
         for n in names:
