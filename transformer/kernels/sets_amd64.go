@@ -12,7 +12,7 @@ func archSets() []*set {
 			name:   "avx512",
 			usable: cpu.X86.HasAVX512F,
 			why:    "the CPU or OS lacks AVX-512F",
-			gemm:   func(w int) Kernel { return &simdKernel{workers: w} },
+			gemm:   func(w int) Kernel { return &simdKernel{workers: w, isa: isaAVX512} },
 			vec: vectorOps{
 				exp:               expSIMD,
 				softmax:           softmaxSIMD,
@@ -25,6 +25,12 @@ func archSets() []*set {
 				layernorm:         layernormSIMD,
 				layernormBackward: layernormBackwardSIMD,
 			},
+		},
+		{
+			name:   "avx2",
+			usable: cpu.X86.HasAVX2 && cpu.X86.HasFMA,
+			why:    "the CPU or OS lacks AVX2 or FMA",
+			gemm:   func(w int) Kernel { return &simdKernel{workers: w, isa: isaAVX2} },
 		},
 	}
 }
