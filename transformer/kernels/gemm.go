@@ -7,6 +7,7 @@
 package kernels
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 )
@@ -45,8 +46,8 @@ type Blocked struct {
 	Workers int
 }
 
-// Block sizes (elements). KC·NR floats of a B panel stay in L1 while a
-// MC×KC block of A streams from L2.
+// Block sizes (elements) of the portable kernel. KC·NR floats of a B
+// panel stay in L1 while a MC×KC block of A streams from L2.
 const (
 	mr = 4
 	nr = 4
@@ -59,10 +60,27 @@ const (
 // goroutines.
 const minWork = 1 << 17
 
-var packPool = sync.Pool{New: func() any {
-	b := make([]float32, mc*kc+kc*nc)
-	return &b
-}}
+// A tiling is the GotoBLAS-style blocked driver of a register-tile
+// micro-kernel: op(B) is packed in blocks of kc×nc into panels of nr
+// columns, op(A) in blocks of mc×kc into panels of mr rows (zero-padded,
+// which also absorbs the transpositions), and micro computes one mr×nr
+// tile of C from a pair of panels. The portable kernel (Blocked) and the
+// NEON kernel differ only in their tiling. Each element of C is summed
+// over p in blocks of kc, in order, whatever the number of goroutines.
+type tiling struct {
+	mr, nr, kc, mc, nc int // nc and mc are multiples of nr and mr; mr·nr ≤ maxTile
+	// micro computes the full mr×nr tile c (+)= Ap·Bp (acc: add to c)
+	// from panels of kb steps (mr values of A, nr of B per step); c has
+	// row stride ldc.
+	micro func(kb int, ap, bp []float32, c []float32, ldc int, acc bool)
+	pool  sync.Pool // *[]float32 of mc·kc + kc·nc packing space
+}
+
+// maxTile bounds mr·nr (the size of the edge-tile buffer).
+const maxTile = 128
+
+// portableTiling is Blocked's: 4×4 tiles of the Go micro-kernel.
+var portableTiling = &tiling{mr: mr, nr: nr, kc: kc, mc: mc, nc: nc, micro: micro4x4}
 
 // Serial returns a single-goroutine Blocked kernel.
 func (g *Blocked) Serial() Kernel { return serialBlocked }
@@ -71,6 +89,13 @@ var serialBlocked = &Blocked{Workers: 1}
 
 // Gemm implements Kernel.
 func (g *Blocked) Gemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	portableTiling.gemm(g.Workers, transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemm computes the product of Kernel.Gemm on up to workers goroutines
+// (≤ 0: GOMAXPROCS): large products are split by rows (or columns) of C
+// into one contiguous chunk per worker.
+func (t *tiling) gemm(workers int, transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -82,19 +107,19 @@ func (g *Blocked) Gemm(transA, transB bool, m, n, k int, a []float32, lda int, b
 		}
 		return
 	}
-	w := g.Workers
+	w := workers
 	if w <= 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
 	if w <= 1 || m*n*k < minWork {
-		gemmSerial(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)
+		t.serial(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	var wg sync.WaitGroup
 	if m >= n {
-		chunks := splitChunks(m, mr, w)
-		for t := 0; t+1 < len(chunks); t++ {
-			i0, i1 := chunks[t], chunks[t+1]
+		chunks := splitChunks(m, t.mr, w)
+		for i := 0; i+1 < len(chunks); i++ {
+			i0, i1 := chunks[i], chunks[i+1]
 			var as []float32
 			if transA {
 				as = a[i0:]
@@ -104,13 +129,13 @@ func (g *Blocked) Gemm(transA, transB bool, m, n, k int, a []float32, lda int, b
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				gemmSerial(transA, transB, i1-i0, n, k, as, lda, b, ldb, beta, c[i0*ldc:], ldc)
+				t.serial(transA, transB, i1-i0, n, k, as, lda, b, ldb, beta, c[i0*ldc:], ldc)
 			}()
 		}
 	} else {
-		chunks := splitChunks(n, nr, w)
-		for t := 0; t+1 < len(chunks); t++ {
-			j0, j1 := chunks[t], chunks[t+1]
+		chunks := splitChunks(n, t.nr, w)
+		for i := 0; i+1 < len(chunks); i++ {
+			j0, j1 := chunks[i], chunks[i+1]
 			var bs []float32
 			if transB {
 				bs = b[j0*ldb:]
@@ -120,7 +145,7 @@ func (g *Blocked) Gemm(transA, transB bool, m, n, k int, a []float32, lda int, b
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				gemmSerial(transA, transB, m, j1-j0, k, a, lda, bs, ldb, beta, c[j0:], ldc)
+				t.serial(transA, transB, m, j1-j0, k, a, lda, bs, ldb, beta, c[j0:], ldc)
 			}()
 		}
 	}
@@ -145,21 +170,26 @@ func splitChunks(n, q, w int) []int {
 	return out
 }
 
-// gemmSerial is the single-goroutine blocked product.
-func gemmSerial(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	bufp := packPool.Get().(*[]float32)
+// serial is the single-goroutine blocked product.
+func (t *tiling) serial(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	mr, nr, kc, mc, nc := t.mr, t.nr, t.kc, t.mc, t.nc
+	bufp, _ := t.pool.Get().(*[]float32)
+	if bufp == nil {
+		buf := make([]float32, mc*kc+kc*nc)
+		bufp = &buf
+	}
 	buf := *bufp
 	ap, bp := buf[:mc*kc], buf[mc*kc:]
-	var tile [mr * nr]float32
+	var tile [maxTile]float32
 	for jc := 0; jc < n; jc += nc {
 		nb := min(nc, n-jc)
 		for pc := 0; pc < k; pc += kc {
 			kb := min(kc, k-pc)
-			packB(transB, b, ldb, pc, jc, kb, nb, bp)
+			packB(transB, b, ldb, pc, jc, kb, nb, nr, bp)
 			acc := beta != 0 || pc > 0
 			for ic := 0; ic < m; ic += mc {
 				mb := min(mc, m-ic)
-				packA(transA, a, lda, ic, pc, mb, kb, ap)
+				packA(transA, a, lda, ic, pc, mb, kb, mr, ap)
 				for jr := 0; jr < nb; jr += nr {
 					bpan := bp[jr*kb : jr*kb+nr*kb]
 					nv := min(nr, nb-jr)
@@ -168,11 +198,11 @@ func gemmSerial(transA, transB bool, m, n, k int, a []float32, lda int, b []floa
 						mv := min(mr, mb-ir)
 						ci := (ic+ir)*ldc + jc + jr
 						if mv == mr && nv == nr {
-							micro4x4(kb, apan, bpan, c[ci:], ldc, acc)
+							t.micro(kb, apan, bpan, c[ci:], ldc, acc)
 							continue
 						}
-						clear(tile[:])
-						micro4x4(kb, apan, bpan, tile[:], nr, false)
+						clear(tile[:mr*nr])
+						t.micro(kb, apan, bpan, tile[:mr*nr], nr, false)
 						for i := 0; i < mv; i++ {
 							row := c[ci+i*ldc : ci+i*ldc+nv]
 							if acc {
@@ -188,13 +218,13 @@ func gemmSerial(transA, transB bool, m, n, k int, a []float32, lda int, b []floa
 			}
 		}
 	}
-	packPool.Put(bufp)
+	t.pool.Put(bufp)
 }
 
 // packA copies the mb×kb block of op(A) at (i0, p0) into ap as panels of
 // mr rows: panel r holds, for p = 0..kb−1, the mr values op(A)[i0+r·mr+i, p0+p]
 // (zero past row mb).
-func packA(trans bool, a []float32, lda, i0, p0, mb, kb int, ap []float32) {
+func packA(trans bool, a []float32, lda, i0, p0, mb, kb, mr int, ap []float32) {
 	for ir := 0; ir < mb; ir += mr {
 		pan := ap[ir*kb : ir*kb+mr*kb]
 		mv := min(mr, mb-ir)
@@ -223,7 +253,7 @@ func packA(trans bool, a []float32, lda, i0, p0, mb, kb int, ap []float32) {
 // packB copies the kb×nb block of op(B) at (p0, j0) into bp as panels of nr
 // columns: panel s holds, for p = 0..kb−1, the nr values op(B)[p0+p, j0+s·nr+j]
 // (zero past column nb).
-func packB(trans bool, b []float32, ldb, p0, j0, kb, nb int, bp []float32) {
+func packB(trans bool, b []float32, ldb, p0, j0, kb, nb, nr int, bp []float32) {
 	for jr := 0; jr < nb; jr += nr {
 		pan := bp[jr*kb : jr*kb+nr*kb]
 		nv := min(nr, nb-jr)
@@ -306,6 +336,24 @@ func micro4x4(kb int, ap, bp []float32, c []float32, ldc int, acc bool) {
 	r1[0], r1[1], r1[2], r1[3] = c10, c11, c12, c13
 	r2[0], r2[1], r2[2], r2[3] = c20, c21, c22, c23
 	r3[0], r3[1], r3[2], r3[3] = c30, c31, c32, c33
+}
+
+// checkGemm panics if the operands of Kernel.Gemm are too short for the
+// shape or the leading dimensions too small (for the kernels that do not
+// bounds-check every access).
+func checkGemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	ra, ca := m, k
+	if transA {
+		ra, ca = k, m
+	}
+	rb, cb := k, n
+	if transB {
+		rb, cb = n, k
+	}
+	if lda < ca || ldb < cb || ldc < n || len(a) < (ra-1)*lda+ca || len(b) < (rb-1)*ldb+cb || len(c) < (m-1)*ldc+n {
+		panic(fmt.Sprintf("kernels: Gemm(%v, %v, m=%d, n=%d, k=%d) with lda=%d ldb=%d ldc=%d and len a, b, c = %d, %d, %d",
+			transA, transB, m, n, k, lda, ldb, ldc, len(a), len(b), len(c)))
+	}
 }
 
 // Naive is the reference kernel: three plain loops, float32 accumulation in

@@ -3,7 +3,6 @@
 package kernels
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 )
@@ -182,21 +181,6 @@ var jobPool = sync.Pool{New: func() any {
 	j.work = j
 	return j
 }}
-
-func checkGemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
-	ra, ca := m, k
-	if transA {
-		ra, ca = k, m
-	}
-	rb, cb := k, n
-	if transB {
-		rb, cb = n, k
-	}
-	if lda < ca || ldb < cb || ldc < n || len(a) < (ra-1)*lda+ca || len(b) < (rb-1)*ldb+cb || len(c) < (m-1)*ldc+n {
-		panic(fmt.Sprintf("kernels: Gemm(%v, %v, m=%d, n=%d, k=%d) with lda=%d ldb=%d ldc=%d and len a, b, c = %d, %d, %d",
-			transA, transB, m, n, k, lda, ldb, ldc, len(a), len(b), len(c)))
-	}
-}
 
 // Gemm implements Kernel.
 func (g *simdKernel) Gemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
