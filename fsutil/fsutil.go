@@ -39,6 +39,10 @@ func WriteFile(path string, force bool, write func(w io.Writer) error) (err erro
 		if err := CheckNew(path); err != nil {
 			return err
 		}
+	} else if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
+		// Renaming over a directory fails, but over a device (e.g.
+		// /dev/null) or a socket it would replace it.
+		return fmt.Errorf("%s exists and is not a regular file; refusing to replace it", path)
 	}
 	undo, keep, err := MkdirAll(filepath.Dir(path))
 	if err != nil {

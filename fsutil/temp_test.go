@@ -181,3 +181,15 @@ func TestWriteFileRemovesCreatedDirs(t *testing.T) {
 		t.Errorf("after a failed write under an existing directory: %v, want [a]", got)
 	}
 }
+
+// TestWriteFileForceSpecial: --force never replaces a device or other
+// non-regular file (renaming over /dev/null would).
+func TestWriteFileForceSpecial(t *testing.T) {
+	err := WriteBytes("/dev/null", true, []byte("x"))
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("writing over /dev/null with force: %v", err)
+	}
+	if info, err := os.Stat("/dev/null"); err != nil || info.Mode().IsRegular() {
+		t.Fatalf("/dev/null: %v, %v", info, err)
+	}
+}

@@ -78,6 +78,8 @@ func checkOutputs(force bool, paths ...string) error {
 			return fmt.Errorf("%s: %w", p, fsutil.ErrExists)
 		case err == nil && info.IsDir():
 			return fmt.Errorf("%s is a directory; the output must be a file", p)
+		case err == nil && !info.Mode().IsRegular():
+			return fmt.Errorf("%s exists and is not a regular file; refusing to replace it", p)
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return err
 		}
