@@ -110,6 +110,9 @@ var (
 	ErrCorrupt = errors.New("corrupt compressed file")
 	// ErrTruncated is wrapped by errors for a file that ends early.
 	ErrTruncated = errors.New("truncated compressed file")
+	// ErrMemory is wrapped by errors for a file whose model needs more
+	// memory than the decoder's limit allows (DecodeLimit).
+	ErrMemory = errors.New("model memory over the limit")
 )
 
 // Model is a byte model that drives the range coder: Mix, PPM, CTW or
@@ -154,6 +157,20 @@ func (h Header) ModelName() string {
 		return h.Model.Name()
 	}
 	return string(h.Params)
+}
+
+// MemMB is the memory budget in MiB that the file's model allocates up to
+// when decoding (0 for an external predictor, whose memory is its own).
+func (h Header) MemMB() int {
+	switch m := h.Model.(type) {
+	case mixModel:
+		return m.c.MemMB
+	case ppmModel:
+		return m.c.MemMB
+	case ctwModel:
+		return m.c.MemMB
+	}
+	return 0
 }
 
 func appendHeader(b []byte, m Model, size int64) ([]byte, error) {
@@ -316,14 +333,23 @@ func ReadHeader(r io.Reader) (Header, error) {
 // flushes. On error, w may have received part of the output: write to a
 // temporary file and keep it only on success (fsutil.WriteFile does).
 func Decode(w io.Writer, r io.Reader) (Header, error) {
-	return decode(w, r, nil)
+	return decode(w, r, nil, 0)
+}
+
+// DecodeLimit is Decode that refuses, before allocating anything, a file
+// whose model's memory budget (Header.MemMB) exceeds maxMemMB MiB (0: no
+// limit); the error wraps ErrMemory and names both numbers. The header of
+// a compressed file is untrusted input: a crafted one can ask for up to
+// MaxMemMB MiB.
+func DecodeLimit(w io.Writer, r io.Reader, maxMemMB int) (Header, error) {
+	return decode(w, r, nil, maxMemMB)
 }
 
 // DecodeWith is Decode for files written with FromPredictor(p): m must be
 // a model whose Name equals the one recorded in the file. It also decodes
 // built-in models (m is then ignored).
 func DecodeWith(w io.Writer, r io.Reader, m Model) (Header, error) {
-	return decode(w, r, m)
+	return decode(w, r, m, 0)
 }
 
 // DecodeBytes decompresses b (see Decode).
@@ -335,16 +361,19 @@ func DecodeBytes(b []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func decode(w io.Writer, r io.Reader, ext Model) (Header, error) {
+func decode(w io.Writer, r io.Reader, ext Model, maxMemMB int) (Header, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	h, err := ReadHeader(br)
 	if err != nil {
 		return h, err
 	}
+	if mb := h.MemMB(); maxMemMB > 0 && mb > maxMemMB {
+		return h, fmt.Errorf("%w: the file's model %s needs up to %d MiB of memory, over the limit of %d MiB (raise the limit if you trust the file)", ErrMemory, h.ModelName(), mb, maxMemMB)
+	}
 	m := h.Model
 	if m == nil {
 		if ext == nil {
-			return h, fmt.Errorf("compress: the file was written with the external predictor %q; decode it with DecodeWith and that predictor", h.Params)
+			return h, fmt.Errorf("compress: the file was written with the external predictor %q, which cannot be rebuilt from the file; decode it with the program (and predictor) that wrote it", h.Params)
 		}
 		if id, p := ext.spec(); id != idPredictor || !bytes.Equal(p, h.Params) {
 			return h, fmt.Errorf("compress: the file was written with predictor %q, not %q", h.Params, ext.Name())

@@ -12,9 +12,10 @@ import (
 // context s of length ≤ D that occurred, from which the weighted and
 // maximum-a-posteriori recursions are computed.
 type Counts struct {
-	p *params
-	s *store
-	n int // symbols counted
+	p    *params
+	s    *store
+	n    int       // symbols counted
+	kids *kidIndex // children lists of a hash-map trie, built on demand
 }
 
 // CountSequence counts x under cfg's initial-context convention (Pad: the
@@ -36,6 +37,11 @@ func CountSequence(cfg Config, x []byte) (*Counts, error) {
 		return nil, err
 	}
 	s := newStore(p.A, p.D, p.form, [3]float64{}, math.MaxInt64)
+	if !s.dense {
+		// Reserve what MemoryEstimate budgets for, so that growing the
+		// node arrays never holds two copies at once.
+		s.reserve(MemoryEstimate(cfg, int64(len(x))) / nodeBytes(p.A, p.form))
+	}
 	c := &Counts{p: p, s: s}
 	start := 0
 	h := newHistory(p.D, s.b)
@@ -121,31 +127,129 @@ func (c *Counts) emptyMax() []float64 {
 	return m
 }
 
+// kidIndex lists, for a trie whose children live in a hash map (A >
+// smallA), every node's children sorted by symbol, so that the recursions
+// visit the contexts seen instead of probing all A symbols of every node.
+type kidIndex struct {
+	start []int32 // node → first entry; entries start[id]..start[id+1]
+	ch    []int32 // child node
+	sym   []uint8 // its symbol q
+}
+
+// kidsOf returns the kid index (nil for layouts with direct child tables).
+func (c *Counts) kidsOf() *kidIndex {
+	if c.kids != nil || c.s.childMap == nil {
+		return c.kids
+	}
+	n := c.s.nodes
+	k := &kidIndex{start: make([]int32, n+1), ch: make([]int32, len(c.s.childMap)), sym: make([]uint8, len(c.s.childMap))}
+	for key := range c.s.childMap {
+		k.start[key>>8+1]++
+	}
+	for i := 1; i <= n; i++ {
+		k.start[i] += k.start[i-1]
+	}
+	fill := append([]int32(nil), k.start[:n]...)
+	for key, ch := range c.s.childMap {
+		id := key >> 8
+		k.ch[fill[id]] = ch
+		k.sym[fill[id]] = uint8(key)
+		fill[id]++
+	}
+	for id := 0; id < n; id++ {
+		a, b := k.start[id], k.start[id+1]
+		// Insertion sort by symbol: lists are short on average.
+		for i := a + 1; i < b; i++ {
+			for j := i; j > a && k.sym[j] < k.sym[j-1]; j-- {
+				k.sym[j], k.sym[j-1] = k.sym[j-1], k.sym[j]
+				k.ch[j], k.ch[j-1] = k.ch[j-1], k.ch[j]
+			}
+		}
+	}
+	c.kids = k
+	return k
+}
+
+// forKids calls f for every symbol q = 0..A−1 in order with the child qs of
+// node id at depth l < D if it was counted (ok), else with ok false.
+func (c *Counts) forKids(id int32, l int, f func(q int, ch int32, ok bool)) {
+	A := c.p.A
+	if k := c.kidsOf(); k != nil {
+		i, end := k.start[id], k.start[id+1]
+		for q := 0; q < A; q++ {
+			for i < end && int(k.sym[i]) < q {
+				i++
+			}
+			if i < end && int(k.sym[i]) == q && c.s.tot[k.ch[i]] > 0 {
+				f(q, k.ch[i], true)
+			} else {
+				f(q, 0, false)
+			}
+		}
+		return
+	}
+	for q := 0; q < A; q++ {
+		ch, ok := c.s.childOf(id, l, q)
+		f(q, ch, ok)
+	}
+}
+
 // weigh returns ℓ^w_s and ℓ^m_s of node id at depth l: p^w_s = λp^e_s + (1−λ)
 // Π_q p^w_{qs} (p^e_s at depth D), and the max-product p^m_s = max(λp^e_s,
-// (1−λ) Π_q p^m_{qs}).
-func (c *Counts) weigh(id int32, l int, em []float64) (lw, lm float64) {
+// (1−λ) Π_q p^m_{qs}). With lm non-nil it records ℓ^m of every node it
+// visits in lm[id].
+func (c *Counts) weigh(id int32, l int, em []float64, lm []float64) (lw, lmax float64) {
 	le := c.logPe(id)
 	if l == c.p.D {
+		if lm != nil {
+			lm[id] = le
+		}
 		return le, le
 	}
 	sw, sm := 0.0, 0.0
-	for q := 0; q < c.p.A; q++ {
-		if ch, ok := c.s.childOf(id, l, q); ok {
-			w, m := c.weigh(ch, l+1, em)
+	e := em[c.p.D-l-1]
+	if k := c.kidsOf(); k != nil {
+		// Same order of additions as the loop below (q = 0..A−1), so the
+		// sums are bit-identical; only the seen children are visited.
+		q := 0
+		for i := k.start[id]; i < k.start[id+1]; i++ {
+			ch := k.ch[i]
+			if c.s.tot[ch] == 0 {
+				continue
+			}
+			for ; q < int(k.sym[i]); q++ {
+				sm += e
+			}
+			w, m := c.weigh(ch, l+1, em, lm)
 			sw += w
 			sm += m
-		} else {
-			sm += em[c.p.D-l-1]
+			q++
+		}
+		for ; q < c.p.A; q++ {
+			sm += e
+		}
+	} else {
+		for q := 0; q < c.p.A; q++ {
+			if ch, ok := c.s.childOf(id, l, q); ok {
+				w, m := c.weigh(ch, l+1, em, lm)
+				sw += w
+				sm += m
+			} else {
+				sm += e
+			}
 		}
 	}
-	return logAddExp(c.p.lnLam+le, c.p.ln1mLam+sw), math.Max(c.p.lnLam+le, c.p.ln1mLam+sm)
+	lw, lmax = logAddExp(c.p.lnLam+le, c.p.ln1mLam+sw), math.Max(c.p.lnLam+le, c.p.ln1mLam+sm)
+	if lm != nil {
+		lm[id] = lmax
+	}
+	return lw, lmax
 }
 
 // LogML returns ln p^w_{()}, the log marginal likelihood (nats) of the
 // counted sequence under π_CTW (Theorem 3.1 of Kontoyiannis et al. 2022).
 func (c *Counts) LogML() float64 {
-	lw, _ := c.weigh(0, 0, c.emptyMax())
+	lw, _ := c.weigh(0, 0, c.emptyMax(), nil)
 	return lw
 }
 
@@ -185,12 +289,57 @@ type MAP struct {
 // MAPTree returns the MAP tree under π_CTW given the counts, by the
 // max-product version of the CTW recursion (the BCT algorithm of
 // Kontoyiannis et al. 2022): a node is a leaf of the MAP tree when
-// λp^e_s ≥ (1−λ)Π_q p^m_{qs}.
+// λp^e_s ≥ (1−λ)Π_q p^m_{qs}. The work is proportional to the contexts
+// seen (times A for the MAP tree's own internal nodes, which have all A
+// children): ℓ^m of every seen node is computed once, then the tree is
+// built along the MAP decisions only.
 func (c *Counts) MAPTree() *MAP {
 	em := c.emptyMax()
-	lw, _ := c.weigh(0, 0, em)
-	lm, root := c.mapNode(0, 0, true, em)
-	return &MAP{Tree: &source.Tree{A: c.p.A, D: c.p.D, Root: root}, LogPosterior: lm - lw}
+	lm := make([]float64, c.s.nodes)
+	lw, lroot := c.weigh(0, 0, em, lm)
+	root := c.mapBuild(0, 0, true, em, lm)
+	return &MAP{Tree: &source.Tree{A: c.p.A, D: c.p.D, Root: root}, LogPosterior: lroot - lw}
+}
+
+// MAPNodes returns the number of nodes of the MAP tree (what MAPTree
+// allocates: each leaf holds A probabilities) without building it.
+func (c *Counts) MAPNodes() int64 {
+	em := c.emptyMax()
+	lm := make([]float64, c.s.nodes)
+	c.weigh(0, 0, em, lm)
+	return c.mapCount(0, 0, true, em, lm)
+}
+
+// mapSplit reports whether node id (seen or not) at depth l is internal in
+// the MAP tree.
+func (c *Counts) mapSplit(id int32, l int, seen bool, em, lm []float64) bool {
+	if l == c.p.D {
+		return false
+	}
+	if !seen {
+		return !(c.p.lnLam >= c.p.ln1mLam+float64(c.p.A)*em[c.p.D-l-1])
+	}
+	le := c.logPe(id)
+	sm := 0.0
+	c.forKids(id, l, func(q int, ch int32, ok bool) {
+		if ok {
+			sm += lm[ch]
+		} else {
+			sm += em[c.p.D-l-1]
+		}
+	})
+	return !(c.p.lnLam+le >= c.p.ln1mLam+sm)
+}
+
+func (c *Counts) mapCount(id int32, l int, seen bool, em, lm []float64) int64 {
+	if !c.mapSplit(id, l, seen, em, lm) {
+		return 1
+	}
+	n := int64(1)
+	c.forKids(id, l, func(q int, ch int32, ok bool) {
+		n += c.mapCount(ch, l+1, seen && ok, em, lm)
+	})
+	return n
 }
 
 func (c *Counts) leafOf(id int32, seen bool) *source.Node {
@@ -210,32 +359,21 @@ func (c *Counts) leafOf(id int32, seen bool) *source.Node {
 	return &source.Node{P: pr}
 }
 
-// mapNode builds the MAP subtree of node id (seen false: a context with no
-// data) at depth l and returns ln p^m with it.
-func (c *Counts) mapNode(id int32, l int, seen bool, em []float64) (float64, *source.Node) {
-	le := 0.0
-	if seen {
-		le = c.logPe(id)
-	}
-	if l == c.p.D {
-		return le, c.leafOf(id, seen)
-	}
-	if !seen && c.p.lnLam >= c.p.ln1mLam+float64(c.p.A)*em[c.p.D-l-1] {
-		return c.p.lnLam, c.leafOf(id, false)
+// mapBuild builds the MAP subtree of node id (seen false: a context with no
+// data) at depth l, given ℓ^m of the seen nodes in lm.
+func (c *Counts) mapBuild(id int32, l int, seen bool, em, lm []float64) *source.Node {
+	if !c.mapSplit(id, l, seen, em, lm) {
+		return c.leafOf(id, seen)
 	}
 	kids := make([]*source.Node, c.p.A)
-	sm := 0.0
-	for q := 0; q < c.p.A; q++ {
-		ch, ok := int32(0), false
-		if seen {
-			ch, ok = c.s.childOf(id, l, q)
+	if !seen {
+		for q := range kids {
+			kids[q] = c.mapBuild(0, l+1, false, em, lm)
 		}
-		m, n := c.mapNode(ch, l+1, ok, em)
-		sm += m
-		kids[q] = n
+		return &source.Node{Children: kids}
 	}
-	if c.p.lnLam+le >= c.p.ln1mLam+sm {
-		return c.p.lnLam + le, c.leafOf(id, seen)
-	}
-	return c.p.ln1mLam + sm, &source.Node{Children: kids}
+	c.forKids(id, l, func(q int, ch int32, ok bool) {
+		kids[q] = c.mapBuild(ch, l+1, ok, em, lm)
+	})
+	return &source.Node{Children: kids}
 }

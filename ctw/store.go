@@ -86,6 +86,24 @@ func newStore(A, D int, form Form, init [3]float64, maxMemory int64) *store {
 	return s
 }
 
+// reserve sets the capacity of a trie's node arrays to n nodes.
+func (s *store) reserve(n int64) {
+	if s.dense || n <= int64(s.nodes) || n > int64(s.maxNodes) {
+		return
+	}
+	grow := func(b []uint32, per int64) []uint32 {
+		return append(make([]uint32, 0, n*per), b...)
+	}
+	s.cnt = grow(s.cnt, int64(s.A))
+	s.tot = grow(s.tot, 1)
+	for k := range s.f {
+		s.f[k] = append(make([]float64, 0, n), s.f[k]...)
+	}
+	if s.childMap == nil {
+		s.child = append(make([]int32, 0, n*int64(s.A)), s.child...)
+	}
+}
+
 // newNode appends a fresh trie node (zero counts, initial floats).
 func (s *store) newNode() int32 {
 	id := int32(s.nodes)

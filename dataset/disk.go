@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/vomc/vomc/fsutil"
 )
 
 // Write stores the data set in the directory dir (see the package
@@ -53,18 +55,24 @@ func (d *Dataset) Write(dir string, force bool) error {
 		return err
 	}
 	parent, base := filepath.Dir(dir), filepath.Base(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	undo, keep, err := fsutil.MkdirAll(parent)
+	if err != nil {
 		return fmt.Errorf("dataset: %w", err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-")
+	tmp, done, err := fsutil.MkdirTemp(dir)
 	if err != nil {
+		undo()
 		return fmt.Errorf("dataset: %w", err)
 	}
 	committed := false
 	defer func() {
 		if !committed {
 			os.RemoveAll(tmp)
+			undo()
+		} else {
+			keep()
 		}
+		done()
 	}()
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("dataset: %w", err)

@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"github.com/vomc/vomc/fsutil"
+
 	"bufio"
 	"encoding/binary"
 	"errors"
@@ -137,10 +139,11 @@ func (d *Dataset) ExportNPY(dir string) error {
 
 // writeAtomic writes dir/name through a synced temporary file and rename.
 func writeAtomic(dir, name string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(dir, "."+name+".tmp-")
+	f, done, err := fsutil.CreateTemp(filepath.Join(dir, name))
 	if err != nil {
 		return fmt.Errorf("dataset: %w", err)
 	}
+	defer done()
 	tmp := f.Name()
 	fail := func(err error) error {
 		f.Close()

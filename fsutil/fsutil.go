@@ -1,7 +1,11 @@
 // Package fsutil writes output files atomically: the content goes to a
 // temporary file in the target's directory, is synced, and is renamed over
 // the target only when complete, so a crash or an error never leaves a
-// half-written file and never destroys what was there before.
+// half-written file and never destroys what was there before. Temporaries
+// are registered while they exist (TrackTemp, CreateTemp, MkdirTemp) so
+// that an interrupt removes them (HandleSignals), and carry the process
+// id so that a later run removes those of a killed one (SweepStale).
+// Directories a failed write created are removed again.
 package fsutil
 
 import (
@@ -35,13 +39,18 @@ func WriteFile(path string, force bool, write func(w io.Writer) error) (err erro
 		if err := CheckNew(path); err != nil {
 			return err
 		}
+	} else if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
+		// Renaming over a directory fails, but over a device (e.g.
+		// /dev/null) or a socket it would replace it.
+		return fmt.Errorf("%s exists and is not a regular file; refusing to replace it", path)
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	undo, keep, err := MkdirAll(filepath.Dir(path))
+	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, done, err := CreateTemp(path)
 	if err != nil {
+		undo()
 		return err
 	}
 	tmp := f.Name()
@@ -49,7 +58,11 @@ func WriteFile(path string, force bool, write func(w io.Writer) error) (err erro
 		if err != nil {
 			f.Close()
 			os.Remove(tmp)
+			undo()
+		} else {
+			keep()
 		}
+		done()
 	}()
 	if err = write(f); err != nil {
 		return err

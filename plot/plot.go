@@ -8,6 +8,8 @@
 package plot
 
 import (
+	"github.com/vomc/vomc/fsutil"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -535,11 +537,7 @@ func (f *Figure) Save(path string, width, height Length) error {
 // WriteFileAtomic writes data to a temporary file in path's directory,
 // syncs it, makes it readable (0644) and renames it to path.
 func WriteFileAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
+	tmp, done, err := fsutil.CreateTemp(path)
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
@@ -548,6 +546,7 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 			tmp.Close()
 			os.Remove(tmp.Name())
 		}
+		done()
 	}()
 	if _, err = tmp.Write(data); err != nil {
 		return fmt.Errorf("plot: writing %s: %w", path, err)

@@ -39,8 +39,14 @@ func addModelFlags(fs interface {
 func (f modelFlags) build() (compress.Model, error) { return f.buildName(*f.model) }
 
 func (f modelFlags) buildName(name string) (compress.Model, error) {
+	if *f.order < -1 {
+		return nil, usagef("--order %d is negative", *f.order)
+	}
 	switch name {
 	case "mix":
+		if *f.order != -1 {
+			return nil, usagef("--order does not apply to --model mix (its context orders are fixed); use --model ppm or ctw")
+		}
 		m, err := compress.Mix(compress.MixConfig{MemMB: *f.mem})
 		if err != nil {
 			return nil, usageError{err.Error()}
@@ -106,7 +112,10 @@ replaced without --force.`)
 		return err
 	}
 	in, out := fs.Arg(0), fs.Arg(1)
-	f, err := os.Open(in)
+	if err := checkMemory(fmt.Sprintf("the %s model's tables (--mem %d)", *mf.model, *mf.mem), int64(*mf.mem)<<20+baseBytes); err != nil {
+		return err
+	}
+	f, err := openInput(in)
 	if err != nil {
 		return err
 	}
@@ -115,8 +124,8 @@ replaced without --force.`)
 	if err != nil {
 		return err
 	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", in)
+	if err := checkOutputs(*force, out); err != nil {
+		return err
 	}
 	t0 := time.Now()
 	var st compress.Stats
@@ -143,23 +152,33 @@ the CRC-32 of the output are checked; on any error OUT is not created (it is
 written atomically), and an existing OUT is never replaced without --force.`)
 	force := fs.Bool("force", false, "overwrite OUT if it exists")
 	quiet := fs.Bool("q", false, "do not print the summary line")
+	maxMem := fs.Int("max-mem", defaultMaxMemMB, "refuse a file whose model needs more than this many MiB of memory (the header is untrusted; compress's --mem is at most 4096)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
 		return usagef("want IN and OUT, got %d arguments", fs.NArg())
 	}
+	if *maxMem < 1 {
+		return usagef("--max-mem %d must be ≥ 1 MiB", *maxMem)
+	}
 	in, out := fs.Arg(0), fs.Arg(1)
-	f, err := os.Open(in)
+	f, err := openInput(in)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if err := checkOutputs(*force, out); err != nil {
+		return err
+	}
+	if avail := availableMiB(); avail > 0 && int64(*maxMem) > avail {
+		*maxMem = int(avail)
+	}
 	t0 := time.Now()
 	var h compress.Header
 	err = fsutil.WriteFile(out, *force, func(w io.Writer) error {
 		var err error
-		h, err = compress.Decode(w, f)
+		h, err = compress.DecodeLimit(w, f, *maxMem)
 		return err
 	})
 	if err != nil {

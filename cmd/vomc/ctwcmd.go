@@ -6,7 +6,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/fsutil"
@@ -64,6 +66,19 @@ initial context (--init condition).`)
 	if err := ctw.CheckMemory(cfg, int64(len(x))); err != nil {
 		return err
 	}
+	if err := checkMemory(fmt.Sprintf("CTW with A=%d, D=%d on %d symbols", A, *D, len(x)), ctw.MemoryEstimate(cfg, int64(len(x)))+baseBytes); err != nil {
+		return err
+	}
+	if err := checkOutputs(*force, *mapOut, *weights, *preds); err != nil {
+		return err
+	}
+	if *mapOut != "" {
+		switch strings.ToLower(filepath.Ext(*mapOut)) {
+		case ".json", ".svg", ".png", ".dot", ".gv":
+		default:
+			return usagef("--map %s: unknown tree format (use .json, .svg, .png or .dot)", *mapOut)
+		}
+	}
 	// One counting pass serves the log marginal likelihood and the MAP
 	// tree; the shorter convention has no batch recursion.
 	var counts *ctw.Counts
@@ -88,6 +103,12 @@ initial context (--init condition).`)
 	}
 	fmt.Println()
 	if counts != nil {
+		// The MAP tree's internal nodes have all A children, each leaf A
+		// probabilities: size it before building it.
+		nodes := counts.MAPNodes()
+		if err := checkMemory(fmt.Sprintf("the MAP tree (%d nodes)", nodes), ctw.MemoryEstimate(cfg, int64(len(x)))+nodes*int64(64+8*A)+baseBytes); err != nil {
+			return err
+		}
 		mp := counts.MAPTree()
 		fmt.Printf("MAP tree: %d leaves, depth %d, posterior probability %.4g\n", mp.Tree.NumLeaves(), mp.Tree.Depth(), math.Exp(mp.LogPosterior))
 		leaves := mp.Tree.Leaves()

@@ -56,6 +56,20 @@ mixed up to 5.`)
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	names := []string{dataset.ManifestFile, dataset.SymbolsFile, dataset.TreeOfFile}
+	if *npy {
+		names = append(names, "symbols.npy", "tree_of.npy")
+	}
+	if !*force {
+		if err := checkOutputDir(*out, false, names...); err != nil {
+			return err
+		}
+	} else if err := checkOutputDir(*out, true); err != nil {
+		return err
+	}
+	if err := checkMemory(fmt.Sprintf("a data set of K=%d trees (A=%d, D=%v) and %d windows of N=%d", *K, pr.A, pr.Depths, *K*cfg.WindowsPerTree(), *N), dataBytes(cfg)); err != nil {
+		return err
+	}
 	bar := progress.New(os.Stderr, "trees", *K).DelayStart(2 * time.Second)
 	ds, err := dataset.Build(cfg, *workers, bar.Update)
 	bar.Done()
@@ -73,4 +87,19 @@ mixed up to 5.`)
 	fmt.Printf("wrote %s: %d trees, %d windows of N=%d (A=%d, D∈%v, λ=%g), checksum %s\n",
 		*out, *K, ds.Windows(), *N, pr.A, pr.Depths, pr.Lambda, ds.Checksum()[:16])
 	return nil
+}
+
+// dataBytes estimates the peak memory of building and writing a data set:
+// the trees (per node its struct and A pointers or probabilities), the
+// symbols and tree indices with their on-disk copies, and the manifest,
+// which holds every tree as JSON (about 18 bytes per probability) and is
+// built in a growing buffer; the garbage collector may let the heap reach
+// about twice what is live.
+func dataBytes(cfg dataset.Config) int64 {
+	nodes := float64(cfg.K) * cfg.Prior.ExpectedNodes()
+	trees := nodes * float64(nodeBytes(cfg.Prior.A))
+	windows := float64(cfg.K) * float64(cfg.WindowsPerTree())
+	data := windows * float64(cfg.N+4) * 2
+	manifest := nodes * (20 + 18*float64(cfg.Prior.A)) * 2
+	return baseBytes + int64(2*(trees+data+manifest))
 }

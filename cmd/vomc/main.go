@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/vomc/vomc/fsutil"
 	"github.com/vomc/vomc/transformer/kernels"
 	"io"
 	"os"
@@ -87,7 +88,19 @@ func run(args []string) int {
 				fmt.Fprintf(os.Stderr, "vomc: %v\n", err)
 				return 2
 			}
+			// Commands that handle a first Ctrl-C themselves (stop,
+			// save, return) get it; everything else is interrupted at
+			// once. Either way registered temporaries are removed.
+			stop := fsutil.HandleSignals(gracefulCommands[name], os.Stderr)
 			err := c.run(args[1:])
+			stop()
+			fsutil.CleanupTemps()
+			if s := fsutil.Interrupted(); s != nil {
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "vomc %s: %v\n", name, err)
+				}
+				return fsutil.ExitCode(s)
+			}
 			if err == nil {
 				return 0
 			}
@@ -111,6 +124,11 @@ func run(args []string) int {
 	fmt.Fprintf(os.Stderr, "vomc: unknown command %q (commands: %s)\n", name, strings.Join(names, ", "))
 	return 2
 }
+
+// gracefulCommands handle SIGINT themselves (signal.NotifyContext): a
+// first Ctrl-C cancels their work and they return; a second one, or
+// SIGTERM, ends them at once.
+var gracefulCommands = map[string]bool{"train": true, "synth": true, "reproduce": true, "quickstart": true, "eval": true}
 
 // usageError marks an error in the command line itself.
 type usageError struct{ msg string }

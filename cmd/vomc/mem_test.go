@@ -1,0 +1,90 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/vomc/vomc/ctw"
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/source"
+)
+
+// childPeak runs `vomc args…` in a child process (this test binary, see
+// TestMain) and returns its peak resident memory in bytes.
+func childPeak(t *testing.T, args ...string) int64 {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "VOMC_TEST_CHILD="+strings.Join(args, "\x1f"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("vomc %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return ru.Maxrss << 10
+}
+
+// within2 fails unless the estimate is within a factor 2 of the peak.
+func within2(t *testing.T, what string, est, peak int64) {
+	t.Helper()
+	t.Logf("%s: estimate %s, measured peak %s (ratio %.2f)", what, fmtBytes(est), fmtBytes(peak), float64(est)/float64(peak))
+	if est > 2*peak || 2*est < peak {
+		t.Errorf("%s: estimate %s is not within 2× of the measured peak %s", what, fmtBytes(est), fmtBytes(peak))
+	}
+}
+
+// TestMemoryEstimates runs commands in child processes and compares their
+// peak memory with the estimates they check before working.
+func TestMemoryEstimates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs child processes")
+	}
+	dir := t.TempDir()
+	p := func(s string) string { return filepath.Join(dir, s) }
+
+	for i, c := range []struct {
+		A, D, K, N int
+	}{{3, 5, 2000, 16}, {64, 2, 2, 16}} {
+		pr := source.Prior{A: c.A, Depths: []int{c.D}, Lambda: 0.15, Alpha: []float64{0.5}}
+		est := dataBytes(dataset.Config{Prior: pr, K: c.K, NK: c.N, N: c.N, Fresh: true, Seed: 1})
+		out := p(fmt.Sprintf("data%d", i))
+		peak := childPeak(t, "data", "-A", fmt.Sprint(c.A), "-D", fmt.Sprint(c.D), "-K", fmt.Sprint(c.K), "-N", fmt.Sprint(c.N), "--out", out)
+		within2(t, fmt.Sprintf("data A=%d D=%d K=%d", c.A, c.D, c.K), est, peak)
+	}
+
+	pr := source.Prior{A: 64, Depths: []int{2}, Lambda: 0.15, Alpha: []float64{0.5}}
+	within2(t, "tree sample A=64 D=2", sampleBytes(pr), childPeak(t, "tree", "sample", "-A", "64", "-D", "2", "--out", p("big.json")))
+
+	runOK(t, "tree", "sample", "-A", "3", "-D", "4", "--seed", "2", "--out", p("t.json"))
+	tr, err := readTree(p("t.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	within2(t, "generate -n 2e7", generateBytes(tr), childPeak(t, "generate", "-n", "20000000", "--out", p("seq.txt"), p("t.json")))
+
+	// Random bytes: every context occurs, so the worst-case node count of
+	// ctw.MemoryEstimate is what is used (on repetitive text it is an
+	// upper bound: fewer contexts occur).
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := make([]byte, 200000)
+	for i := range x {
+		x[i] = byte(rng.Uint32())
+	}
+	if err := os.WriteFile(p("text"), x, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := ctw.Config{A: 256, D: 2, Lambda: 0.5, Alpha: 0.5, Init: ctw.Condition}
+	counts, err := ctw.CountSequence(cfg, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := ctw.MemoryEstimate(cfg, int64(len(x))) + counts.MAPNodes()*int64(64+8*256) + baseBytes
+	within2(t, "ctw --mode raw -D 2 (200 kB random)", est, childPeak(t, "ctw", "--mode", "raw", "-D", "2", p("text")))
+}
