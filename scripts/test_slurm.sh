@@ -6,8 +6,9 @@
 #   1. a local `vomc reproduce --preset tiny --set seed=S`;
 #   2. the same configuration through `--slurm`, submitted with submit.sh;
 #      the merged results (results.json: every method's per-position losses,
-#      CIs and excesses) must be byte-identical to the local run's, and so
-#      must every stage's directory name (input hash) and output hash;
+#      CIs and excesses, from which the report's numbers come) must be
+#      byte-identical to the local run's, and so must every stage's own
+#      results.json, data sets and transformer weights;
 #   3. a fresh sweep in which one running training task is cancelled
 #      (scancel: SIGTERM, checkpoint saved) and another killed (SIGKILL: no
 #      clean-up, its lock left behind) mid-run; the dependent jobs are then
@@ -123,13 +124,26 @@ waitq() {
 jobids() { awk '{print $2}' "$1/jobs.txt"; }
 jobof() { awk -v k="$2" '$1 == k {print $2}' "$1/jobs.txt"; }
 
-# summary OUT: every stage directory (name-inputhash) with its output hash,
-# except the report's (it records wall times).
+# summary OUT: for every stage (by name, without its input hash), the
+# SHA-256 of its evaluation results (results.json: per-position losses, CIs,
+# excesses) when it has one, else its output hash (data sets: the symbols;
+# transformers: the weights); the construction's largest deviation from CTW.
+# Skipped: the report (it records wall times) and the synthetic models
+# (their files record wall times; their evaluation, fig8-synth, is compared).
 summary() {
+	local d n name
 	for d in "$1"/stages/*/; do
 		n=$(basename "$d")
-		case $n in report-*) continue ;; esac
-		printf '%s %s\n' "$n" "$(grep -o '"output_hash": *"[0-9a-f]*"' "$d/done.json" | grep -o '[0-9a-f]\{64\}')"
+		name=${n%-*}
+		case $name in report | synth-*) continue ;; esac
+		if [ -f "$d/results.json" ]; then
+			printf '%s results.json %s\n' "$name" "$(sha256sum <"$d/results.json" | cut -c1-64)"
+		else
+			printf '%s outputs %s\n' "$name" "$(grep -o '"output_hash": *"[0-9a-f]*"' "$d/done.json" | grep -o '[0-9a-f]\{64\}')"
+		fi
+		if [ -f "$d/construct.json" ]; then
+			printf '%s %s\n' "$name" "$(grep -o '"MaxProbDiff": *[^,]*' "$d/construct.json")"
+		fi
 	done | sort
 }
 compare() {
@@ -137,8 +151,9 @@ compare() {
 	[ -f "$out/results.json" ] || fail "$out/results.json missing"
 	[ -f "$out/report.html" ] || fail "$out/report.html missing"
 	cmp "$WORK/local/results.json" "$out/results.json" || fail "results.json differs between the local run and $out"
-	diff <(summary "$WORK/local") <(summary "$out") || fail "stage hashes differ between the local run and $out"
-	echo "results.json identical ($(wc -c <"$out/results.json") bytes); $(summary "$out" | wc -l) stages with identical input and output hashes"
+	diff <(summary "$WORK/local") <(summary "$out") || fail "stage results differ between the local run and $out"
+	echo "results.json identical to the local run's ($(wc -c <"$out/results.json") bytes, sha256 $(sha256sum <"$out/results.json" | cut -c1-16)…)"
+	echo "$(summary "$out" | wc -l) per-stage results/output hashes identical to the local run's"
 	if ls "$out"/stages/*.lock "$out"/stages/*.partial >/dev/null 2>&1; then fail "locks or partial stages left in $out/stages"; fi
 }
 
