@@ -235,8 +235,8 @@ func shellQuote(s string) string {
 // reproduce --stage`, on the shared output directory out, reading the
 // configuration file config. Training jobs are requeueable (a requeued
 // task resumes from its checkpoint). Options apply to every job, or to the
-// job of their kind.
-func SlurmScript(job SlurmJob, vomc, config, preset, out, logs string, opts []sbatchOpt) string {
+// job of their kind; a set lock.Stale is passed on as --lock-stale.
+func SlurmScript(job SlurmJob, vomc, config, preset, out, logs string, lock LockConfig, opts []sbatchOpt) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#!/bin/bash\n")
 	fmt.Fprintf(&b, "#SBATCH --job-name=vomc-%s\n", job.Kind)
@@ -271,8 +271,12 @@ func SlurmScript(job SlurmJob, vomc, config, preset, out, logs string, opts []sb
 		fmt.Fprintf(&b, "STAGE=%s\n", shellQuote(job.Stages[0]))
 	}
 	fmt.Fprintf(&b, "echo \"$(date -u +%%FT%%TZ) $(hostname): stage $STAGE (job ${SLURM_JOB_ID:-?}, restart ${SLURM_RESTART_COUNT:-0})\"\n")
-	fmt.Fprintf(&b, "exec %s reproduce --preset %s --config %s --out %s --stage \"$STAGE\"\n",
-		shellQuote(vomc), shellQuote(preset), shellQuote(config), shellQuote(out))
+	stale := ""
+	if lock.Stale > 0 {
+		stale = " --lock-stale " + lock.Stale.String()
+	}
+	fmt.Fprintf(&b, "exec %s reproduce --preset %s --config %s --out %s%s --stage \"$STAGE\"\n",
+		shellQuote(vomc), shellQuote(preset), shellQuote(config), shellQuote(out), stale)
 	return b.String()
 }
 
@@ -356,7 +360,7 @@ func WriteSlurm(cfg Config, opts Options, so SlurmOptions) (*Submission, error) 
 		if err := fsutil.WriteBytes(j.StageList, true, []byte(strings.Join(j.Stages, "\n")+"\n")); err != nil {
 			return nil, err
 		}
-		script := SlurmScript(j, vomc, sub.Config, cfg.Preset, out, logs, sbo)
+		script := SlurmScript(j, vomc, sub.Config, cfg.Preset, out, logs, opts.Lock, sbo)
 		if err := fsutil.WriteBytes(j.Script, true, []byte(script)); err != nil {
 			return nil, err
 		}

@@ -69,7 +69,7 @@ func TestGraphAndSlurmScripts(t *testing.T) {
 	}
 	so := SlurmOptions{Dir: filepath.Join(dir, "sub"), Vomc: vomc,
 		SbatchOpts: []string{"partition=gpu q", "train:gres=gpu:1", "eval:time=10", "exclusive"}}
-	opts := Options{Out: filepath.Join(dir, "out"), Version: "test"}
+	opts := Options{Out: filepath.Join(dir, "out"), Version: "test", Lock: LockConfig{Stale: 90 * time.Second}}
 	sub, err := WriteSlurm(cfg, opts, so)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestGraphAndSlurmScripts(t *testing.T) {
 			t.Errorf("%s: common options missing:\n%s", j.Kind, s)
 		}
 		abs, _ := filepath.Abs(opts.Out)
-		if !strings.Contains(s, "exec '"+vomc+"' reproduce --preset 'tiny' --config '"+sub.Config+"' --out '"+abs+"' --stage \"$STAGE\"") {
+		if !strings.Contains(s, "exec '"+vomc+"' reproduce --preset 'tiny' --config '"+sub.Config+"' --out '"+abs+"' --lock-stale 1m30s --stage \"$STAGE\"") {
 			t.Errorf("%s: no task command:\n%s", j.Kind, s)
 		}
 		// Array task i runs line i+1: run the script's stage lookup in bash.
