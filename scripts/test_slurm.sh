@@ -121,6 +121,12 @@ waitq() {
 		sleep 2
 	done
 }
+# stagedir OUT NAME: the directory of stage NAME (NAME-<16 hex digits>).
+stagedir() {
+	local n
+	n=$(ls "$1/stages" | grep -E "^$2-[0-9a-f]{16}\$" | head -1) || true
+	[ -n "$n" ] && echo "$1/stages/$n"
+}
 jobids() { awk '{print $2}' "$1/jobs.txt"; }
 jobof() { awk -v k="$2" '$1 == k {print $2}' "$1/jobs.txt"; }
 
@@ -181,7 +187,7 @@ running_stage() {
 		s=$(sed -n "$((t + 1))p" "$WORK/sub2/stages-train.txt")
 		[ "$s" != "${1:-}" ] || continue
 		case $s in synth-*) continue ;; esac
-		if ls "$WORK/cluster2/stages/$s"-*/checkpoint.safetensors >/dev/null 2>&1; then
+		if [ -f "$(stagedir "$WORK/cluster2" "$s")/checkpoint.safetensors" ]; then
 			echo "$t $s"
 			return 0
 		fi
@@ -193,7 +199,7 @@ until read -r T1 S1 < <(running_stage); do
 	[ $((SECONDS - t0)) -lt 600 ] || fail "no training task got going"
 	sleep 1
 done
-sleep "${CANCEL_AFTER:-4}"
+sleep "${CANCEL_AFTER:-2}"
 say "scancel ${TRAIN}_$T1 ($S1, SIGTERM: saves its checkpoint)"
 scancel "${TRAIN}_$T1"
 t0=$SECONDS
@@ -201,14 +207,16 @@ until read -r T2 S2 < <(running_stage "$S1"); do
 	[ $((SECONDS - t0)) -lt 600 ] || fail "no second training task got going"
 	sleep 1
 done
-sleep "${CANCEL_AFTER:-4}"
+sleep "${CANCEL_AFTER:-2}"
 say "scancel --signal=KILL ${TRAIN}_$T2 ($S2: killed, its lock stays behind)"
-scancel --signal=KILL "${TRAIN}_$T2"
+scancel --full --signal=KILL "${TRAIN}_$T2"
 waitq $(jobids "$WORK/sub2")
 [ ! -f "$WORK/cluster2/results.json" ] || fail "the sweep completed despite the cancellations"
 for s in "$S1" "$S2"; do
-	ls "$WORK/cluster2/stages/$s"-*/done.json >/dev/null 2>&1 && fail "$s was completed despite its cancellation"
-	ls "$WORK/cluster2/stages/$s"-*/checkpoint.safetensors >/dev/null || fail "$s has no checkpoint"
+	d=$(stagedir "$WORK/cluster2" "$s")
+	[ ! -f "$d/done.json" ] || fail "$s was completed despite its cancellation"
+	[ -f "$d/checkpoint.safetensors" ] || fail "$s has no checkpoint"
+	if [ -f "$d.lock" ]; then echo "$s: lock left behind: $(cat "$d.lock")"; else echo "$s: no lock left"; fi
 done
 "$V" reproduce "${CFG[@]}" --out "$WORK/cluster2" --list-stages | grep -E "$S1 |$S2 " || true
 say "resubmitting the whole sweep"
@@ -216,10 +224,10 @@ start=$SECONDS
 "$WORK/sub2/submit.sh"
 waitq $(jobids "$WORK/sub2")
 say "resubmitted sweep finished in $((SECONDS - start)) s"
-for s in "$S1" "$S2"; do
-	grep -h "train.*$s.*resuming from checkpoint at step\|$s: resuming from checkpoint at step" "$WORK"/sub2/logs/vomc-train-*.out | tail -1 ||
-		echo "($s restarted from step 0: it was killed before its first periodic checkpoint)"
-done
+grep -h "\] $S1: resuming from checkpoint at step [1-9]" "$WORK"/sub2/logs/vomc-train-*.out ||
+	fail "$S1 (cancelled) did not resume from its checkpoint"
+grep -h "\] $S2: resuming from checkpoint at step" "$WORK"/sub2/logs/vomc-train-*.out ||
+	fail "$S2 (killed) did not resume from its checkpoint"
 grep -h "done (cached" "$WORK"/sub2/logs/vomc-data-*.out | tail -2
 say "comparison 2 (cancelled, killed and resubmitted sweep vs local)"
 compare "$WORK/cluster2"
