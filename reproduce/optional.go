@@ -47,6 +47,7 @@ func synthVariantStage(cfg Config, short string, opts Options) (Stage, error) {
 	name := "synth-" + synth.ShortName(v)
 	return Stage{
 		Name:   name,
+		Kind:   KindTrain,
 		Inputs: map[string]any{"model": sc, "train": tc, "val_frac": cfg.ValFrac},
 		Deps:   []string{StageTrainData},
 		Run: func(ctx context.Context, stc *StageContext) ([]string, error) {

@@ -33,6 +33,9 @@ type Options struct {
 	// OnStep, if set, is called after every training step of every model
 	// (tests use it to cancel a run mid-training).
 	OnStep func(stage string, step int)
+	// Lock configures the claims that keep concurrent runs sharing Out
+	// (Slurm tasks, several machines) from computing the same stage.
+	Lock LockConfig
 }
 
 // Stage names of the fixed stages.
@@ -139,6 +142,7 @@ func Plan(cfg Config, opts Options) []Stage {
 	}
 	stages = append(stages, Stage{
 		Name:   StageFigures,
+		Kind:   KindFigures,
 		Inputs: map[string]any{"fig3": cfg.Fig3Models, "fig4": cfg.Fig4Models, "synth": cfg.SynthVariants, "smooth": cfg.Smooth, "N": cfg.N},
 		Deps:   evals,
 		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
@@ -151,6 +155,7 @@ func Plan(cfg Config, opts Options) []Stage {
 	}
 	stages = append(stages, Stage{
 		Name:   StageReport,
+		Kind:   KindReport,
 		Inputs: cfg,
 		Deps:   all,
 		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
@@ -170,6 +175,7 @@ func defaults(cfg Config) methods.Defaults {
 func dataStage(name string, dc dataset.Config, workers int) Stage {
 	return Stage{
 		Name:   name,
+		Kind:   KindData,
 		Inputs: dc,
 		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
 			if err := dc.Validate(); err != nil {
@@ -274,6 +280,7 @@ func trainStage(cfg Config, m Model, opts Options) Stage {
 		Inputs:    map[string]any{"model": tcfg, "train": topt, "val_frac": cfg.ValFrac, "init_seed": cfg.Seed},
 		Deps:      []string{StageTrainData},
 		Resumable: true,
+		Kind:      KindTrain,
 		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
 			train, val, err := trainSplit(cfg, sc)
 			if err != nil {

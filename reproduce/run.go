@@ -40,13 +40,22 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Outcome, error) {
 	if err := fsutil.WriteBytes(filepath.Join(opts.Out, "config.json"), true, []byte(cfg.JSON()+"\n")); err != nil {
 		return nil, err
 	}
-	r := &Runner{Root: filepath.Join(opts.Out, "stages"), Version: opts.Version, Log: opts.Log}
+	r := &Runner{Root: filepath.Join(opts.Out, "stages"), Version: opts.Version, Log: opts.Log, Lock: opts.Lock}
 	err := r.Run(ctx, Plan(cfg, opts))
 	out := &Outcome{Ran: r.Ran, Skipped: r.Skipped, Elapsed: time.Since(start)}
 	if err != nil {
 		return out, err
 	}
-	// Publish.
+	if out.Report, out.Figures, err = publish(opts.Out, r.Done); err != nil {
+		return out, err
+	}
+	out.Elapsed = time.Since(start)
+	return out, nil
+}
+
+// publish copies the report, the merged results and the figures of the
+// completed stages to the top of out.
+func publish(out string, done map[string]*Done) (report string, figures []string, err error) {
 	copyOut := func(src, dst string) error {
 		b, err := os.ReadFile(src)
 		if err != nil {
@@ -54,32 +63,31 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Outcome, error) {
 		}
 		return fsutil.WriteBytes(dst, true, b)
 	}
-	out.Report = filepath.Join(opts.Out, ReportFile)
-	if err := copyOut(filepath.Join(r.Done[StageReport].Dir, ReportFile), out.Report); err != nil {
-		return out, err
+	report = filepath.Join(out, ReportFile)
+	if err := copyOut(filepath.Join(done[StageReport].Dir, ReportFile), report); err != nil {
+		return "", nil, err
 	}
-	figs := r.Done[StageFigures]
-	if err := copyOut(filepath.Join(figs.Dir, MergedFile), filepath.Join(opts.Out, "results.json")); err != nil {
-		return out, err
+	figs := done[StageFigures]
+	if err := copyOut(filepath.Join(figs.Dir, MergedFile), filepath.Join(out, "results.json")); err != nil {
+		return "", nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(opts.Out, "figures"), 0o755); err != nil {
-		return out, err
+	if err := os.MkdirAll(filepath.Join(out, "figures"), 0o755); err != nil {
+		return "", nil, err
 	}
 	for _, name := range []string{StageFigures, StageFig5, StageSynth} {
-		d, ok := r.Done[name]
+		d, ok := done[name]
 		if !ok {
 			continue
 		}
 		for _, o := range d.Outputs {
 			if strings.HasSuffix(o, ".png") {
-				dst := filepath.Join(opts.Out, "figures", filepath.Base(o))
+				dst := filepath.Join(out, "figures", filepath.Base(o))
 				if err := copyOut(filepath.Join(d.Dir, o), dst); err != nil {
-					return out, err
+					return "", nil, err
 				}
-				out.Figures = append(out.Figures, dst)
+				figures = append(figures, dst)
 			}
 		}
 	}
-	out.Elapsed = time.Since(start)
-	return out, nil
+	return report, figures, nil
 }

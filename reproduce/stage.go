@@ -31,6 +31,9 @@ type Stage struct {
 	// Resumable stages keep a partial directory (training checkpoints);
 	// others start from an empty directory when they are redone.
 	Resumable bool
+	// Kind is the stage's job kind (KindData, KindTrain, …; empty means
+	// KindEval): the Slurm submission runs the stages of a kind as one job.
+	Kind string
 	// Run does the work in sc.Dir and returns the paths (relative to
 	// sc.Dir) of the files that define its output; their contents are
 	// hashed into the output hash that downstream stages depend on.
@@ -108,7 +111,35 @@ func hashFiles(dir string, names []string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Runner runs stages in order, caching them under Root.
+// Job kinds of stages: the Slurm submission runs the stages of one kind as
+// one job (an array job when there are several), in this order.
+const (
+	KindData    = "data"
+	KindTrain   = "train"
+	KindEval    = "eval"
+	KindFigures = "figures"
+	KindReport  = "report"
+)
+
+// Kinds lists the job kinds in the order they run.
+var Kinds = []string{KindData, KindTrain, KindEval, KindFigures, KindReport}
+
+// JobKind is the stage's kind (KindEval when Kind is empty).
+func (s Stage) JobKind() string {
+	if s.Kind == "" {
+		return KindEval
+	}
+	return s.Kind
+}
+
+// Runner runs stages in order, caching them under Root. Every stage is
+// claimed (see LockConfig) before it is computed, so that runners in other
+// processes or on other machines sharing Root never compute the same stage
+// at once: a runner that finds a stage claimed waits for it and then uses
+// the result. A stage that is not resumable is computed in a scratch
+// directory <name>-<hash>.partial that is renamed into place after its done
+// marker is written, so a killed run never leaves a half-written stage
+// directory.
 type Runner struct {
 	// Root is the directory of the stage directories (OUT/stages).
 	Root string
@@ -116,68 +147,138 @@ type Runner struct {
 	Version string
 	// Log receives the progress lines (nil: discard).
 	Log io.Writer
+	// Lock configures the stage claims.
+	Lock LockConfig
 	// Done are the stages completed so far, by name.
 	Done map[string]*Done
 	// Ran and Skipped list the stages run and skipped, in order.
 	Ran, Skipped []string
 }
 
+func (r *Runner) log() io.Writer {
+	if r.Log == nil {
+		return io.Discard
+	}
+	return r.Log
+}
+
 // Run runs (or skips) the stages in order. The i-th stage is reported as
 // stage i+1 of len(stages).
 func (r *Runner) Run(ctx context.Context, stages []Stage) error {
+	for i, s := range stages {
+		if err := r.RunOne(ctx, s, i+1, len(stages)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stageDir is the directory of stage s under the current r.Done.
+func (r *Runner) stageDir(s Stage) (hash, dir string, err error) {
+	hash, err = StageHash(r.Version, s, r.Done)
+	if err != nil {
+		return "", "", err
+	}
+	return hash, filepath.Join(r.Root, s.Name+"-"+hash), nil
+}
+
+// cached records s as done if its directory holds a valid done marker.
+func (r *Runner) cached(s Stage, hash, dir, label string) bool {
+	d, err := readDone(dir)
+	if err != nil || d.Hash != hash {
+		return false
+	}
+	d.Dir, d.Skipped = dir, true
+	r.Done[s.Name] = d
+	r.Skipped = append(r.Skipped, s.Name)
+	fmt.Fprintf(r.log(), "%s: done (cached in %s)\n", label, dir)
+	return true
+}
+
+// RunOne runs (or skips) one stage, whose dependencies must be in r.Done;
+// index and total place it in the progress lines.
+func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 	if r.Done == nil {
 		r.Done = map[string]*Done{}
 	}
-	log := r.Log
-	if log == nil {
-		log = io.Discard
+	log := r.log()
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	for i, s := range stages {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		hash, err := StageHash(r.Version, s, r.Done)
-		if err != nil {
-			return err
-		}
-		dir := filepath.Join(r.Root, s.Name+"-"+hash)
-		label := fmt.Sprintf("[%d/%d] %s", i+1, len(stages), s.Name)
-		if d, err := readDone(dir); err == nil && d.Hash == hash {
-			d.Dir, d.Skipped = dir, true
-			r.Done[s.Name] = d
-			r.Skipped = append(r.Skipped, s.Name)
-			fmt.Fprintf(log, "%s: done (cached in %s)\n", label, dir)
-			continue
-		}
-		if !s.Resumable {
-			if err := os.RemoveAll(dir); err != nil {
-				return err
-			}
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		fmt.Fprintf(log, "%s: running in %s\n", label, dir)
-		start := time.Now()
-		sc := &StageContext{Dir: dir, Index: i + 1, Total: len(stages), Label: label, Deps: r.Done, Log: log}
-		outs, err := s.Run(ctx, sc)
-		if err != nil {
-			return fmt.Errorf("stage %s: %w", s.Name, err)
-		}
-		oh, err := hashFiles(dir, outs)
-		if err != nil {
-			return fmt.Errorf("stage %s: %w", s.Name, err)
-		}
-		d := &Done{Name: s.Name, Hash: hash, OutputHash: oh, Outputs: outs,
-			Seconds: time.Since(start).Seconds(), Finished: time.Now().UTC(), Dir: dir}
-		b, _ := json.MarshalIndent(d, "", "  ")
-		if err := fsutil.WriteBytes(filepath.Join(dir, DoneFile), true, append(b, '\n')); err != nil {
-			return err
-		}
-		r.Done[s.Name] = d
-		r.Ran = append(r.Ran, s.Name)
-		fmt.Fprintf(log, "%s: finished in %s\n", label, time.Since(start).Round(100*time.Millisecond))
+	hash, dir, err := r.stageDir(s)
+	if err != nil {
+		return err
 	}
+	label := fmt.Sprintf("[%d/%d] %s", index, total, s.Name)
+	if r.cached(s, hash, dir, label) {
+		return nil
+	}
+	claim, err := AcquireLock(ctx, dir+".lock", r.Lock, func(o LockOwner) {
+		fmt.Fprintf(log, "%s: claimed by %s; waiting for it\n", label, o)
+	})
+	if err != nil {
+		return fmt.Errorf("stage %s: %w", s.Name, err)
+	}
+	defer claim.Release()
+	// The holder we waited for may have completed it.
+	if r.cached(s, hash, dir, label) {
+		return nil
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-claim.Lost():
+			cancel(fmt.Errorf("stage %s: lock %s.lock was taken over by another process", s.Name, dir))
+		case <-ctx.Done():
+		}
+	}()
+	work := dir
+	if !s.Resumable {
+		work = dir + ".partial"
+		if err := os.RemoveAll(work); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "%s: running in %s\n", label, dir)
+	start := time.Now()
+	sc := &StageContext{Dir: work, Index: index, Total: total, Label: label, Deps: r.Done, Log: log}
+	outs, err := s.Run(ctx, sc)
+	if err == nil {
+		err = context.Cause(ctx)
+	}
+	if err != nil {
+		if c := context.Cause(ctx); c != nil && !errors.Is(err, c) {
+			err = fmt.Errorf("%w (%v)", err, c)
+		}
+		return fmt.Errorf("stage %s: %w", s.Name, err)
+	}
+	oh, err := hashFiles(work, outs)
+	if err != nil {
+		return fmt.Errorf("stage %s: %w", s.Name, err)
+	}
+	d := &Done{Name: s.Name, Hash: hash, OutputHash: oh, Outputs: outs,
+		Seconds: time.Since(start).Seconds(), Finished: time.Now().UTC(), Dir: dir}
+	b, _ := json.MarshalIndent(d, "", "  ")
+	if err := fsutil.WriteBytes(filepath.Join(work, DoneFile), true, append(b, '\n')); err != nil {
+		return err
+	}
+	if work != dir {
+		// A leftover directory without a valid marker (an older layout, or
+		// a stage that changed from resumable) is replaced.
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+		if err := os.Rename(work, dir); err != nil {
+			return err
+		}
+	}
+	r.Done[s.Name] = d
+	r.Ran = append(r.Ran, s.Name)
+	fmt.Fprintf(log, "%s: finished in %s\n", label, time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
 

@@ -6,6 +6,9 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
 
 	"github.com/vomc/vomc/reproduce"
 )
@@ -65,13 +68,33 @@ Stages are cached in DIR/stages/<name>-<hash>/ under a hash of their
 configuration, their inputs' hashes and the vomc version: running the same
 command again skips every stage, and changing one parameter reruns only the
 stages it affects. An interrupted run (Ctrl-C) resumes where it stopped;
-transformer training continues from its checkpoint.`)
+transformer training continues from its checkpoint.
+
+Running at scale (Slurm): --slurm DIR writes, instead of running, a
+submission into DIR (config.json, stage lists, data/train/eval/figures/report
+.sbatch scripts, submit.sh); "DIR/submit.sh" submits the jobs chained with
+--dependency=afterok, the training stages as one requeueable job array. Each
+task runs one stage: vomc reproduce --stage NAME --out OUT --config
+DIR/config.json. --slurm-opt KEY=VALUE adds "#SBATCH --KEY=VALUE" to every job
+(KIND:KEY=VALUE to one kind's job, e.g. train:gres=gpu:1). --list-stages
+prints the stage graph and each stage's state under --out. Stages are claimed
+with lock files (OUT/stages/NAME-HASH.lock, heartbeat; taken over when the
+holder's process is gone, its Slurm job was requeued, or after --lock-stale
+without heartbeat), so concurrent tasks never compute the same stage.`)
 	preset := fs.String("preset", "tiny", "preset: "+strings.Join(reproduce.Presets, ", "))
 	out := fs.String("out", "", "output directory (default reproduce-PRESET)")
 	file := fs.String("config", "", "JSON file of overrides (keys as printed)")
 	var sets setFlags
 	fs.Var(&sets, "set", "override one parameter, key=value (repeatable)")
 	dry := fs.Bool("dry-run", false, "print the effective configuration and the estimated cost, then stop")
+	stage := fs.String("stage", "", "run only this stage (its inputs must be done under --out)")
+	list := fs.Bool("list-stages", false, "print the stage graph and the stages' states under --out, then stop")
+	slurmDir := fs.String("slurm", "", "write a Slurm submission into this directory instead of running")
+	var slurmOpts setFlags
+	fs.Var(&slurmOpts, "slurm-opt", "#SBATCH option KEY=VALUE, KEY, or KIND:KEY=VALUE for one job kind (repeatable)")
+	slurmVomc := fs.String("slurm-vomc", "", "vomc binary the Slurm tasks run (default: this binary's absolute path)")
+	force := fs.Bool("force", false, "with --slurm: replace an existing submission")
+	stale := fs.Duration("lock-stale", 5*time.Minute, "a stage lock without heartbeat for this long is taken over")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -85,15 +108,37 @@ transformer training continues from its checkpoint.`)
 	if *out == "" {
 		*out = "reproduce-" + cfg.Preset
 	}
+	opts := reproduce.Options{Out: *out, Version: version, Log: os.Stderr, Lock: reproduce.LockConfig{Stale: *stale}}
+	switch {
+	case *list:
+		return listStages(cfg, opts)
+	case *slurmDir != "":
+		return writeSlurm(cfg, opts, reproduce.SlurmOptions{Dir: *slurmDir, Vomc: *slurmVomc, SbatchOpts: slurmOpts, Force: *force})
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *stage != "" {
+		res, err := reproduce.RunStage(ctx, cfg, opts, *stage)
+		if err != nil {
+			return err
+		}
+		what := "ran"
+		if len(res.Ran) == 0 {
+			what = "done already:"
+		}
+		fmt.Printf("%s stage %s in %s\n", what, *stage, res.Elapsed.Round(time.Millisecond))
+		if res.Report != "" {
+			fmt.Printf("report: %s\n", res.Report)
+		}
+		return nil
+	}
 	fmt.Printf("effective configuration:\n%s\n", cfg.JSON())
 	fmt.Printf("%d transformers, ≤ %.3gM training tokens each; estimated training time on a 2-core AVX-512 machine: %.2f h\n",
 		len(cfg.Models()), cfg.TrainTokens()/1e6, cfg.EstimateHours())
 	if *dry {
 		return nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	res, err := reproduce.Run(ctx, cfg, reproduce.Options{Out: *out, Version: version, Log: os.Stderr})
+	res, err := reproduce.Run(ctx, cfg, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w\ninterrupted: run the same command again to resume", err)
@@ -102,5 +147,52 @@ transformer training continues from its checkpoint.`)
 	}
 	fmt.Printf("ran %d stages, %d cached, in %s\nreport: %s\nfigures: %s\n", len(res.Ran), len(res.Skipped),
 		res.Elapsed.Round(1e9), res.Report, strings.Join(res.Figures, " "))
+	return nil
+}
+
+// listStages prints the stage graph with each stage's state under opts.Out.
+func listStages(cfg reproduce.Config, opts reproduce.Options) error {
+	g, err := reproduce.Graph(cfg, opts)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "#\tstage\tjob\tstate\tdepends on\n")
+	for i, s := range g {
+		deps := strings.Join(s.Deps, ",")
+		if deps == "" {
+			deps = "-"
+		} else if len(s.Deps) == i && i > 2 {
+			deps = fmt.Sprintf("(all %d stages above)", i)
+		}
+		state := s.State
+		if s.Note != "" {
+			state += " (" + s.Note + ")"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, s.Name, s.Kind, state, deps)
+	}
+	return tw.Flush()
+}
+
+// writeSlurm writes the Slurm submission and says how to submit it.
+func writeSlurm(cfg reproduce.Config, opts reproduce.Options, so reproduce.SlurmOptions) error {
+	if so.Vomc == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("cannot find this binary (%v): give --slurm-vomc", err)
+		}
+		so.Vomc = exe
+		if strings.Contains(exe, "go-build") {
+			fmt.Fprintf(os.Stderr, "warning: %s is a temporary binary of go run; build vomc (go build -o PATH ./cmd/vomc) and pass --slurm-vomc PATH\n", exe)
+		}
+	}
+	sub, err := reproduce.WriteSlurm(cfg, opts, so)
+	if err != nil {
+		return err
+	}
+	for _, j := range sub.Jobs {
+		fmt.Printf("%-8s %2d stage(s)  %s\n", j.Kind, len(j.Stages), j.Script)
+	}
+	fmt.Printf("configuration: %s\nsubmit with:   %s [extra sbatch arguments]\n", sub.Config, sub.Submit)
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +31,43 @@ func TestReproduceConfig(t *testing.T) {
 	}
 	if err := runReproduce([]string{"--preset", "paper", "--dry-run"}); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestReproduceSlurmFlags checks --slurm (a submission written, the copied
+// configuration equal to the effective one, no stage run), --list-stages,
+// and --stage refusing a stage whose inputs are not done.
+func TestReproduceSlurmFlags(t *testing.T) {
+	dir := t.TempDir()
+	out, sub := filepath.Join(dir, "out"), filepath.Join(dir, "sub")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--preset", "tiny", "--set", "seed=9", "--out", out}
+	if err := runReproduce(append(args, "--slurm", sub, "--slurm-vomc", exe, "--slurm-opt", "train:gres=gpu:1")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"submit.sh", "config.json", "data.sbatch", "train.sbatch", "eval.sbatch", "figures.sbatch", "report.sbatch", "stages-train.txt"} {
+		if _, err := os.Stat(filepath.Join(sub, f)); err != nil {
+			t.Errorf("submission lacks %s: %v", f, err)
+		}
+	}
+	cfg, err := reproduceConfig("tiny", filepath.Join(sub, "config.json"), nil)
+	if err != nil || cfg.Seed != 9 {
+		t.Errorf("copied configuration: seed %d, %v", cfg.Seed, err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("--slurm ran something in the output directory")
+	}
+	if err := runReproduce(append(args, "--slurm", sub, "--slurm-vomc", exe)); err == nil {
+		t.Error("--slurm replaced a submission without --force")
+	}
+	if err := runReproduce(append(args, "--list-stages")); err != nil {
+		t.Error(err)
+	}
+	err = runReproduce(append(args, "--stage", "eval-baselines"))
+	if err == nil || !strings.Contains(err.Error(), "needs stage data-train") {
+		t.Errorf("--stage without inputs: %v", err)
 	}
 }
