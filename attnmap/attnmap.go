@@ -31,10 +31,22 @@
 // earlier layer has copied the preceding symbols into every position, a
 // head can read either — the position ending with the suffix, or the one
 // after it. Both are computed and the scores say which fits a head.
+//
+// Labels are chance-aware (ScoreWindows): a mass is compared with the mass
+// a null hypothesis explains — for suffix matches, the attention of a
+// window paired with the symbols of other windows (a permutation test over
+// many windows, so skewed symbol frequencies, which make match sets large,
+// raise the chance level instead of producing labels); for relative
+// positions, a head with no preference among the keys. p-values are
+// Bonferroni-corrected over heads × hypotheses, and a head is labelled only
+// by a hypothesis that is significant and at least MinLift above chance.
+// A uniform or content-blind head is never labelled suffix-match.
 package attnmap
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 )
 
 // SuffixMatches returns, in increasing order, the positions j < query of
@@ -77,20 +89,42 @@ const (
 	Relative Kind = "relative"
 )
 
-// Threshold is the mass from which a hypothesis labels a head
-// (HeadScore.Label).
-const Threshold = 0.5
+// Defaults of the null test (NullOptions).
+const (
+	// Alpha is the family-wise significance level: a hypothesis can label
+	// a head only when its Bonferroni-corrected p-value is below Alpha.
+	Alpha = 0.05
+	// MinLift is the least excess of a hypothesis's mass over its chance
+	// mass (Score.Mass − Score.Chance, a difference of attention
+	// probabilities) that can label a head: significance alone would let
+	// a negligible but consistent preference label a head.
+	MinLift = 0.1
+	// Specific is the share of the best suffix-match lift (over k ≥ 1)
+	// that a longer suffix must keep to label a head: the label's k is
+	// the largest whose lift ≥ Specific·best among the significant ones
+	// (shorter suffixes select supersets of the longer ones' positions).
+	Specific = 0.8
+)
 
-// Specific is the share of the best suffix-match mass (over k ≥ 1) that a
-// longer suffix must keep to label a head: the label's k is the largest
-// with mass ≥ max(Threshold, Specific·best). (Shorter suffixes select
-// supersets, so their mass never falls below that of longer ones by
-// much.)
-const Specific = 0.8
-
-// Score is how well one hypothesis describes a head: the attention mass the
-// head puts on the positions S_i the hypothesis selects, averaged over the
-// query positions i that have a non-empty S_i.
+// Score is how well one hypothesis describes a head: the attention mass
+// the head puts on the positions S_i the hypothesis selects, averaged over
+// the windows and the query positions i that have a non-empty S_i, next to
+// the mass expected under a null hypothesis and a p-value.
+//
+// Null hypotheses (see ScoreWindows):
+//   - suffix match: the attention does not depend on the window's content.
+//     The null distribution pairs window w's attention with the match sets
+//     of window π(w) for uniformly random permutations π of the windows;
+//     Chance is its exact mean, (1/W)·Σ_{w,w'} mass(w on w')/queries. A
+//     content-blind head (uniform, positional, or random but independent
+//     of the symbols) meets it whatever the symbol frequencies.
+//   - relative position d: the head has no preference for position i−d
+//     over the other keys j ≤ i. On the attention averaged over windows,
+//     ā, each row i contributes a uniformly random entry of ā_{i,0..i};
+//     Chance is its exact mean, mean_i Σ_j ā_ij/(i+1), and the p-value is
+//     Hoeffding's bound exp(−2t²/Σ_i (max_j ā_ij − min_j ā_ij)²) for the
+//     observed excess t of Σ_i ā_{i,i−d} over its null mean (a valid,
+//     conservative p-value).
 type Score struct {
 	// Kind is the hypothesis family.
 	Kind Kind `json:"kind"`
@@ -99,23 +133,45 @@ type Score struct {
 	Offset int `json:"offset"`
 	// D is the distance back (Relative).
 	D int `json:"d"`
-	// Mass is the mean over queries of Σ_{j∈S_i} a_ij.
+	// Mass is the mean over windows and queries of Σ_{j∈S_i} a_ij.
 	Mass float64 `json:"mass"`
-	// Chance is the same mean for uniform causal attention, Σ |S_i|/(i+1)
-	// averaged over the same queries: the mass of a head that ignores
-	// content and position.
+	// Chance is the mean of Mass under the null hypothesis (see above).
 	Chance float64 `json:"chance"`
-	// Queries is the number of query positions averaged over.
+	// Uniform is the mass of uniform causal attention, the mean of
+	// |S_i|/(i+1) over the same windows and queries.
+	Uniform float64 `json:"uniform"`
+	// P is the p-value of the null test (Monte Carlo permutation p-value
+	// (1+#{null ≥ observed})/(1+permutations) for suffix matches,
+	// Hoeffding's bound for relative positions); 1 when untested (k = 0,
+	// or a single window for suffix matches).
+	P float64 `json:"p"`
+	// PAdj is P Bonferroni-corrected over every head × tested hypothesis
+	// (suffix k = 1..maxK × 2 offsets and relative d = 0..maxK per head),
+	// capped at 1.
+	PAdj float64 `json:"p_adj"`
+	// Queries is the number of (window, query) pairs averaged over.
 	Queries int `json:"queries"`
 }
 
-// String describes the hypothesis and its mass, e.g. "suffix-match k=3
-// (offset 1), mass 0.91", "previous-token d=1, mass 0.97" (d = 0 is
-// "current-token", d ≥ 2 "relative-position").
+// Lift is Mass − Chance, the attention mass above what the null
+// hypothesis explains.
+func (s Score) Lift() float64 { return s.Mass - s.Chance }
+
+// Significant reports whether the hypothesis may label its head: PAdj <
+// alpha and Lift ≥ minLift.
+func (s Score) Significant(alpha, minLift float64) bool {
+	return s.Queries > 0 && s.PAdj < alpha && s.Lift() >= minLift
+}
+
+// String describes the hypothesis, its mass, chance and corrected
+// p-value, e.g. "suffix-match k=3 (offset 1), mass 0.91 vs chance 0.08,
+// p_adj 0.002"; d = 1 is "previous-token", d = 0 "current-token", d ≥ 2
+// "relative-position".
 func (s Score) String() string {
+	tail := fmt.Sprintf("mass %.2f vs chance %.2f, p_adj %.2g", s.Mass, s.Chance, s.PAdj)
 	switch s.Kind {
 	case SuffixMatch:
-		return fmt.Sprintf("suffix-match k=%d (offset %d), mass %.2f", s.K, s.Offset, s.Mass)
+		return fmt.Sprintf("suffix-match k=%d (offset %d), %s", s.K, s.Offset, tail)
 	case Relative:
 		name := "relative-position"
 		switch s.D {
@@ -124,9 +180,9 @@ func (s Score) String() string {
 		case 1:
 			name = "previous-token"
 		}
-		return fmt.Sprintf("%s d=%d, mass %.2f", name, s.D, s.Mass)
+		return fmt.Sprintf("%s d=%d, %s", name, s.D, tail)
 	}
-	return fmt.Sprintf("%s, mass %.2f", s.Kind, s.Mass)
+	return fmt.Sprintf("%s, %s", s.Kind, tail)
 }
 
 // HeadScore are the scores of one head and its label.
@@ -139,10 +195,14 @@ type HeadScore struct {
 	Suffix []Score `json:"suffix"`
 	// Relative holds the relative-position scores, index d = 0..maxK.
 	Relative []Score `json:"relative"`
-	// Best is the hypothesis of the label.
+	// Best is the hypothesis of the label, or the one with the largest
+	// lift when none is significant.
 	Best Score `json:"best"`
-	// Label describes the head: Best.String(), or "diffuse (best: …)"
-	// when no hypothesis reaches Threshold.
+	// Labelled is whether Best is significant (Score.Significant with the
+	// options' Alpha and MinLift).
+	Labelled bool `json:"labelled"`
+	// Label describes the head: Best.String(), or "unlabelled (best: …)"
+	// when no hypothesis is significant.
 	Label string `json:"label"`
 }
 
@@ -156,129 +216,358 @@ func (h HeadScore) SuffixScore(k, offset int) (Score, bool) {
 	return h.Suffix[i], true
 }
 
-// ScoreHeads scores every head of maps (maps[l][h] a len(x)×len(x)
-// attention matrix of the window x, as returned by
-// transformer.Model.AttentionMaps) against the suffix-match hypotheses k =
-// 0..maxK, offsets 0 and 1, and the relative-position hypotheses d =
-// 0..maxK (use maxK = D+1 for a source of depth D). Queries are the
-// positions i ≥ maxK (all positions when the window is shorter), so that
-// every hypothesis is judged on queries with a full context; a query whose
-// S_i is empty does not count for that hypothesis.
-//
-// The label is the most specific suffix match (the largest k ≥ 1, with its
-// better offset, whose mass reaches Threshold and Specific times the best
-// suffix-match mass) unless the best relative position has more mass than
-// every suffix match; else the best relative position if it reaches
-// Threshold; else "diffuse" with the better of the best relative position
-// and the k = 1 suffix match. (k = 0, every earlier
-// position, is scored but never labels a head.) ScoreHeads panics when a
-// matrix is not len(x)×len(x) or maxK < 0.
+// NullOptions configures the null test of ScoreWindows. Zero fields take
+// the defaults.
+type NullOptions struct {
+	// Perms is the number of random window permutations of the suffix
+	// test; default max(999, ⌈20·m/Alpha⌉) for m tests, so that the
+	// smallest attainable corrected p-value is Alpha/20.
+	Perms int
+	// Seed seeds the permutations: the scores are a deterministic
+	// function of the inputs and Seed.
+	Seed uint64
+	// Alpha is the family-wise level (default Alpha).
+	Alpha float64
+	// MinLift is the least lift that labels a head (default MinLift;
+	// negative means 0).
+	MinLift float64
+}
+
+func (o NullOptions) withDefaults(tests int) NullOptions {
+	if o.Alpha <= 0 {
+		o.Alpha = Alpha
+	}
+	if o.MinLift == 0 {
+		o.MinLift = MinLift
+	} else if o.MinLift < 0 {
+		o.MinLift = 0
+	}
+	if o.Perms <= 0 {
+		o.Perms = max(999, int(math.Ceil(20*float64(tests)/o.Alpha)))
+	}
+	return o
+}
+
+// ScoreHeads scores the heads of one window x (maps[l][h] a
+// len(x)×len(x) attention matrix, as returned by
+// transformer.Model.AttentionMaps); it is ScoreWindows with that single
+// window. With one window the suffix-match hypotheses cannot be tested
+// (there is no other window to pair the attention with), so their P is 1
+// and only relative positions can label a head: use ScoreWindows with
+// many windows to label suffix-match heads.
 func ScoreHeads(x []byte, maps [][][]float32, maxK int) []HeadScore {
-	T := len(x)
+	s, err := ScoreWindows([][]byte{x}, func(int) ([][][]float32, error) { return maps, nil }, maxK, NullOptions{})
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// ScoreWindows scores every head of a model on W windows xs (all of the
+// same length T; mapsOf(w) returns window w's attention maps, maps[l][h]
+// a T×T row-major matrix whose row i is the query position) against the
+// suffix-match hypotheses k = 0..maxK, offsets 0 and 1, and the
+// relative-position hypotheses d = 0..maxK (use maxK = D+1 for a source
+// of depth D), each with its chance mass and p-value under the null
+// hypotheses described at Score. Queries are the positions i ≥ maxK (all
+// positions when T ≤ maxK); a query whose S_i is empty does not count for
+// that hypothesis. mapsOf is called once per window, in order, so the
+// maps of all windows need not be held at once.
+//
+// Multiple testing: the p-values are Bonferroni-corrected over all heads ×
+// the 3·maxK+1 tested hypotheses per head (PAdj = min(1, m·P)). A head is
+// labelled only by a significant hypothesis (Score.Significant): the most
+// specific significant suffix match (the largest k ≥ 1, with its better
+// offset, whose lift reaches Specific times the best significant
+// suffix-match lift) unless a significant relative position has a larger
+// lift; otherwise it is "unlabelled". k = 0 is scored but never tested.
+// The result depends only on the inputs and opt.Seed.
+func ScoreWindows(xs [][]byte, mapsOf func(w int) ([][][]float32, error), maxK int, opt NullOptions) ([]HeadScore, error) {
+	W := len(xs)
+	if W == 0 {
+		return nil, fmt.Errorf("attnmap: no windows")
+	}
 	if maxK < 0 {
-		panic(fmt.Sprintf("attnmap: ScoreHeads with maxK %d", maxK))
+		return nil, fmt.Errorf("attnmap: maxK %d < 0", maxK)
+	}
+	T := len(xs[0])
+	for w, x := range xs {
+		if len(x) != T {
+			return nil, fmt.Errorf("attnmap: window %d has %d symbols, window 0 %d", w, len(x), T)
+		}
 	}
 	q0 := maxK
 	if q0 >= T {
 		q0 = 0
 	}
-	// the selected positions of every hypothesis and query
-	suffix := make([][][]int, 2*(maxK+1))
-	for k := 0; k <= maxK; k++ {
-		for off := 0; off <= 1; off++ {
-			sets := make([][]int, T)
-			for i := q0; i < T; i++ {
-				sets[i] = SuffixMatches(x, i, k, off)
+	nh := 2 * (maxK + 1)
+	// sets[w][hyp][i]: the match sets of every window, hypothesis, query
+	sets := make([][][][]int, W)
+	queries := make([][]int, W) // queries[w][hyp]: queries with a match
+	for w, x := range xs {
+		sets[w] = make([][][]int, nh)
+		queries[w] = make([]int, nh)
+		for k := 0; k <= maxK; k++ {
+			for off := 0; off <= 1; off++ {
+				ss := make([][]int, T)
+				for i := q0; i < T; i++ {
+					ss[i] = SuffixMatches(x, i, k, off)
+					if len(ss[i]) > 0 {
+						queries[w][2*k+off]++
+					}
+				}
+				sets[w][2*k+off] = ss
 			}
-			suffix[2*k+off] = sets
 		}
 	}
-	var out []HeadScore
-	for l, heads := range maps {
-		for h, a := range heads {
-			if len(a) != T*T {
-				panic(fmt.Sprintf("attnmap: layer %d head %d map has %d entries, want %d×%d", l+1, h+1, len(a), T, T))
-			}
-			hs := HeadScore{Layer: l + 1, Head: h + 1}
-			for k := 0; k <= maxK; k++ {
-				for off := 0; off <= 1; off++ {
-					s := Score{Kind: SuffixMatch, K: k, Offset: off}
-					for i := q0; i < T; i++ {
-						set := suffix[2*k+off][i]
-						if len(set) == 0 {
-							continue
+	type headAcc struct {
+		layer, head int
+		cross       [][]float64 // cross[hyp][w*W+w']: mass of w's attention on w''s sets
+		uniform     []float64   // uniform[hyp]: Σ |S_i|/(i+1) over windows
+		mean        []float64   // ā, the attention averaged over windows
+	}
+	var heads []*headAcc
+	for w := range W {
+		maps, err := mapsOf(w)
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for l, hs := range maps {
+			for h, a := range hs {
+				if len(a) != T*T {
+					return nil, fmt.Errorf("attnmap: window %d layer %d head %d map has %d entries, want %d×%d", w, l+1, h+1, len(a), T, T)
+				}
+				if w == 0 {
+					acc := &headAcc{layer: l + 1, head: h + 1, cross: make([][]float64, nh), uniform: make([]float64, nh), mean: make([]float64, T*T)}
+					for i := range acc.cross {
+						acc.cross[i] = make([]float64, W*W)
+					}
+					heads = append(heads, acc)
+				} else if n >= len(heads) || heads[n].layer != l+1 || heads[n].head != h+1 {
+					return nil, fmt.Errorf("attnmap: window %d has a different set of heads than window 0", w)
+				}
+				acc := heads[n]
+				n++
+				for i, v := range a {
+					acc.mean[i] += float64(v) / float64(W)
+				}
+				for hyp := range nh {
+					for w2 := range W {
+						if hyp < 2 && w2 != w {
+							continue // k = 0 selects every earlier position: untested
 						}
 						m := 0.0
-						for _, j := range set {
-							m += float64(a[i*T+j])
+						for i := q0; i < T; i++ {
+							row := a[i*T : i*T+T]
+							for _, j := range sets[w2][hyp][i] {
+								m += float64(row[j])
+							}
+							if w2 == w {
+								acc.uniform[hyp] += float64(len(sets[w][hyp][i])) / float64(i+1)
+							}
 						}
-						s.Mass += m
-						s.Chance += float64(len(set)) / float64(i+1)
-						s.Queries++
+						acc.cross[hyp][w*W+w2] = m
 					}
-					hs.Suffix = append(hs.Suffix, s.mean())
 				}
 			}
-			for d := 0; d <= maxK; d++ {
-				s := Score{Kind: Relative, D: d}
-				for i := max(q0, d); i < T; i++ {
-					s.Mass += float64(a[i*T+i-d])
-					s.Chance += 1 / float64(i+1)
-					s.Queries++
+		}
+		if n != len(heads) {
+			return nil, fmt.Errorf("attnmap: window %d has a different set of heads than window 0", w)
+		}
+	}
+	tests := len(heads) * (2*maxK + maxK + 1)
+	opt = opt.withDefaults(tests)
+
+	out := make([]HeadScore, len(heads))
+	for n, acc := range heads {
+		hs := HeadScore{Layer: acc.layer, Head: acc.head}
+		for k := 0; k <= maxK; k++ {
+			for off := 0; off <= 1; off++ {
+				hyp := 2*k + off
+				s := Score{Kind: SuffixMatch, K: k, Offset: off, P: 1}
+				for w := range W {
+					s.Queries += queries[w][hyp]
 				}
-				hs.Relative = append(hs.Relative, s.mean())
+				if s.Queries > 0 {
+					obs, all := 0.0, 0.0
+					for w := range W {
+						obs += acc.cross[hyp][w*W+w]
+						for w2 := range W {
+							all += acc.cross[hyp][w*W+w2]
+						}
+					}
+					q := float64(s.Queries)
+					s.Mass, s.Uniform = obs/q, acc.uniform[hyp]/q
+					s.Chance = all / float64(W) / q
+					if k == 0 {
+						s.Chance = s.Uniform // untested: every earlier position
+					}
+				}
+				hs.Suffix = append(hs.Suffix, s)
 			}
-			hs.Best, hs.Label = label(hs)
-			out = append(out, hs)
+		}
+		for d := 0; d <= maxK; d++ {
+			s := Score{Kind: Relative, D: d, P: 1}
+			obs, null, r2 := 0.0, 0.0, 0.0
+			for i := max(q0, d); i < T; i++ {
+				row := acc.mean[i*T : i*T+i+1]
+				lo, hi, sum := row[0], row[0], 0.0
+				for _, v := range row {
+					lo, hi, sum = min(lo, v), max(hi, v), sum+v
+				}
+				obs += row[i-d]
+				null += sum / float64(i+1)
+				r2 += (hi - lo) * (hi - lo)
+				s.Uniform += 1 / float64(i+1)
+				s.Queries++
+			}
+			if s.Queries > 0 {
+				rows := float64(s.Queries)
+				s.Mass, s.Chance, s.Uniform = obs/rows, null/rows, s.Uniform/rows
+				if t := obs - null; t > 1e-9*rows {
+					s.P = 0
+					if r2 > 0 {
+						s.P = math.Exp(-2 * t * t / r2)
+					}
+				}
+				s.Queries *= W
+			}
+			hs.Relative = append(hs.Relative, s)
+		}
+		out[n] = hs
+	}
+
+	// the suffix-match permutation test: one stream of permutations shared
+	// by every head and hypothesis
+	if W > 1 {
+		exceed := make([][]int, len(heads))
+		obs := make([][]float64, len(heads))
+		for n, acc := range heads {
+			exceed[n] = make([]int, nh)
+			obs[n] = make([]float64, nh)
+			for hyp := 2; hyp < nh; hyp++ {
+				for w := range W {
+					obs[n][hyp] += acc.cross[hyp][w*W+w]
+				}
+			}
+		}
+		r := rand.New(rand.NewPCG(opt.Seed, 0x6174746e6d6170))
+		perm := make([]int, W)
+		for p := 0; p < opt.Perms; p++ {
+			for i := range perm {
+				perm[i] = i
+			}
+			r.Shuffle(W, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+			for n, acc := range heads {
+				for hyp := 2; hyp < nh; hyp++ {
+					c := acc.cross[hyp]
+					v := 0.0
+					for w, w2 := range perm {
+						v += c[w*W+w2]
+					}
+					if v >= obs[n][hyp]-1e-9*(1+math.Abs(obs[n][hyp])) {
+						exceed[n][hyp]++
+					}
+				}
+			}
+		}
+		for n := range heads {
+			for hyp := 2; hyp < nh; hyp++ {
+				if out[n].Suffix[hyp].Queries > 0 {
+					out[n].Suffix[hyp].P = float64(1+exceed[n][hyp]) / float64(1+opt.Perms)
+				}
+			}
 		}
 	}
-	return out
-}
-
-// mean turns the sums into means over the queries.
-func (s Score) mean() Score {
-	if s.Queries > 0 {
-		s.Mass /= float64(s.Queries)
-		s.Chance /= float64(s.Queries)
-	}
-	return s
-}
-
-// label picks a head's describing hypothesis (see ScoreHeads).
-func label(h HeadScore) (Score, string) {
-	var rel Score
-	for i, s := range h.Relative {
-		if i == 0 || s.Mass > rel.Mass {
-			rel = s
+	for n := range out {
+		hs := &out[n]
+		for i := range hs.Suffix {
+			hs.Suffix[i].PAdj = min(1, hs.Suffix[i].P*float64(tests))
+		}
+		for i := range hs.Relative {
+			hs.Relative[i].PAdj = min(1, hs.Relative[i].P*float64(tests))
+		}
+		hs.Best, hs.Labelled = label(*hs, opt.Alpha, opt.MinLift)
+		if hs.Labelled {
+			hs.Label = hs.Best.String()
+		} else {
+			hs.Label = "unlabelled (best: " + hs.Best.String() + ")"
 		}
 	}
-	// the better offset of each k ≥ 1
+	return out, nil
+}
+
+// label picks a head's describing hypothesis (see ScoreWindows): the
+// significant one, or else the hypothesis with the largest lift.
+func label(h HeadScore, alpha, minLift float64) (Score, bool) {
+	var rel, any Score
+	relOK, anyOK := false, false
+	consider := func(s Score) {
+		if s.Queries > 0 && (!anyOK || s.Lift() > any.Lift()) {
+			any, anyOK = s, true
+		}
+	}
+	for _, s := range h.Relative {
+		consider(s)
+		if s.Significant(alpha, minLift) && (!relOK || s.Lift() > rel.Lift()) {
+			rel, relOK = s, true
+		}
+	}
+	// the better (larger-lift) significant offset of each k ≥ 1
 	var sufs []Score
 	top := 0.0
 	for k := 1; 2*k+1 < len(h.Suffix); k++ {
-		s := h.Suffix[2*k]
-		if o := h.Suffix[2*k+1]; o.Mass > s.Mass {
-			s = o
+		consider(h.Suffix[2*k])
+		consider(h.Suffix[2*k+1])
+		var s Score
+		ok := false
+		for _, c := range h.Suffix[2*k : 2*k+2] {
+			if c.Significant(alpha, minLift) && (!ok || c.Lift() > s.Lift()) {
+				s, ok = c, true
+			}
 		}
-		sufs = append(sufs, s)
-		top = max(top, s.Mass)
+		if ok {
+			sufs = append(sufs, s)
+			top = max(top, s.Lift())
+		}
 	}
 	var suf Score
-	found := false
 	for _, s := range sufs {
-		if s.Queries > 0 && s.Mass >= Threshold && s.Mass >= Specific*top {
-			suf, found = s, true
+		if s.Lift() >= Specific*top {
+			suf = s
 		}
 	}
 	switch {
-	case found && top >= rel.Mass:
-		return suf, suf.String()
-	case len(h.Relative) > 0 && rel.Mass >= Threshold:
-		return rel, rel.String()
+	case len(sufs) > 0 && (!relOK || top >= rel.Lift()):
+		return suf, true
+	case relOK:
+		return rel, true
 	}
-	best := rel
-	if len(sufs) > 0 && sufs[0].Mass > rel.Mass {
-		best = sufs[0]
+	return any, false
+}
+
+// SuffixPanel picks the head and offset of a suffix-match panel (the
+// bottom of the paper's Fig. 5) for suffix length k: the (head, offset)
+// with the largest lift (Score.Lift, mass above the null's chance mass),
+// among the heads of layer.head when layer > 0 (head 1-based) and the
+// offset given when offset is 0 or 1 (−1: either). It returns the index
+// into scores, the offset, and false when nothing qualifies. Both `vomc
+// attention` and `vomc reproduce` use it, so they draw the same head.
+func SuffixPanel(scores []HeadScore, k, offset, layer, head int) (int, int, bool) {
+	sel, off, best := -1, 0, math.Inf(-1)
+	for i, s := range scores {
+		if layer > 0 && (s.Layer != layer || s.Head != head) {
+			continue
+		}
+		for o := 0; o <= 1; o++ {
+			if offset >= 0 && o != offset {
+				continue
+			}
+			if sc, ok := s.SuffixScore(k, o); ok && sc.Queries > 0 && sc.Lift() > best {
+				sel, off, best = i, o, sc.Lift()
+			}
+		}
 	}
-	return best, "diffuse (best: " + best.String() + ")"
+	return sel, off, sel >= 0
 }

@@ -120,6 +120,115 @@ func randomSeq(seed uint64, n, A int) []byte {
 	return x
 }
 
+// skewedSeq draws n i.i.d. symbols with P(0) = p0 and the rest shared
+// equally by 1..A−1.
+func skewedSeq(r *rand.Rand, n, A int, p0 float64) []byte {
+	x := make([]byte, n)
+	for i := range x {
+		if r.Float64() >= p0 {
+			x[i] = byte(1 + r.IntN(A-1))
+		}
+	}
+	return x
+}
+
+// peakedRandom is a content-blind head: row i is a softmax of β·N(0,1)
+// scores over the keys 0..i.
+func peakedRandom(r *rand.Rand, T int, beta float64) []float32 {
+	a := make([]float32, T*T)
+	for i := range T {
+		z := make([]float64, i+1)
+		s := 0.0
+		for j := range z {
+			z[j] = math.Exp(beta * r.NormFloat64())
+			s += z[j]
+		}
+		for j := range z {
+			a[i*T+j] = float32(z[j] / s)
+		}
+	}
+	return a
+}
+
+// TestScoreWindowsNull: uniform and content-blind (random peaked, per
+// window or fixed) heads are never labelled on skewed symbol frequencies
+// at A = 2 and A = 3, where the old absolute 0.5 rule labelled the
+// uniform head "suffix-match k=1"; a true suffix-match head and a
+// previous-token head are labelled.
+func TestScoreWindowsNull(t *testing.T) {
+	const T, W, maxK = 128, 12, 3
+	for _, A := range []int{2, 3} {
+		r := rand.New(rand.NewPCG(uint64(A), 11))
+		xs := make([][]byte, W)
+		for w := range xs {
+			xs[w] = skewedSeq(r, T, A, 0.75)
+		}
+		uniform := headFrom(T, func(i int) []int {
+			s := make([]int, i+1)
+			for j := range s {
+				s[j] = j
+			}
+			return s
+		})
+		prev := headFrom(T, func(i int) []int {
+			if i == 0 {
+				return nil
+			}
+			return []int{i - 1}
+		})
+		fixed := peakedRandom(r, T, 5)
+		all := make([][][][]float32, W)
+		for w, x := range xs {
+			suf := headFrom(T, func(i int) []int { return SuffixMatches(x, i, 2, 1) })
+			all[w] = [][][]float32{{uniform, peakedRandom(r, T, 5), fixed}, {prev, suf}}
+		}
+		mapsOf := func(w int) ([][][]float32, error) { return all[w], nil }
+		scores, err := ScoreWindows(xs, mapsOf, maxK, NullOptions{Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range scores {
+			t.Logf("A=%d head %d.%d: %s", A, s.Layer, s.Head, s.Label)
+		}
+		// the failure mode of the old rule: uniform attention puts more
+		// than half its mass on the k = 1 matches
+		if u, _ := scores[0].SuffixScore(1, 0); A == 3 && !(u.Mass > 0.5) {
+			t.Errorf("A=3: uniform head k=1 mass %.3f, expected > 0.5 (the case the test is about)", u.Mass)
+		}
+		for n, name := range []string{"uniform", "random peaked", "fixed random peaked"} {
+			if s := scores[n]; s.Labelled || !strings.HasPrefix(s.Label, "unlabelled") {
+				t.Errorf("A=%d: %s head labelled %q", A, name, s.Label)
+			}
+		}
+		for _, s := range append(append([]Score(nil), scores[0].Suffix...), scores[0].Relative...) {
+			if math.Abs(s.Mass-s.Chance) > 1e-6 || s.P != 1 {
+				t.Errorf("A=%d uniform head %+v: mass ≠ chance or p ≠ 1", A, s)
+			}
+		}
+		if s := scores[3]; !s.Labelled || s.Best.Kind != Relative || s.Best.D != 1 || math.Abs(s.Best.Mass-1) > 1e-6 {
+			t.Errorf("A=%d previous-token head: %q", A, s.Label)
+		}
+		if s := scores[4]; !s.Labelled || s.Best.Kind != SuffixMatch || s.Best.K != 2 || s.Best.Offset != 1 || math.Abs(s.Best.Mass-1) > 1e-6 {
+			t.Errorf("A=%d suffix head: %q", A, s.Label)
+		}
+		tests := float64(5 * (3*maxK + 1))
+		if s, _ := scores[4].SuffixScore(2, 1); s.PAdj != min(1, s.P*tests) || s.P > 2.0/float64(1+int(math.Ceil(20*tests/Alpha))) {
+			t.Errorf("A=%d suffix head k=2/1: p %g, p_adj %g", A, s.P, s.PAdj)
+		}
+		// the same seed gives the same scores; the panel picks the suffix head
+		again, _ := ScoreWindows(xs, mapsOf, maxK, NullOptions{Seed: 7})
+		if !reflect.DeepEqual(scores, again) {
+			t.Errorf("A=%d: scores differ between two runs with one seed", A)
+		}
+		if i, off, ok := SuffixPanel(scores, 2, -1, 0, 0); !ok || i != 4 || off != 1 {
+			t.Errorf("A=%d: SuffixPanel = %d, %d, %v; want head 2.2 offset 1", A, i, off, ok)
+		}
+		if i, off, ok := SuffixPanel(scores, 2, 0, 1, 2); !ok || i != 1 || off != 0 {
+			t.Errorf("A=%d: SuffixPanel(head 1.2, offset 0) = %d, %d, %v", A, i, off, ok)
+		}
+	}
+}
+
 func TestScoreHeads(t *testing.T) {
 	const T, maxK = 200, 4
 	x := randomSeq(5, T, 3)
@@ -129,11 +238,8 @@ func TestScoreHeads(t *testing.T) {
 		}
 		return []int{i - 1}
 	})
-	stripe := headFrom(T, func(i int) []int { // d = 2, with 10% on d = 3
-		return nil
-	})
+	stripe := make([]float32, T*T) // d = 2, with 10% on d = 3
 	for i := range T {
-		clear(stripe[i*T : (i+1)*T])
 		switch {
 		case i >= 3:
 			stripe[i*T+i-2], stripe[i*T+i-3] = 0.9, 0.1
@@ -162,23 +268,34 @@ func TestScoreHeads(t *testing.T) {
 		t.Logf("layer %d head %d: %s", s.Layer, s.Head, s.Label)
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
-	check := func(i int, label string, best Score) {
+	check := func(i int, labelled bool, prefix string, best Score) {
 		t.Helper()
 		s := scores[i]
-		if s.Label != label {
-			t.Errorf("layer %d head %d: label %q, want %q", s.Layer, s.Head, s.Label, label)
+		if s.Labelled != labelled || !strings.HasPrefix(s.Label, prefix) {
+			t.Errorf("layer %d head %d: label %q (labelled %v), want prefix %q", s.Layer, s.Head, s.Label, s.Labelled, prefix)
 		}
 		b := s.Best
 		if b.Kind != best.Kind || b.K != best.K || b.Offset != best.Offset || b.D != best.D || !near(b.Mass, best.Mass) {
 			t.Errorf("layer %d head %d: best %+v, want %+v", s.Layer, s.Head, b, best)
 		}
 	}
-	check(0, "previous-token d=1, mass 1.00", Score{Kind: Relative, D: 1, Mass: 1})
-	check(1, "relative-position d=2, mass 0.90", Score{Kind: Relative, D: 2, Mass: 0.9})
-	check(3, "suffix-match k=3 (offset 1), mass 1.00", Score{Kind: SuffixMatch, K: 3, Offset: 1, Mass: 1})
-	check(4, "suffix-match k=2 (offset 0), mass 1.00", Score{Kind: SuffixMatch, K: 2, Offset: 0, Mass: 1})
-	if l := scores[2].Label; !strings.HasPrefix(l, "diffuse (best: ") {
-		t.Errorf("uniform head labelled %q", l)
+	check(0, true, "previous-token d=1, mass 1.00 vs chance 0.02", Score{Kind: Relative, D: 1, Mass: 1})
+	check(1, true, "relative-position d=2, mass 0.90", Score{Kind: Relative, D: 2, Mass: 0.9})
+	// one window: suffix matches cannot be tested, so never label (the
+	// head attends itself where nothing matches: a current-token head)
+	if s := scores[3]; s.Labelled && s.Best.Kind == SuffixMatch {
+		t.Errorf("one window: suffix head labelled %q", s.Label)
+	}
+	if s, _ := scores[3].SuffixScore(3, 1); !near(s.Mass, 1) {
+		t.Errorf("suffix head k=3 offset 1: mass %g, want 1", s.Mass)
+	}
+	for _, s := range scores[3].Suffix {
+		if s.P != 1 {
+			t.Errorf("one window: suffix %+v has p ≠ 1", s)
+		}
+	}
+	if scores[2].Labelled {
+		t.Errorf("uniform head labelled %q", scores[2].Label)
 	}
 	// Layer/Head are 1-based
 	if scores[3].Layer != 2 || scores[3].Head != 1 {
@@ -186,7 +303,7 @@ func TestScoreHeads(t *testing.T) {
 	}
 	// a uniform head's mass is its chance level; queries i ≥ maxK
 	for _, s := range append(append([]Score(nil), scores[2].Suffix...), scores[2].Relative...) {
-		if !near(s.Mass, s.Chance) {
+		if !near(s.Mass, s.Chance) || !near(s.Mass, s.Uniform) {
 			t.Errorf("uniform head %+v: mass ≠ chance", s)
 		}
 	}
@@ -211,6 +328,10 @@ func TestScoreHeads(t *testing.T) {
 	}
 	if s, _ := scores[3].SuffixScore(3, 1); s.Queries != n {
 		t.Errorf("k=3 offset 1 averaged over %d queries, want %d", s.Queries, n)
+	}
+	// errors
+	if _, err := ScoreWindows([][]byte{x, x[:10]}, func(int) ([][][]float32, error) { return maps, nil }, maxK, NullOptions{}); err == nil {
+		t.Error("windows of different lengths accepted")
 	}
 }
 

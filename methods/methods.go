@@ -10,6 +10,7 @@
 //	tf:path=DIR[:name=LABEL]                 (a transformer trained by `vomc train`)
 //	construct[:D=5][:lambda=0.15][:alpha=0.5][:c=inf]  (the paper's (D+2)-layer CTW transformer)
 //	synth:path=DIR[:name=LABEL]              (a Fig. 8 "TF 2-0" model trained by `vomc synth`)
+//	npy:path=FILE.npy[:name=LABEL]           (any model's distributions, shape (windows, N, A); see LoadNPY)
 //
 // Parameters left out take the values of Defaults (the data set's prior for
 // CTW; order = D for the others), so "ctw,kn,ppm" compares the three at the
@@ -48,6 +49,9 @@ type Defaults struct {
 	// a kn spec gives no delta; TuneNote says what they are (for reports).
 	Tune     [][]byte
 	TuneNote string
+	// Windows are the evaluated windows, which an npy method's
+	// distributions are matched against (nil when not known).
+	Windows [][]byte
 }
 
 // Built is one constructed method with a note on how it was configured
@@ -297,6 +301,8 @@ func build(sp *spec, d Defaults) (Built, error) {
 		return buildTF(sp, d)
 	case "synth":
 		return buildSynth(sp, d)
+	case "npy":
+		return buildNPY(sp, d)
 	case "construct":
 		D, lam, alpha, err := sp.prior(d)
 		if err != nil {
@@ -312,7 +318,7 @@ func build(sp *spec, d Defaults) (Built, error) {
 		b.Predictor = p
 		return b, err
 	}
-	return b, fmt.Errorf("methods: unknown method %q (ctw, kn, ppm, markov, unigram, tf, construct, synth)", sp.name)
+	return b, fmt.Errorf("methods: unknown method %q (ctw, kn, ppm, markov, unigram, tf, construct, synth, npy)", sp.name)
 }
 
 // namedModel is a trained transformer under another name; it keeps the

@@ -21,8 +21,11 @@ const (
 // Fig5Info is what the Fig. 5 stage records: every head's scores and the
 // head and queries of the suffix-match panel.
 type Fig5Info struct {
-	Model   string
-	Scores  []attnmap.HeadScore
+	Model  string
+	Scores []attnmap.HeadScore
+	// Windows is the number of test windows of the null test
+	// (attnmap.ScoreWindows); the figures show window 0.
+	Windows int
 	Layer   int // 1-based, of the suffix-match panel
 	Head    int
 	K       int
@@ -42,7 +45,7 @@ func fig5Stage(cfg Config) (Stage, bool) {
 	}
 	return Stage{
 		Name:   StageFig5,
-		Inputs: map[string]any{"model": m.Spec, "k": cfg.HeatmapSuffix, "maxK": cfg.MaxDepth() + 1},
+		Inputs: map[string]any{"model": m.Spec, "k": cfg.HeatmapSuffix, "maxK": cfg.MaxDepth() + 1, "null": fmt.Sprintf("windows=%d seed=%d", fig5Windows, cfg.Seed)},
 		Deps:   []string{StageTestData, trainStageName(m)},
 		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
 			test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
@@ -58,21 +61,31 @@ func fig5Stage(cfg Config) (Stage, bool) {
 			if err != nil {
 				return nil, err
 			}
-			scores := attnmap.ScoreHeads(x, maps, cfg.MaxDepth()+1)
-			info := Fig5Info{Model: m.Label(), Scores: scores, K: cfg.HeatmapSuffix}
+			xs := make([][]byte, min(fig5Windows, test.Windows()))
+			for w := range xs {
+				xs[w] = test.Window(w)
+			}
+			scores, err := attnmap.ScoreWindows(xs, func(w int) ([][][]float32, error) {
+				if w == 0 {
+					return maps, nil
+				}
+				return model.AttentionMaps(xs[w])
+			}, cfg.MaxDepth()+1, attnmap.NullOptions{Seed: cfg.Seed})
+			if err != nil {
+				return nil, err
+			}
+			info := Fig5Info{Model: m.Label(), Scores: scores, Windows: len(xs), K: cfg.HeatmapSuffix}
 			lab := make([][]string, len(maps))
 			for l := range maps {
 				lab[l] = make([]string, len(maps[l]))
 			}
-			best := -1.0
 			for _, s := range scores {
 				lab[s.Layer-1][s.Head-1] = s.Label
-				for off := 0; off <= 1; off++ {
-					if sc, ok := s.SuffixScore(cfg.HeatmapSuffix, off); ok && sc.Mass-sc.Chance > best {
-						best = sc.Mass - sc.Chance
-						info.Layer, info.Head, info.Offset, info.Mass, info.Chance = s.Layer, s.Head, off, sc.Mass, sc.Chance
-					}
-				}
+			}
+			if i, off, ok := attnmap.SuffixPanel(scores, cfg.HeatmapSuffix, -1, 0, 0); ok {
+				s := scores[i]
+				sc, _ := s.SuffixScore(cfg.HeatmapSuffix, off)
+				info.Layer, info.Head, info.Offset, info.Mass, info.Chance = s.Layer, s.Head, off, sc.Mass, sc.Chance
 			}
 			title := fmt.Sprintf("Attention maps of %s on test window 0 (N=%d)", m.Label(), len(x))
 			if err := attnmap.Heatmaps(filepath.Join(sc.Dir, Fig5HeatmapFile), maps, attnmap.Options{Title: title, Labels: lab}); err != nil {
@@ -99,9 +112,8 @@ func fig5Stage(cfg Config) (Stage, bool) {
 	}, true
 }
 
-// minLift is how much more attention mass than uniform attention a head
-// must put on a hypothesis's positions for the report to count it.
-const minLift = 0.15
+// fig5Windows is the number of test windows of the Fig. 5 null test.
+const fig5Windows = 16
 
 // fig5Section is the report's Fig. 5 finding and images.
 func fig5Section(cfg Config, deps map[string]*Done) (Finding, []string, string) {
@@ -121,14 +133,15 @@ func fig5Section(cfg Config, deps map[string]*Done) (Finding, []string, string) 
 	for _, s := range info.Scores {
 		name := fmt.Sprintf("layer %d head %d", s.Layer, s.Head)
 		switch {
-		case s.Best.Mass < attnmap.Threshold || s.Best.Mass-s.Best.Chance < minLift:
+		case !s.Labelled:
 		case s.Best.Kind == attnmap.Relative && s.Best.D >= 1:
-			rel = append(rel, fmt.Sprintf("%s (d=%d, mass %.2f)", name, s.Best.D, s.Best.Mass))
+			rel = append(rel, fmt.Sprintf("%s (d=%d, mass %.2f vs chance %.2f, p_adj %.2g)", name, s.Best.D, s.Best.Mass, s.Best.Chance, s.Best.PAdj))
 		case s.Best.Kind == attnmap.SuffixMatch && s.Best.K >= 1:
-			suf = append(suf, fmt.Sprintf("%s (k=%d, offset %d, mass %.2f vs %.2f for uniform attention)", name, s.Best.K, s.Best.Offset, s.Best.Mass, s.Best.Chance))
+			suf = append(suf, fmt.Sprintf("%s (k=%d, offset %d, mass %.2f vs chance %.2f, p_adj %.2g)", name, s.Best.K, s.Best.Offset, s.Best.Mass, s.Best.Chance, s.Best.PAdj))
 		}
 	}
-	f.Found = fmt.Sprintf("In %s on one test window, %d of %d heads are relative-position heads", info.Model, len(rel), len(info.Scores))
+	f.Found = fmt.Sprintf("In %s, scored on %d test windows with a null test per head and hypothesis (suffix matches: the attention paired with other windows' symbols, %s; relative positions: no preference among keys, Hoeffding bound; p-values Bonferroni-corrected over heads × hypotheses, a label needs p_adj < %.2g and mass ≥ chance + %.2g), %d of %d heads are relative-position heads",
+		info.Model, info.Windows, "random window permutations", attnmap.Alpha, attnmap.MinLift, len(rel), len(info.Scores))
 	if len(rel) > 0 {
 		f.Found += ": " + strings.Join(rel, ", ")
 	}
@@ -138,7 +151,7 @@ func fig5Section(cfg Config, deps map[string]*Done) (Finding, []string, string) 
 	}
 	f.Found += "."
 	if info.Layer > 0 {
-		f.Found += fmt.Sprintf(" The suffix panel shows layer %d head %d, the head whose attention mass on the positions matching the query's length-%d suffix (offset %d) most exceeds uniform attention: %.2f vs %.2f.",
+		f.Found += fmt.Sprintf(" The suffix panel (test window 0) shows layer %d head %d, the head whose attention mass on the positions matching the query's length-%d suffix (offset %d) most exceeds chance (attnmap.SuffixPanel, as in vomc attention): %.2f vs %.2f.",
 			info.Layer, info.Head, info.K, info.Offset, info.Mass, info.Chance)
 		if len(info.Queries) > 0 {
 			files = append(files, filepath.Join(d.Dir, Fig5SuffixFile))
@@ -148,7 +161,7 @@ func fig5Section(cfg Config, deps map[string]*Done) (Finding, []string, string) 
 	if f.Agrees {
 		f.Found += " Both patterns of the paper are present."
 	} else {
-		f.Found += " This differs from the paper: not both patterns (a relative-position head and a suffix-match head, each with mass ≥ 0.5 and ≥ 0.15 above uniform attention) were found in this model."
+		f.Found += " This differs from the paper: not both patterns (a relative-position head and a suffix-match head, each significant under the null test) were found in this model."
 	}
 	return f, files, ""
 }

@@ -114,9 +114,9 @@ func writeFigures(cfg Config, sc *StageContext) ([]string, error) {
 		}
 		outs = append(outs, Fig4File)
 	}
-	// Fig. 10: PPM (method A) vs the transformers.
+	// Fig. 10: PPM (method A) in its three variants vs the transformers.
 	names = append(append([]string{ctwName}, methodNames(res, "PPM")...), exact(res, labels(cfg.Fig3Models)...)...)
-	if err := drawLoss(res, names, "Fig. 10: PPM (method A) vs transformers ("+sub+")", filepath.Join(sc.Dir, Fig10File), cfg.Smooth); err != nil {
+	if err := drawLoss(res, names, "Fig. 10: PPM (method A; as is, normalised, with exclusion) vs transformers ("+sub+")", filepath.Join(sc.Dir, Fig10File), cfg.Smooth); err != nil {
 		return nil, err
 	}
 	outs = append(outs, Fig10File)

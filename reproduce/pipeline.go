@@ -165,8 +165,10 @@ func Plan(cfg Config, opts Options) []Stage {
 	return stages
 }
 
-// baselineSpec are the reference methods of Figs. 3 and 10.
-const baselineSpec = "ctw,kn,ppm,unigram"
+// baselineSpec are the reference methods of Figs. 3 and 10: PPM (method A)
+// in its three variants — as is (probabilities summing to < 1), normalised,
+// and with exclusion — because the KN-vs-PPM conclusion depends on which.
+const baselineSpec = "ctw,kn,ppm,ppm:norm,ppm:excl,unigram"
 
 func defaults(cfg Config) methods.Defaults {
 	return methods.Defaults{A: cfg.A, D: cfg.MaxDepth(), Lambda: cfg.Lambda, Alpha: cfg.Alpha}

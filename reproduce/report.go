@@ -185,7 +185,7 @@ func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
 	if err := add("fig8", "Fig. 8 — normal vs synthetic two-layer transformers (TF 2-0)", f8files, f8, f8missing); err != nil {
 		return nil, err
 	}
-	if err := add("fig10", "Fig. 10 — PPM (method A) vs transformers", []string{filepath.Join(figDir, Fig10File)}, findFig10(cfg, mg), ""); err != nil {
+	if err := add("fig10", "Fig. 10 — PPM (method A: as is, normalised, with exclusion) vs transformers", []string{filepath.Join(figDir, Fig10File)}, findFig10(cfg, mg), ""); err != nil {
 		return nil, err
 	}
 	if mg.Construct != nil {

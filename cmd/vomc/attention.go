@@ -37,11 +37,18 @@ type attnReport struct {
 	T      int `json:"T"`
 	D      int `json:"D"`
 	MaxK   int `json:"max_k"`
-	// Threshold is attnmap.Threshold (the mass from which a hypothesis
-	// labels a head).
-	Threshold float64             `json:"threshold"`
-	Heads     []attnmap.HeadScore `json:"heads"`
-	Figure    attnFigure          `json:"suffix_match_figure"`
+	// Windows are the windows of the null test (data set indices, or
+	// file offsets with --file); Perms its permutations (0: the
+	// default), Seed their seed; Alpha the family-wise level
+	// (Bonferroni over heads × hypotheses) and MinLift the least mass
+	// above chance that labels a head.
+	Windows []int               `json:"windows"`
+	Perms   int                 `json:"perms"`
+	Seed    uint64              `json:"seed"`
+	Alpha   float64             `json:"alpha"`
+	MinLift float64             `json:"min_lift"`
+	Heads   []attnmap.HeadScore `json:"heads"`
+	Figure  attnFigure          `json:"suffix_match_figure"`
 }
 
 // attnFigure describes suffix_match.png: the head, hypothesis and queries.
@@ -77,13 +84,22 @@ Section 4.3 and Fig. 5 of the paper. Writes into --out:
 
 and prints a table of the heads. A head's score for a hypothesis is the
 attention mass it puts on the positions the hypothesis selects, averaged
-over the query positions i ≥ D+1: relative position d (the position i−d,
-d = 0..D+1; d = 1 is a previous-token head) and suffix match (k, offset)
-(k = 0..D+1): offset 0 selects the earlier positions ending with the
-query's suffix of length k; offset 1 the positions right after such an
-occurrence (where a head collecting next-symbol statistics reads). Each
-head is labelled by its most specific hypothesis with mass ≥ 0.5.
-Positions are 0-based, layers and heads 1-based.`)
+over --windows windows and the query positions i ≥ D+1: relative position
+d (the position i−d, d = 0..D+1; d = 1 is a previous-token head) and
+suffix match (k, offset) (k = 0..D+1): offset 0 selects the earlier
+positions ending with the query's suffix of length k; offset 1 the
+positions right after such an occurrence (where a head collecting
+next-symbol statistics reads). Each score comes with its chance mass and
+a p-value of a null test (attnmap.ScoreWindows): suffix matches against
+pairing each window's attention with another window's symbols (random
+window permutations, --perms, --seed), relative positions against a head
+with no preference among the keys (Hoeffding bound). p-values are
+Bonferroni-corrected over heads × hypotheses; a head is labelled only by
+a hypothesis with corrected p < 0.05 and mass ≥ chance + 0.1, so uniform
+or content-blind heads stay "unlabelled". The suffix_match head is the
+one with the largest mass above chance (attnmap.SuffixPanel, the same
+rule as 'vomc reproduce'). The figures show --window only. Positions are
+0-based, layers and heads 1-based.`)
 	model := fs.String("model", "", "model directory written by 'vomc train' (or a .safetensors file)")
 	data := fs.String("data", "", "data set directory (from 'vomc data')")
 	window := fs.Int("window", 0, "with --data: the window (0-based)")
@@ -95,7 +111,10 @@ Positions are 0-based, layers and heads 1-based.`)
 	queries := fs.String("queries", "", "comma-separated query positions of suffix_match (default: T−14 and T−2; the last position, T−1, has no training target, so its attention is untrained)")
 	k := fs.Int("k", 3, "suffix length of suffix_match")
 	offset := fs.Int("offset", -1, "suffix_match offset: 0 (positions ending with the suffix) or 1 (positions right after it); -1: the head's better one")
-	head := fs.String("head", "", "head of suffix_match as LAYER.HEAD, 1-based (default: the head with the most mass on the suffix matches of length --k)")
+	head := fs.String("head", "", "head of suffix_match as LAYER.HEAD, 1-based (default: the head with the largest mass above chance on the suffix matches of length --k)")
+	nwin := fs.Int("windows", 16, "windows of the null test: --window and the next ones of --data (wrapping), or consecutive model-length windows of --file from --start")
+	perms := fs.Int("perms", 0, "permutations of the suffix-match null test (0: max(999, 20·tests/0.05))")
+	seed := fs.Uint64("seed", 1, "seed of the null test's permutations")
 	D := fs.Int("D", -1, "source depth D: hypotheses up to k, d = D+1 (default: the data set's largest depth; 3 with --file)")
 	gamma := fs.Float64("gamma", 0.5, "heatmap colour = weight^gamma")
 	force := fs.Bool("force", false, "overwrite existing output files")
@@ -117,6 +136,9 @@ Positions are 0-based, layers and heads 1-based.`)
 	if *offset < -1 || *offset > 1 {
 		return usagef("--offset %d: want 0, 1 or -1 (auto)", *offset)
 	}
+	if *nwin < 1 || *perms < 0 {
+		return usagef("--windows %d, --perms %d: want ≥ 1 and ≥ 0", *nwin, *perms)
+	}
 	if !(*gamma > 0) {
 		return usagef("--gamma %v: want > 0", *gamma)
 	}
@@ -137,8 +159,9 @@ Positions are 0-based, layers and heads 1-based.`)
 	}
 	N, A := m.Config.Context, m.Config.Alphabet
 
-	rep := attnReport{Model: m.Name(), Window: -1, Threshold: attnmap.Threshold}
+	rep := attnReport{Model: m.Name(), Window: -1, Perms: *perms, Seed: *seed, Alpha: attnmap.Alpha, MinLift: attnmap.MinLift}
 	var x []byte
+	var xs [][]byte // the windows of the null test, x first
 	depth := *D
 	if *data != "" {
 		if *start != 0 {
@@ -156,6 +179,11 @@ Positions are 0-based, layers and heads 1-based.`)
 			return usagef("--window %d outside 0..%d", *window, ds.Windows()-1)
 		}
 		x = ds.Window(*window)
+		for i := range min(*nwin, ds.Windows()) {
+			w := (*window + i) % ds.Windows()
+			xs = append(xs, ds.Window(w))
+			rep.Windows = append(rep.Windows, w)
+		}
 		if depth < 0 {
 			depth = 0
 			for _, d := range cfg.Prior.Depths {
@@ -179,6 +207,10 @@ Positions are 0-based, layers and heads 1-based.`)
 			return usagef("--start %d outside 0..%d (the file's length)", *start, len(all)-1)
 		}
 		x = all[*start:]
+		for off := *start; len(xs) < *nwin && (len(xs) == 0 || off+N <= len(all)); off += N {
+			xs = append(xs, all[off:min(off+N, len(all))])
+			rep.Windows = append(rep.Windows, off)
+		}
 		if depth < 0 {
 			depth = 3
 		}
@@ -188,6 +220,12 @@ Positions are 0-based, layers and heads 1-based.`)
 		x = x[:N]
 	}
 	T := len(x)
+	for i := range xs {
+		xs[i] = xs[i][:min(len(xs[i]), T)]
+	}
+	if len(xs[len(xs)-1]) < T { // a short window of a data set or file: drop it
+		xs, rep.Windows = xs[:len(xs)-1], rep.Windows[:len(rep.Windows)-1]
+	}
 	maxK := max(depth+1, *k)
 	rep.T, rep.D, rep.MaxK = T, depth, maxK
 
@@ -214,41 +252,34 @@ Positions are 0-based, layers and heads 1-based.`)
 	if err != nil {
 		return err
 	}
-	scores := attnmap.ScoreHeads(x, maps, maxK)
+	scores, err := attnmap.ScoreWindows(xs, func(w int) ([][][]float32, error) {
+		if w == 0 {
+			return maps, nil
+		}
+		return m.AttentionMaps(xs[w])
+	}, maxK, attnmap.NullOptions{Perms: *perms, Seed: *seed})
+	if err != nil {
+		return err
+	}
 	rep.Heads = scores
 
 	// the head and offset of the suffix-match figure
-	pick := -1
+	layer, hd := 0, 0
 	if *head != "" {
 		ls, hs, ok := strings.Cut(*head, ".")
 		l, err1 := strconv.Atoi(ls)
 		h, err2 := strconv.Atoi(hs)
-		if !ok || err1 != nil || err2 != nil {
+		if !ok || err1 != nil || err2 != nil || l < 1 {
 			return usagef("--head %q: want LAYER.HEAD, e.g. 2.1", *head)
 		}
-		for i, s := range scores {
-			if s.Layer == l && s.Head == h {
-				pick = i
-			}
-		}
-		if pick < 0 {
-			return usagef("--head %s: the model has no layer %d head %d", *head, l, h)
-		}
+		layer, hd = l, h
 	}
-	// the best (head, offset) among those allowed by --head and --offset
-	sel, off, best := -1, 0, -1.0
-	for i, s := range scores {
-		if pick >= 0 && i != pick {
-			continue
+	sel, off, ok := attnmap.SuffixPanel(scores, *k, *offset, layer, hd)
+	if !ok {
+		if layer > 0 {
+			return usagef("--head %s: the model has no layer %d head %d", *head, layer, hd)
 		}
-		for o := 0; o <= 1; o++ {
-			if *offset >= 0 && o != *offset {
-				continue
-			}
-			if sc, _ := s.SuffixScore(*k, o); sc.Mass > best {
-				sel, off, best = i, o, sc.Mass
-			}
-		}
+		return fmt.Errorf("no head has a suffix-match score for k=%d", *k)
 	}
 	hsel := scores[sel]
 	fig := attnFigure{Layer: hsel.Layer, Head: hsel.Head, K: *k, Offset: off}
@@ -295,8 +326,8 @@ Positions are 0-based, layers and heads 1-based.`)
 	if err := fsutil.WriteBytes(paths[attnScores], true, append(js, '\n')); err != nil {
 		return err
 	}
-	fmt.Printf("\nsuffix_match: layer %d head %d, k=%d offset %d: mean mass %.2f (chance %.2f) over %d queries\n",
-		fig.Layer, fig.Head, fig.K, fig.Offset, fig.Score.Mass, fig.Score.Chance, fig.Score.Queries)
+	fmt.Printf("\nsuffix_match: layer %d head %d, k=%d offset %d: mean mass %.2f (chance %.2f, p_adj %.2g) over %d queries of %d windows\n",
+		fig.Layer, fig.Head, fig.K, fig.Offset, fig.Score.Mass, fig.Score.Chance, fig.Score.PAdj, fig.Score.Queries, len(xs))
 	fmt.Printf("wrote %s/{%s,%s,%s,%s,%s}\n", *out, attnHeatPNG, attnHeatSVG, attnSuffixPNG, attnSuffixSVG, attnScores)
 	return nil
 }
@@ -314,9 +345,10 @@ func loadModel(path string) (*transformer.Model, error) {
 // positions d = 0..maxK, then suffix matches k = 1..maxK for offsets 0 and
 // 1.
 func printAttentionTable(rep attnReport) {
-	fmt.Printf("%s, window of T=%d from %s; mass averaged over queries i ≥ %d\n\n", rep.Model, rep.T, rep.Source, rep.MaxK)
+	fmt.Printf("%s, %d windows of T=%d from %s; mass averaged over queries i ≥ %d; labels need Bonferroni p_adj < %.2g (heads × hypotheses) and mass ≥ chance + %.2g\n\n",
+		rep.Model, len(rep.Windows), rep.T, rep.Source, rep.MaxK, rep.Alpha, rep.MinLift)
 	var hdr strings.Builder
-	fmt.Fprintf(&hdr, "%-5s %-56s |", "head", "label")
+	fmt.Fprintf(&hdr, "%-5s %-84s |", "head", "label")
 	for d := 0; d <= rep.MaxK; d++ {
 		fmt.Fprintf(&hdr, " d=%-3d", d)
 	}
@@ -328,7 +360,7 @@ func printAttentionTable(rep attnReport) {
 	}
 	fmt.Println(hdr.String())
 	for _, s := range rep.Heads {
-		fmt.Printf("%-5s %-56s |", fmt.Sprintf("%d.%d", s.Layer, s.Head), s.Label)
+		fmt.Printf("%-5s %-84s |", fmt.Sprintf("%d.%d", s.Layer, s.Head), s.Label)
 		for _, r := range s.Relative {
 			fmt.Printf(" %5.2f", r.Mass)
 		}
@@ -341,5 +373,5 @@ func printAttentionTable(rep attnReport) {
 		}
 		fmt.Println()
 	}
-	fmt.Println("\n(d=: mass on position i−d; kK/O: mass on the suffix matches of length K, offset O)")
+	fmt.Println("\n(d=: mass on position i−d; kK/O: mass on the suffix matches of length K, offset O; chances and p-values in scores.json)")
 }

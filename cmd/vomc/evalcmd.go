@@ -30,6 +30,8 @@ const methodsHelp = `comma-separated methods, each name[:param=value...]:
   unigram[:alpha=0.5]
   tf:path=DIR[:name=LABEL]   (a transformer trained by 'vomc train')
   construct[:D=5][:lambda=0.15][:alpha=0.5][:c=inf|50]   (the paper's (D+2)-layer CTW transformer)
+  npy:path=FILE.npy[:name=LABEL]   (any model: float32/float64 array (windows, N, A), row [w,t] =
+                                    P(x_{t+1} | x_1..x_t) of window w; see README)
 omitted values come from the data set's prior (or the flags for a file)`
 
 func runEval(args []string) error {
@@ -59,6 +61,7 @@ Methods:
 	out := fs.String("out", "", "output directory")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
 	force := fs.Bool("force", false, "overwrite existing output files")
+	export := fs.String("export", "", "also write every method's distributions to DIR/<method>.npy (float64, shape (windows, N, A), the npy method's layout)")
 	var pf plotFlags
 	pf.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -75,6 +78,7 @@ Methods:
 	}
 	var windows [][]byte
 	var d methods.Defaults
+	labels := map[string]string{}
 	if *data != "" {
 		ds, err := dataset.Read(*data)
 		if err != nil {
@@ -83,6 +87,10 @@ Methods:
 		windows = study.Windows(ds)
 		d = study.DefaultsFor(ds.Config().Prior)
 		fmt.Printf("data set %s: %d windows of N=%d, A=%d\n", *data, len(windows), ds.Config().N, d.A)
+		if w := sharedTreesWarning(ds.Config()); w != "" {
+			fmt.Println(w)
+			labels["warning"] = w
+		}
 	} else {
 		m, err := symbols.ParseMode(*mode)
 		if err != nil {
@@ -111,6 +119,7 @@ Methods:
 		}
 		fmt.Printf("file %s: %d symbols over %v, %d windows of N=%d\n", *file, len(x), al, len(windows), n)
 	}
+	d.Windows = windows
 	if *train != "" {
 		tds, err := dataset.Read(*train)
 		if err != nil {
@@ -131,7 +140,7 @@ Methods:
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	bar := progress.New(os.Stderr, "windows", len(windows)).DelayStart(2 * time.Second)
-	res, built, err := study.Evaluate(ctx, windows, *ms, d, eval.Config{Workers: *workers, Reference: *ref, Progress: bar.Update})
+	res, built, err := study.Evaluate(ctx, windows, *ms, d, eval.Config{Workers: *workers, Reference: *ref, Progress: bar.Update, Labels: labels})
 	bar.Done()
 	if err != nil {
 		return err
@@ -152,7 +161,24 @@ Methods:
 		return err
 	}
 	fmt.Printf("wrote %s/{%s,%s,%s,%s,%s}\n", *out, study.Outputs.JSON, study.Outputs.CSV, study.Outputs.Summary, study.Outputs.PNG, study.Outputs.SVG)
+	if *export != "" {
+		paths, err := methods.ExportNPY(*export, *force, windows, methods.Predictors(built))
+		if err != nil {
+			return err
+		}
+		fmt.Printf("exported %s\n", strings.Join(paths, ", "))
+	}
 	return nil
+}
+
+// sharedTreesWarning returns a warning when a data set's windows share
+// context trees (⌊NK/N⌋ > 1 windows per tree): the confidence intervals
+// treat the windows as independent, which windows of one tree are not.
+func sharedTreesWarning(c dataset.Config) string {
+	if w := c.WindowsPerTree(); w > 1 {
+		return fmt.Sprintf("warning: the %d windows come from %d trees (%d per tree); the 95%% CIs assume independent windows, so they are too narrow here (use a data set with one window per tree, e.g. 'vomc data' with --NK = -N)", c.K*w, c.K, w)
+	}
+	return ""
 }
 
 // runHalf prints and writes (DIR/half.txt) the half-file log-loss of each
