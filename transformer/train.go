@@ -504,11 +504,21 @@ func (t *TrainerOf[A, M]) Run(ctx context.Context) (last EpochStats, err error) 
 // Evaluate returns the mean per-symbol loss in nats of the model on ws
 // (all B·(T−1) targets of every window).
 func (t *TrainerOf[A, M]) Evaluate(ws Windows) float64 {
-	T := t.T
 	B := min(t.Cfg.BatchSize, ws.Windows())
 	if t.evalB < B {
-		t.evalActs, t.evalB = t.Model.NewActivations(B, T, false), B
+		t.evalActs, t.evalB = t.Model.NewActivations(B, t.T, false), B
 	}
+	return MeanLoss[A](t.Model, t.evalActs, ws, B)
+}
+
+// MeanLoss returns the mean per-symbol loss in nats of m on the windows of
+// ws (all of one length T; every window's T−1 targets), running Forward on
+// batches of up to B windows with acts (made for at least B windows of T).
+func MeanLoss[A any, M Trainable[A]](m M, acts A, ws Windows, B int) float64 {
+	if ws == nil || ws.Windows() == 0 {
+		return math.NaN()
+	}
+	T := len(ws.Window(0))
 	inputs := make([]byte, B*T)
 	total, targets := 0.0, 0
 	for s := 0; s < ws.Windows(); s += B {
@@ -516,7 +526,7 @@ func (t *TrainerOf[A, M]) Evaluate(ws Windows) float64 {
 		for i := 0; i < b; i++ {
 			copy(inputs[i*T:(i+1)*T], ws.Window(s+i))
 		}
-		total += t.Model.Forward(t.evalActs, inputs[:b*T], b, T)
+		total += m.Forward(acts, inputs[:b*T], b, T)
 		targets += b * (T - 1)
 	}
 	return total / float64(targets)
