@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
 )
@@ -462,4 +463,36 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	compare("resumed twice", tr2)
+}
+
+// TestReadFormerFile reads a model file as written before synth trained on
+// the engine (train info with eval_every, patience in evaluations): it
+// loads, with its parameters and summary.
+func TestReadFormerFile(t *testing.T) {
+	cfg := Config{Variant: WithAllCounts, A: 3, D: 2, Context: 16}.withDefaults()
+	params := InitParams(cfg, 4)
+	var ts []safetensors.Tensor
+	for _, tn := range cfg.tensors() {
+		n := tn.rows * max(tn.cols, 1)
+		shape := []int{tn.rows}
+		if tn.cols > 0 {
+			shape = append(shape, tn.cols)
+		}
+		ts = append(ts, safetensors.Tensor{Name: tn.name, DType: "F32", Shape: shape, Data: safetensors.Float32Bytes(params[tn.off : tn.off+n])})
+	}
+	meta := map[string]string{"format": FileFormat, "label": Label(cfg.Variant),
+		"config": `{"variant":"allcounts","alphabet":3,"D":2,"context":16,"pos_period":64,"embed":0,"hidden":` + fmt.Sprint(cfg.Hidden) + `,"activation":"gelu","count_norm":"log1p"}`,
+		"train":  `{"train":{"batch_size":64,"epochs":10,"lr":0.002,"min_lr":1e-05,"warmup_steps":100,"beta1":0.9,"beta2":0.999,"eps":1e-08,"weight_decay":0.01,"clip_norm":1,"eval_every":200,"patience":10,"seed":1},"steps":400,"best_step":200,"best_val":0.81,"early_stopped":false,"train_windows":100,"val_windows":10,"history":[{"step":200,"epoch":1.5,"train_loss":0.9,"val_loss":0.81,"lr":0.001,"elapsed_s":1.5}]}`}
+	var buf bytes.Buffer
+	if err := safetensors.Write(&buf, meta, ts); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config != cfg || m.Info.Steps != 400 || m.Info.BestVal != 0.81 || m.Info.Train.Patience != 10 || len(m.Info.History) != 1 {
+		t.Fatalf("config %+v, info %+v", m.Config, m.Info)
+	}
+	sameParams(t, "former file", m.HostParams(), params)
 }
