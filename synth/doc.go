@@ -49,14 +49,22 @@
 //
 // # Training and prediction
 //
-// Train follows the transformer's conventions: position t predicts
-// x_{t+1}, a window of T symbols has T−1 targets (rows 1..T−1; row 0,
-// the prediction of x_1 from nothing, is uniform in the predictor, as for
-// the transformer), the loss is the mean cross-entropy in nats; AdamW,
-// warm-up + cosine schedule and clipping come from package transformer.
-// It is deterministic given TrainConfig.Seed, validates every EvalEvery
-// steps and keeps the best parameters (early stopping after Patience
-// evaluations without improvement). Model is a predict.SequencePredictor
+// The model runs on the transformer engine's backend seam (package
+// transformer/backend): the features of every position are computed on
+// the host by exact counting (Extractor; that is the point of TF 2-0),
+// uploaded once per batch, and the embedding, FF, residual and read-out
+// are the backend's Matmul/Activation/Add/CrossEntropy forward and
+// backward ops; parameters, gradients and AdamW moments live on the
+// backend. Model is a transformer.Trainable, so training is the engine's
+// (Trainer = transformer.TrainerOf[*Activations, *Model]; Train, NewTrainer,
+// Resume): the transformer's conventions — position t predicts x_{t+1}, a
+// window of T symbols has T−1 targets (row 0, the prediction of x_1 from
+// nothing, is uniform in the predictor, as for the transformer), the loss
+// is the mean cross-entropy in nats — AdamW, warm-up + cosine schedule,
+// clipping, validation at every epoch end, early stopping after Patience
+// epochs without a better validation loss (the best parameters
+// restored), checkpoints from which a run resumes bit-identically.
+// Deterministic given TrainConfig.Seed. Model is a predict.SequencePredictor
 // named by the paper's label; rows beyond the trained context use the
 // last Context−1 symbols (a sliding window). Save/Load use safetensors
 // (F32 tensors, configuration and training summary in __metadata__),

@@ -50,12 +50,13 @@ func infoJSON(info TrainInfo) ([]byte, error) {
 // JSON; a missing validation loss is written as −1).
 func (m *Model) Write(w io.Writer) error {
 	c := m.Config
-	cj, _ := json.Marshal(fileConfig{ShortName(c.Variant), c.A, c.D, c.Context, c.PosN, c.Embed, c.Hidden, c.Activation, c.CountNorm})
+	cj := c.fileJSON()
+	params := m.HostParams()
 	ij, err := infoJSON(m.Info)
 	if err != nil {
 		return err
 	}
-	meta := map[string]string{"format": FileFormat, "label": Label(c.Variant), "config": string(cj), "train": string(ij)}
+	meta := map[string]string{"format": FileFormat, "label": Label(c.Variant), "config": cj, "train": string(ij)}
 	var ts []safetensors.Tensor
 	for _, t := range c.tensors() {
 		n := t.rows * max(t.cols, 1)
@@ -64,7 +65,7 @@ func (m *Model) Write(w io.Writer) error {
 			shape = append(shape, t.cols)
 		}
 		ts = append(ts, safetensors.Tensor{Name: t.name, DType: "F32", Shape: shape,
-			Data: safetensors.Float32Bytes(m.Params[t.off : t.off+n])})
+			Data: safetensors.Float32Bytes(params[t.off : t.off+n])})
 	}
 	return safetensors.Write(w, meta, ts)
 }
@@ -84,17 +85,8 @@ func Read(r io.Reader) (*Model, error) {
 	if md["format"] != FileFormat {
 		return nil, fmt.Errorf("synth: not a %s file (metadata format %q)", FileFormat, md["format"])
 	}
-	var fc fileConfig
-	if err := json.Unmarshal([]byte(md["config"]), &fc); err != nil {
-		return nil, fmt.Errorf("synth: config: %w", err)
-	}
-	v, err := ParseVariant(fc.Variant)
+	cfg, err := parseFileConfig(md["config"])
 	if err != nil {
-		return nil, err
-	}
-	cfg := Config{Variant: v, A: fc.A, D: fc.D, Context: fc.Context, PosN: fc.PosN, Embed: fc.Embed,
-		Hidden: fc.Hidden, Activation: fc.Activation, CountNorm: fc.CountNorm}
-	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	params := make([]float32, cfg.NumParams())

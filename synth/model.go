@@ -1,16 +1,20 @@
 package synth
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 
-	"github.com/vomc/vomc/transformer/kernels"
+	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // Activation functions of the feed-forward layer.
 const (
-	GELU = "gelu" // erf GELU, x·Φ(x) (transformer/kernels' float32 version)
+	GELU = "gelu" // erf GELU, x·Φ(x) (the backend's float32 version)
 	ReLU = "relu"
 )
 
@@ -156,46 +160,80 @@ func (c Config) tensors() []tensor {
 		tensor{"head.weight", l.head, A, W, W, false}, tensor{"head.bias", l.headB, A, 0, W, false})
 }
 
-// Model is a trained (or freshly initialised) synthetic model. It is a
-// predict.SequencePredictor (see predictor.go); Save and Load store it.
+// Model is a trained (or freshly initialised) synthetic model. Its
+// parameters live on the model's backend (package transformer/backend;
+// host memory for the CPU backend); HostParams and SetParams copy them
+// explicitly. It is a transformer.Trainable (trained by the engine's
+// trainer, see NewTrainer) and a predict.SequencePredictor (predictor.go);
+// Save and Load store it. After training it is safe for concurrent use as
+// a predictor (every pass uses its own buffers) where its backend is.
 type Model struct {
 	Config Config
-	// Params holds every tensor, flat, in the order of the safetensors
-	// file (embed, ff.fc, ff.proj, head; weight then bias; weights
-	// row-major out×in).
-	Params []float32
-	// Kernel does the matrix products (nil: kernels.Default).
-	Kernel kernels.Kernel
 	// Info describes the training run that produced the parameters.
 	Info TrainInfo
 	// DisplayName, if set, replaces Label(Variant) as the predictor's name.
 	DisplayName string
 
-	lay layout
+	be     backend.Backend
+	params backend.Tensor // every tensor, flat, in the order of the safetensors file
+	p      views
 }
 
-// New returns a model with PyTorch's nn.Linear initialisation,
-// U(−1/√fan_in, 1/√fan_in) for weights and biases, drawn from
-// PCG(seed, "synth").
-func New(cfg Config, seed uint64) (*Model, error) {
-	cfg = cfg.withDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+// views are the parameter tensors (or their gradients) as views of one
+// flat vector; emb and embB are absent without an embedding.
+type views struct {
+	emb, embB, fc, fcB, proj, projB, head, headB backend.Tensor
+}
+
+func (c Config) views(flat backend.Tensor) views {
+	l := c.layout()
+	F, W, H, A := c.Features(), c.Width(), c.Hidden, c.A
+	v := views{fc: flat.Slice(l.fc, H*W), fcB: flat.Slice(l.fcB, H), proj: flat.Slice(l.proj, W*H),
+		projB: flat.Slice(l.projB, W), head: flat.Slice(l.head, A*W), headB: flat.Slice(l.headB, A)}
+	if c.Embed > 0 {
+		v.emb, v.embB = flat.Slice(l.emb, W*F), flat.Slice(l.embB, W)
 	}
-	m := &Model{Config: cfg, Params: make([]float32, cfg.NumParams()), lay: cfg.layout()}
+	return v
+}
+
+// InitParams returns the initial parameters of New(cfg, seed) on the host:
+// PyTorch's nn.Linear initialisation, U(−1/√fan_in, 1/√fan_in) for weights
+// and biases, drawn from PCG(seed, "synth") (cfg with defaults, valid).
+func InitParams(cfg Config, seed uint64) []float32 {
+	flat := make([]float32, cfg.NumParams())
 	rng := rand.New(rand.NewPCG(seed, 0x73796e7468))
 	for _, t := range cfg.tensors() {
 		n := t.rows * max(t.cols, 1)
 		bound := 1 / math.Sqrt(float64(t.fanIn))
 		for i := range n {
-			m.Params[t.off+i] = float32((2*rng.Float64() - 1) * bound)
+			flat[t.off+i] = float32((2*rng.Float64() - 1) * bound)
 		}
 	}
-	return m, nil
+	return flat
 }
 
-// fromParams builds a model around existing parameters.
-func fromParams(cfg Config, params []float32) (*Model, error) {
+// New returns a model on the CPU backend with the parameters of
+// InitParams(cfg, seed).
+func New(cfg Config, seed uint64) (*Model, error) { return NewOn(nil, cfg, seed) }
+
+// NewOn is New on the backend be (nil: the CPU backend); the parameters are
+// drawn on the host and uploaded, so every backend starts from the same
+// bytes.
+func NewOn(be backend.Backend, cfg Config, seed uint64) (*Model, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return FromParamsOn(be, cfg, InitParams(cfg, seed))
+}
+
+// fromParams builds a model on the CPU backend around a copy of params.
+func fromParams(cfg Config, params []float32) (*Model, error) { return FromParamsOn(nil, cfg, params) }
+
+// FromParamsOn returns a model of architecture cfg (defaults filled in) on
+// the backend be (nil: the CPU backend) with a copy of the flat parameter
+// vector params (length NumParams, laid out as in the safetensors file).
+func FromParamsOn(be backend.Backend, cfg Config, params []float32) (*Model, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -203,194 +241,272 @@ func fromParams(cfg Config, params []float32) (*Model, error) {
 	if len(params) != cfg.NumParams() {
 		return nil, fmt.Errorf("synth: %d parameters, the configuration has %d", len(params), cfg.NumParams())
 	}
-	return &Model{Config: cfg, Params: params, lay: cfg.layout()}, nil
-}
-
-func (m *Model) kernel() kernels.Kernel {
-	if m.Kernel != nil {
-		return m.Kernel
+	if be == nil {
+		be = cpu.New()
 	}
-	return kernels.Default
+	m := &Model{Config: cfg, be: be, params: backend.Whole(be.Alloc(len(params)))}
+	be.Upload(m.params, params)
+	m.p = cfg.views(m.params)
+	return m, nil
 }
 
-// Activations are the buffers of a forward (and backward) pass over up to
-// MaxM rows. X (MaxM × F) holds the normalised input features and Targets
-// the symbol each row predicts (−1: none, the row is not in the loss).
+// Backend returns the backend the model's buffers live on.
+func (m *Model) Backend() backend.Backend { return m.be }
+
+// NumParams is the length of the parameter vector.
+func (m *Model) NumParams() int { return m.params.Len }
+
+// ParamTensor is the flat parameter vector on the backend.
+func (m *Model) ParamTensor() backend.Tensor { return m.params }
+
+// HostParams returns a host copy of the flat parameter vector (embed,
+// ff.fc, ff.proj, head; weight then bias; weights row-major out×in).
+func (m *Model) HostParams() []float32 {
+	out := make([]float32, m.params.Len)
+	m.be.Download(out, m.params)
+	return out
+}
+
+// SetParams copies flat (length NumParams) into the model's parameters.
+func (m *Model) SetParams(flat []float32) error {
+	if len(flat) != m.params.Len {
+		return fmt.Errorf("synth: %d parameters, the model has %d", len(flat), m.params.Len)
+	}
+	m.be.Upload(m.params, flat)
+	return nil
+}
+
+// WindowLimits is the longest window (Context) and the alphabet size A.
+func (m *Model) WindowLimits() (maxT, alphabet int) { return m.Config.Context, m.Config.A }
+
+// CheckpointConfig identifies the model in a training checkpoint: the
+// format FileFormat and the configuration as stored in a model file
+// (JSON; Resume reads it back).
+func (m *Model) CheckpointConfig() (format, config string) {
+	return FileFormat, m.Config.fileJSON()
+}
+
+// fileJSON is the configuration as stored in files (JSON of fileConfig).
+func (c Config) fileJSON() string {
+	b, _ := json.Marshal(fileConfig{ShortName(c.Variant), c.A, c.D, c.Context, c.PosN, c.Embed, c.Hidden, c.Activation, c.CountNorm})
+	return string(b)
+}
+
+// parseFileConfig reads what fileJSON writes and validates it.
+func parseFileConfig(s string) (Config, error) {
+	var fc fileConfig
+	if err := json.Unmarshal([]byte(s), &fc); err != nil {
+		return Config{}, fmt.Errorf("synth: config: %w", err)
+	}
+	v, err := ParseVariant(fc.Variant)
+	if err != nil {
+		return Config{}, err
+	}
+	cfg := Config{Variant: v, A: fc.A, D: fc.D, Context: fc.Context, PosN: fc.PosN, Embed: fc.Embed,
+		Hidden: fc.Hidden, Activation: fc.Activation, CountNorm: fc.CountNorm}
+	return cfg, cfg.Validate()
+}
+
+func (c Config) activation() backend.Activation {
+	if c.Activation == ReLU {
+		return backend.ReLU
+	}
+	return backend.GELU
+}
+
+// Activations are the buffers of forward (and backward) passes over up to
+// MaxB windows of up to MaxT positions, on the model's backend, plus the
+// host staging of the features. Row r = b·T + t of every (B·T)-row buffer
+// belongs to position t of window b. Make one per (batch, context) and
+// reuse it; it is not safe for concurrent use.
 type Activations struct {
-	MaxM    int
-	X       []float32
-	Targets []int32
-
-	a0, u, z, h, p []float32 // a (only with an embedding), W2·a+b2, σ(u), stream h, probabilities
-	da, dh, dz, du []float32 // gradients (training only)
-	dl             []float32
+	// MaxB and MaxT are the capacity.
+	MaxB, MaxT int
+	training   bool
+	be         backend.Backend
+	// forward: features X (rows, F); a0 = W_e X + b_e (rows, W; only with
+	// an embedding); u = W_2 a + b_2 and z = σ(u) (rows, H); the stream h
+	// (rows, W); logits, probs (rows, A); losses (rows)
+	x, a0, u, z, h, logits, probs, losses backend.Tensor
+	// backward (training only): gradients of a, h, z, u, logits
+	da, dh, dz, du, dlogits backend.Tensor
+	tokens                  backend.Tokens
+	// state of the last Forward
+	B, T int
+	// host side: the features before their upload, one extractor and
+	// scratch row per worker, the copy made by Probs
+	hostX     []float32
+	ex        []*Extractor
+	raws      [][]float64
+	hostProbs []float32
+	gv        views // views of the last gradient vector given to Backward
+	gvKey     backend.Tensor
 }
 
-// NewActivations allocates buffers for up to maxM rows; training adds the
-// gradient buffers.
-func (m *Model) NewActivations(maxM int, training bool) *Activations {
+// NewActivations allocates buffers for batches of up to maxB windows of up
+// to maxT ≤ Context symbols; training adds the gradient buffers Backward
+// needs. The host features are computed by up to GOMAXPROCS extractors.
+func (m *Model) NewActivations(maxB, maxT int, training bool) *Activations {
 	c := m.Config
 	F, W, H, A := c.Features(), c.Width(), c.Hidden, c.A
-	ac := &Activations{MaxM: maxM, X: make([]float32, maxM*F), Targets: make([]int32, maxM),
-		u: make([]float32, maxM*H), z: make([]float32, maxM*H), h: make([]float32, maxM*W), p: make([]float32, maxM*A)}
+	rows := maxB * maxT
+	a := &Activations{MaxB: maxB, MaxT: maxT, training: training, be: m.be, hostX: make([]float32, rows*F)}
+	total := rows * (F + 2*H + W + 2*A + 1)
 	if c.Embed > 0 {
-		ac.a0 = make([]float32, maxM*W)
+		total += rows * W
 	}
 	if training {
-		ac.da, ac.dh = make([]float32, maxM*W), make([]float32, maxM*W)
-		ac.dz, ac.du = make([]float32, maxM*H), make([]float32, maxM*H)
-		ac.dl = make([]float32, maxM*A)
+		total += rows * (2*W + 2*H + A)
 	}
-	return ac
-}
-
-// Probs returns the M×A next-symbol probabilities of the last Forward.
-func (a *Activations) Probs() []float32 { return a.p }
-
-// stream returns a, the input of the FF sub-layer (X itself without an
-// embedding).
-func (m *Model) stream(ac *Activations) []float32 {
-	if m.Config.Embed > 0 {
-		return ac.a0
-	}
-	return ac.X
-}
-
-// Forward runs the model on the first M rows of ac.X and returns the
-// summed cross-entropy in nats over the rows whose target is ≥ 0;
-// ac.Probs() then holds the distributions.
-func (m *Model) Forward(ac *Activations, M int) float64 {
-	c, l, k := m.Config, m.lay, m.kernel()
-	F, W, H, A := c.Features(), c.Width(), c.Hidden, c.A
-	P := m.Params
+	whole, off := backend.Whole(m.be.Alloc(total)), 0
+	take := func(n int) backend.Tensor { t := whole.Slice(off, n); off += n; return t }
+	a.x, a.u, a.z, a.h, a.logits, a.probs, a.losses = take(rows*F), take(rows*H), take(rows*H), take(rows*W), take(rows*A), take(rows*A), take(rows)
 	if c.Embed > 0 {
-		linearForward(k, ac.a0, ac.X, P[l.emb:], P[l.embB:], M, F, W)
+		a.a0 = take(rows * W)
 	}
-	a := m.stream(ac)
-	linearForward(k, ac.u, a, P[l.fc:], P[l.fcB:], M, W, H)
-	activationForward(c.Activation, ac.z[:M*H], ac.u[:M*H])
-	linearForward(k, ac.h, ac.z, P[l.proj:], P[l.projB:], M, H, W)
-	residualForward(ac.h[:M*W], a[:M*W])
-	linearForward(k, ac.p, ac.h, P[l.head:], P[l.headB:], M, W, A)
-	return softmaxCrossEntropyForward(ac.p[:M*A], ac.Targets[:M], A)
-}
-
-// Backward accumulates into grads (len(Params)) scale times the gradient
-// of the loss of the last Forward over M rows (use scale = 1/#targets for
-// the mean).
-func (m *Model) Backward(ac *Activations, grads []float32, M int, scale float32) {
-	c, l, k := m.Config, m.lay, m.kernel()
-	F, W, H, A := c.Features(), c.Width(), c.Hidden, c.A
-	P := m.Params
-	a := m.stream(ac)
-	softmaxCrossEntropyBackward(ac.dl[:M*A], ac.p[:M*A], ac.Targets[:M], A, scale)
-	linearBackward(k, ac.dh, grads[l.head:], grads[l.headB:], ac.dl, ac.h, P[l.head:], M, W, A)
-	copy(ac.da[:M*W], ac.dh[:M*W]) // residual
-	linearBackward(k, ac.dz, grads[l.proj:], grads[l.projB:], ac.dh, ac.z, P[l.proj:], M, H, W)
-	activationBackward(c.Activation, ac.du[:M*H], ac.u[:M*H], ac.dz[:M*H])
-	linearBackwardAcc(k, ac.da, grads[l.fc:], grads[l.fcB:], ac.du, a, P[l.fc:], M, W, H)
-	if c.Embed > 0 {
-		linearBackward(k, nil, grads[l.emb:], grads[l.embB:], ac.da, ac.X, P[l.emb:], M, F, W)
+	if training {
+		a.da, a.dh, a.dz, a.du, a.dlogits = take(rows*W), take(rows*W), take(rows*H), take(rows*H), take(rows*A)
 	}
-}
-
-// linearForward sets out (M×n) = inp (M×in) · wᵀ + b, w being n×in.
-func linearForward(k kernels.Kernel, out, inp, w, b []float32, M, in, n int) {
-	k.Gemm(false, true, M, n, in, inp, in, w, in, 0, out, n)
-	for r := 0; r < M; r++ {
-		row := out[r*n : r*n+n]
-		kernels.Add(row, row, b[:n])
+	a.tokens = m.be.AllocTokens(rows)
+	for range max(1, min(runtime.GOMAXPROCS(0), maxB)) {
+		a.ex = append(a.ex, m.NewExtractor())
+		a.raws = append(a.raws, make([]float64, F))
 	}
+	return a
 }
 
-// linearBackward sets dinp (M×in) = dout·w (skipped when dinp is nil) and
-// accumulates dw += doutᵀ·inp, db += Σ_rows dout.
-func linearBackward(k kernels.Kernel, dinp, dw, db, dout, inp, w []float32, M, in, n int) {
-	if dinp != nil {
-		k.Gemm(false, false, M, in, n, dout, n, w, in, 0, dinp, in)
+// Probs returns a host copy of the (B,T,A) next-symbol probabilities of
+// the last Forward: row (b,t) is the model's distribution of x[b,t+1]
+// given x[b,0..t] (reused by the next call).
+func (a *Activations) Probs() []float32 {
+	n := a.B * a.T * (a.probs.Len / (a.MaxB * a.MaxT))
+	if cap(a.hostProbs) < n {
+		a.hostProbs = make([]float32, n)
 	}
-	weightGrads(k, dw, db, dout, inp, M, in, n)
+	a.hostProbs = a.hostProbs[:n]
+	a.be.Download(a.hostProbs, a.probs.Prefix(n))
+	return a.hostProbs
 }
 
-// linearBackwardAcc is linearBackward with dinp accumulated (+=).
-func linearBackwardAcc(k kernels.Kernel, dinp, dw, db, dout, inp, w []float32, M, in, n int) {
-	k.Gemm(false, false, M, in, n, dout, n, w, in, 1, dinp, in)
-	weightGrads(k, dw, db, dout, inp, M, in, n)
-}
-
-func weightGrads(k kernels.Kernel, dw, db, dout, inp []float32, M, in, n int) {
-	k.Gemm(true, false, n, in, M, dout, n, inp, in, 1, dw, in)
-	kernels.AddRows(db[:n], dout, M, n, n)
-}
-
-// activationForward sets out = σ(inp).
-func activationForward(act string, out, inp []float32) {
-	if act == ReLU {
-		for i, x := range inp {
-			out[i] = max(x, 0)
+// fillFeatures computes on the host the model input of every position of
+// the B windows of T symbols in inputs: row b·T + t holds the features
+// after x[b,0..t] (the input of the prediction of x[b,t+1]). Windows are
+// split over the extractors; a row depends only on its window, so the
+// result does not depend on the split.
+func (m *Model) fillFeatures(a *Activations, inputs []byte, B, T int) {
+	F := m.Config.Features()
+	window := func(g, b int) {
+		e, raw := a.ex[g], a.raws[g]
+		e.Reset()
+		for t := 0; t < T; t++ {
+			e.Push(inputs[b*T+t])
+			r := b*T + t
+			m.Input(e, raw, a.hostX[r*F:(r+1)*F])
+		}
+	}
+	workers := min(len(a.ex), B)
+	if workers <= 1 {
+		for b := 0; b < B; b++ {
+			window(0, b)
 		}
 		return
 	}
-	kernels.GeluForward(out, inp)
-}
-
-// activationBackward sets dinp = σ'(inp)·dout.
-func activationBackward(act string, dinp, inp, dout []float32) {
-	if act == ReLU {
-		for i, x := range inp {
-			if x > 0 {
-				dinp[i] = dout[i]
-			} else {
-				dinp[i] = 0
+	var wg sync.WaitGroup
+	per := (B + workers - 1) / workers
+	for g := range workers {
+		lo, hi := g*per, min((g+1)*per, B)
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := lo; b < hi; b++ {
+				window(g, b)
 			}
-		}
+		}()
+	}
+	wg.Wait()
+}
+
+// Forward runs the model on B windows of T ≤ Context symbols (inputs,
+// row-major (B,T), symbols < A) and returns the summed next-symbol
+// cross-entropy in nats over the B·(T−1) targets: position t of window b
+// predicts inputs[b,t+1]; the last position of a window has no target (the
+// engine's convention). The features of every position are computed on
+// the host by exact counting (the constructed layers 1–2) and uploaded in
+// one copy; then, on the backend,
+//
+//	a = X, or a = W_e X + b_e          (MatmulForward)
+//	u = W_2 a + b_2, z = σ(u)          (MatmulForward, ActivationForward)
+//	h = a + W_1 z + b_1                (MatmulForward, Add)
+//	logits = W_o h + b_o               (MatmulForward)
+//	probs = softmax(logits), loss       (CrossEntropyForward)
+func (m *Model) Forward(a *Activations, inputs []byte, B, T int) float64 {
+	if B > a.MaxB || T > a.MaxT || len(inputs) != B*T {
+		panic(fmt.Sprintf("synth: Forward on (%d,%d) with %d inputs, buffers hold (%d,%d)", B, T, len(inputs), a.MaxB, a.MaxT))
+	}
+	m.fillFeatures(a, inputs, B, T)
+	return m.forwardRows(a, inputs, B, T)
+}
+
+// forwardRows runs the backend part of Forward on the first B·T feature
+// rows of a.hostX, with the targets from tokens (B·T symbols).
+func (m *Model) forwardRows(a *Activations, tokens []byte, B, T int) float64 {
+	c, be, p := m.Config, m.be, &m.p
+	F, W, H, A := c.Features(), c.Width(), c.Hidden, c.A
+	rows := B * T
+	a.B, a.T = B, T
+	be.Upload(a.x.Prefix(rows*F), a.hostX[:rows*F])
+	be.UploadTokens(a.tokens, tokens)
+	x := a.x
+	if c.Embed > 0 {
+		be.MatmulForward(a.a0, a.x, p.emb, p.embB, rows, F, W)
+		x = a.a0
+	}
+	be.MatmulForward(a.u, x, p.fc, p.fcB, rows, W, H)
+	be.ActivationForward(c.activation(), a.z.Prefix(rows*H), a.u.Prefix(rows*H))
+	be.MatmulForward(a.h, a.z, p.proj, p.projB, rows, H, W)
+	be.Add(a.h.Prefix(rows*W), a.h.Prefix(rows*W), x.Prefix(rows*W))
+	be.MatmulForward(a.logits, a.h, p.head, p.headB, rows, W, A)
+	return be.CrossEntropyForward(a.probs, a.losses, a.logits, a.tokens, B, T, A)
+}
+
+// Backward back-propagates the last Forward on a and ACCUMULATES into grads
+// (a flat vector on the model's backend laid out like the parameters) the
+// gradient of scale·Σ losses (scale = 1/(B·(T−1)): the mean per-symbol
+// loss). The caller zeroes grads between steps. Mirroring Forward:
+//
+//	dlogits = scale·(probs − onehot)     (CrossEntropyBackward)
+//	dh = dlogits·W_o, ∇W_o, ∇b_o         (MatmulBackward)
+//	dz = dh·W_1, ∇W_1, ∇b_1; du = σ'(u)·dz
+//	da = du·W_2 + dh (residual), ∇W_2, ∇b_2
+//	∇W_e, ∇b_e from da                   (with an embedding)
+func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
+	if !a.training {
+		panic("synth: Backward on inference activations")
+	}
+	if grads.Len != m.params.Len {
+		panic(fmt.Sprintf("synth: Backward into %d gradients, the model has %d parameters", grads.Len, m.params.Len))
+	}
+	c, be, p := m.Config, m.be, &m.p
+	F, W, H, A := c.Features(), c.Width(), c.Hidden, c.A
+	B, T := a.B, a.T
+	rows := B * T
+	if a.gvKey != grads {
+		a.gv, a.gvKey = c.views(grads), grads
+	}
+	g := &a.gv
+	be.CrossEntropyBackward(a.dlogits, a.probs, a.tokens, scale, B, T, A)
+	be.MatmulBackward(a.dh, g.head, g.headB, a.dlogits, a.h, p.head, rows, W, A, true)
+	be.MatmulBackward(a.dz, g.proj, g.projB, a.dh, a.z, p.proj, rows, H, W, true)
+	be.ActivationBackward(c.activation(), a.du.Prefix(rows*H), a.u.Prefix(rows*H), a.dz.Prefix(rows*H))
+	if c.Embed == 0 {
+		// the input features need no gradient
+		be.MatmulBackward(backend.Tensor{}, g.fc, g.fcB, a.du, a.x, p.fc, rows, W, H, false)
 		return
 	}
-	clear(dinp)
-	kernels.GeluBackward(dinp, inp, dout)
-}
-
-// residualForward adds the stream a to h (h += a).
-func residualForward(h, a []float32) { kernels.Add(h, h, a) }
-
-// softmaxCrossEntropyForward turns the M×A logits in p into probabilities
-// in place and returns Σ −ln p[target] over rows with a target ≥ 0 (nats).
-func softmaxCrossEntropyForward(p []float32, targets []int32, A int) float64 {
-	loss := 0.0
-	var e [256]float64
-	for r, t := range targets {
-		row := p[r*A : r*A+A]
-		mx := float64(row[0])
-		for _, v := range row[1:] {
-			mx = max(mx, float64(v))
-		}
-		sum := 0.0
-		for j, v := range row {
-			e[j] = math.Exp(float64(v) - mx)
-			sum += e[j]
-		}
-		if t >= 0 {
-			loss += math.Log(sum) - (float64(row[t]) - mx)
-		}
-		for j := range row {
-			row[j] = float32(e[j] / sum)
-		}
-	}
-	return loss
-}
-
-// softmaxCrossEntropyBackward sets dl = scale·(p − onehot(target)) for rows
-// with a target, 0 for the others.
-func softmaxCrossEntropyBackward(dl, p []float32, targets []int32, A int, scale float32) {
-	for r, t := range targets {
-		row, d := p[r*A:r*A+A], dl[r*A:r*A+A]
-		if t < 0 {
-			clear(d)
-			continue
-		}
-		for j, v := range row {
-			d[j] = scale * v
-		}
-		d[t] -= scale
-	}
+	be.MatmulBackward(a.da, g.fc, g.fcB, a.du, a.a0, p.fc, rows, W, H, true)
+	be.Add(a.da.Prefix(rows*W), a.da.Prefix(rows*W), a.dh.Prefix(rows*W))
+	be.MatmulBackward(backend.Tensor{}, g.emb, g.embB, a.da, a.x, p.emb, rows, F, W, false)
 }

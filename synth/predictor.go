@@ -48,20 +48,6 @@ func (m *Model) Input(e *Extractor, raw []float64, dst []float32) {
 	}
 }
 
-// fillWindow writes the inputs of rows j = 1..len(x)−1 of x (row j sees
-// x_1..x_j and predicts x_{j+1} = x[j]) into X and their targets into
-// targets: the transformer's convention (position t predicts x_{t+1}), so
-// a window of T symbols gives T−1 rows.
-func (m *Model) fillWindow(e *Extractor, raw []float64, x []byte, X []float32, targets []int32) {
-	F := m.Config.Features()
-	e.Reset()
-	for j := 1; j < len(x); j++ {
-		e.Push(x[j-1])
-		m.Input(e, raw, X[(j-1)*F:j*F])
-		targets[j-1] = int32(x[j])
-	}
-}
-
 // slideRow sets e to the last Context−1 symbols before position j of x
 // (j ≥ Context), for a row beyond the trained window.
 func (m *Model) slideRow(e *Extractor, x []byte, j int) {
@@ -76,6 +62,7 @@ func (m *Model) slideRow(e *Extractor, x []byte, j int) {
 // 1..Context−1 is the model's distribution of x[j] from the features of
 // x[0..j−1]; a row j ≥ Context uses the features of the last Context−1
 // symbols (a sliding window, as the transformer slides over its last N).
+// The rows are one forward pass on the backend.
 func (m *Model) PredictSequence(x []byte, out []float64) {
 	n, A, F, C := len(x), m.Config.A, m.Config.Features(), m.Config.Context
 	if n == 0 {
@@ -85,22 +72,21 @@ func (m *Model) PredictSequence(x []byte, out []float64) {
 	if n == 1 {
 		return
 	}
-	e := m.NewExtractor()
-	raw := make([]float64, F)
-	M := n - 1
-	ac := m.NewActivations(M, false)
+	T := n - 1 // row j−1 predicts x[j]
+	ac := m.NewActivations(1, T, false)
+	e, raw := ac.ex[0], ac.raws[0]
 	for j := 1; j < n; j++ {
 		if j < C {
 			e.Push(x[j-1])
 		} else {
 			m.slideRow(e, x, j)
 		}
-		m.Input(e, raw, ac.X[(j-1)*F:j*F])
-		ac.Targets[j-1] = -1
+		m.Input(e, raw, ac.hostX[(j-1)*F:j*F])
 	}
-	m.Forward(ac, M)
+	m.forwardRows(ac, x[:T], 1, T)
+	p := ac.Probs()
 	for j := 1; j < n; j++ {
-		copyRow(out[j*A:(j+1)*A], ac.p[(j-1)*A:j*A])
+		copyRow(out[j*A:(j+1)*A], p[(j-1)*A:j*A])
 	}
 }
 
@@ -108,7 +94,8 @@ func (m *Model) PredictSequence(x []byte, out []float64) {
 // plus one forward row per Predict; a full recount of the last Context−1
 // symbols per Predict once the history is longer than Context−1).
 func (m *Model) NewState() predict.State {
-	return &state{m: m, e: m.NewExtractor(), raw: make([]float64, m.Config.Features()), ac: m.NewActivations(1, false)}
+	ac := m.NewActivations(1, 1, false)
+	return &state{m: m, e: ac.ex[0], raw: ac.raws[0], ac: ac}
 }
 
 type state struct {
@@ -126,6 +113,7 @@ func (s *state) Observe(a byte) {
 	}
 }
 
+// Predict runs one row (B = T = 1: no target) on the backend.
 func (s *state) Predict(p []float64) {
 	j := len(s.hist)
 	if j == 0 {
@@ -135,10 +123,9 @@ func (s *state) Predict(p []float64) {
 	if j >= s.m.Config.Context {
 		s.m.slideRow(s.e, s.hist, j)
 	}
-	s.m.Input(s.e, s.raw, s.ac.X)
-	s.ac.Targets[0] = -1
-	s.m.Forward(s.ac, 1)
-	copyRow(p, s.ac.p[:s.m.Config.A])
+	s.m.Input(s.e, s.raw, s.ac.hostX[:s.m.Config.Features()])
+	s.m.forwardRows(s.ac, []byte{0}, 1, 1)
+	copyRow(p, s.ac.Probs())
 }
 
 func uniform(p []float64) {

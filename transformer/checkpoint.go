@@ -19,7 +19,11 @@ import (
 //	tensors   "params", "adam.m", "adam.v" (F32, [P]) and, once a validation
 //	          loss has been measured, "best_params" ([P])
 //	metadata  "format": "vomc-checkpoint", "version": "1",
-//	          "config": the model Config (JSON),
+//	          "config": the model's configuration: a transformer Config
+//	          (JSON), or for another Trainable the string of its
+//	          CheckpointConfig,
+//	          "model": only for a model other than a transformer, the
+//	          format of CheckpointConfig (e.g. "vomc-synth"),
 //	          "train_config": the TrainConfig (JSON),
 //	          "state": the TrainerState, the AdamW step count and the shape
 //	          of the data (JSON; non-finite floats as strings "+Inf"/"NaN"),
@@ -39,10 +43,14 @@ const (
 // Checkpoint is the complete state of a training run, as read by
 // ReadCheckpoint.
 type Checkpoint struct {
-	// Config is the model's architecture and Train the optimisation
-	// settings.
-	Config Config
-	Train  TrainConfig
+	// ModelFormat is "" for a transformer, else the format of the model's
+	// CheckpointConfig (e.g. "vomc-synth"), and ModelConfig its
+	// configuration string; for a transformer Config is the architecture
+	// (parsed from ModelConfig).
+	ModelFormat, ModelConfig string
+	Config                   Config
+	// Train is the optimisation settings.
+	Train TrainConfig
 	// Params are the current parameters; M and V AdamW's moments after
 	// AdamT steps; BestParams (nil before the first validation) the
 	// parameters of the best validation loss.
@@ -173,7 +181,7 @@ func (e *LogEntry) UnmarshalJSON(b []byte) error {
 // described at the top of checkpoint.go), with the caller's strings meta.
 // Call it only when the state is consistent: before or after Run, after Run
 // returned a context error, or from OnCheckpoint.
-func (t *Trainer) WriteCheckpoint(w io.Writer, meta map[string]string) error {
+func (t *TrainerOf[A, M]) WriteCheckpoint(w io.Writer, meta map[string]string) error {
 	s := t.TrainerState
 	st := stateJSON{Step: s.Step, Epoch: s.Epoch, Index: s.Index, BestVal: jsonFloat(s.BestVal),
 		SinceBest: s.SinceBest, Stopped: s.Stopped, EpochLoss: jsonFloat(s.EpochLoss),
@@ -187,7 +195,11 @@ func (t *Trainer) WriteCheckpoint(w io.Writer, meta map[string]string) error {
 	if meta == nil {
 		meta = map[string]string{}
 	}
-	md := map[string]string{"format": checkpointFormat, "version": checkpointVersion, "config": t.Model.Config.String()}
+	mf, mc := t.Model.CheckpointConfig()
+	md := map[string]string{"format": checkpointFormat, "version": checkpointVersion, "config": mc}
+	if mf != "" {
+		md["model"] = mf
+	}
 	hist := t.History
 	if hist == nil {
 		hist = []LogEntry{}
@@ -218,7 +230,7 @@ func (t *Trainer) WriteCheckpoint(w io.Writer, meta map[string]string) error {
 // moment leaves either the previous checkpoint or the new one, never a
 // partial file (at worst a stray ".checkpoint…tmp*" file, which
 // RemoveStaleTemp deletes).
-func (t *Trainer) SaveCheckpoint(path string, meta map[string]string) error {
+func (t *TrainerOf[A, M]) SaveCheckpoint(path string, meta map[string]string) error {
 	return writeFileAtomic(path, func(w io.Writer) error { return t.WriteCheckpoint(w, meta) })
 }
 
@@ -290,12 +302,21 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	if md["version"] != checkpointVersion {
 		return nil, fmt.Errorf("transformer: checkpoint version %q, this build reads %q", md["version"], checkpointVersion)
 	}
-	c := &Checkpoint{}
+	c := &Checkpoint{ModelFormat: md["model"], ModelConfig: md["config"]}
 	var st stateJSON
-	for _, f := range []struct {
+	fields := []struct {
 		key string
 		v   any
-	}{{"config", &c.Config}, {"train_config", &c.Train}, {"state", &st}, {"history", &c.History}, {"meta", &c.Meta}} {
+	}{{"train_config", &c.Train}, {"state", &st}, {"history", &c.History}, {"meta", &c.Meta}}
+	if c.ModelFormat == "" {
+		fields = append(fields, struct {
+			key string
+			v   any
+		}{"config", &c.Config})
+	} else if _, ok := md["config"]; !ok {
+		return nil, fmt.Errorf("transformer: checkpoint without %q", "config")
+	}
+	for _, f := range fields {
 		raw, ok := md[f.key]
 		if !ok {
 			return nil, fmt.Errorf("transformer: checkpoint without %q", f.key)
@@ -304,10 +325,13 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 			return nil, fmt.Errorf("transformer: checkpoint %s: %w", f.key, err)
 		}
 	}
-	if err := c.Config.Validate(); err != nil {
-		return nil, err
+	P := len(ts["params"])
+	if c.ModelFormat == "" {
+		if err := c.Config.Validate(); err != nil {
+			return nil, err
+		}
+		P = c.Config.NumParams()
 	}
-	P := c.Config.NumParams()
 	get := func(name string, required bool) ([]float32, error) {
 		v, ok := ts[name]
 		if !ok {
@@ -373,6 +397,22 @@ func (c *Checkpoint) Resume(train, val Windows) (*Trainer, error) {
 // backend be (nil: the CPU backend): a run checkpointed on one backend
 // resumes on any other.
 func (c *Checkpoint) ResumeOn(be backend.Backend, train, val Windows) (*Trainer, error) {
+	if c.ModelFormat != "" {
+		return nil, fmt.Errorf("transformer: the checkpoint is of a %s model, not a transformer", c.ModelFormat)
+	}
+	if err := c.checkData(train, val); err != nil {
+		return nil, err
+	}
+	m, err := FromParamsOn(be, c.Config, c.Params)
+	if err != nil {
+		return nil, err
+	}
+	return ResumeOf[*Activations](c, m, train, val)
+}
+
+// checkData checks the number and length of the windows against the
+// checkpoint's.
+func (c *Checkpoint) checkData(train, val Windows) error {
 	nv := 0
 	if val != nil {
 		nv = val.Windows()
@@ -382,17 +422,29 @@ func (c *Checkpoint) ResumeOn(be backend.Backend, train, val Windows) (*Trainer,
 		if train != nil {
 			nt = train.Windows()
 		}
-		return nil, fmt.Errorf("transformer: the checkpoint was trained on %d training and %d validation windows, got %d and %d",
+		return fmt.Errorf("transformer: the checkpoint was trained on %d training and %d validation windows, got %d and %d",
 			c.TrainWindows, c.ValWindows, nt, nv)
 	}
 	if T := len(train.Window(0)); T != c.WindowLen {
-		return nil, fmt.Errorf("transformer: the checkpoint was trained on windows of %d symbols, got %d", c.WindowLen, T)
+		return fmt.Errorf("transformer: the checkpoint was trained on windows of %d symbols, got %d", c.WindowLen, T)
 	}
-	m, err := FromParamsOn(be, c.Config, c.Params)
-	if err != nil {
+	return nil
+}
+
+// ResumeOf rebuilds the trainer of the checkpoint around m, a model
+// rebuilt by the caller from ModelFormat/ModelConfig (on any backend):
+// it checks the data as Resume does, sets m's parameters to the
+// checkpoint's, and restores the optimiser's moments and step count, the
+// trainer's state, the best parameters and the history, so that Run
+// continues exactly where the checkpoint was taken.
+func ResumeOf[A any, M Trainable[A]](c *Checkpoint, m M, train, val Windows) (*TrainerOf[A, M], error) {
+	if err := c.checkData(train, val); err != nil {
 		return nil, err
 	}
-	t, err := NewTrainer(m, c.Train, train, val)
+	if err := m.SetParams(c.Params); err != nil {
+		return nil, err
+	}
+	t, err := NewTrainerOf[A](m, c.Train, train, val)
 	if err != nil {
 		return nil, err
 	}
@@ -410,5 +462,8 @@ func (c *Checkpoint) ResumeOn(be backend.Backend, train, val Windows) (*Trainer,
 
 // Model returns the checkpoint's current parameters as a model (a copy).
 func (c *Checkpoint) Model() (*Model, error) {
+	if c.ModelFormat != "" {
+		return nil, fmt.Errorf("transformer: the checkpoint is of a %s model, not a transformer", c.ModelFormat)
+	}
 	return FromParams(c.Config, c.Params)
 }

@@ -110,6 +110,18 @@ func (m *Model) Backend() backend.Backend { return m.be }
 // NumParams is the length of the parameter vector.
 func (m *Model) NumParams() int { return m.params.Len }
 
+// ParamTensor is the flat parameter vector on the model's backend (laid
+// out by Config.Layout).
+func (m *Model) ParamTensor() backend.Tensor { return m.params }
+
+// WindowLimits is the context N (the longest window) and the alphabet size
+// A.
+func (m *Model) WindowLimits() (maxT, alphabet int) { return m.Config.Context, m.Config.Alphabet }
+
+// CheckpointConfig identifies a transformer in a checkpoint: the empty
+// format (the checkpoint's own) and Config.String().
+func (m *Model) CheckpointConfig() (format, config string) { return "", m.Config.String() }
+
 // HostParams returns a host copy of the flat parameter vector (laid out by
 // Config.Layout).
 func (m *Model) HostParams() []float32 {

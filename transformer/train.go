@@ -178,13 +178,58 @@ type LogEntry struct {
 	Elapsed         time.Duration
 }
 
-// Trainer trains a Model on windows. Everything is deterministic given the
-// model's initial parameters and TrainConfig.Seed (the kernels sum in a
-// fixed order whatever the number of goroutines), and a run resumed from a
-// checkpoint continues with exactly the losses and parameters it would
-// have had (see SaveCheckpoint and Checkpoint.Resume).
-type Trainer struct {
-	Model      *Model
+// Trainable is what a Trainer trains: a model whose parameters, as one
+// flat float32 vector, live on a backend, and whose Forward and Backward are
+// backend op calls over activation buffers of type A. *Model is one
+// (A = *Activations); so is synth's TF 2-0 model.
+//
+// Conventions (the engine's): Forward runs the model on B windows of T
+// symbols (inputs row-major (B,T), symbols < the alphabet size) and returns
+// the summed next-symbol cross-entropy in nats over the B·(T−1) targets —
+// position t of window b predicts inputs[b,t+1], the last position of a
+// window has no target. Backward back-propagates the last Forward on the
+// same activations and ACCUMULATES scale times the gradient of that sum
+// into grads (a vector of NumParams elements on Backend, laid out like the
+// parameters).
+type Trainable[A any] interface {
+	// Backend is the backend holding the parameters and activations.
+	Backend() backend.Backend
+	// NumParams is the length of the parameter vector.
+	NumParams() int
+	// ParamTensor is the parameter vector on the backend (updated in place
+	// by the optimiser).
+	ParamTensor() backend.Tensor
+	// HostParams returns a host copy of the parameters; SetParams copies
+	// flat (length NumParams) into them.
+	HostParams() []float32
+	SetParams(flat []float32) error
+	// NewActivations allocates the buffers of passes over up to maxB
+	// windows of up to maxT symbols (with training: also what Backward
+	// needs).
+	NewActivations(maxB, maxT int, training bool) A
+	// Forward returns the summed cross-entropy (nats) over the B·(T−1)
+	// targets; Backward accumulates scale·∇ of it into grads.
+	Forward(a A, inputs []byte, B, T int) float64
+	Backward(a A, grads backend.Tensor, scale float32)
+	// WindowLimits is the longest window the model takes and its alphabet
+	// size (NewTrainerOf checks the data against them).
+	WindowLimits() (maxT, alphabet int)
+	// CheckpointConfig identifies the model in a checkpoint: format ("" for
+	// a transformer Model; e.g. "vomc-synth") and the configuration string
+	// from which the model's owner rebuilds it.
+	CheckpointConfig() (format, config string)
+}
+
+// Trainer trains a transformer Model: TrainerOf for *Model.
+type Trainer = TrainerOf[*Activations, *Model]
+
+// TrainerOf trains a Trainable model M on windows. Everything is
+// deterministic given the model's initial parameters and TrainConfig.Seed
+// (the kernels sum in a fixed order whatever the number of goroutines), and
+// a run resumed from a checkpoint continues with exactly the losses and
+// parameters it would have had (see SaveCheckpoint and Checkpoint.Resume).
+type TrainerOf[A any, M Trainable[A]] struct {
+	Model      M
 	Cfg        TrainConfig
 	Train, Val Windows
 	// Log, if set, is called after every epoch.
@@ -213,19 +258,29 @@ type Trainer struct {
 	// History is the training log so far.
 	History []LogEntry
 
-	grads          backend.Tensor // the gradient vector, on the model's backend
-	acts, evalActs *Activations
-	T              int
-	perm           []int // permutation of the current epoch
-	permEpoch      int   // the epoch perm belongs to (−1: none)
-	runStart       time.Time
-	mark           time.Time // start of the current log interval's timing
-	markTokens     int       // tokens trained since mark
+	grads      backend.Tensor // the gradient vector, on the model's backend
+	acts       A
+	evalActs   A
+	evalB      int // capacity (windows) of evalActs; 0: none yet
+	T          int
+	perm       []int // permutation of the current epoch
+	permEpoch  int   // the epoch perm belongs to (−1: none)
+	runStart   time.Time
+	mark       time.Time // start of the current log interval's timing
+	markTokens int       // tokens trained since mark
 }
 
 // NewTrainer checks the windows (all of one length T ≤ N, symbols < A) and
 // allocates the optimiser, gradients and activations.
 func NewTrainer(m *Model, cfg TrainConfig, train, val Windows) (*Trainer, error) {
+	return NewTrainerOf[*Activations](m, cfg, train, val)
+}
+
+// NewTrainerOf is NewTrainer for any Trainable model: it checks the
+// windows (all of one length 2 ≤ T ≤ the model's maximum, symbols below
+// its alphabet size) and allocates the optimiser (moments), the gradient
+// vector and the activations on the model's backend.
+func NewTrainerOf[A any, M Trainable[A]](m M, cfg TrainConfig, train, val Windows) (*TrainerOf[A, M], error) {
 	if train == nil || train.Windows() == 0 {
 		return nil, fmt.Errorf("transformer: no training windows")
 	}
@@ -235,9 +290,10 @@ func NewTrainer(m *Model, cfg TrainConfig, train, val Windows) (*Trainer, error)
 	if cfg.LogEvery < 0 {
 		return nil, fmt.Errorf("transformer: log interval %d", cfg.LogEvery)
 	}
+	maxT, alphabet := m.WindowLimits()
 	T := len(train.Window(0))
-	if T < 2 || T > m.Config.Context {
-		return nil, fmt.Errorf("transformer: windows of %d symbols, need 2..N = %d", T, m.Config.Context)
+	if T < 2 || T > maxT {
+		return nil, fmt.Errorf("transformer: windows of %d symbols, need 2..N = %d", T, maxT)
 	}
 	for _, ws := range []Windows{train, val} {
 		if ws == nil {
@@ -249,7 +305,7 @@ func NewTrainer(m *Model, cfg TrainConfig, train, val Windows) (*Trainer, error)
 				return nil, fmt.Errorf("transformer: window %d has %d symbols, window 0 has %d", i, len(w), T)
 			}
 			for _, s := range w {
-				if int(s) >= m.Config.Alphabet {
+				if int(s) >= alphabet {
 					return nil, fmt.Errorf("transformer: symbol %d in window %d outside the alphabet", s, i)
 				}
 			}
@@ -259,14 +315,14 @@ func NewTrainer(m *Model, cfg TrainConfig, train, val Windows) (*Trainer, error)
 	opt := NewAdamW(be, m.NumParams())
 	opt.Beta1, opt.Beta2, opt.Eps, opt.WeightDecay = cfg.Beta1, cfg.Beta2, cfg.Eps, cfg.WeightDecay
 	B := min(cfg.BatchSize, train.Windows())
-	return &Trainer{Model: m, Cfg: cfg, Train: train, Val: val, Opt: opt,
+	return &TrainerOf[A, M]{Model: m, Cfg: cfg, Train: train, Val: val, Opt: opt,
 		grads: backend.Whole(be.Alloc(m.NumParams())), TrainerState: TrainerState{BestVal: math.Inf(1)},
 		acts: m.NewActivations(B, T, true), T: T, permEpoch: -1}, nil
 }
 
 // HostGrads returns a host copy of the gradient vector of the last
 // TrainStep (after clipping).
-func (t *Trainer) HostGrads() []float32 {
+func (t *TrainerOf[A, M]) HostGrads() []float32 {
 	g := make([]float32, t.grads.Len)
 	t.Model.Backend().Download(g, t.grads)
 	return g
@@ -274,7 +330,7 @@ func (t *Trainer) HostGrads() []float32 {
 
 // TotalSteps is the schedule length: MaxSteps if set, else Epochs times
 // the number of batches per epoch.
-func (t *Trainer) TotalSteps() int {
+func (t *TrainerOf[A, M]) TotalSteps() int {
 	per := (t.Train.Windows() + t.Cfg.BatchSize - 1) / t.Cfg.BatchSize
 	total := t.Cfg.Epochs * per
 	if t.Cfg.MaxSteps > 0 && t.Cfg.MaxSteps < total {
@@ -286,7 +342,7 @@ func (t *Trainer) TotalSteps() int {
 // TrainStep does one optimisation step on the windows inputs (B·T symbols)
 // and returns the mean per-symbol loss (nats) and the gradient norm before
 // clipping.
-func (t *Trainer) TrainStep(inputs []byte, B int) (loss, gnorm float64) {
+func (t *TrainerOf[A, M]) TrainStep(inputs []byte, B int) (loss, gnorm float64) {
 	m, T := t.Model, t.T
 	be := m.Backend()
 	sum := m.Forward(t.acts, inputs, B, T)
@@ -298,22 +354,22 @@ func (t *Trainer) TrainStep(inputs []byte, B int) (loss, gnorm float64) {
 	m.Backward(t.acts, t.grads, float32(scale))
 	gnorm = ClipGradNorm(be, t.grads, t.Cfg.ClipNorm)
 	lr := LearningRate(t.Step, t.Cfg.WarmupSteps, t.TotalSteps(), t.Cfg.LR, t.Cfg.MinLR)
-	t.Opt.Step(m.params, t.grads, lr)
+	t.Opt.Step(m.ParamTensor(), t.grads, lr)
 	t.Step++
 	return sum / float64(B*(T-1)), gnorm
 }
 
 // Done reports whether training is over: early stopping, or Epochs or
 // MaxSteps reached.
-func (t *Trainer) Done() bool {
+func (t *TrainerOf[A, M]) Done() bool {
 	return t.Stopped || t.Epoch >= t.Cfg.Epochs || t.maxed()
 }
 
-func (t *Trainer) maxed() bool { return t.Cfg.MaxSteps > 0 && t.Step >= t.Cfg.MaxSteps }
+func (t *TrainerOf[A, M]) maxed() bool { return t.Cfg.MaxSteps > 0 && t.Step >= t.Cfg.MaxSteps }
 
 // ElapsedTotal is the wall time spent training, over all Run calls and
 // the runs before the checkpoint this Trainer was resumed from.
-func (t *Trainer) ElapsedTotal() time.Duration {
+func (t *TrainerOf[A, M]) ElapsedTotal() time.Duration {
 	if t.runStart.IsZero() {
 		return t.Elapsed
 	}
@@ -322,7 +378,7 @@ func (t *Trainer) ElapsedTotal() time.Duration {
 
 // epochPerm returns the shuffled window order of the current epoch:
 // rand.PCG(Seed, Epoch).Perm(n).
-func (t *Trainer) epochPerm() []int {
+func (t *TrainerOf[A, M]) epochPerm() []int {
 	if t.permEpoch != t.Epoch || t.perm == nil {
 		t.perm = rand.New(rand.NewPCG(t.Cfg.Seed, uint64(t.Epoch))).Perm(t.Train.Windows())
 		t.permEpoch = t.Epoch
@@ -331,7 +387,7 @@ func (t *Trainer) epochPerm() []int {
 }
 
 // addEntry closes the current log interval.
-func (t *Trainer) addEntry(e LogEntry) {
+func (t *TrainerOf[A, M]) addEntry(e LogEntry) {
 	n := t.Train.Windows()
 	e.Step, e.Epoch = t.Step, float64(t.Epoch)+float64(t.Index)/float64(n)
 	e.TrainLoss = t.IntervalLoss / float64(t.IntervalTargets)
@@ -355,7 +411,7 @@ func (t *Trainer) addEntry(e LogEntry) {
 // then resumes exactly) and without restoring the best parameters. It may
 // be called again to continue (after a cancellation, or after more epochs
 // are allowed).
-func (t *Trainer) Run(ctx context.Context) (last EpochStats, err error) {
+func (t *TrainerOf[A, M]) Run(ctx context.Context) (last EpochStats, err error) {
 	n, B, T := t.Train.Windows(), min(t.Cfg.BatchSize, t.Train.Windows()), t.T
 	inputs := make([]byte, B*T)
 	t.runStart = time.Now()
@@ -447,12 +503,22 @@ func (t *Trainer) Run(ctx context.Context) (last EpochStats, err error) {
 
 // Evaluate returns the mean per-symbol loss in nats of the model on ws
 // (all B·(T−1) targets of every window).
-func (t *Trainer) Evaluate(ws Windows) float64 {
-	T := t.T
+func (t *TrainerOf[A, M]) Evaluate(ws Windows) float64 {
 	B := min(t.Cfg.BatchSize, ws.Windows())
-	if t.evalActs == nil || t.evalActs.MaxB < B {
-		t.evalActs = t.Model.NewActivations(B, T, false)
+	if t.evalB < B {
+		t.evalActs, t.evalB = t.Model.NewActivations(B, t.T, false), B
 	}
+	return MeanLoss[A](t.Model, t.evalActs, ws, B)
+}
+
+// MeanLoss returns the mean per-symbol loss in nats of m on the windows of
+// ws (all of one length T; every window's T−1 targets), running Forward on
+// batches of up to B windows with acts (made for at least B windows of T).
+func MeanLoss[A any, M Trainable[A]](m M, acts A, ws Windows, B int) float64 {
+	if ws == nil || ws.Windows() == 0 {
+		return math.NaN()
+	}
+	T := len(ws.Window(0))
 	inputs := make([]byte, B*T)
 	total, targets := 0.0, 0
 	for s := 0; s < ws.Windows(); s += B {
@@ -460,7 +526,7 @@ func (t *Trainer) Evaluate(ws Windows) float64 {
 		for i := 0; i < b; i++ {
 			copy(inputs[i*T:(i+1)*T], ws.Window(s+i))
 		}
-		total += t.Model.Forward(t.evalActs, inputs[:b*T], b, T)
+		total += m.Forward(acts, inputs[:b*T], b, T)
 		targets += b * (T - 1)
 	}
 	return total / float64(targets)

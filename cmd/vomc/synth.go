@@ -1,30 +1,31 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
+	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/fsutil"
-	"github.com/vomc/vomc/progress"
 	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer"
 )
 
-// The files of a synth run's directory.
+// The files of a synth run's directory besides those of a training run
+// (model.safetensors, train.jsonl, checkpoint.safetensors, curve.*).
 const (
-	synthModel = "model.safetensors"
-	synthLog   = "train.jsonl"
+	synthModel = trainModel
+	synthLog   = trainLog
 	synthInfo  = "synth.json"
 )
+
+// synthResumeFlags may be given together with --resume.
+var synthResumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "val": true, "checkpoint-every": true}
 
 func runSynth(args []string) error {
 	fs := newFlags("synth", "--variant tf20|nocounts|totalcounts|allcounts --data DIR --out DIR [flags]", `
@@ -39,21 +40,29 @@ output layer softmax(Wo·h + bo). The variants give the FF layer
   allcounts    (s; g; n_{s_l}, l=0..D; i)                 "TF 2-0 w/ all counts"
 Counts enter as ln(1+c) (--count-norm log1p) or c/N (scale). Position t
 predicts x_{t+1} (T−1 targets per window, as for 'vomc train'); losses are
-mean cross-entropies in nats per symbol. Validation (--val DIR, or
---val-frac of the training trees) runs every --eval-every steps, with early
-stopping after --patience evaluations without improvement; the best
-parameters are kept.
+mean cross-entropies in nats per symbol.
 
---out DIR receives model.safetensors, train.jsonl (one line per
-evaluation) and synth.json (configuration and summary). Evaluate with
-'vomc eval --methods ctw,synth:path=DIR'.`)
+Training is the engine's, as for 'vomc train': AdamW, warm-up and cosine
+decay, clipping, per-epoch shuffling, validation (--val DIR, or --val-frac
+of the training trees) at every epoch end, early stopping after --patience
+epochs without a better validation loss (the best parameters are kept),
+checkpoints every --checkpoint-every steps and at epoch ends. A run that
+was interrupted continues with 'vomc synth --out DIR --resume', with
+exactly the losses and parameters it would have had (only --data, --val
+and --checkpoint-every may be given then).
+
+--out DIR receives model.safetensors, train.jsonl (one JSON line every
+--log-every steps and at every epoch end, as 'vomc train' writes),
+checkpoint.safetensors, curve.png/curve.svg and synth.json (configuration
+and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 	variant := fs.String("variant", "tf20", "feature variant: tf20, nocounts, totalcounts or allcounts")
 	data := fs.String("data", "", "training data set directory (from 'vomc data')")
 	valDir := fs.String("val", "", "validation data set directory (default: --val-frac of the training trees)")
 	valFrac := fs.Float64("val-frac", 0.05, "fraction of the training trees held out for validation when --val is not given (0: none)")
 	maxWin := fs.Int("max-windows", 0, "use only the first this many training windows (0: all)")
 	out := fs.String("out", "", "output directory")
-	force := fs.Bool("force", false, "overwrite a model in --out")
+	force := fs.Bool("force", false, "start afresh even if --out holds a run")
+	resume := fs.Bool("resume", false, "continue the run in --out from its checkpoint")
 	D := fs.Int("D", 0, "depth D of the constructed layers (0: the data set's largest tree depth)")
 	embed := fs.Int("embed", 0, "width of an optional linear input embedding (0: none, the FF acts on the features)")
 	hidden := fs.Int("hidden", 0, "FF hidden width (0: 4 × the stream width)")
@@ -68,114 +77,112 @@ evaluation) and synth.json (configuration and summary). Evaluate with
 	fs.IntVar(&tc.WarmupSteps, "warmup", tc.WarmupSteps, "linear warm-up steps")
 	fs.Float64Var(&tc.WeightDecay, "wd", tc.WeightDecay, "AdamW weight decay")
 	fs.Float64Var(&tc.ClipNorm, "clip", tc.ClipNorm, "gradient-norm clipping bound (0: none)")
-	fs.IntVar(&tc.EvalEvery, "eval-every", tc.EvalEvery, "validate every this many steps (0: every epoch)")
-	fs.IntVar(&tc.Patience, "patience", tc.Patience, "early stopping after this many evaluations without improvement (0: never)")
+	fs.IntVar(&tc.Patience, "patience", tc.Patience, "early stopping after this many epochs without a better validation loss (0: never)")
 	fs.Uint64Var(&tc.Seed, "seed", tc.Seed, "random seed (initialisation, validation split, shuffling)")
+	fs.IntVar(&tc.LogEvery, "log-every", tc.LogEvery, "write a log line every this many steps (0: only at epoch ends)")
+	fs.Int("eval-every", 0, "removed: validation runs at every epoch end and --patience counts epochs (see --log-every)")
+	ckptEvery := fs.Int("checkpoint-every", 100, "write the checkpoint every this many steps (and at every epoch end)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		return usagef("unexpected arguments %v", fs.Args())
 	}
-	if *data == "" || *out == "" {
-		return usagef("--data DIR and --out DIR are required")
+	evalEvery := false
+	fs.Visit(func(f *flag.Flag) { evalEvery = evalEvery || f.Name == "eval-every" })
+	if evalEvery {
+		return usagef("--eval-every was removed: validation now runs at every epoch end, --patience counts epochs, and --log-every sets the interval of the training log")
 	}
-	v, err := synth.ParseVariant(*variant)
-	if err != nil {
-		return usageError{err.Error()}
+	if *out == "" {
+		return usagef("--out DIR is required")
 	}
-	if *valFrac < 0 || *valFrac >= 1 {
-		return usagef("--val-frac %g outside [0, 1)", *valFrac)
+	if *ckptEvery < 0 {
+		return usagef("--checkpoint-every %d is negative", *ckptEvery)
 	}
-	modelPath := filepath.Join(*out, synthModel)
-	if _, err := os.Stat(modelPath); err == nil && !*force {
-		return fmt.Errorf("%s exists (use --force to overwrite)", modelPath)
-	}
-	ds, err := dataset.Read(*data)
-	if err != nil {
-		return err
-	}
-	pr := ds.Config().Prior
-	if *D == 0 {
-		for _, d := range pr.Depths {
-			*D = max(*D, d)
-		}
-		*D = max(*D, 1)
-	}
-	var train, val transformer.Windows = ds, nil
-	if *valDir != "" {
-		vds, err := dataset.Read(*valDir)
+	var tr *synth.Trainer
+	var meta map[string]string
+	if *resume {
+		c, train, val, err := loadResume(fs, synthResumeFlags, *out, *data, *valDir)
 		if err != nil {
 			return err
 		}
-		if vds.Config().Prior.A != pr.A || vds.Config().N != ds.Config().N {
-			return fmt.Errorf("validation set %s has A=%d, N=%d; the training set A=%d, N=%d", *valDir, vds.Config().Prior.A, vds.Config().N, pr.A, ds.Config().N)
+		meta = c.Meta
+		if train, err = firstWindows(train, meta["max_windows"]); err != nil {
+			return err
 		}
-		val = vds
-	} else if *valFrac > 0 {
-		tw, vw := transformer.SplitByTree(ds, *valFrac, tc.Seed)
-		train, val = tw, vw
-	}
-	if *maxWin > 0 && *maxWin < train.Windows() {
-		idx := make([]int, *maxWin)
-		for i := range idx {
-			idx[i] = i
+		if tr, err = synth.Resume(nil, c, train, val); err != nil {
+			return err
 		}
-		train = transformer.Subset{W: train, Idx: idx}
-	}
-	cfg := synth.Config{Variant: v, A: pr.A, D: *D, Embed: *embed, Hidden: *hidden, Activation: *act, CountNorm: *norm}
-	nv := 0
-	if val != nil {
-		nv = val.Windows()
-	}
-	T := len(train.Window(0))
-	fmt.Printf("%s: D=%d, %d features; %d training and %d validation windows of %d symbols\n",
-		synth.Label(v), *D, synth.Dim(pr.A, *D, v), train.Windows(), nv, T)
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	per := (train.Windows() + tc.BatchSize - 1) / tc.BatchSize
-	total := per * tc.Epochs
-	if tc.MaxSteps > 0 {
-		total = min(total, tc.MaxSteps)
-	}
-	bar := progress.New(os.Stderr, "steps", total).DelayStart(2 * time.Second)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	start := time.Now()
-	m, err := synth.Train(ctx, cfg, train, val, tc, func(step, total int, loss float64) {
-		bar.SetExtra(fmt.Sprintf("loss %.4f", loss))
-		bar.Set(step)
-	})
-	bar.Done()
-	if err != nil && !errors.Is(err, context.Canceled) {
-		return err
-	}
-	if m == nil {
-		return err
-	}
-	if err := m.Save(modelPath); err != nil {
-		return err
-	}
-	if werr := fsutil.WriteFile(filepath.Join(*out, synthLog), true, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		for _, e := range m.Info.History {
-			if math.IsNaN(e.ValLoss) {
-				e.ValLoss = -1
+		if err := resumed(*out, tr.History, tr.Done(), tr.Step, tr.Epoch, tr.Index, train.Windows()); err != nil {
+			return err
+		}
+	} else {
+		if *data == "" {
+			return usagef("--data DIR and --out DIR are required")
+		}
+		v, err := synth.ParseVariant(*variant)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		if *valFrac < 0 || *valFrac >= 1 {
+			return usagef("--val-frac %g outside [0, 1)", *valFrac)
+		}
+		if *maxWin < 0 {
+			return usagef("--max-windows %d is negative", *maxWin)
+		}
+		if err := checkRunDir(*out, *force); err != nil {
+			return err
+		}
+		meta = map[string]string{"data": *data, "val": *valDir, "val_frac": strconv.FormatFloat(*valFrac, 'g', -1, 64),
+			"N": "0", "split_seed": strconv.FormatUint(tc.Seed, 10), "max_windows": strconv.Itoa(*maxWin)}
+		train, val, A, err := trainData(meta)
+		if err != nil {
+			return err
+		}
+		if train, err = firstWindows(train, meta["max_windows"]); err != nil {
+			return err
+		}
+		if *D == 0 {
+			if ds := datasetOf(train); ds != nil {
+				for _, d := range ds.Config().Prior.Depths {
+					*D = max(*D, d)
+				}
 			}
-			if err := enc.Encode(e); err != nil {
-				return err
-			}
+			*D = max(*D, 1)
 		}
-		return nil
-	}); werr != nil {
-		return werr
+		cfg := synth.Config{Variant: v, A: A, D: *D, Embed: *embed, Hidden: *hidden, Activation: *act, CountNorm: *norm}
+		if tr, err = synth.NewTrainer(nil, cfg, train, val, tc); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+		if err := fsutil.WriteBytes(filepath.Join(*out, trainLog), true, nil); err != nil {
+			return err
+		}
+		if err := tr.SaveCheckpoint(filepath.Join(*out, trainCheckpoint), meta); err != nil {
+			return err
+		}
+		nv := 0
+		if val != nil {
+			nv = val.Windows()
+		}
+		fmt.Printf("%s: D=%d, %d features, %d parameters; %d training and %d validation windows of %d symbols; ≤ %d steps\n",
+			synth.Label(v), *D, synth.Dim(A, *D, v), tr.Model.NumParams(), train.Windows(), nv, len(train.Window(0)), tr.TotalSteps())
 	}
-	info := map[string]any{"label": m.Name(), "variant": synth.ShortName(v), "D": m.Config.D, "features": m.Config.Features(),
-		"embed": m.Config.Embed, "hidden": m.Config.Hidden, "activation": m.Config.Activation, "count_norm": m.Config.CountNorm,
-		"pos_period": m.Config.PosN, "context": m.Config.Context, "params": m.Config.NumParams(), "data": *data, "val": *valDir,
-		"steps": m.Info.Steps, "best_step": m.Info.BestStep, "early_stopped": m.Info.Stopped, "train": tc,
-		"elapsed_s": time.Since(start).Seconds()}
+	if err := runTrainer(tr, *out, "synth", meta, *ckptEvery); err != nil {
+		return err
+	}
+	m := synth.Finish(tr)
+	if err := m.Save(filepath.Join(*out, synthModel)); err != nil {
+		return err
+	}
+	c := m.Config
+	info := map[string]any{"label": m.Name(), "variant": synth.ShortName(c.Variant), "D": c.D, "features": c.Features(),
+		"embed": c.Embed, "hidden": c.Hidden, "activation": c.Activation, "count_norm": c.CountNorm,
+		"pos_period": c.PosN, "context": c.Context, "params": c.NumParams(), "data": meta["data"], "val": meta["val"],
+		"steps": m.Info.Steps, "best_step": m.Info.BestStep, "early_stopped": m.Info.Stopped, "train": tr.Cfg,
+		"elapsed_s": tr.ElapsedTotal().Seconds()}
 	if !math.IsNaN(m.Info.BestVal) {
 		info["best_val"] = m.Info.BestVal
 	}
@@ -183,13 +190,45 @@ evaluation) and synth.json (configuration and summary). Evaluate with
 	if err := fsutil.WriteBytes(filepath.Join(*out, synthInfo), true, append(ij, '\n')); err != nil {
 		return err
 	}
-	fmt.Printf("%s: %d parameters, %d steps in %s", m.Name(), m.Config.NumParams(), m.Info.Steps, time.Since(start).Round(time.Second))
+	fmt.Printf("%s: %d parameters, %d steps, %d epochs (%s) in %s", m.Name(), c.NumParams(), tr.Step, tr.Epoch,
+		stopReason(tr.Stopped, tr.Cfg.Patience, tr.Cfg.MaxSteps, tr.Step), tr.ElapsedTotal().Round(time.Second))
 	if !math.IsNaN(m.Info.BestVal) {
 		fmt.Printf("; best validation loss %.4f nats/symbol at step %d", m.Info.BestVal, m.Info.BestStep)
 	}
-	fmt.Printf("\nwrote %s/{%s,%s,%s}\n", *out, synthModel, synthLog, synthInfo)
-	if err != nil {
-		return fmt.Errorf("interrupted at step %d; the best parameters so far were saved", m.Info.Steps)
+	fmt.Printf("\nwrote %s/{%s,%s,%s,%s,%s,%s}\n", *out, synthModel, synthLog, synthInfo, trainCheckpoint, trainCurvePNG, trainCurveSVG)
+	return nil
+}
+
+// firstWindows keeps the first n (a decimal string; "" or 0: all) windows
+// of w.
+func firstWindows(w transformer.Windows, n string) (transformer.Windows, error) {
+	k := 0
+	if n != "" {
+		var err error
+		if k, err = strconv.Atoi(n); err != nil || k < 0 {
+			return nil, fmt.Errorf("checkpoint metadata: max_windows %q", n)
+		}
+	}
+	if k == 0 || k >= w.Windows() {
+		return w, nil
+	}
+	idx := make([]int, k)
+	for i := range idx {
+		idx[i] = i
+	}
+	return transformer.Subset{W: w, Idx: idx}, nil
+}
+
+// datasetOf returns the data set under windows made by trainData (nil if
+// there is none).
+func datasetOf(w transformer.Windows) *dataset.Dataset {
+	switch v := w.(type) {
+	case *dataset.Dataset:
+		return v
+	case transformer.Subset:
+		return datasetOf(v.W)
+	case cutWindows:
+		return datasetOf(v.w)
 	}
 	return nil
 }

@@ -2,17 +2,14 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"image/color"
 	"io"
 	"io/fs"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,7 +23,6 @@ import (
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/fsutil"
 	"github.com/vomc/vomc/plot"
-	"github.com/vomc/vomc/progress"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -116,50 +112,20 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		return usagef("--checkpoint-every %d is negative", *ckptEvery)
 	}
 	ckptPath := filepath.Join(*out, trainCheckpoint)
-	logPath := filepath.Join(*out, trainLog)
 
 	var tr *transformer.Trainer
 	var meta map[string]string
 	if *resume {
-		var bad []string
-		fs.Visit(func(f *flag.Flag) {
-			if !resumeFlags[f.Name] {
-				bad = append(bad, "--"+f.Name)
-			}
-		})
-		if len(bad) > 0 {
-			return usagef("%s cannot be changed when resuming (the run's settings are in its checkpoint)", strings.Join(bad, ", "))
-		}
-		c, err := transformer.LoadCheckpoint(ckptPath)
+		c, train, val, err := loadResume(fs, resumeFlags, *out, *data, *valDir)
 		if err != nil {
 			return err
 		}
 		meta = c.Meta
-		if *data != "" {
-			meta["data"] = *data
-		}
-		if *valDir != "" {
-			meta["val"] = *valDir
-		}
-		train, val, _, err := trainData(meta)
-		if err != nil {
-			return err
-		}
 		if tr, err = c.Resume(train, val); err != nil {
 			return err
 		}
-		if err := transformer.RemoveStaleTemp(ckptPath); err != nil {
+		if err := resumed(*out, tr.History, tr.Done(), tr.Step, tr.Epoch, tr.Index, train.Windows()); err != nil {
 			return err
-		}
-		// The log may have lines written after the checkpoint: rewrite it
-		// from the checkpoint's history.
-		if err := fsutil.WriteFile(logPath, true, func(w io.Writer) error { return writeLogLines(w, tr.History) }); err != nil {
-			return err
-		}
-		if tr.Done() {
-			fmt.Printf("the run in %s had finished at step %d; writing its outputs again\n", *out, tr.Step)
-		} else {
-			fmt.Printf("resuming %s at step %d (epoch %d, window %d of %d)\n", *out, tr.Step, tr.Epoch+1, tr.Index, train.Windows())
 		}
 	} else {
 		if *data == "" {
@@ -222,75 +188,13 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		fmt.Printf("training activations ≈ %.3g GiB\n", float64(activationBytes(cfg, min(tc.BatchSize, train.Windows()), T))/(1<<30))
 	}
 
-	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
+	if err := runTrainer(tr, *out, "train", meta, *ckptEvery); err != nil {
 		return err
-	}
-	defer logFile.Close()
-	var logErr error
-	lastCurve := time.Now()
-	tr.OnLog = func(e transformer.LogEntry) {
-		if logErr == nil {
-			logErr = writeLogLines(logFile, []transformer.LogEntry{e})
-		}
-		if e.EpochEnd && time.Since(lastCurve) > 30*time.Second {
-			lastCurve = time.Now()
-			drawCurve(*out, tr.History) // best effort while training
-		}
-	}
-	tr.CheckpointEvery = *ckptEvery
-	tr.OnCheckpoint = func() error {
-		if logErr != nil {
-			return logErr
-		}
-		return tr.SaveCheckpoint(ckptPath, meta)
-	}
-	first := tr.Step
-	bar := progress.New(os.Stderr, "steps", max(tr.TotalSteps()-first, 0)).DelayStart(2 * time.Second)
-	start := time.Now()
-	B := min(tr.Cfg.BatchSize, tr.Train.Windows())
-	tokensPerStep := float64(B * len(tr.Train.Window(0)))
-	tr.OnStep = func(step int, loss float64) {
-		val := ""
-		if !math.IsInf(tr.BestVal, 1) {
-			val = fmt.Sprintf(" best val %.4f", tr.BestVal)
-		}
-		rate := tokensPerStep * float64(step-first) / time.Since(start).Seconds()
-		bar.SetExtra(fmt.Sprintf("step %d epoch %d loss %.4f%s %.0f tok/s", step, tr.Epoch+1, loss, val, rate))
-		bar.Set(step - first)
-		if trainStepHook != nil {
-			trainStepHook(step)
-		}
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	_, err = tr.Run(ctx)
-	bar.Done()
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			if serr := tr.SaveCheckpoint(ckptPath, meta); serr != nil {
-				return serr
-			}
-			return fmt.Errorf("interrupted at step %d; checkpoint saved, continue with 'vomc train --out %s --resume'", tr.Step, *out)
-		}
-		return err
-	}
-	if logErr != nil {
-		return logErr
 	}
 	if err := fsutil.WriteFile(filepath.Join(*out, trainModel), true, tr.Model.WriteSafetensors); err != nil {
 		return err
 	}
-	if err := drawCurve(*out, tr.History); err != nil {
-		return err
-	}
-	how := "all epochs"
-	switch {
-	case tr.Stopped:
-		how = fmt.Sprintf("early stopping (patience %d)", tr.Cfg.Patience)
-	case tr.Cfg.MaxSteps > 0 && tr.Step >= tr.Cfg.MaxSteps:
-		how = "--max-steps"
-	}
+	how := stopReason(tr.Stopped, tr.Cfg.Patience, tr.Cfg.MaxSteps, tr.Step)
 	fmt.Printf("trained %d steps, %d epochs (%s) in %s", tr.Step, tr.Epoch, how, tr.ElapsedTotal().Round(time.Second))
 	if !math.IsInf(tr.BestVal, 1) {
 		fmt.Printf("; best validation loss %.4f nats/symbol (%.4f bits), model has the best parameters", tr.BestVal, tr.BestVal/math.Ln2)

@@ -127,7 +127,8 @@ type Backend interface {
 	// MatmulBackward: dinp (rows, C) += dout·w — or, with setDinp, dinp =
 	// dout·w (for a dinp with no other contribution, which then need not
 	// be zeroed) — dw (OC, C) += doutᵀ·inp, and dbias += Σ_rows dout unless
-	// dbias is absent.
+	// dbias is absent. An absent dinp (the gradient of an input that needs
+	// none, e.g. a model's host-computed features) is skipped.
 	MatmulBackward(dinp, dw, dbias, dout, inp, w Tensor, rows, C, OC int, setDinp bool)
 
 	// AttentionForward is causal multi-head scaled dot-product attention:

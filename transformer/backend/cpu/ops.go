@@ -159,7 +159,9 @@ func matmulForward(k kernels.Kernel, out, inp, w, bias []float32, rows, C, OC in
 }
 
 func matmulBackwardBeta(k kernels.Kernel, beta float32, dinp, dw, dbias, dout, inp, w []float32, rows, C, OC int) {
-	k.Gemm(false, false, rows, C, OC, dout, OC, w, C, beta, dinp, C)
+	if dinp != nil {
+		k.Gemm(false, false, rows, C, OC, dout, OC, w, C, beta, dinp, C)
+	}
 	k.Gemm(true, false, OC, C, rows, dout, OC, inp, C, 1, dw, C)
 	if dbias != nil {
 		kernels.AddRows(dbias, dout, rows, OC, OC)
