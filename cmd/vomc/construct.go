@@ -21,7 +21,7 @@ func runConstruct(args []string) error {
 func constructCmd(args []string, w io.Writer) error {
 	fs := newFlags("construct", "[flags]", `
 Builds the paper's (D+2)-layer transformer construction of CTW (Section 4.4,
-Theorems 2–4, Appendix "Construction of Transformer for CTW") for the prior
+Theorems 3–5, Appendix "Construction of Transformer for CTW") for the prior
 (A, D, λ, α), runs it on a short input and prints its predictions next to
 CTW's (Pad convention: D zeros precede the input). --show prints every
 layer's intermediate quantities by named embedding block (copied suffix, g,
