@@ -25,7 +25,8 @@ type Config struct {
 	// LiteralInduction builds the induction layers as the paper writes
 	// them — key s_{u,dc} = x_{u−dc+1}^u, value ℓ^w of u's own path node
 	// computed at u, no context heads — keeping this package's other fixes
-	// (BOS sink, match weight, padding). It is NOT exact: a sibling's value
+	// (BOS sink, match weight, padding, total count i−D): index-corrected,
+	// not verbatim. It is NOT exact: a sibling's value
 	// misses the symbol that followed its last occurrence. For comparison
 	// only (see the package documentation and TestLiteralInductionIsInexact).
 	LiteralInduction bool
