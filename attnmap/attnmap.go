@@ -23,7 +23,7 @@
 //     offset 1 it comes right after an occurrence of it, i.e. it holds the
 //     symbol that followed the suffix there — where a head collecting
 //     next-symbol statistics for the suffix reads (the paper's statistics
-//     collection layer, Theorem 3, gathers exactly these counts).
+//     collection layer, Theorem 4, gathers exactly these counts).
 //
 // The paper's Fig. 5 draws "the positions in the data sequence that match
 // their suffixes of length-3", which read literally is offset 0 (the

@@ -25,7 +25,8 @@ type Config struct {
 	// LiteralInduction builds the induction layers as the paper writes
 	// them — key s_{u,dc} = x_{u−dc+1}^u, value ℓ^w of u's own path node
 	// computed at u, no context heads — keeping this package's other fixes
-	// (BOS sink, match weight, padding). It is NOT exact: a sibling's value
+	// (BOS sink, match weight, padding, total count i−D): index-corrected,
+	// not verbatim. It is NOT exact: a sibling's value
 	// misses the symbol that followed its last occurrence. For comparison
 	// only (see the package documentation and TestLiteralInductionIsInexact).
 	LiteralInduction bool
@@ -62,7 +63,7 @@ const (
 	lookupMatch = 4
 )
 
-// Construction is the (D+2)-layer transformer of Section 4.4 (Theorems 2–4)
+// Construction is the (D+2)-layer transformer of Section 4.4 (Theorems 3–5)
 // for one prior, with its embedding and read-out. Build it with Build; run
 // it with Run or through the Predictor.
 type Construction struct {
@@ -75,11 +76,11 @@ type Construction struct {
 	lgSumAlpha     float64 // lnΓ(Aα)
 }
 
-// Build constructs the transformer of Theorems 2–4 for cfg (cfg.N must be
-// set). Layer 1 is the context-extension layer of Theorem 2 (D heads,
-// Rot(m)), layer 2 the statistics-collection layer of Theorem 3 (D+1 heads
+// Build constructs the transformer of Theorems 3–5 for cfg (cfg.N must be
+// set). Layer 1 is the context-extension layer of Theorem 3 (D heads,
+// Rot(m)), layer 2 the statistics-collection layer of Theorem 4 (D+1 heads
 // as in the paper plus D heads for the shifted-context statistics), layers
-// 3..D+2 the induction layers of Theorem 4 (A heads keyed as in the paper's
+// 3..D+2 the induction layers of Theorem 5 (A heads keyed as in the paper's
 // query plus A heads for the shifted context chain; the last has only the
 // first A). See the package documentation for where and why it departs from
 // the paper.
@@ -96,9 +97,9 @@ func Build(cfg Config) (*Construction, error) {
 	c.lgSumAlpha, _ = math.Lgamma(float64(A) * cfg.Alpha)
 
 	L := &Layout{}
-	L.add("s", "s_{i,D+1}", D+1, A, "x_i, x_{i-1}, …, x_{i-D} one-hot (x_i from the embedding, the rest copied by layer 1; Thm 2)")
-	L.add("g", "g_{i,s}", D+1, A, "forward statistics g_{i,s_{i,l}}, l=0..D: next-symbol frequencies after the path suffix s_{i,l} (Thm 3)")
-	L.add("g_back", "g←_{i-1,s}", D+1, A, "backward statistics g←_{i-1,s_{i,l}}, l=0..D-1 (l=D stays 0): previous-symbol frequencies (Thm 3)")
+	L.add("s", "s_{i,D+1}", D+1, A, "x_i, x_{i-1}, …, x_{i-D} one-hot (x_i from the embedding, the rest copied by layer 1; Thm 3)")
+	L.add("g", "g_{i,s}", D+1, A, "forward statistics g_{i,s_{i,l}}, l=0..D: next-symbol frequencies after the path suffix s_{i,l} (Thm 4)")
+	L.add("g_back", "g←_{i-1,s}", D+1, A, "backward statistics g←_{i-1,s_{i,l}}, l=0..D-1 (l=D stays 0): previous-symbol frequencies (Thm 4)")
 	L.add("g_ctx", "g~_{i,c}", D+1, A, "[added] forward statistics of the shifted context c_{i,l}=x_{i-l}^{i-1}, l=1..D (part 0 unused)")
 	L.add("g_ctx_back", "g~←_{i,c}", D+1, A, "[added] backward statistics of c_{i,l}, l=1..D-1 (parts 0 and D unused)")
 	L.add("n", "n_{i,s}", D+1, A, "counts n_{i,s_{i,l}} = (i−D)·g·Πg← of the path nodes (recovered by layer 2's FF)")
@@ -163,7 +164,7 @@ func (c *Construction) position(u []float64) float64 {
 }
 
 // contextLayer is layer 1, the finite-memory context-extension layer of
-// Theorem 2 (Appendix, proof of Theorem 2): head m = 1..D has
+// Theorem 3 (Appendix, proof of Theorem 3): head m = 1..D has
 // W_Q,m h_i = pos_{i−m} (Rot(m) applied to (cos, sin), the constant 1
 // passed through), W_K,m h_u = c·pos_u and W_V,m h_u = x_u, placed by W_O
 // into part m of s. The score c(1 + cos((i−m−u)π/N)) is maximal exactly at
@@ -175,7 +176,7 @@ func (c *Construction) contextLayer(temp float64) *Layer {
 	E := L.E
 	pb := L.Block("pos").Offset
 	s := L.Block("s")
-	l := &Layer{Name: "1: context extension (Thm 2)", WO: NewMat(E, D*A), FFDoc: "zero"}
+	l := &Layer{Name: "1: context extension (Thm 3)", WO: NewMat(E, D*A), FFDoc: "zero"}
 	for m := 1; m <= D; m++ {
 		phi := float64(m) * math.Pi / float64(N)
 		q, k, v := NewMat(3, E), NewMat(3, E), NewMat(A, E)
@@ -196,7 +197,7 @@ func (c *Construction) contextLayer(temp float64) *Layer {
 	return l
 }
 
-// statisticsLayer is layer 2, the statistics-collection layer of Theorem 3.
+// statisticsLayer is layer 2, the statistics-collection layer of Theorem 4.
 // Paper heads (suffix length l = 0..D, the paper's m = l+1): the query is
 // the path suffix s_{i,l} = (x_i, …, x_{i−l+1}) (parts 0..l−1 of s), the
 // key at u is c·s_{u−1,l} (parts 1..l of s at u), so the matching positions
@@ -213,7 +214,7 @@ func (c *Construction) statisticsLayer(temp float64) *Layer {
 	E := L.E
 	s, pb, fl := L.Block("s"), L.Block("pos").Offset, L.Block("flags").Offset
 	penalty := float64(D + 2)
-	l := &Layer{Name: "2: statistics collection (Thm 3)", FF: c.countsFF,
+	l := &Layer{Name: "2: statistics collection (Thm 4)", FF: c.countsFF,
 		FFDoc: "counts n = (i−D)·g·Πg← (path) and n~ (context), then p, ℓ^e, ℓ^w_{s_D} = ℓ^e_{s_D} (exact)"}
 	type out struct{ row, col int }
 	var places []out
@@ -293,7 +294,7 @@ func (c *Construction) lnPe(n []float64) (tot, le float64) {
 // countsFF is the exact FF of layer 2. With j = i − D the number of real
 // symbols up to position i (i recovered from pos_i), it computes the
 // path-node counts by the paper's recovery formula (Appendix, after the
-// proof of Theorem 3), N_0 = j, n_{i,s_l} = N_l·g_l, N_{l+1} = N_l·g←_l(x_{i−l}),
+// proof of Theorem 4), N_0 = j, n_{i,s_l} = N_l·g_l, N_{l+1} = N_l·g←_l(x_{i−l}),
 // then p_{i,s_l}, ℓ^e_{i,s_l} and ℓ^w_{i,s_D} = ℓ^e_{i,s_D} (h^(3)); and, for
 // the shifted context nodes c_{i,l} = x_{i−l}^{i−1} after the update by x_i,
 // N~_0 = j, N~_l = N~_{l−1}·g~←_{l−1}(x_{i−l}) (g←_0 for l = 1),
@@ -362,7 +363,7 @@ func (c *Construction) countsFF(u, out []float64) {
 	}
 }
 
-// inductionLayer is the induction layer of Theorem 4 for child depth dc
+// inductionLayer is the induction layer of Theorem 5 for child depth dc
 // (the paper's layer ℓ = D+3−dc), whose parent depth is d = dc−1.
 //
 // Path heads q ∈ A (the paper's A heads): the query is the string
@@ -391,7 +392,7 @@ func (c *Construction) inductionLayer(temp float64, dc int) *Layer {
 	s, pb, fl := L.Block("s"), L.Block("pos").Offset, L.Block("flags").Offset
 	lwc := L.Block("lw_ctx")
 	sib, csib := L.Block("lw_sib"), L.Block("lw_ctx_sib")
-	l := &Layer{Name: fmt.Sprintf("%d: induction, children at depth %d (Thm 4)", D+3-dc, dc)}
+	l := &Layer{Name: fmt.Sprintf("%d: induction, children at depth %d (Thm 5)", D+3-dc, dc)}
 	l.FF = func(u, out []float64) { c.inductionFF(dc, u, out) }
 	l.FFDoc = fmt.Sprintf("δ_%d = ln(1−λ) − I_{%d=D}lnλ + ℓ^e_%d − ℓ^e_%d + Σ_q ℓ^w_{q s_%d} − ℓ^w_%d; ℓ^w_%d = ln(λe^{ℓ^e} + (1−λ)e^{Σ_q ℓ^w_{q s}})", dc, dc, dc, d, d, dc, d)
 	if d >= 1 {
@@ -470,13 +471,13 @@ func logAddExp(x, y float64) float64 {
 
 // inductionFF is the exact FF of the induction layer for child depth dc
 // (parent d = dc−1), the step "δ_{i,D+3−ℓ} can be computed by a^(ℓ)_i" of
-// the proof of Theorem 4: with Σ = Σ_q ℓ^w_{i,q s_{i,d}} (the copied
+// the proof of Theorem 5: with Σ = Σ_q ℓ^w_{i,q s_{i,d}} (the copied
 // children),
 //
 //	δ_{i,dc} = ln(1−λ) − I_{dc=D} ln λ + ℓ^e_{i,s_dc} − ℓ^e_{i,s_d} + Σ − ℓ^w_{i,s_dc}
 //	ℓ^w_{i,s_d} = ln(λ e^{ℓ^e_{i,s_d}} + (1−λ) e^Σ)
 //
-// (Theorem 1 and the CTW recursion), and for d ≥ 1 the same recursion for
+// (Theorem 2 and the CTW recursion), and for d ≥ 1 the same recursion for
 // the context node c_{i,d} from its copied children.
 func (c *Construction) inductionFF(dc int, u, out []float64) {
 	L := c.Layout
@@ -501,7 +502,7 @@ func (c *Construction) inductionFF(dc int, u, out []float64) {
 	}
 }
 
-// Omega writes the blending weights ω_{i,l}, l = 0..D, of Theorem 1 from
+// Omega writes the blending weights ω_{i,l}, l = 0..D, of Theorem 2 from
 // the δ block of the final embedding h^(D+3): ln ω_l = Σ_{k≤l} δ_k + const,
 // normalised.
 func (c *Construction) Omega(h, omega []float64) {
@@ -522,7 +523,7 @@ func (c *Construction) Omega(h, omega []float64) {
 	}
 }
 
-// Readout is the final read-out of Theorem 4, an exact function of
+// Readout is the final read-out of Theorem 5, an exact function of
 // h^(D+3): P(·) = Σ_l ω_{i,l} p_{i,s_{i,l}}(·), written into p (length A).
 func (c *Construction) Readout(h, p []float64) {
 	omega := make([]float64, c.Config.D+1)

@@ -1,5 +1,5 @@
 // Package construct makes the paper's transformer construction of CTW
-// executable: Section 4.4 "Interpretation via Constructions" (Theorems 1–4)
+// executable: Section 4.4 "Interpretation via Constructions" (Theorems 2–5)
 // and Appendix "Construction of Transformer for CTW". Given the prior
 // π_CTW(D, λ, α) it builds the (D+2)-layer transformer with explicit
 // attention matrices, runs it in float64, and in the hard-attention limit
@@ -12,7 +12,7 @@
 // W_Q,m, W_K,m, W_V,m and W_O, a residual, then an FF sub-layer with a
 // residual. Where the paper says "a sufficiently wide FF layer can compute
 // f", the FF is f itself, an exact Go function of the layer input (type FF);
-// the read-out Σ_l ω_{n,l} p_{n,s_{n,l}} of Theorem 4 is likewise exact. The
+// the read-out Σ_l ω_{n,l} p_{n,s_{n,l}} of Theorem 5 is likewise exact. The
 // temperature c is a factor of every W_K; Config.C = 0 or +Inf selects the
 // exact limit c → ∞ (uniform attention over the arg-max set of scores).
 //
@@ -28,13 +28,13 @@
 //
 // # Layers
 //
-//   - Layer 1 (Theorem 2): D heads, W_Q,m = Rot(m) on pos, W_K,m = c·I on
+//   - Layer 1 (Theorem 3): D heads, W_Q,m = Rot(m) on pos, W_K,m = c·I on
 //     pos, W_V,m copies x_u into part m of s. FF zero.
-//   - Layer 2 (Theorem 3): the paper's D+1 heads (query s_{i,l}, key
+//   - Layer 2 (Theorem 4): the paper's D+1 heads (query s_{i,l}, key
 //     c·s_{u−1,l}, value (x_u; x_{u−l−1})) giving g_{i,s_{i,l}} and
 //     g←_{i−1,s_{i,l}}; FF: n_{i,s_{i,l}} = (i−D)·g·Π_{j<l} g←_j(x_{i−j}), p,
 //     ℓ^e, ℓ^w_{s_D} = ℓ^e_{s_D} (h^(3)).
-//   - Layers 3..D+2 (Theorem 4): A heads copying ℓ^w of the children
+//   - Layers 3..D+2 (Theorem 5): A heads copying ℓ^w of the children
 //     q·s_{i,d} of the path node at depth d = D+2−ℓ; FF: δ_{i,d+1} and
 //     ℓ^w_{i,s_{i,d}} (eq. h-ell-induction).
 //   - Read-out: ω from the δ's, P = Σ_l ω_l p_l.

@@ -15,7 +15,7 @@ func (c Config) CTWConfig() ctw.Config {
 }
 
 // CTWDist returns CTW's predictive distributions P(x_{j+1} = · | x_1^j),
-// j = 0..len(x), the reference of Theorem 4.
+// j = 0..len(x), the reference of Theorem 5.
 func CTWDist(cfg Config, x []byte) ([][]float64, error) {
 	p, err := ctw.New(cfg.CTWConfig())
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 type Variant int
 
 const (
-	// TF20 is a^(2)_i of eq. (statistics), Theorem 3:
+	// TF20 is a^(2)_i of eq. (statistics), Theorem 4:
 	// (s_{i,D+1}; g_{i,D+1}; g←_{i−1,D+1}; pos_i) (the last g← part is 0, as
 	// in the paper's head m = M').
 	TF20 Variant = iota

@@ -104,3 +104,101 @@ func (decades) Ticks(lo, hi float64) []gplot.Tick {
 	}
 	return ts
 }
+
+// FFSeries is one curve of WriteFFWidthPlot: the maximal deviation from
+// CTW (probabilities, max over positions and symbols) of the construction
+// with ReLU-network FF layers against their width W (the widest hidden
+// layer), one point per number K of segments per smooth function.
+type FFSeries struct {
+	Label string
+	W     []float64
+	K     []int
+	Err   []float64
+}
+
+// WriteFFWidthPlot draws max |P_TF − P_CTW| against the FF width W (both
+// axes logarithmic) for each series and writes it to path atomically, as
+// PNG, SVG or PDF by extension. With byK it draws against K (segments per
+// smooth function) instead.
+func WriteFFWidthPlot(path string, force bool, title string, series []FFSeries, byK bool) error {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	switch format {
+	case "png", "svg", "pdf":
+	default:
+		return fmt.Errorf("construct: plot file %s: want a .png, .svg or .pdf extension", path)
+	}
+	p := gplot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "FF width W (widest hidden ReLU layer)"
+	p.Y.Label.Text = "max |P_TF − P_CTW|"
+	p.X.Scale, p.Y.Scale = gplot.LogScale{}, gplot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = decades{}, decades{}
+	p.Add(plotter.NewGrid())
+	palette := []color.NRGBA{{0x00, 0x72, 0xB2, 0xFF}, {0xD5, 0x5E, 0x00, 0xFF}, {0x00, 0x9E, 0x73, 0xFF}, {0xCC, 0x79, 0xA7, 0xFF}, {0xE6, 0x9F, 0x00, 0xFF}, {0x56, 0xB4, 0xE9, 0xFF}, {0, 0, 0, 0xFF}}
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}}
+	for i, s := range series {
+		if len(s.W) == 0 || len(s.W) != len(s.Err) {
+			return fmt.Errorf("construct: series %q has %d widths and %d errors", s.Label, len(s.W), len(s.Err))
+		}
+		xy := make(plotter.XYs, len(s.W))
+		for k := range s.W {
+			xy[k].X, xy[k].Y = s.W[k], math.Max(s.Err[k], ErrorFloor)
+			if byK {
+				xy[k].X = float64(s.K[k])
+			}
+		}
+		line, points, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return err
+		}
+		col := palette[i%len(palette)]
+		line.Color, points.Color = col, col
+		points.Shape = shapes[i%len(shapes)]
+		p.Add(line, points)
+		p.Legend.Add(s.Label, line, points)
+	}
+	if byK {
+		p.X.Label.Text = "K (segments per piecewise-linear function)"
+		p.Legend.Left = true
+	} else {
+		p.Legend.Top = true
+		p.Legend.XOffs = -1.5 * vg.Inch
+	}
+	wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, format)
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFile(path, force, func(w io.Writer) error {
+		_, err := wt.WriteTo(w)
+		return err
+	})
+}
+
+// FFSweep builds the construction for cfg with ReLU-network FFs of K =
+// 1, 2, 4, … ≤ maxK segments per smooth function, runs it on x and
+// returns the series (label set by the caller).
+func FFSweep(cfg Config, x []byte, maxK int) (FFSeries, error) {
+	var s FFSeries
+	ref, err := CTWDist(cfg, x)
+	if err != nil {
+		return s, err
+	}
+	for K := 1; K <= maxK; K *= 2 {
+		c, err := Build(cfg)
+		if err != nil {
+			return s, err
+		}
+		nets, err := c.UseMLP(K)
+		if err != nil {
+			return s, err
+		}
+		tr, err := c.Run(x, false)
+		if err != nil {
+			return s, err
+		}
+		s.W = append(s.W, float64(nets.Width()))
+		s.K = append(s.K, K)
+		s.Err = append(s.Err, maxDiff(tr.Dist, ref))
+	}
+	return s, nil
+}

@@ -7,7 +7,7 @@ import (
 	"github.com/vomc/vomc/predict"
 )
 
-// Predictor runs the construction of Theorems 2–4 as a predict.Predictor
+// Predictor runs the construction of Theorems 3–5 as a predict.Predictor
 // (and predict.SequencePredictor), so that the harness can evaluate and
 // plot it beside CTW; in the hard-attention limit the two coincide (to
 // ~1e-12, see the tests).

@@ -35,7 +35,7 @@ func (c *Construction) WriteSummary(w io.Writer) error {
 		}
 		fmt.Fprintf(&sb, "    FF (exact function): %s\n", l.FFDoc)
 	}
-	sb.WriteString("  read-out (exact function): P = Σ_l ω_l p_{s_l}, ln ω_l = Σ_{k≤l} δ_k + const (Thm 1, Thm 4)\n")
+	sb.WriteString("  read-out (exact function): P = Σ_l ω_l p_{s_l}, ln ω_l = Σ_{k≤l} δ_k + const (Thm 2, Thm 5)\n")
 	_, err := io.WriteString(w, sb.String())
 	return err
 }

@@ -5,12 +5,12 @@
 // Three exact sequential forms are provided, all giving the full next-symbol
 // distribution P(x_{n+1} = · | x_1^n) at every position:
 //
-//   - Blend (the default, fast): the ω-blending form of Theorem 1,
+//   - Blend (the default, fast): the ω-blending form of Theorem 2,
 //     P = Σ_{l=0..D} ω_{n,l} p_{n,s_{n,l}}, where the weights are kept as one
 //     "stop weight" w_s = λp^e_s / p^w_s per node, so that
 //     ω_{n,l} = w_{s_l} Π_{j<l} (1 − w_{s_j}) and only the D+1 nodes on the
 //     current path are touched per symbol: O(D·A) work, no underflow.
-//   - Theorem1: the literal formula of Theorem 1 in the log domain, with
+//   - Theorem1: the literal formula of Theorem 2 in the log domain, with
 //     ℓ^e, ℓ^w stored at every node and ln ω_{n,l} − ln ω_{n,l−1} formed as in
 //     the theorem.
 //   - Ratio: the recursive definition, P(a | x_1^n) = p^w_{()}(x_1^n a) /
@@ -83,10 +83,12 @@ func ParseInit(s string) (Init, error) {
 type Form int
 
 const (
-	// Blend is the fast ω-blending form of Theorem 1 with per-node stop
+	// Blend is the fast ω-blending form of Theorem 2 with per-node stop
 	// weights (default).
 	Blend Form = iota
-	// Theorem1 is the literal log-domain formula of Theorem 1.
+	// Theorem1 is the literal log-domain formula of the paper's Theorem 2 (the
+	// name is historical; the paper's Theorem 1 is Kontoyiannis et al.'s
+	// Theorem 3.1, CTW = the Bayes mixture).
 	Theorem1
 	// Ratio is the ratio of root marginal likelihoods (recursive definition).
 	Ratio

@@ -58,7 +58,7 @@ func mustNew(t testing.TB, c Config) *Predictor {
 	return p
 }
 
-// TestFormsAgree checks that the fast ω-blending form, the literal Theorem 1
+// TestFormsAgree checks that the fast ω-blending form, the literal Theorem 2
 // and the ratio of marginal likelihoods give the same distribution (≤1e-12
 // relative) at every position, under every initial-context convention.
 func TestFormsAgree(t *testing.T) {
@@ -361,7 +361,7 @@ func TestLongSequenceNoUnderflow(t *testing.T) {
 }
 
 // TestBigAlphabetTrie exercises the hash-map trie (A > 16) and the inline
-// trie (dense too large) against the literal Theorem 1.
+// trie (dense too large) against the literal Theorem 2.
 func TestBigAlphabetTrie(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	for _, tc := range []struct{ A, D int }{{256, 3}, {40, 3}, {4, 16}} {

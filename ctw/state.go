@@ -76,7 +76,7 @@ type State interface {
 	predict.State
 	// Weights writes ω_{n,l}, l = 0..D (length D+1), the posterior
 	// probability that the suffix of length l of the current context is a
-	// leaf of the source tree (Theorem 1, eq. (omega)), for the next
+	// leaf of the source tree (Theorem 2, eq. (omega)), for the next
 	// prediction. Entries beyond the available context depth are 0.
 	Weights(omega []float64)
 	// LogML is ln P(x) in nats of the symbols counted so far: the log
@@ -197,7 +197,7 @@ func (b *base) Saturated() int { return b.saturated }
 // w_s = λp^e_s/p^w_s and its complement 1−w_s = (1−λ)Π_q p^w_{qs}/p^w_s
 // (kept separately, so neither loses precision near 0 or 1). With them
 // ω_{n,l} = w_{s_l} Π_{j<l}(1−w_{s_j}) (ω_{n,d} = Π_{j<d}(1−w_{s_j}) at the
-// deepest node), which is Theorem 1's ω: ω_l/ω_{l−1} equals its
+// deepest node), which is Theorem 2's ω: ω_l/ω_{l−1} equals its
 // exp(ln(1−λ) − I_{l=D} ln λ + ℓ^e_{s_l} − ℓ^e_{s_{l−1}} + Σ_q ℓ^w_{qs_{l−1}} − ℓ^w_{s_l}).
 // Updates are multiplicative and need no logarithm or exponential.
 type blendState struct {
@@ -238,7 +238,7 @@ func (st *blendState) Weights(omega []float64) {
 }
 
 // Predict writes P(x_{n+1} = · | x_1^n) = Σ_l ω_{n,l} p_{n,s_{n,l}}(·)
-// (Theorem 1), in one pass over the path.
+// (Theorem 2), in one pass over the path.
 func (st *blendState) Predict(p []float64) {
 	if !st.predicting() {
 		st.priorPredict(p)
@@ -325,7 +325,7 @@ func setWeights(w, wc []float64, id int32, wp, wr float64) {
 }
 
 // logState stores ℓ^e_s = ln p^e_s, ℓ^w_s = ln p^w_s and Σ_q ℓ^w_{qs} at every
-// node and predicts with the literal Theorem 1 (form Theorem1) or with the
+// node and predicts with the literal Theorem 2 (form Theorem1) or with the
 // ratio of root marginal likelihoods (form Ratio).
 type logState struct {
 	base
@@ -347,7 +347,7 @@ func logAddExp(x, y float64) float64 {
 	return x + math.Log1p(math.Exp(y-x))
 }
 
-// Weights computes ω_{n,l} from Theorem 1: ln ω_l − ln ω_{l−1} = ln(1−λ) −
+// Weights computes ω_{n,l} from Theorem 2: ln ω_l − ln ω_{l−1} = ln(1−λ) −
 // I_{l=d} ln λ + ℓ^e_{s_l} − ℓ^e_{s_{l−1}} + Σ_q ℓ^w_{qs_{l−1}} − ℓ^w_{s_l}, with
 // ℓ^w_{s_d} = ℓ^e_{s_d} at the deepest node d (= D except for Shorter and a
 // saturated tree), then normalises.
@@ -402,7 +402,7 @@ func (st *logState) rootLW(a int) float64 {
 	return v
 }
 
-// Predict writes P(x_{n+1} = · | x_1^n) by Theorem 1 (form Theorem1) or as
+// Predict writes P(x_{n+1} = · | x_1^n) by Theorem 2 (form Theorem1) or as
 // p^w_{()}(x_1^n a)/p^w_{()}(x_1^n) for every a (form Ratio).
 func (st *logState) Predict(p []float64) {
 	if !st.predicting() {

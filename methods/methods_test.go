@@ -102,7 +102,7 @@ func TestBuildTF(t *testing.T) {
 }
 
 // TestConstruct: the construction is built from a spec and coincides with
-// CTW (Theorem 1 made a transformer).
+// CTW (Theorem 2 made a transformer).
 func TestConstruct(t *testing.T) {
 	d := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
 	bs, err := Build("ctw,construct,construct:c=1e6", d)

@@ -113,6 +113,6 @@ func (r *CTWReport) Write(w io.Writer) {
 	row("counts-only pass (floor)", r.Counts)
 	row("log marginal likelihood ln p^w_()", r.LogML)
 	row("full predictive distributions (blend)", r.Sequential)
-	row("full predictive distributions (Theorem 1)", r.Theorem1)
+	row("full predictive distributions (Theorem 2)", r.Theorem1)
 	fmt.Fprintf(w, "ln P(x) = %.6f nats (%.6f bits/symbol)\n", r.LogMLValue, -r.LogMLValue/float64(r.Symbols)/0.6931471805599453)
 }

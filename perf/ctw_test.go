@@ -16,7 +16,7 @@ func TestBenchCTW(t *testing.T) {
 	}
 	var b bytes.Buffer
 	r.Write(&b)
-	for _, want := range []string{"counts-only", "log marginal", "blend", "Theorem 1"} {
+	for _, want := range []string{"counts-only", "log marginal", "blend", "Theorem 2"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}

@@ -152,10 +152,14 @@ func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
 			ExcessWindow: iv(m.ExcessWindow), ExcessSecond: iv(m.ExcessSecondHalf), Time: "—",
 			Params: "— (constructed)", Note: fmt.Sprintf("on the first %d test windows (CTW there: %s)", c.Windows, iv(c.Methods[0].SecondHalf))})
 	}
-	d.SummaryNote = fmt.Sprintf("Mean loss in nats per symbol over %d test windows of N=%d (one fresh sequence per tree), "+
+	indep := "one fresh sequence per tree, so the windows are independent, as the intervals assume"
+	if cfg.TestTrees > 0 && res.Windows > cfg.TestTrees {
+		indep = fmt.Sprintf("WARNING: from only %d trees, so windows share trees and the intervals, which assume independent windows, are too narrow", cfg.TestTrees)
+	}
+	d.SummaryNote = fmt.Sprintf("Mean loss in nats per symbol over %d test windows of N=%d (%s), "+
 		"with %.0f%% confidence half-widths across windows (%s); the excess over CTW is paired window by window. "+
 		"The second half is positions %d..%d. Training time is wall time on this machine.",
-		res.Windows, res.N, 100*res.Confidence, res.CIMethod, res.SecondHalfStart, res.N)
+		res.Windows, res.N, indep, 100*res.Confidence, res.CIMethod, res.SecondHalfStart, res.N)
 	// Figures.
 	add := func(id, title string, files []string, f Finding, missing string) error {
 		s := figureSection{ID: id, Title: title, Finding: f, Missing: missing}

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vomc/vomc/eval"
 )
 
 // TestSetAndLoad checks the override parsing: scalars, lists, model lists,
@@ -273,5 +276,36 @@ func TestResumeAfterCancel(t *testing.T) {
 	bb, _ := os.ReadFile(b[0])
 	if !bytes.Equal(ba, bb) {
 		t.Error("resumed model differs from the uninterrupted one")
+	}
+}
+
+// TestSpikes: one outlying window gives a spike carried by ≈ 1 window; a
+// shift of many windows gives many; a flat curve none.
+func TestSpikes(t *testing.T) {
+	const n, N = 1000, 60
+	mk := func(spikeMean, spikeSD float64) *eval.MethodResult {
+		m := &eval.MethodResult{Excess: make([]eval.Interval, N)}
+		for i := range m.Excess {
+			mean, sd := 0.02, 0.1
+			if i == 30 {
+				mean, sd = spikeMean, spikeSD
+			}
+			h := 1.96 * sd / math.Sqrt(n)
+			m.Excess[i] = eval.Interval{Mean: mean, SD: sd, Lo: mean - h, Hi: mean + h}
+		}
+		return m
+	}
+	if s := spikes(mk(0.02, 0.1), n, 0.03); len(s) != 0 {
+		t.Errorf("flat curve: %+v", s)
+	}
+	// one window with excess 100 nats: mean +0.1, SD ≈ 100/√n = 3.16 — the
+	// interval is too wide to count as a spike at all
+	if s := spikes(mk(0.12, 3.16), n, 0.03); len(s) != 0 {
+		t.Errorf("one outlier flagged: %+v", s)
+	}
+	// 100 windows with excess 1.3: mean +0.13, SD ≈ 0.39
+	s := spikes(mk(0.15, 0.39), n, 0.03)
+	if len(s) != 1 || s[0].Pos != 31 || s[0].Windows < 50 || s[0].Windows > 150 {
+		t.Errorf("systematic spike: %+v", s)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ func runConstruct(args []string) error {
 func constructCmd(args []string, w io.Writer) error {
 	fs := newFlags("construct", "[flags]", `
 Builds the paper's (D+2)-layer transformer construction of CTW (Section 4.4,
-Theorems 2–4, Appendix "Construction of Transformer for CTW") for the prior
+Theorems 3–5, Appendix "Construction of Transformer for CTW") for the prior
 (A, D, λ, α), runs it on a short input and prints its predictions next to
 CTW's (Pad convention: D zeros precede the input). --show prints every
 layer's intermediate quantities by named embedding block (copied suffix, g,
@@ -30,8 +31,21 @@ matrices (safetensors, F64); --error-plot draws the maximal deviation from
 CTW against the temperature c over --c-range.
 
 The construction departs from the paper where the paper's layers are not
-exact (see 'go doc github.com/vomc/vomc/construct'); --literal builds the
-induction layers as the paper writes them, to see their error.`)
+exact (see 'go doc github.com/vomc/vomc/construct'). --literal keys the
+induction heads as the paper writes them (on the suffix s_{u,dc} ending at
+u, copying ℓ^w of u's own path node computed at u, without the added
+context-chain heads) to show that lookup's error; it keeps this
+implementation's index repairs (the BOS sink for never-seen nodes, match
+weight 4 instead of c·I, the padding positions for the dummy context and
+the total count i−D), so it is "index-corrected", not the paper verbatim.
+
+FF layers: the paper only says they are "sufficiently wide". --ff exact
+(default) computes each FF as the exact function; --ff mlp --width W
+replaces every FF sub-layer by a constructed ReLU network whose widest
+hidden layer has at most W units (exact integer count machinery plus
+piecewise-linear exp and log-add-exp with K segments, K as large as W
+allows; see construct/mlp.go). --ff-plot FILE sweeps K = 1, 2, 4, …,
+--ff-max-k and draws max |P_TF − P_CTW| against W.`)
 	A := fs.Int("A", 3, "alphabet size")
 	D := fs.Int("D", 2, "maximum depth D (≥ 1)")
 	lambda := fs.Float64("lambda", 0.15, "stop probability λ in (0,1)")
@@ -46,6 +60,12 @@ induction layers as the paper writes them, to see their error.`)
 	cRange := fs.String("c-range", "1,1000", "temperature range lo,hi of the error-vs-c plot (log-spaced)")
 	cPoints := fs.Int("c-points", 25, "number of temperatures in the error-vs-c plot")
 	force := fs.Bool("force", false, "overwrite existing output files")
+	ffMode := fs.String("ff", "exact", "FF sub-layers: exact (Go functions) or mlp (constructed ReLU networks, --width)")
+	width := fs.Int("width", 0, "with --ff mlp: the widest hidden layer of each FF network")
+	ffPlot := fs.String("ff-plot", "", "write max |P_TF − P_CTW| against the FF width W (ReLU networks, K = 1..--ff-max-k) to this file")
+	ffMaxK := fs.Int("ff-max-k", 1024, "largest number of segments per smooth function in --ff-plot")
+	random := fs.Int("random", 0, "use n i.i.d. uniform random symbols (seed --seed) instead of --input")
+	seed := fs.Uint64("seed", 1, "seed of --random")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -64,6 +84,29 @@ induction layers as the paper writes them, to see their error.`)
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if *random > 0 {
+		r := rand.New(rand.NewPCG(*seed, 0x636f6e73))
+		x = make([]byte, *random)
+		for i := range x {
+			x[i] = byte(r.IntN(*A))
+		}
+		*input = fmt.Sprintf("random:%d (seed %d)", *random, *seed)
+	}
+	switch *ffMode {
+	case "exact":
+		if *width != 0 {
+			return usagef("--width is for --ff mlp")
+		}
+	case "mlp":
+		if *width <= 0 {
+			return usagef("--ff mlp needs --width W > 0")
+		}
+	default:
+		return usagef("--ff %q: want exact or mlp", *ffMode)
+	}
+	if *ffMaxK < 1 {
+		return usagef("--ff-max-k %d: want ≥ 1", *ffMaxK)
+	}
 	cfg := construct.Config{A: *A, D: *D, Lambda: *lambda, Alpha: *alpha, C: c, N: *N, LiteralInduction: *literal}
 	if err := cfg.Validate(); err != nil {
 		return usageError{err.Error()}
@@ -74,6 +117,13 @@ induction layers as the paper writes them, to see their error.`)
 	con, err := construct.Build(cfg)
 	if err != nil {
 		return err
+	}
+	if *ffMode == "mlp" {
+		nets, K, err := con.UseMLPWidth(*width)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		fmt.Fprintf(w, "FF sub-layers: ReLU networks, K=%d segments per smooth function, widest hidden layer %d ≤ %d, %d hidden units in all\n", K, nets.Width(), *width, nets.Units())
 	}
 	tr, err := con.Run(x, *show)
 	if err != nil {
@@ -116,6 +166,22 @@ induction layers as the paper writes them, to see their error.`)
 			return err
 		}
 		fmt.Fprintf(w, "wrote %s (%d tensors)\n", *weights, len(con.Tensors()))
+	}
+	if *ffPlot != "" {
+		s, err := construct.FFSweep(cfg, x, *ffMaxK)
+		if err != nil {
+			return err
+		}
+		s.Label = fmt.Sprintf("A=%d D=%d N=%d", cfg.A, cfg.D, cfg.N)
+		fmt.Fprintf(w, "error vs FF width (ReLU networks):\n  %6s %8s  %s\n", "K", "W", "max|P_TF − P_CTW|")
+		for k := range s.K {
+			fmt.Fprintf(w, "  %6d %8.0f  %.3g\n", s.K[k], s.W[k], s.Err[k])
+		}
+		title := fmt.Sprintf("TF-construct with ReLU FF layers vs CTW: A=%d D=%d N=%d, input %s", cfg.A, cfg.D, cfg.N, *input)
+		if err := construct.WriteFFWidthPlot(*ffPlot, *force, title, []construct.FFSeries{s}, false); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "wrote %s\n", *ffPlot)
 	}
 	if *errPlot != "" {
 		lo, hi, err := parseRange(*cRange)

@@ -44,3 +44,28 @@ func TestConstructCmd(t *testing.T) {
 		t.Error("overwrote an existing weights file without --force")
 	}
 }
+
+// TestConstructMLP: --ff mlp --width W runs the construction with ReLU
+// FF networks, and --ff-plot draws the error against the width.
+func TestConstructMLP(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := constructCmd([]string{"-D", "2", "--random", "25", "--N", "30", "--ff", "mlp", "--width", "3000",
+		"--ff-plot", filepath.Join(dir, "ff.png"), "--ff-max-k", "64"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{"FF sub-layers: ReLU networks, K=", "error vs FF width", "wrote " + filepath.Join(dir, "ff.png")} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(dir, "ff.png")); err != nil || st.Size() == 0 {
+		t.Errorf("ff.png missing: %v", err)
+	}
+	for _, bad := range [][]string{{"--ff", "mlp"}, {"--ff", "mlp", "--width", "5"}, {"--ff", "relu"}, {"--width", "100"}} {
+		if err := constructCmd(bad, &out); err == nil {
+			t.Errorf("construct %v succeeded", bad)
+		}
+	}
+}
