@@ -229,6 +229,32 @@ func maskVec(reg string, dst, tmp int) {
 	emit("\tVPCMPEQD Y%d, Y%d, Y%d", tmp, dst, dst)
 }
 
+// prefetchNextRows writes, for a "rows" kernel, a loop that prefetches
+// into L1 the next row tile's A rows (6..11, addresses past the matrix are
+// harmless: prefetches do not fault) over this call's p range, one cache
+// line of each row per iteration. Short rows (k ≤ 512) are too short for
+// the hardware stream prefetchers, and the driver runs all column panels
+// of a row tile before the next tile. Uses SI, R11–R13.
+func prefetchNextRows() {
+	emit("\tLEAQ (DX)(DX*2), R12")
+	emit("\tLEAQ (AX)(R12*2), SI")
+	emit("\tLEAQ (SI)(DX*4), R11")
+	emit("\tMOVQ CX, R13")
+	emit("\tSHLQ $2, R13")
+	emit("\tADDQ SI, R13")
+	emit("pf_%s:", curName)
+	for _, a := range []string{"(SI)", "(SI)(DX*1)", "(SI)(DX*2)", "(SI)(R12*1)", "(R11)", "(R11)(DX*1)"} {
+		emit("\tPREFETCHT0 %s", a)
+	}
+	emit("\tADDQ $64, SI")
+	emit("\tADDQ $64, R11")
+	emit("\tCMPQ SI, R13")
+	emit("\tJCS pf_%s", curName)
+}
+
+// curName is the name of the kernel being written.
+var curName string
+
 // kernelAVX2 writes the 6×8nv kernel with A strided or in rows.
 func kernelAVX2(nv int, rows bool) {
 	layout := "Strided"
@@ -236,9 +262,13 @@ func kernelAVX2(nv int, rows bool) {
 		layout = "Rows"
 	}
 	name := fmt.Sprintf("gemm%dx%d%sAVX2", mr6, 8*nv, layout)
+	curName = name
 	nacc := mr6 * nv
 	const breg, treg, mreg = 12, 14, 15
 	prologue(name)
+	if rows {
+		prefetchNextRows()
+	}
 	emit("\tMOVQ acc+72(FP), R13")
 	maskVec("R10", mreg, treg)
 	if rows {
