@@ -7,7 +7,8 @@ import (
 
 // BenchmarkVectorOps measures every usable set's vector kernels on the
 // sizes of a C1/C2 training step (softmax rows of T = 256, GELU and add
-// over 8192 values, LayerNorm of 64 rows × 128, a 256×16 K/V transpose);
+// over 8192 values, LayerNorm of 64 rows × 128, a 256×16 K/V transpose;
+// the causal attention's rows of every length 1..256);
 // ns/elem-cpu is the CPU time per element.
 func BenchmarkVectorOps(b *testing.B) {
 	r := rand.New(rand.NewPCG(2, 3))
@@ -22,6 +23,20 @@ func BenchmarkVectorOps(b *testing.B) {
 	}{
 		{"exp", n, func(v *vectorOps) { withOps(v, func() { ExpInPlace(z) }) }},
 		{"softmax256", 256, func(v *vectorOps) { withOps(v, func() { Softmax(y[:256], 0.25) }) }},
+		{"softmaxCausal256", 256 * 257 / 2, func(v *vectorOps) {
+			withOps(v, func() {
+				for l := 1; l <= 256; l++ {
+					Softmax(y[:l], 0.25)
+				}
+			})
+		}},
+		{"scaledExpCausal256", 256 * 257 / 2, func(v *vectorOps) {
+			withOps(v, func() {
+				for l := 1; l <= 256; l++ {
+					ScaledExp(y[:l], 0.25, 1)
+				}
+			})
+		}},
 		{"softmaxBackward256", 256, func(v *vectorOps) { withOps(v, func() { SoftmaxBackward(x[:256], z[:256], 0.25) }) }},
 		{"geluForward", n, func(v *vectorOps) { withOps(v, func() { GeluForward(z, x) }) }},
 		{"geluBackward", n, func(v *vectorOps) { withOps(v, func() { GeluBackward(z, x, y) }) }},
