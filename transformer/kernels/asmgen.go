@@ -53,16 +53,10 @@ func aAddr(rows bool, i int) string {
 	}
 }
 
-func kernel(nv int, rows bool) {
-	layout := "Strided"
-	if rows {
-		layout = "Rows"
-	}
-	name := fmt.Sprintf("gemm%dx%d%s", mr, 16*nv, layout)
-	nacc := mr * nv
-	breg := nacc      // first B register
-	treg := nacc + nv // first broadcast temporary
-	ntmp := 32 - treg // number of temporaries
+// prologue writes a kernel's header and loads its arguments: CX = kb,
+// AX = a, DX = astride, BX = b, R14 = bstride, DI = c, R8 = ldc in bytes,
+// R9 = mr, R10 = mask (acc is left to the caller).
+func prologue(name string) {
 	emit("// func %s(kb int, a *float32, astride int, b *float32, bstride int, c *float32, ldc int, mr int, mask int, acc int)", name)
 	emit("TEXT ·%s(SB), NOSPLIT, $0-80", name)
 	emit("\tMOVQ kb+0(FP), CX")
@@ -75,6 +69,27 @@ func kernel(nv int, rows bool) {
 	emit("\tSHLQ $2, R8")
 	emit("\tMOVQ mr+56(FP), R9")
 	emit("\tMOVQ mask+64(FP), R10")
+}
+
+// nextRow writes the step to row i (> 0) of C in a store: done when
+// i ≥ mr (R9), else DI advances by ldc.
+func nextRow(i int, name string) {
+	emit("\tCMPQ R9, $%d", i)
+	emit("\tJLE done_%s", name)
+	emit("\tADDQ R8, DI")
+}
+
+func kernel(nv int, rows bool) {
+	layout := "Strided"
+	if rows {
+		layout = "Rows"
+	}
+	name := fmt.Sprintf("gemm%dx%d%s", mr, 16*nv, layout)
+	nacc := mr * nv
+	breg := nacc      // first B register
+	treg := nacc + nv // first broadcast temporary
+	ntmp := 32 - treg // number of temporaries
+	prologue(name)
 	emit("\tKMOVW R10, K1")
 	emit("\tMOVQ acc+72(FP), R10")
 	if rows {
@@ -119,9 +134,7 @@ func kernel(nv int, rows bool) {
 		emit("%s_%s:", label, name)
 		for i := 0; i < mr; i++ {
 			if i > 0 {
-				emit("\tCMPQ R9, $%d", i)
-				emit("\tJLE done_%s", name)
-				emit("\tADDQ R8, DI")
+				nextRow(i, name)
 			}
 			for v := 0; v < nv; v++ {
 				acc := i*nv + v
@@ -216,6 +229,32 @@ func maskVec(reg string, dst, tmp int) {
 	emit("\tVPCMPEQD Y%d, Y%d, Y%d", tmp, dst, dst)
 }
 
+// prefetchNextRows writes, for a "rows" kernel, a loop that prefetches
+// into L1 the next row tile's A rows (6..11, addresses past the matrix are
+// harmless: prefetches do not fault) over this call's p range, one cache
+// line of each row per iteration. Short rows (k ≤ 512) are too short for
+// the hardware stream prefetchers, and the driver runs all column panels
+// of a row tile before the next tile. Uses SI, R11–R13.
+func prefetchNextRows() {
+	emit("\tLEAQ (DX)(DX*2), R12")
+	emit("\tLEAQ (AX)(R12*2), SI")
+	emit("\tLEAQ (SI)(DX*4), R11")
+	emit("\tMOVQ CX, R13")
+	emit("\tSHLQ $2, R13")
+	emit("\tADDQ SI, R13")
+	emit("pf_%s:", curName)
+	for _, a := range []string{"(SI)", "(SI)(DX*1)", "(SI)(DX*2)", "(SI)(R12*1)", "(R11)", "(R11)(DX*1)"} {
+		emit("\tPREFETCHT0 %s", a)
+	}
+	emit("\tADDQ $64, SI")
+	emit("\tADDQ $64, R11")
+	emit("\tCMPQ SI, R13")
+	emit("\tJCS pf_%s", curName)
+}
+
+// curName is the name of the kernel being written.
+var curName string
+
 // kernelAVX2 writes the 6×8nv kernel with A strided or in rows.
 func kernelAVX2(nv int, rows bool) {
 	layout := "Strided"
@@ -223,20 +262,13 @@ func kernelAVX2(nv int, rows bool) {
 		layout = "Rows"
 	}
 	name := fmt.Sprintf("gemm%dx%d%sAVX2", mr6, 8*nv, layout)
+	curName = name
 	nacc := mr6 * nv
 	const breg, treg, mreg = 12, 14, 15
-	emit("// func %s(kb int, a *float32, astride int, b *float32, bstride int, c *float32, ldc int, mr int, mask int, acc int)", name)
-	emit("TEXT ·%s(SB), NOSPLIT, $0-80", name)
-	emit("\tMOVQ kb+0(FP), CX")
-	emit("\tMOVQ a+8(FP), AX")
-	emit("\tMOVQ astride+16(FP), DX")
-	emit("\tMOVQ b+24(FP), BX")
-	emit("\tMOVQ bstride+32(FP), R14")
-	emit("\tMOVQ c+40(FP), DI")
-	emit("\tMOVQ ldc+48(FP), R8")
-	emit("\tSHLQ $2, R8")
-	emit("\tMOVQ mr+56(FP), R9")
-	emit("\tMOVQ mask+64(FP), R10")
+	prologue(name)
+	if rows {
+		prefetchNextRows()
+	}
 	emit("\tMOVQ acc+72(FP), R13")
 	maskVec("R10", mreg, treg)
 	if rows {
@@ -296,9 +328,7 @@ func kernelAVX2(nv int, rows bool) {
 			emit("%s_%s:", label, name)
 			for i := 0; i < mr6; i++ {
 				if i > 0 {
-					emit("\tCMPQ R9, $%d", i)
-					emit("\tJLE done_%s", name)
-					emit("\tADDQ R8, DI")
+					nextRow(i, name)
 				}
 				for v := 0; v < nv; v++ {
 					acc := i*nv + v

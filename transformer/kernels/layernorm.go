@@ -7,8 +7,8 @@ import (
 
 // LayerNorm normalises each of the rows of inp (rows × c, contiguous):
 // mean[r] = Σx/c, rstd[r] = 1/√(Σ(x−mean)²/c + eps), out = (x − mean)·rstd·w
-// + b. The SIMD version sums in float32 (16 lanes), the portable one in
-// float64.
+// + b. The SIMD versions sum in float32 (16 lanes for avx512, 8 for avx2),
+// the portable one in float64. It uses the active kernel set (see Use).
 func LayerNorm(out, mean, rstd, inp, w, b []float32, rows, c int, eps float32) {
 	if rows <= 0 || c <= 0 {
 		return

@@ -65,7 +65,7 @@ func ExpInPlace(x []float32) {
 // / Σ_j e^{scale·(x[j]−max)}, for len(x) ≥ 1 and scale > 0 (exp as
 // Exp32), and returns the log-sum-exp scale·max + ln Σ_j e^{scale·(x[j]−max)}
 // of the scaled input, with which ScaledExp recomputes the result. It uses
-// AVX-512 when available.
+// the active kernel set (see Use).
 func Softmax(x []float32, scale float32) (lse float32) {
 	if len(x) == 0 {
 		return float32(math.Inf(-1))
@@ -114,7 +114,7 @@ func ScaledExp(x []float32, scale, shift float32) {
 
 // SoftmaxBackward turns dp = ∂L/∂p of p = softmax(scale·s) into ∂L/∂s =
 // scale·p⊙(dp − ⟨p, dp⟩), in place (len(dp) ≥ len(p)). It uses the active
-// when available.
+// kernel set (see Use).
 func SoftmaxBackward(p, dp []float32, scale float32) {
 	if len(p) == 0 {
 		return

@@ -5,9 +5,10 @@
 // The AVX2 + FMA vector kernels of the avx2 set (8-float ymm vectors):
 // the same algorithms as the AVX-512 ones (softmax_amd64.s, gelu_amd64.s,
 // layernorm_amd64.s, add_amd64.s) and the portable Go versions. AVX2 has
-// no mask registers: the tail of n mod 8 values is read and written with
-// VMASKMOVPS under a lane mask from tailmask<> (masked lanes are not
-// accessed and load as 0). Constants are 8-lane vectors in memory.
+// no mask registers: the tail of n mod 8 values is read with VMASKMOVPS
+// under a lane mask from tailmask<> (masked lanes are not accessed and
+// load as 0) and written with plain stores of 4, 2 and 1 lanes
+// (STORETAIL). Constants are 8-lane vectors in memory.
 
 // tailmask: 8 lanes of all ones, then 8 of zeros; the 8 lanes at byte
 // 32 − 4r have ones in lanes 0..r−1.
@@ -188,6 +189,26 @@ GLOBL erfp<>(SB), RODATA, $32
 	VPERMILPS $0xb1, Y0, Y1 \
 	OP Y1, Y0, Y0
 
+// STORETAIL(Y, X, D, T) stores lanes 0..CX/4−1 (CX = 0, 4, …, 28 bytes)
+// of Y at D with plain stores: 4 lanes, then 2, then 1, as CX's bits say
+// (VMASKMOVPS stores are slow on AMD CPUs, microcoded even under an empty
+// mask: 3 of them made a 256-float softmax 1.4× slower). Clobbers Y, T.
+#define STORETAIL(Y, X, D, T) \
+	LEAQ D, T \
+	TESTQ $16, CX \
+	JZ 4(PC) \
+	VMOVUPS X, (T) \
+	VEXTRACTF128 $1, Y, X \
+	ADDQ $16, T \
+	TESTQ $8, CX \
+	JZ 4(PC) \
+	VMOVQ X, (T) \
+	VPSRLDQ $8, X, X \
+	ADDQ $8, T \
+	TESTQ $4, CX \
+	JZ 2(PC) \
+	VMOVSS X, (T)
+
 // SPLIT sets DX = CX/8 (full vectors) and Y15 = the mask of the CX mod 8
 // tail lanes; clobbers CX, AX.
 #define SPLIT \
@@ -243,13 +264,17 @@ exploop:
 	DECQ R8
 	JNZ exploop
 exptail:
+	VMOVAPS Y12, Y0
+	TESTQ CX, CX
+	JZ expdone
 	VMASKMOVPS (DI), Y15, Y2
 	VSUBPS Y14, Y2, Y2
 	VMULPS Y13, Y2, Y2
 	EXP(Y2, Y3, Y4)
 	VANDPS Y15, Y2, Y2
-	VMASKMOVPS Y2, Y15, (DI)
 	VADDPS Y2, Y12, Y0
+	STORETAIL(Y2, X2, (DI), R8)
+expdone:
 	HREDUCE(VADDPS)
 	VMOVSS X0, sum+28(FP)
 	VMOVUPS one<>(SB), Y4
@@ -267,9 +292,12 @@ normloop:
 	DECQ R8
 	JNZ normloop
 normtail:
+	TESTQ CX, CX
+	JZ normdone
 	VMASKMOVPS (DI), Y15, Y2
 	VMULPS Y2, Y4, Y2
-	VMASKMOVPS Y2, Y15, (DI)
+	STORETAIL(Y2, X2, (DI), R8)
+normdone:
 	VZEROUPPER
 	RET
 
@@ -324,7 +352,7 @@ gradtail:
 	VSUBPS Y0, Y3, Y3
 	VMULPS Y2, Y3, Y3
 	VMULPS Y13, Y3, Y3
-	VMASKMOVPS Y3, Y15, (R10)
+	STORETAIL(Y3, X3, (R10), R8)
 	VZEROUPPER
 	RET
 
@@ -346,7 +374,7 @@ loop:
 tail:
 	VMASKMOVPS (DI), Y15, Y2
 	EXP(Y2, Y3, Y4)
-	VMASKMOVPS Y2, Y15, (DI)
+	STORETAIL(Y2, X2, (DI), AX)
 	VZEROUPPER
 	RET
 
@@ -372,7 +400,7 @@ stail:
 	VMASKMOVPS (DI), Y15, Y2
 	VFMSUB213PS Y12, Y13, Y2
 	EXP(Y2, Y3, Y4)
-	VMASKMOVPS Y2, Y15, (DI)
+	STORETAIL(Y2, X2, (DI), AX)
 	VZEROUPPER
 	RET
 
@@ -423,7 +451,7 @@ fwdtail:
 	VMASKMOVPS (SI), Y15, Y0
 	PHI
 	VMULPS Y7, Y0, Y7
-	VMASKMOVPS Y7, Y15, (DI)
+	STORETAIL(Y7, X7, (DI), AX)
 	VZEROUPPER
 	RET
 
@@ -458,7 +486,7 @@ bwdtail:
 	VMASKMOVPS (DI), Y15, Y4
 	VMASKMOVPS (R8), Y15, Y8
 	VFMADD231PS Y8, Y7, Y4
-	VMASKMOVPS Y4, Y15, (DI)
+	STORETAIL(Y4, X4, (DI), AX)
 	VZEROUPPER
 	RET
 
@@ -508,7 +536,7 @@ addtail:
 	VMASKMOVPS (SI), Y15, Y0
 	VMASKMOVPS (R8), Y15, Y1
 	VADDPS Y1, Y0, Y0
-	VMASKMOVPS Y0, Y15, (DI)
+	STORETAIL(Y0, X0, (DI), AX)
 	VZEROUPPER
 	RET
 
@@ -671,7 +699,7 @@ fnormtail:
 	VMASKMOVPS (R9)(AX*1), Y15, Y3
 	VMASKMOVPS (R8)(AX*1), Y15, Y6
 	VFMADD231PS Y6, Y2, Y3
-	VMASKMOVPS Y3, Y15, (DI)(AX*1)
+	STORETAIL(Y3, X3, (DI)(AX*1), R12)
 	ADDQ R13, SI
 	ADDQ R13, DI
 	ADDQ $4, R10
@@ -770,17 +798,17 @@ bgradtail:
 	VMASKMOVPS (R8)(AX*1), Y15, Y3
 	VMASKMOVPS (R11)(AX*1), Y15, Y9
 	VADDPS Y3, Y9, Y9
-	VMASKMOVPS Y9, Y15, (R11)(AX*1)
+	STORETAIL(Y9, X9, (R11)(AX*1), R14)
 	VMASKMOVPS (R10)(AX*1), Y15, Y9
 	VFMADD231PS Y3, Y2, Y9
-	VMASKMOVPS Y9, Y15, (R10)(AX*1)
+	STORETAIL(Y9, X9, (R10)(AX*1), R14)
 	VMASKMOVPS (R9)(AX*1), Y15, Y8
 	VMULPS Y8, Y3, Y3
 	VSUBPS Y6, Y3, Y3
 	VFNMADD231PS Y7, Y2, Y3
 	VMASKMOVPS (DI)(AX*1), Y15, Y9
 	VFMADD231PS Y5, Y3, Y9
-	VMASKMOVPS Y9, Y15, (DI)(AX*1)
+	STORETAIL(Y9, X9, (DI)(AX*1), R14)
 	ADDQ R15, SI
 	ADDQ R15, R8
 	ADDQ R15, DI
