@@ -10,8 +10,8 @@
 #      byte-identical to the local run's, and so must every stage's own
 #      results.json, data sets and transformer weights;
 #   3. a fresh sweep in which one running training task is cancelled
-#      (scancel: SIGTERM, checkpoint saved) and another killed (SIGKILL: no
-#      clean-up, its lock left behind) mid-run; the dependent jobs are then
+#      (scancel: SIGTERM, checkpoint saved) and the process of another
+#      killed (kill -9: no clean-up, its lock left behind) mid-run; the dependent jobs are then
 #      cancelled by Slurm; the whole sweep is resubmitted, the interrupted
 #      models resume from their checkpoints, and the results must again
 #      equal the local run's.
@@ -208,8 +208,11 @@ until read -r T2 S2 < <(running_stage "$S1"); do
 	sleep 1
 done
 sleep "${CANCEL_AFTER:-2}"
-say "scancel --signal=KILL ${TRAIN}_$T2 ($S2: killed, its lock stays behind)"
-scancel --full --signal=KILL "${TRAIN}_$T2"
+D2=$(stagedir "$WORK/cluster2" "$S2")
+[ -f "$D2.lock" ] || fail "$S2 finished before it could be killed (set CANCEL_AFTER lower)"
+PID2=$(grep -o '"pid": *[0-9]*' "$D2.lock" | grep -o '[0-9]*$')
+say "kill -9 $PID2: the process of ${TRAIN}_$T2 ($S2; like an OOM kill or a lost node: no clean-up, its lock stays behind)"
+kill -9 "$PID2"
 waitq $(jobids "$WORK/sub2")
 [ ! -f "$WORK/cluster2/results.json" ] || fail "the sweep completed despite the cancellations"
 for s in "$S1" "$S2"; do
@@ -218,6 +221,7 @@ for s in "$S1" "$S2"; do
 	[ -f "$d/checkpoint.safetensors" ] || fail "$s has no checkpoint"
 	if [ -f "$d.lock" ]; then echo "$s: lock left behind: $(cat "$d.lock")"; else echo "$s: no lock left"; fi
 done
+[ -f "$D2.lock" ] || fail "the killed task left no lock (the test of the takeover needs one)"
 "$V" reproduce "${CFG[@]}" --out "$WORK/cluster2" --list-stages | grep -E "$S1 |$S2 " || true
 say "resubmitting the whole sweep"
 start=$SECONDS
