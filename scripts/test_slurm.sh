@@ -10,8 +10,8 @@
 #      byte-identical to the local run's, and so must every stage's own
 #      results.json, data sets and transformer weights;
 #   3. a fresh sweep in which one running training task is cancelled
-#      (scancel: SIGTERM, checkpoint saved) and another killed (SIGKILL: no
-#      clean-up, its lock left behind) mid-run; the dependent jobs are then
+#      (scancel: SIGTERM, checkpoint saved) and the process of another
+#      killed (kill -9: no clean-up, its lock left behind) mid-run; the dependent jobs are then
 #      cancelled by Slurm; the whole sweep is resubmitted, the interrupted
 #      models resume from their checkpoints, and the results must again
 #      equal the local run's.
@@ -187,29 +187,43 @@ running_stage() {
 		s=$(sed -n "$((t + 1))p" "$WORK/sub2/stages-train.txt")
 		[ "$s" != "${1:-}" ] || continue
 		case $s in synth-*) continue ;; esac
-		if [ -f "$(stagedir "$WORK/cluster2" "$s")/checkpoint.safetensors" ]; then
+		if [ -f "$(stagedir "$WORK/cluster2" "$s")/checkpoint.safetensors" ] && [ -f "$(stagedir "$WORK/cluster2" "$s").lock" ]; then
 			echo "$t $s"
 			return 0
 		fi
 	done
 	return 1
 }
+# Cancel a running training task that is still running 2 s later.
 t0=$SECONDS
-until read -r T1 S1 < <(running_stage); do
-	[ $((SECONDS - t0)) -lt 600 ] || fail "no training task got going"
-	sleep 1
+while :; do
+	[ $((SECONDS - t0)) -lt 600 ] || fail "no training task to cancel"
+	if read -r T1 S1 < <(running_stage); then
+		sleep "${CANCEL_AFTER:-2}"
+		if [ -f "$(stagedir "$WORK/cluster2" "$S1").lock" ]; then
+			scancel "${TRAIN}_$T1"
+			break
+		fi
+	fi
+	sleep 0.5
 done
-sleep "${CANCEL_AFTER:-2}"
-say "scancel ${TRAIN}_$T1 ($S1, SIGTERM: saves its checkpoint)"
-scancel "${TRAIN}_$T1"
+say "cancelled ${TRAIN}_$T1 ($S1; scancel: SIGTERM, it saves its checkpoint)"
+# Kill the process of another running training task (one that is still
+# running a second later, so that it has trained for a while).
 t0=$SECONDS
-until read -r T2 S2 < <(running_stage "$S1"); do
-	[ $((SECONDS - t0)) -lt 600 ] || fail "no second training task got going"
-	sleep 1
+while :; do
+	[ $((SECONDS - t0)) -lt 600 ] || fail "no second training task to kill"
+	if read -r T2 S2 < <(running_stage "$S1"); then
+		sleep 1
+		D2=$(stagedir "$WORK/cluster2" "$S2")
+		PID2=$(grep -o '"pid": *[0-9]*' "$D2.lock" 2>/dev/null | grep -o '[0-9]*$') || true
+		if [ -n "$PID2" ] && [ ! -f "$D2/done.json" ] && kill -9 "$PID2" 2>/dev/null; then
+			break
+		fi
+	fi
+	sleep 0.5
 done
-sleep "${CANCEL_AFTER:-2}"
-say "scancel --signal=KILL ${TRAIN}_$T2 ($S2: killed, its lock stays behind)"
-scancel --full --signal=KILL "${TRAIN}_$T2"
+say "killed (kill -9) process $PID2 of ${TRAIN}_$T2 ($S2; like an OOM kill or a lost node: no clean-up, its lock stays behind)"
 waitq $(jobids "$WORK/sub2")
 [ ! -f "$WORK/cluster2/results.json" ] || fail "the sweep completed despite the cancellations"
 for s in "$S1" "$S2"; do
@@ -218,6 +232,7 @@ for s in "$S1" "$S2"; do
 	[ -f "$d/checkpoint.safetensors" ] || fail "$s has no checkpoint"
 	if [ -f "$d.lock" ]; then echo "$s: lock left behind: $(cat "$d.lock")"; else echo "$s: no lock left"; fi
 done
+[ -f "$D2.lock" ] || fail "the killed task left no lock (the test of the takeover needs one)"
 "$V" reproduce "${CFG[@]}" --out "$WORK/cluster2" --list-stages | grep -E "$S1 |$S2 " || true
 say "resubmitting the whole sweep"
 start=$SECONDS
