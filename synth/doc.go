@@ -1,7 +1,7 @@
 // Package synth trains the synthetic two-layer models of the paper's
 // Section 4.5 "Interpreting Two-Layer Transformers" (Fig. 8): "TF 2-0" is
 // the two CONSTRUCTED layers of package construct — context extension
-// (Theorem 2) and statistics collection (Theorem 3), whose output is
+// (Theorem 3) and statistics collection (Theorem 4), whose output is
 // a^(2)_i of eq. (statistics) — followed by a TRAINABLE feed-forward layer
 // (the FF of the second layer, with its residual) and the output layer.
 // The variants change what the FF sees:
