@@ -52,6 +52,9 @@ induction layers as the paper writes them, to see their error.`)
 	if fs.NArg() != 0 {
 		return usagef("unexpected arguments %q", fs.Args())
 	}
+	if err := checkOutputs(*force, *weights, *errPlot); err != nil {
+		return err
+	}
 	c := 0.0
 	if s := strings.ToLower(*cS); s != "inf" && s != "∞" && s != "+inf" {
 		v, err := strconv.ParseFloat(s, 64)
