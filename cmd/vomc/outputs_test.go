@@ -3,8 +3,8 @@ package main
 import (
 	"io"
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
