@@ -337,7 +337,7 @@ func TestReadErrors(t *testing.T) {
 		}, []string{"manifest.json", "invalid character"}},
 		{"manifest wrong type", func(t *testing.T, dir string, d *Dataset) {
 			editManifest(t, dir, `"nk": 300`, `"nk": "300"`)
-		}, []string{"manifest.json", ".nk"}},
+		}, []string{"manifest.json", `field "nk"`}},
 		{"manifest unknown field", func(t *testing.T, dir string, d *Dataset) {
 			editManifest(t, dir, `"k": 5,`, `"k": 5, "colour": 1,`)
 		}, []string{`unknown field "colour"`}},
@@ -374,7 +374,7 @@ func TestReadErrors(t *testing.T) {
 		{"tree count", func(t *testing.T, dir string, d *Dataset) {
 			editManifest(t, dir, `"k": 5,`, `"k": 4,`)
 			editManifest(t, dir, `"windows": 15`, `"windows": 12`)
-		}, []string{`field "trees": 5 trees, want k = 4`}},
+		}, []string{`field "trees": more than k = 4 trees`}},
 		{"bad tree", func(t *testing.T, dir string, d *Dataset) {
 			js, _ := json.Marshal(d.Trees[3])
 			var leaves = d.Trees[3].Leaves()
@@ -479,5 +479,68 @@ func BenchmarkWriteRead(b *testing.B) {
 		if _, err := Read(dir); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestReadStreaming checks the streaming manifest reader: trees before the
+// prior are still checked against it, repeated fields are errors,
+// ReadWindows keeps no trees, ReadHeader stops at the trees, and "leaves":
+// null and "" both mean the default Dirichlet leaves.
+func TestReadStreaming(t *testing.T) {
+	dir, d := written(t)
+	mb, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Move the trees to the front: `{"trees": [...], "format": ...}`.
+	s := string(mb)
+	i := strings.Index(s, `,
+  "trees": [`)
+	if i < 0 {
+		t.Fatal("no trees in the manifest")
+	}
+	trees := strings.TrimSuffix(strings.TrimSpace(s[i+1:]), "}")
+	moved := "{" + trees + "," + s[1:i] + "}"
+	m, err := ReadManifest(strings.NewReader(moved))
+	if err != nil {
+		t.Fatalf("trees first: %v", err)
+	}
+	if len(m.Trees) != d.Manifest.K {
+		t.Fatalf("trees first: %d trees, want %d", len(m.Trees), d.Manifest.K)
+	}
+	wrongDepth := strings.Replace(moved, `"depths": [`+"\n"+`      2`, `"depths": [`+"\n"+`      3`, 1)
+	if wrongDepth == moved {
+		wrongDepth = strings.Replace(moved, `"depths": [2]`, `"depths": [3]`, 1)
+	}
+	if wrongDepth == moved {
+		t.Fatalf("cannot find the depths in %.300s", moved)
+	}
+	if _, err := ReadManifest(strings.NewReader(wrongDepth)); err == nil || !strings.Contains(err.Error(), "is not one of the prior's depths") {
+		t.Errorf("trees first, prior of another depth: %v", err)
+	}
+	if _, err := ReadManifest(strings.NewReader(strings.Replace(s, `"k": 5,`, `"k": 5, "k": 5,`, 1))); err == nil || !strings.Contains(err.Error(), `field "k" appears twice`) {
+		t.Errorf("repeated field: %v", err)
+	}
+	for _, leaves := range []string{`null`, `""`} {
+		m, err := ReadManifest(strings.NewReader(strings.Replace(s, `"leaves": "dirichlet"`, `"leaves": `+leaves, 1)))
+		if err != nil || m.Prior.Leaves != source.Dirichlet {
+			t.Errorf(`"leaves": %s: %v`, leaves, err)
+		}
+	}
+	w, err := ReadWindows(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Trees != nil || w.Manifest.Trees != nil || !bytes.Equal(w.Symbols, d.Symbols) {
+		t.Error("ReadWindows: trees kept or symbols differ")
+	}
+	// ReadWindows still checks the trees; ReadHeader does not read them.
+	editManifest(t, dir, `"max_depth":2`, `"max_depth":7`)
+	if _, err := ReadWindows(dir); err == nil || !strings.Contains(err.Error(), "trees[0]") {
+		t.Errorf("ReadWindows with a bad tree: %v", err)
+	}
+	h, err := ReadHeader(dir)
+	if err != nil || h.Trees != nil || h.Windows != d.Manifest.Windows {
+		t.Errorf("ReadHeader: %v", err)
 	}
 }

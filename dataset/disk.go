@@ -218,12 +218,32 @@ func syncDir(dir string) error {
 // reported with the expected and actual byte counts — their SHA-256
 // checksums, every symbol < A (reporting its byte offset, window and
 // position) and every tree index.
-func Read(dir string) (*Dataset, error) {
+func Read(dir string) (*Dataset, error) { return readDir(dir, keepTrees) }
+
+// ReadWindows is Read without keeping the trees: every check of Read is
+// made (each tree is parsed and checked in turn), but the data set's Trees
+// and Manifest.Trees are nil, so it needs the memory of the symbols and
+// tree indices only. For commands that use the windows alone (vomc eval).
+func ReadWindows(dir string) (*Dataset, error) { return readDir(dir, checkTrees) }
+
+// ReadHeader reads the manifest of the data set in dir without its trees
+// (see ReadManifestHeader): a cheap look at its configuration and size
+// before deciding to read it.
+func ReadHeader(dir string) (*Manifest, error) {
 	mf, err := os.Open(filepath.Join(dir, ManifestFile))
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	m, err := ReadManifest(mf)
+	defer mf.Close()
+	return ReadManifestHeader(mf)
+}
+
+func readDir(dir string, mode treeMode) (*Dataset, error) {
+	mf, err := os.Open(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	m, err := readManifest(mf, mode)
 	mf.Close()
 	if err != nil {
 		return nil, err

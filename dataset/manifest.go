@@ -140,13 +140,6 @@ type manifestHeader struct {
 var manifestFields = []string{"format", "version", "tool", "prior", "k", "nk", "n", "fresh", "seed",
 	"windows_per_tree", "windows", "symbols_file", "symbols_sha256", "tree_of_file", "tree_of_sha256", "trees"}
 
-// manifestJSON is the decoding form: the trees are decoded one by one so
-// that an error can name the tree.
-type manifestJSON struct {
-	manifestHeader
-	Trees []json.RawMessage `json:"trees"`
-}
-
 // MarshalJSON writes the manifest with one field per line and one tree per
 // line (as Write stores it; note that json.Marshal compacts the output of a
 // MarshalJSON method onto one line).
@@ -185,98 +178,200 @@ func (m *Manifest) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ReadManifest decodes and checks a manifest: unknown fields, a wrong
-// format name or version, invalid parameters, inconsistent window counts,
-// unexpected file names, malformed checksums and invalid trees (or trees
-// that the prior cannot produce) are errors that name the field (and, for
-// trees, the index and the offending suffix). It does not look at the data
-// files; Read does.
+// ReadManifest decodes and checks a manifest: unknown or repeated fields, a
+// wrong format name or version, invalid parameters, inconsistent window
+// counts, unexpected file names, malformed checksums and invalid trees (or
+// trees that the prior cannot produce) are errors that name the field (and,
+// for trees, the index and the offending suffix). It does not look at the
+// data files; Read does. The manifest is decoded as a stream, one tree at
+// a time, so its memory is that of the parsed trees, not of the text.
 func ReadManifest(r io.Reader) (*Manifest, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", ManifestFile, err)
+	return readManifest(r, keepTrees)
+}
+
+// ReadManifestHeader is ReadManifest without the trees: it checks every
+// other field and returns a manifest whose Trees are nil. When the trees
+// come last (as Write puts them) it stops reading there, so it is cheap
+// even for manifests of many trees; the trees are not checked.
+func ReadManifestHeader(r io.Reader) (*Manifest, error) {
+	return readManifest(r, skipTrees)
+}
+
+// treeMode says what readManifest does with the trees.
+type treeMode int
+
+const (
+	keepTrees  treeMode = iota // parse, check and keep them
+	checkTrees                 // parse and check them one at a time, keep none
+	skipTrees                  // neither parse nor keep them
+)
+
+func readManifest(r io.Reader, mode treeMode) (*Manifest, error) {
+	fail := func(format string, args ...any) (*Manifest, error) {
+		return nil, fmt.Errorf("dataset: %s: %s", ManifestFile, fmt.Sprintf(format, args...))
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	bad := func(field, format string, args ...any) (*Manifest, error) {
+		return fail("field %q: %s", field, fmt.Sprintf(format, args...))
+	}
+	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
-	var j manifestJSON
-	if err := dec.Decode(&j); err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", ManifestFile, err)
+	tok, err := dec.Token()
+	if err != nil {
+		return fail("%v", err)
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("dataset: %s: unexpected data after the manifest object", ManifestFile)
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fail("not a JSON object")
 	}
-	var present map[string]json.RawMessage
-	if err := json.Unmarshal(data, &present); err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", ManifestFile, err)
-	}
-	for _, f := range manifestFields {
-		if _, ok := present[f]; !ok {
-			return nil, fmt.Errorf("dataset: %s: missing field %q", ManifestFile, f)
+	var h manifestHeader
+	fields := map[string]any{"format": &h.Format, "version": &h.Version, "tool": &h.Tool, "prior": &h.Prior,
+		"k": &h.K, "nk": &h.NK, "n": &h.N, "fresh": &h.Fresh, "seed": &h.Seed,
+		"windows_per_tree": &h.WindowsPerTree, "windows": &h.Windows, "symbols_file": &h.SymbolsFile,
+		"symbols_sha256": &h.SymbolsSHA256, "tree_of_file": &h.TreeOfFile, "tree_of_sha256": &h.TreeOfSHA256}
+	seen := map[string]bool{}
+	var (
+		trees    []*source.Tree // kept (or held until the prior is known)
+		nTrees   int
+		treesNil bool
+		checked  bool // the trees were checked against the prior as read
+		done     bool // stopped at the trees (skipTrees)
+	)
+	for !done && dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fail("%v", err)
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return fail("field %q appears twice", key)
+		}
+		seen[key] = true
+		if key != "trees" {
+			p, ok := fields[key]
+			if !ok {
+				return fail("unknown field %q", key)
+			}
+			if err := dec.Decode(p); err != nil {
+				return bad(key, "%s", strings.TrimPrefix(err.Error(), "source: "))
+			}
+			continue
+		}
+		if mode == skipTrees && len(seen) == len(manifestFields) {
+			done = true
+			break
+		}
+		tok, err = dec.Token()
+		if err != nil {
+			return bad("trees", "%v", err)
+		}
+		if tok == nil {
+			treesNil = true
+			continue
+		}
+		if d, ok := tok.(json.Delim); !ok || d != '[' {
+			return bad("trees", "not an array")
+		}
+		checked = seen["prior"]
+		for dec.More() {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return fail("trees[%d]: %v", nTrees, err)
+			}
+			if seen["k"] && h.K >= 0 && nTrees >= h.K {
+				return bad("trees", "more than k = %d trees", h.K)
+			}
+			if mode != skipTrees {
+				t, err := source.ReadTreeJSON(bytes.NewReader(raw))
+				if err == nil && seen["prior"] {
+					err = checkTree(t, h.Prior)
+				}
+				if err != nil {
+					return fail("trees[%d]: %s", nTrees, strings.TrimPrefix(err.Error(), "source: "))
+				}
+				if mode == keepTrees || !seen["prior"] {
+					trees = append(trees, t)
+				}
+			}
+			nTrees++
+		}
+		if _, err := dec.Token(); err != nil { // ']'
+			return bad("trees", "%v", err)
 		}
 	}
-	m := &Manifest{}
-	h := j.manifestHeader
-	*m = Manifest{h.Format, h.Version, h.Tool, h.Prior, h.K, h.NK, h.N, h.Fresh, h.Seed,
-		h.WindowsPerTree, h.Windows, h.SymbolsFile, h.SymbolsSHA256, h.TreeOfFile, h.TreeOfSHA256, nil}
-	bad := func(field, format string, args ...any) error {
-		return fmt.Errorf("dataset: %s: field %q: %s", ManifestFile, field, fmt.Sprintf(format, args...))
+	if !done {
+		if _, err := dec.Token(); err != nil { // '}'
+			return fail("%v", err)
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return fail("unexpected data after the manifest object")
+		}
 	}
+	for _, f := range manifestFields {
+		if !seen[f] {
+			return fail("missing field %q", f)
+		}
+	}
+	m := &Manifest{h.Format, h.Version, h.Tool, h.Prior, h.K, h.NK, h.N, h.Fresh, h.Seed,
+		h.WindowsPerTree, h.Windows, h.SymbolsFile, h.SymbolsSHA256, h.TreeOfFile, h.TreeOfSHA256, nil}
 	if m.Format != FormatName {
-		return nil, bad("format", "%q, want %q", m.Format, FormatName)
+		return bad("format", "%q, want %q", m.Format, FormatName)
 	}
 	if m.Version != FormatVersion {
-		return nil, bad("version", "%d is not supported (this reader knows version %d)", m.Version, FormatVersion)
+		return bad("version", "%d is not supported (this reader knows version %d)", m.Version, FormatVersion)
 	}
 	if err := m.Prior.Validate(); err != nil {
-		return nil, bad("prior", "%s", strings.TrimPrefix(err.Error(), "source: "))
+		return bad("prior", "%s", strings.TrimPrefix(err.Error(), "source: "))
 	}
 	if m.K < 1 || m.K > MaxTrees {
-		return nil, bad("k", "%d trees, want 1..%d", m.K, MaxTrees)
+		return bad("k", "%d trees, want 1..%d", m.K, MaxTrees)
 	}
 	if m.N < 1 {
-		return nil, bad("n", "window length %d, want ≥ 1", m.N)
+		return bad("n", "window length %d, want ≥ 1", m.N)
 	}
 	if m.NK < m.N {
-		return nil, bad("nk", "sequence length %d is shorter than the window n = %d", m.NK, m.N)
+		return bad("nk", "sequence length %d is shorter than the window n = %d", m.NK, m.N)
 	}
 	if err := m.Config().Validate(); err != nil {
-		return nil, bad("k", "%s", strings.TrimPrefix(err.Error(), "dataset: "))
+		return bad("k", "%s", strings.TrimPrefix(err.Error(), "dataset: "))
 	}
 	W := m.Config().WindowsPerTree()
 	if m.WindowsPerTree != W {
-		return nil, bad("windows_per_tree", "%d, want ⌊nk/n⌋ = %d", m.WindowsPerTree, W)
+		return bad("windows_per_tree", "%d, want ⌊nk/n⌋ = %d", m.WindowsPerTree, W)
 	}
 	if m.Windows != m.K*W {
-		return nil, bad("windows", "%d, want k·⌊nk/n⌋ = %d", m.Windows, m.K*W)
+		return bad("windows", "%d, want k·⌊nk/n⌋ = %d", m.Windows, m.K*W)
 	}
 	if m.SymbolsFile != SymbolsFile {
-		return nil, bad("symbols_file", "%q, want %q", m.SymbolsFile, SymbolsFile)
+		return bad("symbols_file", "%q, want %q", m.SymbolsFile, SymbolsFile)
 	}
 	if m.TreeOfFile != TreeOfFile {
-		return nil, bad("tree_of_file", "%q, want %q", m.TreeOfFile, TreeOfFile)
+		return bad("tree_of_file", "%q, want %q", m.TreeOfFile, TreeOfFile)
 	}
 	if !isSHA256Hex(m.SymbolsSHA256) {
-		return nil, bad("symbols_sha256", "%q is not 64 lower-case hex digits", m.SymbolsSHA256)
+		return bad("symbols_sha256", "%q is not 64 lower-case hex digits", m.SymbolsSHA256)
 	}
 	if !isSHA256Hex(m.TreeOfSHA256) {
-		return nil, bad("tree_of_sha256", "%q is not 64 lower-case hex digits", m.TreeOfSHA256)
+		return bad("tree_of_sha256", "%q is not 64 lower-case hex digits", m.TreeOfSHA256)
 	}
-	if j.Trees == nil {
-		return nil, bad("trees", "missing")
+	if done {
+		return m, nil
 	}
-	if len(j.Trees) != m.K {
-		return nil, bad("trees", "%d trees, want k = %d", len(j.Trees), m.K)
+	if treesNil {
+		return bad("trees", "missing")
 	}
-	m.Trees = make([]*source.Tree, m.K)
-	for i, raw := range j.Trees {
-		t, err := source.ReadTreeJSON(bytes.NewReader(raw))
-		if err == nil {
-			err = checkTree(t, m.Prior)
+	if nTrees != m.K {
+		return bad("trees", "%d trees, want k = %d", nTrees, m.K)
+	}
+	// Trees read before the prior are checked now.
+	for i, t := range trees {
+		if checked {
+			break
 		}
-		if err != nil {
-			return nil, fmt.Errorf("dataset: %s: trees[%d]: %s", ManifestFile, i, strings.TrimPrefix(err.Error(), "source: "))
+		if err := checkTree(t, m.Prior); err != nil {
+			return fail("trees[%d]: %s", i, strings.TrimPrefix(err.Error(), "source: "))
 		}
-		m.Trees[i] = t
+	}
+	if mode == keepTrees {
+		m.Trees = trees
 	}
 	return m, nil
 }

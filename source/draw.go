@@ -121,7 +121,7 @@ func (t *Tree) layout() (*treeLayout, error) {
 		return nil, err
 	}
 	if n := t.NumLeaves(); n > MaxDrawLeaves {
-		return nil, fmt.Errorf("source: tree has %d leaves, more than the %d that can be drawn (use WriteDOT)", n, MaxDrawLeaves)
+		return nil, fmt.Errorf("source: tree has %d leaves, more than the %d that can be drawn as an image; write it as Graphviz DOT (a .dot output) instead", n, MaxDrawLeaves)
 	}
 	l := &treeLayout{face: labelFace(drawFont)}
 	depth := t.Depth()

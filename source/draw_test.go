@@ -111,7 +111,7 @@ func TestDrawTooLarge(t *testing.T) {
 	if tr.NumLeaves() <= MaxDrawLeaves {
 		t.Skip("tree unexpectedly small")
 	}
-	if err := tr.WritePNG(io.Discard); err == nil || !strings.Contains(err.Error(), "WriteDOT") {
+	if err := tr.WritePNG(io.Discard); err == nil || !strings.Contains(err.Error(), "Graphviz DOT (a .dot output)") {
 		t.Errorf("WritePNG: %v", err)
 	}
 	if err := tr.WriteSVG(io.Discard); err == nil {

@@ -42,10 +42,13 @@ func (k LeafKind) MarshalText() ([]byte, error) {
 	return []byte(k.String()), nil
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. The empty string
+// selects the default, Dirichlet, like a missing "leaves" field or JSON
+// null (which encoding/json leaves at the zero value, Dirichlet), so that
+// the three spellings of "not given" mean the same.
 func (k *LeafKind) UnmarshalText(b []byte) error {
 	switch string(b) {
-	case "dirichlet":
+	case "dirichlet", "":
 		*k = Dirichlet
 	case "sparse":
 		*k = Sparse

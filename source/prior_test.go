@@ -513,3 +513,25 @@ func TestPriorJSON(t *testing.T) {
 		t.Errorf("bad leaf kind: %v", err)
 	}
 }
+
+// TestPriorLeavesDefault checks that a missing "leaves", null and "" all
+// select the default Dirichlet leaves, and that an unknown kind is an error.
+func TestPriorLeavesDefault(t *testing.T) {
+	for _, js := range []string{
+		`{"alphabet":3,"depths":[2],"lambda":0.15,"alpha":[0.5]}`,
+		`{"alphabet":3,"depths":[2],"lambda":0.15,"alpha":[0.5],"leaves":null}`,
+		`{"alphabet":3,"depths":[2],"lambda":0.15,"alpha":[0.5],"leaves":""}`,
+	} {
+		var z Prior
+		if err := json.Unmarshal([]byte(js), &z); err != nil || z.Leaves != Dirichlet {
+			t.Errorf("%s into a zero prior: leaves %v, %v; want dirichlet", js, z.Leaves, err)
+		}
+	}
+	q := Prior{Leaves: Sparse}
+	if err := json.Unmarshal([]byte(`{"leaves":""}`), &q); err != nil || q.Leaves != Dirichlet {
+		t.Errorf(`leaves "" over sparse: %v, %v; want dirichlet`, q.Leaves, err)
+	}
+	if err := json.Unmarshal([]byte(`{"leaves":"Dirichlet"}`), &q); err == nil {
+		t.Error("leaves \"Dirichlet\" (capitalised) accepted")
+	}
+}

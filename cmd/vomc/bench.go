@@ -127,6 +127,9 @@ scripts/pytorch_bench.py to check that PyTorch computes the same function.`)
 	if *model == "" || *input == "" {
 		return usagef("--model and --input are required")
 	}
+	if err := checkOutputs(*force, *out); err != nil {
+		return err
+	}
 	path := *model
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, trainModel)

@@ -7,10 +7,22 @@ import (
 )
 
 // TestMain lets the test binary run one vomc command as a child process:
-// VOMC_TEST_CHILD holds its arguments separated by \x1f.
+// VOMC_TEST_CHILD holds its arguments separated by \x1f. When
+// VOMC_TEST_PEAK names a file, the child writes its peak resident memory
+// (VmHWM of /proc/self/status) there before it exits.
 func TestMain(m *testing.M) {
 	if args := os.Getenv("VOMC_TEST_CHILD"); args != "" {
-		os.Exit(run(strings.Split(args, "\x1f")))
+		code := run(strings.Split(args, "\x1f"))
+		if p := os.Getenv("VOMC_TEST_PEAK"); p != "" {
+			if st, err := os.ReadFile("/proc/self/status"); err == nil {
+				for _, line := range strings.Split(string(st), "\n") {
+					if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+						os.WriteFile(p, []byte(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB"))), 0o644)
+					}
+				}
+			}
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

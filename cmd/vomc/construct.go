@@ -72,6 +72,9 @@ allows; see construct/mlp.go). --ff-plot FILE sweeps K = 1, 2, 4, …,
 	if fs.NArg() != 0 {
 		return usagef("unexpected arguments %q", fs.Args())
 	}
+	if err := checkOutputs(*force, *weights, *errPlot); err != nil {
+		return err
+	}
 	c := 0.0
 	if s := strings.ToLower(*cS); s != "inf" && s != "∞" && s != "+inf" {
 		v, err := strconv.ParseFloat(s, 64)

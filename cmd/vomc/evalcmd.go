@@ -76,11 +76,17 @@ Methods:
 	if *out == "" {
 		return usagef("--out DIR is required")
 	}
+	if err := checkEvalOutputs(*out, *export, *half, *force); err != nil {
+		return err
+	}
 	var windows [][]byte
 	var d methods.Defaults
 	labels := map[string]string{}
 	if *data != "" {
-		ds, err := dataset.Read(*data)
+		if err := checkEvalMemory(*data, *train, *ms, *workers); err != nil {
+			return err
+		}
+		ds, err := dataset.ReadWindows(*data)
 		if err != nil {
 			return err
 		}
@@ -114,6 +120,9 @@ Methods:
 			windows = append(windows, x[i:i+n])
 		}
 		d = methods.Defaults{A: al.Size(), D: *D, Lambda: *lam, Alpha: *alpha}
+		if err := checkMemory("evaluating "+*file, evalBytes(*ms, int64(len(x)), len(windows), n, d.A, d.D, 0, 0, *workers)); err != nil {
+			return err
+		}
 		if err := ctw.CheckMemory(ctw.Config{A: d.A, D: d.D, Lambda: 0.5, Alpha: 0.5}, int64(n)); err != nil {
 			return err
 		}
@@ -121,7 +130,7 @@ Methods:
 	}
 	d.Windows = windows
 	if *train != "" {
-		tds, err := dataset.Read(*train)
+		tds, err := dataset.ReadWindows(*train)
 		if err != nil {
 			return err
 		}

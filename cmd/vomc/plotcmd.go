@@ -79,6 +79,9 @@ extension (.png, .svg, .pdf).`)
 	if fs.NArg() < 2 {
 		return usagef("want RESULT.json and at least one output file")
 	}
+	if err := checkOutputs(*force, fs.Args()[1:]...); err != nil {
+		return err
+	}
 	res, err := eval.LoadJSONFile(fs.Arg(0))
 	if err != nil {
 		return err

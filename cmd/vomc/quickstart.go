@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/progress"
 	"github.com/vomc/vomc/study"
 )
@@ -39,6 +40,9 @@ paper's Fig. 3 with an excess-over-CTW panel).`)
 		return err
 	}
 	q.Prior.Depths = []int{*D}
+	if err := checkQuickstartOutputs(*out, *force); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	var mu sync.Mutex
@@ -61,5 +65,21 @@ paper's Fig. 3 with an excess-over-CTW panel).`)
 		return err
 	}
 	fmt.Printf("\nwrote %s (figure: %s)\n", *out, filepath.Join(*out, study.Outputs.PNG))
+	return nil
+}
+
+// checkQuickstartOutputs checks quickstart's outputs before any work: the
+// files of the evaluation and the first tree in out, and the data sets
+// out/data/train and out/data/test.
+func checkQuickstartOutputs(out string, force bool) error {
+	if err := checkOutputDir(out, force, study.Outputs.JSON, study.Outputs.CSV, study.Outputs.Summary,
+		study.Outputs.PNG, study.Outputs.SVG, "tree0.svg", "tree0.png", "tree0.json"); err != nil {
+		return err
+	}
+	for _, d := range []string{"train", "test"} {
+		if err := checkOutputDir(filepath.Join(out, "data", d), force, dataset.ManifestFile); err != nil {
+			return err
+		}
+	}
 	return nil
 }
