@@ -267,11 +267,16 @@ func (c *Claim) heartbeat(every time.Duration) {
 	}
 }
 
-// describeLock is a one-line account of the lock at path ("" if none).
-func describeLock(path string) string {
+// describeLock is a one-line account of the lock at path ("" if none),
+// saying when it would be taken over as stale.
+func describeLock(path string, cfg LockConfig) string {
 	o, mtime, err := readLock(path)
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("claimed by %s, heartbeat %s ago", o, time.Since(mtime).Round(time.Second))
+	note := fmt.Sprintf("claimed by %s, heartbeat %s ago", o, time.Since(mtime).Round(time.Second))
+	if why := staleReason(o, currentOwner(), mtime, cfg.withDefaults().Stale); why != "" {
+		note += "; stale: " + why + ", the next run takes it over"
+	}
+	return note
 }

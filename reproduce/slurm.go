@@ -57,7 +57,7 @@ func Graph(cfg Config, opts Options) ([]StageInfo, error) {
 					d.Dir = dir
 					r.Done[s.Name] = d
 					si.State = StateDone
-				} else if note := describeLock(dir + ".lock"); note != "" {
+				} else if note := describeLock(dir+".lock", opts.Lock); note != "" {
 					si.State, si.Note = StateRunning, note
 				} else if _, err := os.Stat(dir); err == nil {
 					si.State = StatePartial
