@@ -5,4 +5,6 @@ package kernels
 // archSets: this build has only the portable set.
 func archSets() []*set { return nil }
 
-func buildDesc() string { return "build (portable: -tags purego or an architecture without SIMD kernels)" }
+func buildDesc() string {
+	return "build (portable: -tags purego or an architecture without SIMD kernels)"
+}
