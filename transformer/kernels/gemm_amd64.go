@@ -129,7 +129,7 @@ const (
 // Products with k ≤ skMax (the activations' products: k = C or 4C) are
 // one block of p: op(B) is packed once per call into panels of nr (a last
 // one of nr/2 when ≤ nr/2 columns remain) columns × k when transposed or
-// reused by ≥ bPackTiles·12 rows, else read in place (its last vector
+// reused by ≥ bPackRows rows of C, else read in place (its last vector
 // per row under a mask); A is read in place (a transposed A as mr-wide
 // panels, a row-major A through mr row pointers), except a last partial
 // row tile, which is packed with zero padding.
