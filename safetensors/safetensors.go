@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -43,6 +44,14 @@ const MetadataKey = "__metadata__"
 // written by vomc before checksums (or by other programs) have none; Read
 // accepts them, and Header.Checksum tells.
 const ChecksumKey = "vomc.data_sha256"
+
+// Warnf reports a file that was read without being verified (it has no
+// checksum); the loaders of models call it. The default prints
+// "warning: …" on standard error; tests and embedding programs may
+// replace it.
+var Warnf = func(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "warning: "+format+"\n", args...)
+}
 
 // DefaultMaxHeader is the header length limit Read applies when given a
 // limit ≤ 0 (100 MiB).

@@ -113,7 +113,10 @@ evaluation) and synth.json (configuration and summary). Evaluate with
 		}
 		val = vds
 	} else if *valFrac > 0 {
-		tw, vw := transformer.SplitByTree(ds, *valFrac, tc.Seed)
+		tw, vw, err := transformer.SplitByTree(ds, *valFrac, tc.Seed)
+		if err != nil {
+			return err
+		}
 		train, val = tw, vw
 	}
 	if *maxWin > 0 && *maxWin < train.Windows() {
