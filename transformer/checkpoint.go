@@ -352,7 +352,7 @@ func readCheckpoint(r io.Reader, size int64, allowUnverified bool) (*Checkpoint,
 	for _, f := range []struct {
 		key string
 		v   any
-	}{{"config", &c.Config}, {"train_config", &c.Train}, {"state", &st}, {"history", &c.History}, {"meta", &c.Meta}} {
+	}{{"train_config", &c.Train}, {"state", &st}, {"history", &c.History}, {"meta", &c.Meta}} {
 		raw, ok := md[f.key]
 		if !ok {
 			return nil, fmt.Errorf("transformer: checkpoint without %q", f.key)
@@ -364,8 +364,8 @@ func readCheckpoint(r io.Reader, size int64, allowUnverified bool) (*Checkpoint,
 	if c.Meta == nil {
 		c.Meta = map[string]string{}
 	}
-	if err := c.Config.Validate(); err != nil {
-		return nil, fmt.Errorf("transformer: checkpoint config: %w", err)
+	if c.Config, err = ParseConfig([]byte(md["config"])); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	if err := c.Train.Validate(); err != nil {
 		return nil, fmt.Errorf("transformer: checkpoint train_config: %w", err)

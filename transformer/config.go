@@ -21,6 +21,7 @@
 package transformer
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"github.com/vomc/vomc/transformer/backend"
@@ -147,6 +148,23 @@ func (c Config) paramCount() float64 {
 	return p + L*per
 }
 
+// numTensors is len(c.Layout()), without building the layout.
+func (c Config) numTensors() int {
+	n, ln := 3, 0 // wte, head.weight, head.bias
+	if c.Positional == Learned {
+		n++
+	}
+	if c.LayerNorm {
+		ln = 2
+		n += 2
+	}
+	per := ln + 4
+	if c.FeedForward {
+		per += ln + 4
+	}
+	return n + c.Layers*per
+}
+
 // MaxBatch is the largest batch size TrainingBytes and InferenceBytes
 // estimate exactly (TrainConfig.Validate applies it too).
 const MaxBatch = 1 << 20
@@ -189,6 +207,34 @@ func (c Config) InferenceBytes(B, T int) float64 {
 		pos = float64(c.Context) * float64(c.Embed)
 	}
 	return 4 * (P + pos + c.activationFloats(B, T, false))
+}
+
+// MaxConfigJSON bounds the length of a Config's JSON form that
+// ParseConfig reads (a valid one is at most ≈ 7 KB: MaxLayers head
+// counts).
+const MaxConfigJSON = 64 << 10
+
+// ParseConfig reads a Config from its JSON form (as String writes it and
+// config.json holds) and validates it. Input longer than MaxConfigJSON is
+// refused before decoding, so that a crafted config cannot make the
+// decoder allocate in proportion to it.
+func ParseConfig(b []byte) (Config, error) {
+	var c Config
+	if len(b) > MaxConfigJSON {
+		return c, fmt.Errorf("transformer: config metadata of %d bytes, longer than the limit of %d", len(b), MaxConfigJSON)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&c); err != nil {
+		return Config{}, fmt.Errorf("transformer: config: %w", err)
+	}
+	if d.More() {
+		return Config{}, fmt.Errorf("transformer: config: data after the JSON object")
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
 }
 
 // String is the JSON form of c.

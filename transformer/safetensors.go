@@ -2,7 +2,6 @@ package transformer
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -96,8 +95,8 @@ func LoadSafetensors(path string) (*Model, error) {
 }
 
 // maxModelHeader bounds a model file's header: its config (≤ MaxLayers
-// head counts) and ≤ 12·MaxLayers + 8 tensor entries fit easily.
-const maxModelHeader = 16 << 20
+// head counts) and ≤ 12·MaxLayers + 8 tensor entries (≈ 1.2 MB) fit.
+const maxModelHeader = 4 << 20
 
 // readModel reads a model file of size bytes (< 0: unknown) named name
 // (for warnings): first the header, whose config is validated (bounded
@@ -114,17 +113,14 @@ func readModel(r io.Reader, size int64, name string) (*Model, error) {
 	if h.Meta["format"] != safetensorsFormat {
 		return nil, fmt.Errorf("transformer: not a %s safetensors file (metadata format %q)", safetensorsFormat, h.Meta["format"])
 	}
-	var cfg Config
-	if err := json.Unmarshal([]byte(h.Meta["config"]), &cfg); err != nil {
-		return nil, fmt.Errorf("transformer: config in safetensors metadata: %w", err)
-	}
-	if err := cfg.Validate(); err != nil {
+	cfg, err := ParseConfig([]byte(h.Meta["config"]))
+	if err != nil {
 		return nil, err
 	}
-	layout := cfg.Layout()
-	if len(h.Tensors) != len(layout) {
-		return nil, fmt.Errorf("transformer: the file has %d tensors, its config (L=%d) has %d", len(h.Tensors), cfg.Layers, len(layout))
+	if n := cfg.numTensors(); len(h.Tensors) != n {
+		return nil, fmt.Errorf("transformer: the file has %d tensors, its config (L=%d) has %d", len(h.Tensors), cfg.Layers, n)
 	}
+	layout := cfg.Layout()
 	byName := make(map[string]int, len(h.Tensors))
 	for i, t := range h.Tensors {
 		byName[t.Name] = i
