@@ -79,6 +79,11 @@ func TestCraftedModelMetadata(t *testing.T) {
 		{"wrong dtype", small.String(), append([]safetensors.Tensor{{Name: "wte", DType: "F64", Shape: []int{3, 2}, Data: make([]byte, 48)}}, goodTs[1:]...), "tensor wte is F64 [3 2], want F32 [3 4]"},
 		{"missing tensor", small.String(), goodTs[1:], "the file has 17 tensors, its config (L=1) has 18"},
 		{"renamed tensor", small.String(), append([]safetensors.Tensor{{Name: "wtf", DType: "F32", Shape: []int{3, 4}, Data: goodTs[0].Data}}, goodTs[1:]...), "no tensor wte"},
+		{"sinusoidal table of 2^36 floats", `{"layers":0,"heads":[],"embed":65536,"context":1048576,"alphabet":3,"activation":"gelu","positional":"sinusoidal"}`,
+			[]safetensors.Tensor{{Name: "wte", DType: "F32", Shape: []int{3, 65536}, Data: make([]byte, 4*3*65536)},
+				{Name: "head.weight", DType: "F32", Shape: []int{3, 65536}, Data: make([]byte, 4*3*65536)},
+				{Name: "head.bias", DType: "F32", Shape: []int{3}, Data: make([]byte, 12)}},
+			"loading a model of 393219 parameters, context N=1048576, E=65536 needs ≈"},
 		{"bad activation", withCfg(func(c *Config) { c.Activation = "tanh" }), goodTs, "activation"},
 		{"not json", "{", goodTs, "transformer: config: unexpected EOF"},
 	} {

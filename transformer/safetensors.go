@@ -101,7 +101,8 @@ const maxModelHeader = 4 << 20
 // readModel reads a model file of size bytes (< 0: unknown) named name
 // (for warnings): first the header, whose config is validated (bounded
 // sizes) and whose tensors must be exactly the config's layout — names,
-// F32, shapes — and whose data must fit in memory, and only then the data
+// F32, shapes —, and the model with the activations of one forward pass
+// over its whole context must fit in memory; only then the data
 // (verified against the file's checksum). A file without a checksum (one
 // written before vomc recorded checksums) is loaded with a warning
 // through safetensors.Warnf.
@@ -135,8 +136,12 @@ func readModel(r io.Reader, size int64, name string) (*Model, error) {
 			return nil, fmt.Errorf("transformer: tensor %s is %s %v, want F32 %v", t.Name, st.DType, st.Shape, t.Shape)
 		}
 	}
+	// The file's data, its decoded copy and the flat vector (3 × 4P
+	// bytes) besides the model itself (with a sinusoidal table of N·E
+	// floats, which the file does not hold) and one window's activations.
 	P := cfg.NumParams()
-	if err := sysmem.Check(16*float64(P), fmt.Sprintf("loading a model of %d parameters", P)); err != nil {
+	if err := sysmem.Check(12*float64(P)+cfg.InferenceBytes(1, cfg.Context),
+		fmt.Sprintf("loading a model of %d parameters, context N=%d, E=%d", P, cfg.Context, cfg.Embed)); err != nil {
 		return nil, fmt.Errorf("transformer: %w", err)
 	}
 	ts, err := h.ReadData(r)

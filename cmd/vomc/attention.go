@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -117,8 +118,8 @@ Positions are 0-based, layers and heads 1-based.`)
 	if *offset < -1 || *offset > 1 {
 		return usagef("--offset %d: want 0, 1 or -1 (auto)", *offset)
 	}
-	if !(*gamma > 0) {
-		return usagef("--gamma %v: want > 0", *gamma)
+	if !(*gamma > 0) || math.IsInf(*gamma, 1) {
+		return usagef("--gamma %v: want a finite number > 0", *gamma)
 	}
 	paths := map[string]string{}
 	for _, name := range []string{attnHeatPNG, attnHeatSVG, attnSuffixPNG, attnSuffixSVG, attnScores} {
