@@ -3,8 +3,8 @@ package safetensors
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"reflect"
 	"runtime"
