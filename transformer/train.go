@@ -146,7 +146,8 @@ func (c TrainConfig) Validate() error {
 	case !finite(c.WeightDecay) || c.WeightDecay < 0:
 		return bad("weight_decay", "weight decay", c.WeightDecay, "a finite number ≥ 0")
 	case c.LR*c.WeightDecay >= 1:
-		return bad("weight_decay", "weight decay", c.WeightDecay, fmt.Sprintf("< 1/lr = %g (each step multiplies the weights by 1 − lr·wd)", 1/c.LR))
+		return &TrainConfigError{Field: "lr", Msg: fmt.Sprintf("learning rate %g with weight decay %g: want lr·wd < 1 (each step multiplies the weights by 1 − lr·wd = %g); lower the learning rate or the weight decay",
+			c.LR, c.WeightDecay, 1-c.LR*c.WeightDecay)}
 	case !finite(c.ClipNorm) || c.ClipNorm < 0:
 		return bad("clip_norm", "clip norm", c.ClipNorm, "a finite number ≥ 0 (0: no clipping)")
 	case c.Patience < 0:
@@ -179,7 +180,7 @@ type DivergedError struct {
 func (e *DivergedError) Error() string {
 	what := fmt.Sprintf("loss %g", e.Loss)
 	if !math.IsNaN(e.Loss) && !math.IsInf(e.Loss, 0) {
-		what = fmt.Sprintf("gradient norm %g (loss %g)", e.GradNorm, e.Loss)
+		what = fmt.Sprintf("gradient norm %g (loss %.6g)", e.GradNorm, e.Loss)
 	}
 	return fmt.Sprintf("training diverged at step %d: %s", e.Step+1, what)
 }

@@ -26,6 +26,7 @@ func TestTrainFlagChecks(t *testing.T) {
 		{[]string{"--lr", "NaN"}, "--lr: learning rate NaN"},
 		{[]string{"--lr", "Inf"}, "--lr: learning rate +Inf"},
 		{[]string{"--lr", "-1"}, "--lr: learning rate -1"},
+		{[]string{"--lr", "1e3"}, "--lr: learning rate 1000 with weight decay 0.01: want lr·wd < 1"},
 		{[]string{"--clip", "-1"}, "--clip: clip norm -1"},
 		{[]string{"--wd", "-5"}, "--wd: weight decay -5"},
 		{[]string{"--warmup", "-3"}, "--warmup: warm-up steps -3"},
