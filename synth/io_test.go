@@ -40,6 +40,7 @@ func TestCraftedFiles(t *testing.T) {
 		{"hidden at the limit", `{"variant":"tf20","alphabet":3,"D":1,"context":8,"pos_period":64,"hidden":1048576,"activation":"gelu","count_norm":"log1p"}`, "tensor ff.fc.weight is F32 [5 21], the configuration needs F32 [1048576 21]"},
 		{"embed and hidden at the limit", `{"variant":"tf20","alphabet":3,"D":1,"context":8,"pos_period":64,"embed":1048576,"hidden":1048576,"activation":"gelu","count_norm":"log1p"}`, "parameters (embed 1048576, hidden 1048576), more than the limit"},
 		{"context huge", `{"variant":"tf20","alphabet":3,"D":1,"context":4000000000,"pos_period":4000000002,"hidden":5,"activation":"gelu","count_norm":"log1p"}`, "context 4000000000 (limit 1048576)"},
+		{"count tables", `{"variant":"tf20","alphabet":256,"D":16,"context":8,"pos_period":64,"hidden":5,"activation":"gelu","count_norm":"log1p"}`, "256^17 exceeds the count-table limit"},
 		{"alphabet", `{"variant":"tf20","alphabet":300,"D":1,"context":8,"pos_period":64,"hidden":5,"activation":"gelu","count_norm":"log1p"}`, "alphabet size 300"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -100,6 +100,12 @@ func (c Config) Validate() error {
 	case c.Embed > MaxWidth || c.Hidden > MaxWidth:
 		return fmt.Errorf("synth: embed %d, hidden %d (limit %d each)", c.Embed, c.Hidden, MaxWidth)
 	}
+	for l, p := 0, 1; l <= c.D; l++ { // the extractor's count tables
+		if p > maxTable/c.A {
+			return fmt.Errorf("synth: A^(D+1) = %d^%d exceeds the count-table limit %d", c.A, c.D+1, maxTable)
+		}
+		p *= c.A
+	}
 	// float64: no overflow whatever the widths
 	F, W, H, A := float64(c.Features()), float64(c.Width()), float64(c.Hidden), float64(c.A)
 	if p := W*F + W + 2*H*W + H + W + A*W + A; p > MaxParams {
