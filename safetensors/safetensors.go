@@ -374,7 +374,7 @@ func ReadHeader(r io.Reader, maxHeader, size int64) (*Header, error) {
 	if size >= 0 && hd.Size != size {
 		what := "truncated"
 		if size > hd.Size {
-			what = fmt.Sprintf("%d bytes of trailing junk after the data section", size-hd.Size)
+			what = fmt.Sprintf("trailing junk after the data section: %d extra bytes", size-hd.Size)
 		}
 		return nil, fmt.Errorf("safetensors: the header describes %d bytes, the file has %d (%s)", hd.Size, size, what)
 	}

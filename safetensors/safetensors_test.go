@@ -224,7 +224,7 @@ func TestIntegrity(t *testing.T) {
 		size int64
 		want string
 	}{
-		{"size larger", int64(len(in)) + 3, "3 bytes of trailing junk"},
+		{"size larger", int64(len(in)) + 3, "trailing junk after the data section: 3 extra bytes"},
 		{"size smaller", int64(len(in)) - 1, "truncated"},
 		{"size below header", 20, "truncated"},
 	} {

@@ -74,7 +74,7 @@ func TestCraftedFiles(t *testing.T) {
 	}
 	p := filepath.Join(t.TempDir(), "model.safetensors")
 	os.WriteFile(p, append(bytes.Clone(good), 0), 0o644)
-	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "1 bytes of trailing junk") || !strings.HasPrefix(err.Error(), p) {
+	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "trailing junk after the data section: 1 extra bytes") || !strings.HasPrefix(err.Error(), p) {
 		t.Errorf("trailing junk: %v", err)
 	}
 	// An earlier version's file: no checksum.

@@ -244,7 +244,7 @@ func TestModelIntegrity(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "m.safetensors")
 	os.WriteFile(p, append(bytes.Clone(in), "junk"...), 0o644)
-	if _, err := LoadSafetensors(p); err == nil || !strings.Contains(err.Error(), "4 bytes of trailing junk") || !strings.Contains(err.Error(), p) {
+	if _, err := LoadSafetensors(p); err == nil || !strings.Contains(err.Error(), "trailing junk after the data section: 4 extra bytes") || !strings.Contains(err.Error(), p) {
 		t.Errorf("trailing junk: %v", err)
 	}
 	if _, err := ReadSafetensors(bytes.NewReader(append(bytes.Clone(in), "junk"...))); err == nil || !strings.Contains(err.Error(), "trailing junk") {
