@@ -150,3 +150,78 @@ func FuzzReadCheckpoint(f *testing.F) {
 		tr.Run(context.Background())
 	})
 }
+
+// FuzzCheckpointMeta fuzzes the JSON metadata of a checkpoint (config,
+// train config, state, history, meta) around valid tensors, with a
+// correct checksum: whatever ReadCheckpoint accepts must resume and run a
+// step without panicking.
+func FuzzCheckpointMeta(f *testing.F) {
+	train, _, _ := markovWindows(testChain, 6, 6, 1)
+	m, _ := New(DefaultConfig(1, 1, 4, 6, 3), 1)
+	tc := DefaultTrainConfig()
+	tc.BatchSize, tc.Epochs, tc.MaxSteps, tc.LogEvery = 4, 3, 4, 1
+	tr, err := NewTrainer(m, tc, train, train[:2])
+	if err != nil {
+		f.Fatal(err)
+	}
+	seed := func() {
+		var buf bytes.Buffer
+		if err := tr.WriteCheckpoint(&buf, map[string]string{"data": "/x", "val_frac": "0.1"}); err != nil {
+			f.Fatal(err)
+		}
+		h, err := safetensors.ReadHeader(bytes.NewReader(buf.Bytes()), 0, int64(buf.Len()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		md := h.Meta
+		f.Add(md["config"], md["train_config"], md["state"], md["history"], md["meta"])
+	}
+	seed()
+	if _, err := tr.Run(context.Background()); err != nil {
+		f.Fatal(err)
+	}
+	seed()
+	P := m.NumParams()
+	params := safetensors.Float32Bytes(m.HostParams())
+	zeros := make([]byte, 4*P)
+	f.Fuzz(func(t *testing.T, config, trainConfig, state, history, meta string) {
+		md := map[string]string{"format": checkpointFormat, "version": checkpointVersion, "config": config,
+			"train_config": trainConfig, "state": state, "history": history, "meta": meta}
+		ts := []safetensors.Tensor{{Name: "params", DType: "F32", Shape: []int{P}, Data: params},
+			{Name: "adam.m", DType: "F32", Shape: []int{P}, Data: zeros}, {Name: "adam.v", DType: "F32", Shape: []int{P}, Data: zeros}}
+		var buf bytes.Buffer
+		if err := safetensors.Write(&buf, md, ts); err != nil {
+			return
+		}
+		c, err := ReadCheckpoint(&buf)
+		if err != nil {
+			return
+		}
+		if c.TrainWindows > 64 || c.ValWindows > 64 || c.Train.BatchSize > 64 {
+			return
+		}
+		ws := make(sliceWindows, c.TrainWindows)
+		for i := range ws {
+			ws[i] = make([]byte, c.WindowLen)
+		}
+		var val Windows
+		if c.ValWindows > 0 {
+			vs := make(sliceWindows, c.ValWindows)
+			for i := range vs {
+				vs[i] = make([]byte, c.WindowLen)
+			}
+			val = vs
+		}
+		tr, err := c.Resume(ws, val)
+		if err != nil {
+			return
+		}
+		tr.Cfg.MaxSteps = tr.Step + 2
+		tr.Run(context.Background())
+		for _, e := range tr.History {
+			if _, err := e.MarshalJSON(); err != nil {
+				t.Fatalf("log entry %+v: %v", e, err)
+			}
+		}
+	})
+}
