@@ -442,8 +442,13 @@ func (c *Checkpoint) checkState(elapsedNS int64) error {
 		return fmt.Errorf("step %d, AdamW step %d", s.Step, c.AdamT)
 	case s.Epoch < 0 || s.Epoch > c.Train.Epochs:
 		return fmt.Errorf("epoch %d outside 0..%d (the train config's epochs)", s.Epoch, c.Train.Epochs)
-	case s.Index < 0 || s.Index > c.TrainWindows:
-		return fmt.Errorf("window index %d outside 0..%d", s.Index, c.TrainWindows)
+	case s.Index < 0 || s.Index >= c.TrainWindows:
+		return fmt.Errorf("window index %d outside 0..%d", s.Index, c.TrainWindows-1)
+	case s.EpochTargets != s.Index*(c.WindowLen-1) || s.IntervalTargets < 0 || s.IntervalTargets > s.EpochTargets:
+		// every used window of the epoch adds T−1 targets; a log
+		// interval never spans an epoch end
+		return fmt.Errorf("%d targets this epoch and %d this log interval after %d windows of %d symbols",
+			s.EpochTargets, s.IntervalTargets, s.Index, c.WindowLen)
 	case s.SinceBest < 0 || s.EpochTargets < 0 || s.IntervalTargets < 0 || elapsedNS < 0:
 		return fmt.Errorf("negative counter (since_best %d, epoch_targets %d, interval_targets %d, elapsed_ns %d)",
 			s.SinceBest, s.EpochTargets, s.IntervalTargets, elapsedNS)

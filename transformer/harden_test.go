@@ -353,7 +353,9 @@ func TestCheckpointIntegrity(t *testing.T) {
 	}{
 		{"lr -1", "train_config", func(v map[string]any) { v["lr"] = -1 }, "train_config: transformer: learning rate -1"},
 		{"batch 0", "train_config", func(v map[string]any) { v["batch_size"] = 0 }, "batch size 0"},
-		{"index past the data", "state", func(v map[string]any) { v["index"] = 1000 }, "window index 1000 outside 0..16"},
+		{"index past the data", "state", func(v map[string]any) { v["index"] = 1000 }, "window index 1000 outside 0..15"},
+		{"index at the end", "state", func(v map[string]any) { v["index"] = 16 }, "window index 16 outside 0..15"},
+		{"targets", "state", func(v map[string]any) { v["epoch_targets"] = 5 }, "5 targets this epoch"},
 		{"negative step", "state", func(v map[string]any) { v["step"] = -5 }, "step -5"},
 		{"epoch past the end", "state", func(v map[string]any) { v["epoch"] = 7 }, "epoch 7 outside 0..1"},
 		{"window too long", "state", func(v map[string]any) { v["window_len"] = 100 }, "windows of 100 symbols"},
