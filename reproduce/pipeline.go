@@ -266,7 +266,10 @@ func trainSplit(cfg Config, sc *StageContext) (train, val transformer.Windows, e
 	if err != nil {
 		return nil, nil, err
 	}
-	tr, va := transformer.SplitByTree(ds, cfg.ValFrac, cfg.Seed)
+	tr, va, err := transformer.SplitByTree(ds, cfg.ValFrac, cfg.Seed)
+	if err != nil {
+		return nil, nil, err
+	}
 	if len(va.Idx) == 0 {
 		return tr, nil, nil
 	}

@@ -8,23 +8,50 @@
 //
 // Write encodes the header with encoding/json (keys sorted, so the output
 // depends only on the metadata and the tensors, in their given order for
-// the data section). Read checks the file strictly: known dtypes, shapes
-// matching the data sizes, and offsets that tile the data section exactly.
+// the data section) and records the SHA-256 of the data section in the
+// metadata (ChecksumKey). Read checks the file strictly: known dtypes,
+// shapes matching the data sizes, offsets that tile the data section
+// exactly, nothing after it, and the checksum when there is one.
+// ReadHeader and Header.ReadData split Read in two so that a loader can
+// check the tensors against what it expects before reading (and
+// allocating) the data.
 package safetensors
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"sort"
+	"strings"
+	"unicode/utf8"
 )
 
 // MetadataKey is the header key of the string metadata.
 const MetadataKey = "__metadata__"
+
+// ChecksumKey is the metadata key under which Write records a SHA-256
+// (lowercase hex) of the canonical header — the header JSON as Write
+// encodes it without this key (and without "__metadata__" when the
+// metadata is empty) — followed by the data section, and which Read
+// verifies: a corrupted byte anywhere in the file is detected. Files
+// written by vomc before checksums (or by other programs) have none; Read
+// accepts them, and Header.Checksum tells.
+const ChecksumKey = "vomc.data_sha256"
+
+// Warnf reports a file that was read without being verified (it has no
+// checksum); the loaders of models call it. The default prints
+// "warning: …" on standard error; tests and embedding programs may
+// replace it.
+var Warnf = func(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "warning: "+format+"\n", args...)
+}
 
 // DefaultMaxHeader is the header length limit Read applies when given a
 // limit ≤ 0 (100 MiB).
@@ -81,15 +108,15 @@ type entry struct {
 	DataOffsets [2]int64 `json:"data_offsets"`
 }
 
-// Write writes meta (omitted if nil) and the tensors ts to w, the data in
-// the order of ts. It fails, writing nothing, if a name is empty,
-// repeated or MetadataKey, or if a tensor's dtype is unknown or its data
+// Write writes meta plus ChecksumKey (the SHA-256 of the data section)
+// and the tensors ts to w, the data in the order of ts. It fails, writing nothing, if a name is empty,
+// repeated or MetadataKey, if meta has ChecksumKey, or if a tensor's dtype is unknown or its data
 // length does not match its shape.
 func Write(w io.Writer, meta map[string]string, ts []Tensor) error {
-	header := make(map[string]any, len(ts)+1)
-	if meta != nil {
-		header[MetadataKey] = meta
+	if _, ok := meta[ChecksumKey]; ok {
+		return fmt.Errorf("safetensors: metadata key %s is reserved for the data checksum", ChecksumKey)
 	}
+	header := make(map[string]any, len(ts)+1)
 	var off int64
 	for _, t := range ts {
 		if t.Name == "" || t.Name == MetadataKey {
@@ -112,6 +139,24 @@ func Write(w io.Writer, meta map[string]string, ts []Tensor) error {
 		header[t.Name] = entry{DType: t.DType, Shape: shape, DataOffsets: [2]int64{off, off + n}}
 		off += n
 	}
+	if len(meta) > 0 {
+		header[MetadataKey] = meta
+	}
+	canon, err := json.Marshal(header)
+	if err != nil {
+		return fmt.Errorf("safetensors: header: %w", err)
+	}
+	sum := sha256.New()
+	sum.Write(canon)
+	for _, t := range ts {
+		sum.Write(t.Data)
+	}
+	md := make(map[string]string, len(meta)+1)
+	for k, v := range meta {
+		md[k] = v
+	}
+	md[ChecksumKey] = hex.EncodeToString(sum.Sum(nil))
+	header[MetadataKey] = md
 	h, err := json.Marshal(header)
 	if err != nil {
 		return fmt.Errorf("safetensors: header: %w", err)
@@ -143,65 +188,147 @@ type readEntry struct {
 	DataOffsets []int64 `json:"data_offsets"`
 }
 
+// Header is a file's header as read by ReadHeader: everything but the
+// tensor data, checked (dtypes, shapes, offsets tiling the data section)
+// but not yet trusted to describe data that exists.
+type Header struct {
+	// Meta is the metadata without ChecksumKey (nil if the file has
+	// none).
+	Meta map[string]string
+	// Tensors are the tensors in data order, without Data.
+	Tensors []Tensor
+	// DataSize is the length in bytes of the data section, and Size the
+	// file's: 8 + the header length + DataSize.
+	DataSize, Size int64
+	// Checksum is the SHA-256 recorded in the file (see ChecksumKey)
+	// (lowercase hex), or "" if the file has none (one written before
+	// vomc recorded checksums, or by another program).
+	Checksum string
+	offs     [][2]int64
+	canon    []byte // the canonical header the checksum covers
+}
+
 // Read reads a safetensors file from r: its metadata (nil if the file has
-// none) and its tensors in data order. maxHeader bounds the header length
-// (≤ 0: DefaultMaxHeader). Every tensor must have a known dtype, a shape
-// with non-negative dimensions, and data_offsets [begin,end] whose length
-// matches the shape; together the tensors must tile the data section
-// exactly from byte 0. Read consumes exactly the header and the data
-// section; the tensors' Data share one buffer.
+// none; without ChecksumKey) and its tensors in data order. maxHeader
+// bounds the header length (≤ 0: DefaultMaxHeader). Every tensor must
+// have a known dtype, a shape with non-negative dimensions, and
+// data_offsets [begin,end] whose length matches the shape; together the
+// tensors must tile the data section exactly from byte 0, and nothing may
+// follow the data section. A recorded checksum is verified; a file without
+// one is accepted (use ReadHeader and Header.ReadData to tell). The
+// tensors' Data share one buffer.
 func Read(r io.Reader, maxHeader int64) (map[string]string, []Tensor, error) {
+	h, err := ReadHeader(r, maxHeader, -1)
+	if err != nil {
+		return nil, nil, err
+	}
+	ts, err := h.ReadData(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return h.Meta, ts, nil
+}
+
+// ReadHeader reads and checks the header of a safetensors file from r
+// (see Read), allocating memory in proportion to the bytes actually read
+// only. maxHeader bounds the header length (≤ 0: DefaultMaxHeader). size,
+// if ≥ 0, is the length of the whole input (a file's size): the header
+// must then describe exactly that many bytes, so that a truncated file or
+// one with trailing bytes is refused before any data is read.
+func ReadHeader(r io.Reader, maxHeader, size int64) (*Header, error) {
 	if maxHeader <= 0 {
 		maxHeader = DefaultMaxHeader
 	}
 	var nb [8]byte
 	if _, err := io.ReadFull(r, nb[:]); err != nil {
-		return nil, nil, fmt.Errorf("safetensors: header length: %w", err)
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("safetensors: header length: %w", err)
 	}
 	n := binary.LittleEndian.Uint64(nb[:])
 	if n > uint64(maxHeader) {
-		return nil, nil, fmt.Errorf("safetensors: header of %d bytes exceeds the limit of %d", n, maxHeader)
+		return nil, fmt.Errorf("safetensors: header of %d bytes exceeds the limit of %d", n, maxHeader)
 	}
-	h := make([]byte, n)
-	if _, err := io.ReadFull(r, h); err != nil {
-		return nil, nil, fmt.Errorf("safetensors: header: %w", err)
+	if size >= 0 && n > uint64(size-8) {
+		return nil, fmt.Errorf("safetensors: header of %d bytes in a file of %d bytes (truncated?)", n, size)
+	}
+	// Grow the buffer as the header arrives rather than trusting n.
+	h, err := io.ReadAll(io.LimitReader(r, int64(n)))
+	if err == nil && uint64(len(h)) != n {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return nil, fmt.Errorf("safetensors: header of %d bytes: %w", n, err)
+	}
+	if !utf8.Valid(h) {
+		return nil, errors.New("safetensors: header is not valid UTF-8")
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(h, &raw); err != nil {
-		return nil, nil, fmt.Errorf("safetensors: header: %w", err)
+		return nil, fmt.Errorf("safetensors: header: %w", err)
 	}
 	if raw == nil {
-		return nil, nil, errors.New("safetensors: header is not a JSON object")
+		return nil, errors.New("safetensors: header is not a JSON object")
 	}
-	var meta map[string]string
+	hd := &Header{}
 	if m, ok := raw[MetadataKey]; ok {
-		if err := json.Unmarshal(m, &meta); err != nil {
-			return nil, nil, fmt.Errorf("safetensors: metadata: %w", err)
+		if err := json.Unmarshal(m, &hd.Meta); err != nil {
+			return nil, fmt.Errorf("safetensors: metadata: %w", err)
 		}
 		delete(raw, MetadataKey)
+		for k := range hd.Meta {
+			if nearChecksumKey(k) {
+				return nil, fmt.Errorf("safetensors: metadata key %q is a corrupted %q: the file is corrupt", k, ChecksumKey)
+			}
+		}
+		if sum, ok := hd.Meta[ChecksumKey]; ok {
+			if len(sum) != 2*sha256.Size || strings.ToLower(sum) != sum {
+				return nil, fmt.Errorf("safetensors: metadata %s %q is not a SHA-256 in lowercase hex", ChecksumKey, sum)
+			}
+			if _, err := hex.DecodeString(sum); err != nil {
+				return nil, fmt.Errorf("safetensors: metadata %s %q is not a SHA-256 in lowercase hex", ChecksumKey, sum)
+			}
+			hd.Checksum = sum
+			delete(hd.Meta, ChecksumKey)
+			if len(hd.Meta) == 0 {
+				hd.Meta = nil // Write(w, nil, …) reads back as nil
+			}
+		}
 	}
 	ts := make([]Tensor, 0, len(raw))
 	offs := make([][2]int64, 0, len(raw))
 	for name, m := range raw {
+		// encoding/json matches field names case-insensitively: insist on
+		// the exact keys.
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(m, &keys); err != nil {
+			return nil, fmt.Errorf("safetensors: tensor %s: %w", name, err)
+		}
+		for k := range keys {
+			if k != "dtype" && k != "shape" && k != "data_offsets" {
+				return nil, fmt.Errorf("safetensors: tensor %s: unknown field %q", name, k)
+			}
+		}
 		var e readEntry
 		d := json.NewDecoder(bytes.NewReader(m))
 		d.DisallowUnknownFields()
 		if err := d.Decode(&e); err != nil {
-			return nil, nil, fmt.Errorf("safetensors: tensor %s: %w", name, err)
+			return nil, fmt.Errorf("safetensors: tensor %s: %w", name, err)
 		}
 		if e.Shape == nil {
-			return nil, nil, fmt.Errorf("safetensors: tensor %s: no shape", name)
+			return nil, fmt.Errorf("safetensors: tensor %s: no shape", name)
 		}
 		if len(e.DataOffsets) != 2 {
-			return nil, nil, fmt.Errorf("safetensors: tensor %s: data_offsets %v, want [begin,end]", name, e.DataOffsets)
+			return nil, fmt.Errorf("safetensors: tensor %s: data_offsets %v, want [begin,end]", name, e.DataOffsets)
 		}
 		size, err := byteSize(e.DType, e.Shape)
 		if err != nil {
-			return nil, nil, fmt.Errorf("safetensors: tensor %s: %v", name, err)
+			return nil, fmt.Errorf("safetensors: tensor %s: %v", name, err)
 		}
 		b, en := e.DataOffsets[0], e.DataOffsets[1]
 		if b < 0 || en < b || en-b != size {
-			return nil, nil, fmt.Errorf("safetensors: tensor %s: %s %v needs %d bytes, data_offsets are %v", name, e.DType, e.Shape, size, e.DataOffsets)
+			return nil, fmt.Errorf("safetensors: tensor %s: %s %v needs %d bytes, data_offsets are %v", name, e.DType, e.Shape, size, e.DataOffsets)
 		}
 		ts = append(ts, Tensor{Name: name, DType: e.DType, Shape: e.Shape})
 		offs = append(offs, [2]int64{b, en})
@@ -218,28 +345,101 @@ func Read(r io.Reader, maxHeader int64) (map[string]string, []Tensor, error) {
 		return ts[idx[i]].Name < ts[idx[j]].Name
 	})
 	var end int64
-	for _, i := range idx {
+	hd.Tensors = make([]Tensor, len(ts))
+	hd.offs = make([][2]int64, len(ts))
+	for k, i := range idx {
 		if offs[i][0] != end {
-			return nil, nil, fmt.Errorf("safetensors: tensor %s at %v does not start at byte %d (the end of the previous tensor)", ts[i].Name, offs[i], end)
+			return nil, fmt.Errorf("safetensors: tensor %s at %v does not start at byte %d (the end of the previous tensor)", ts[i].Name, offs[i], end)
 		}
 		end = offs[i][1]
+		hd.Tensors[k], hd.offs[k] = ts[i], offs[i]
 	}
-	// Grow the buffer as the data arrives rather than trusting the header.
-	var data bytes.Buffer
-	if got, err := io.CopyN(&data, r, end); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
+	hd.DataSize = end
+	if end > math.MaxInt64-8-int64(n) {
+		return nil, fmt.Errorf("safetensors: data section of %d bytes overflows", end)
+	}
+	hd.Size = 8 + int64(n) + end
+	if hd.Checksum != "" {
+		header := make(map[string]any, len(ts)+1)
+		if len(hd.Meta) > 0 {
+			header[MetadataKey] = hd.Meta
 		}
-		return nil, nil, fmt.Errorf("safetensors: data section of %d bytes (read %d): %w", end, got, err)
+		for k, t := range hd.Tensors {
+			header[t.Name] = entry{DType: t.DType, Shape: t.Shape, DataOffsets: hd.offs[k]}
+		}
+		if hd.canon, err = json.Marshal(header); err != nil {
+			return nil, fmt.Errorf("safetensors: header: %w", err)
+		}
 	}
-	all := data.Bytes()
-	out := make([]Tensor, len(ts))
-	for k, i := range idx {
-		t := ts[i]
-		t.Data = all[offs[i][0]:offs[i][1]:offs[i][1]]
+	if size >= 0 && hd.Size != size {
+		what := "truncated"
+		if size > hd.Size {
+			what = fmt.Sprintf("trailing junk after the data section: %d extra bytes", size-hd.Size)
+		}
+		return nil, fmt.Errorf("safetensors: the header describes %d bytes, the file has %d (%s)", hd.Size, size, what)
+	}
+	return hd, nil
+}
+
+// nearChecksumKey reports whether k differs from ChecksumKey in exactly
+// one byte (as a bit flip makes it), which would otherwise turn a
+// checksummed file into one without a checksum.
+func nearChecksumKey(k string) bool {
+	if len(k) != len(ChecksumKey) {
+		return false
+	}
+	diff := 0
+	for i := range len(k) {
+		if k[i] != ChecksumKey[i] {
+			diff++
+		}
+	}
+	return diff == 1
+}
+
+// ReadData reads the data section described by h from r (positioned just
+// after the header), checks that r ends there, verifies the recorded
+// checksum if there is one, and returns the tensors in data order (their
+// Data share one buffer). Memory grows with the bytes actually read, not
+// with the sizes the header claims.
+func (h *Header) ReadData(r io.Reader) ([]Tensor, error) {
+	sum := sha256.New()
+	var all []byte
+	if h.DataSize <= 64<<20 {
+		all = make([]byte, 0, h.DataSize)
+	}
+	chunk := make([]byte, min(h.DataSize, 1<<20))
+	for int64(len(all)) < h.DataSize {
+		k := min(int64(len(chunk)), h.DataSize-int64(len(all)))
+		got, err := io.ReadFull(r, chunk[:k])
+		all = append(all, chunk[:got]...)
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, fmt.Errorf("safetensors: data section of %d bytes (read %d): %w", h.DataSize, len(all), err)
+		}
+	}
+	var one [1]byte
+	if k, err := io.ReadFull(r, one[:]); k > 0 {
+		return nil, fmt.Errorf("safetensors: trailing junk after the data section of %d bytes", h.DataSize)
+	} else if err != io.EOF {
+		return nil, fmt.Errorf("safetensors: after the data section: %w", err)
+	}
+	if h.Checksum != "" {
+		sum.Write(h.canon)
+		sum.Write(all)
+		if got := hex.EncodeToString(sum.Sum(nil)); got != h.Checksum {
+			return nil, fmt.Errorf("safetensors: checksum mismatch (SHA-256 %s…, the file records %s…): the file is corrupt", got[:12], h.Checksum[:12])
+		}
+	}
+	out := make([]Tensor, len(h.Tensors))
+	for k, t := range h.Tensors {
+		o := h.offs[k]
+		t.Data = all[o[0]:o[1]:o[1]]
 		out[k] = t
 	}
-	return meta, out, nil
+	return out, nil
 }
 
 // Float32Bytes encodes v as little-endian bytes (4 per value, exact bits,

@@ -2,9 +2,12 @@ package safetensors
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -64,7 +67,15 @@ func TestWriteFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := `{"__metadata__":{"k":"v"},"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`
+	// The checksum is the SHA-256 of the header without it followed by
+	// the data bytes 00 00 80 3f (this format is fixed: files written by
+	// this version must stay readable).
+	canon := `{"__metadata__":{"k":"v"},"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`
+	sum := sha256.Sum256(append([]byte(canon), 0, 0, 0x80, 0x3f))
+	if got := hex.EncodeToString(sum[:]); got != "948a109374ebdcce353999039e45194d11392578e462fc14e23b40c09caca3b6" {
+		t.Fatalf("sha256 %s", got)
+	}
+	h := `{"__metadata__":{"k":"v","vomc.data_sha256":"948a109374ebdcce353999039e45194d11392578e462fc14e23b40c09caca3b6"},"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`
 	for len(h)%8 != 0 {
 		h += " "
 	}
@@ -137,19 +148,115 @@ func TestReadMalformed(t *testing.T) {
 }
 
 // TestReadOrder checks that tensors come back in data order whatever the
-// header order, and that Read stops at the end of the data section.
+// header order, and that a file without a checksum (as earlier versions
+// wrote) is read, Header.Checksum telling.
 func TestReadOrder(t *testing.T) {
-	in := file(`{"b":{"dtype":"U8","shape":[1],"data_offsets":[1,2]},"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}`, []byte{10, 20, 99})
-	r := bytes.NewReader(in)
-	meta, ts, err := Read(r, 0)
+	in := file(`{"b":{"dtype":"U8","shape":[1],"data_offsets":[1,2]},"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}`, []byte{10, 20})
+	meta, ts, err := Read(bytes.NewReader(in), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if meta != nil || len(ts) != 2 || ts[0].Name != "a" || ts[0].Data[0] != 10 || ts[1].Name != "b" || ts[1].Data[0] != 20 {
 		t.Errorf("got %v %+v", meta, ts)
 	}
-	if r.Len() != 1 {
-		t.Errorf("%d bytes left, want 1", r.Len())
+	h, err := ReadHeader(bytes.NewReader(in), 0, int64(len(in)))
+	if err != nil || h.Checksum != "" || h.DataSize != 2 || h.Size != int64(len(in)) {
+		t.Errorf("header %+v, %v", h, err)
+	}
+}
+
+// sample is a small valid file with a checksum.
+func sample(t testing.TB) []byte {
+	var buf bytes.Buffer
+	err := Write(&buf, map[string]string{"format": "x"}, []Tensor{
+		{Name: "w", DType: "F32", Shape: []int{3, 2}, Data: Float32Bytes([]float32{1, 2, 3, 4, 5, 6})},
+		{Name: "b", DType: "F32", Shape: []int{2}, Data: Float32Bytes([]float32{-1, 0.5})},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestIntegrity: every single-bit flip of a written file is refused (by
+// the checksum, which covers the header too, or by the strict parser),
+// and so are trailing bytes and truncation, with or without the file
+// size.
+func TestIntegrity(t *testing.T) {
+	in := sample(t)
+	if _, _, err := Read(bytes.NewReader(in), 0); err != nil {
+		t.Fatal(err)
+	}
+	hl := 8 + int(binary.LittleEndian.Uint64(in))
+	for i := range in {
+		for bit := 0; bit < 8; bit++ {
+			b := bytes.Clone(in)
+			b[i] ^= 1 << bit
+			_, _, err := Read(bytes.NewReader(b), 0)
+			if err == nil {
+				t.Errorf("flip of bit %d of byte %d (header length %d) accepted", bit, i, hl)
+				continue
+			}
+			if i >= hl && !strings.Contains(err.Error(), "checksum mismatch") {
+				t.Errorf("data flip %d.%d: error %v, want a checksum mismatch", i, bit, err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"trailing junk", append(bytes.Clone(in), 'x'), "trailing junk"},
+		{"trailing zeros", append(bytes.Clone(in), make([]byte, 100)...), "trailing junk"},
+		{"truncated", in[:len(in)-1], "data section"},
+		{"bad checksum format", bytes.Replace(bytes.Clone(in), []byte(`"vomc.data_sha256":"`), []byte(`"vomc.data_sha256":"X`), 1), "lowercase hex"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Read(bytes.NewReader(tc.in), 0)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Read: error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		size int64
+		want string
+	}{
+		{"size larger", int64(len(in)) + 3, "trailing junk after the data section: 3 extra bytes"},
+		{"size smaller", int64(len(in)) - 1, "truncated"},
+		{"size below header", 20, "truncated"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadHeader(bytes.NewReader(in), 0, tc.size)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ReadHeader: error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	if err := Write(&bytes.Buffer{}, map[string]string{ChecksumKey: "x"}, nil); err == nil {
+		t.Error("Write accepted metadata with the checksum key")
+	}
+}
+
+// TestHeaderAllocation: a header claiming a huge length or huge tensors
+// in a tiny input fails without allocating what it claims.
+func TestHeaderAllocation(t *testing.T) {
+	in := binary.LittleEndian.AppendUint64(nil, DefaultMaxHeader)
+	in = append(in, "{}"...)
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	if _, _, err := Read(bytes.NewReader(in), 0); err == nil {
+		t.Fatal("accepted a short header")
+	}
+	huge := file(`{"a":{"dtype":"F64","shape":[1000000000000],"data_offsets":[0,8000000000000]}}`, make([]byte, 16))
+	if _, _, err := Read(bytes.NewReader(huge), 0); err == nil {
+		t.Fatal("accepted a short data section")
+	}
+	runtime.ReadMemStats(&ms1)
+	if d := ms1.TotalAlloc - ms0.TotalAlloc; d > 8<<20 {
+		t.Errorf("allocated %d bytes reading %d+%d bytes", d, len(in), len(huge))
 	}
 }
 

@@ -1,13 +1,16 @@
 package synth
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/safetensors"
 )
 
@@ -76,12 +79,42 @@ func (m *Model) Save(path string) error {
 	return fsutil.WriteFile(path, true, m.Write)
 }
 
-// Read reads a model written by Write.
-func Read(r io.Reader) (*Model, error) {
-	md, sts, err := safetensors.Read(r, 1<<24)
+// Read reads a model written by Write (see readModel); the size of r's
+// contents is not known.
+func Read(r io.Reader) (*Model, error) { return readModel(r, -1, "") }
+
+// Load reads a model file written by Save, checking its header against
+// the file's size before reading any data. Errors name the file.
+func Load(path string) (*Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	m, err := readModel(bufio.NewReaderSize(f, 1<<20), st.Size(), path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// readModel reads a model file of size bytes (< 0: unknown) named name
+// (for the warning): first the header, whose config is validated
+// (bounded sizes) and whose tensors must be exactly the config's (names,
+// F32, shapes), and whose parameters must fit in memory; only then the
+// data, verified against the file's checksum. A file without a checksum
+// (written before vomc recorded them) is loaded with a warning through
+// safetensors.Warnf.
+func readModel(r io.Reader, size int64, name string) (*Model, error) {
+	h, err := safetensors.ReadHeader(r, 1<<24, size)
 	if err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
+	md := h.Meta
 	if md["format"] != FileFormat {
 		return nil, fmt.Errorf("synth: not a %s file (metadata format %q)", FileFormat, md["format"])
 	}
@@ -89,22 +122,45 @@ func Read(r io.Reader) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	params := make([]float32, cfg.NumParams())
 	ts := cfg.tensors()
-	if len(sts) != len(ts) {
-		return nil, fmt.Errorf("synth: %d tensors, the configuration has %d", len(sts), len(ts))
+	if len(h.Tensors) != len(ts) {
+		return nil, fmt.Errorf("synth: %d tensors, the configuration has %d", len(h.Tensors), len(ts))
 	}
-	byName := make(map[string]safetensors.Tensor, len(sts))
-	for _, st := range sts {
-		byName[st.Name] = st
+	byName := make(map[string]int, len(h.Tensors))
+	for i, st := range h.Tensors {
+		byName[st.Name] = i
 	}
 	for _, t := range ts {
-		e, ok := byName[t.name]
-		n := t.rows * max(t.cols, 1)
-		if !ok || e.DType != "F32" || len(e.Data) != 4*n {
-			return nil, fmt.Errorf("synth: tensor %s: %s %v does not fit the configuration", t.name, e.DType, e.Shape)
+		shape := []int{t.rows}
+		if t.cols > 0 {
+			shape = append(shape, t.cols)
 		}
-		copy(params[t.off:t.off+n], safetensors.Float32s(e.Data))
+		i, ok := byName[t.name]
+		if !ok {
+			return nil, fmt.Errorf("synth: no tensor %s", t.name)
+		}
+		if e := h.Tensors[i]; e.DType != "F32" || !slices.Equal(e.Shape, shape) {
+			return nil, fmt.Errorf("synth: tensor %s is %s %v, the configuration needs F32 %v", t.name, e.DType, e.Shape, shape)
+		}
+	}
+	P := cfg.NumParams()
+	if err := sysmem.Check(12*float64(P), fmt.Sprintf("loading a synthetic model of %d parameters", P)); err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	sts, err := h.ReadData(r)
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	if h.Checksum == "" {
+		if name == "" {
+			name = "the synthetic model file"
+		}
+		safetensors.Warnf("%s has no checksum (written by an earlier vomc): its integrity cannot be verified; training it again adds one", name)
+	}
+	params := make([]float32, P)
+	for _, t := range ts {
+		n := t.rows * max(t.cols, 1)
+		copy(params[t.off:t.off+n], safetensors.Float32s(sts[byName[t.name]].Data))
 	}
 	m, err := fromParams(cfg, params)
 	if err != nil {
@@ -114,20 +170,6 @@ func Read(r io.Reader) (*Model, error) {
 		if err := json.Unmarshal([]byte(s), &m.Info); err != nil {
 			return nil, fmt.Errorf("synth: train info: %w", err)
 		}
-	}
-	return m, nil
-}
-
-// Load reads a model file written by Save.
-func Load(path string) (*Model, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	m, err := Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
 }

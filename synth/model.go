@@ -99,9 +99,32 @@ func (c Config) Validate() error {
 		return fmt.Errorf("synth: activation %q (gelu, relu)", c.Activation)
 	case c.CountNorm != Log1p && c.CountNorm != Scale:
 		return fmt.Errorf("synth: count normalisation %q (log1p, scale)", c.CountNorm)
+	case c.Context > MaxContext || c.PosN > 4*MaxContext:
+		return fmt.Errorf("synth: context %d (limit %d), positional period %d (limit %d)", c.Context, MaxContext, c.PosN, 4*MaxContext)
+	case c.Embed > MaxWidth || c.Hidden > MaxWidth:
+		return fmt.Errorf("synth: embed %d, hidden %d (limit %d each)", c.Embed, c.Hidden, MaxWidth)
+	}
+	for l, p := 0, 1; l <= c.D; l++ { // the extractor's count tables
+		if p > maxTable/c.A {
+			return fmt.Errorf("synth: A^(D+1) = %d^%d exceeds the count-table limit %d", c.A, c.D+1, maxTable)
+		}
+		p *= c.A
+	}
+	// float64: no overflow whatever the widths
+	F, W, H, A := float64(c.Features()), float64(c.Width()), float64(c.Hidden), float64(c.A)
+	if p := W*F + W + 2*H*W + H + W + A*W + A; p > MaxParams {
+		return fmt.Errorf("synth: %.4g parameters (embed %d, hidden %d), more than the limit of %d", p, c.Embed, c.Hidden, int64(MaxParams))
 	}
 	return nil
 }
+
+// Upper bounds Validate applies: far above any useful model, low enough
+// that no size computed from a valid Config overflows.
+const (
+	MaxContext = 1 << 20
+	MaxWidth   = 1 << 20
+	MaxParams  = 1 << 32
+)
 
 // Features is F, the number of input features.
 func (c Config) Features() int { return Dim(c.A, c.D, c.Variant) }

@@ -3,14 +3,19 @@ package transformer
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/vomc/vomc/transformer/backend"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
+
+	"github.com/vomc/vomc/internal/sysmem"
+	"github.com/vomc/vomc/safetensors"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // A checkpoint is one safetensors file (see checkpoint_st.go for the
@@ -289,34 +294,77 @@ func RemoveStaleTemp(path string) error {
 	return nil
 }
 
+// ErrNoChecksum is returned (wrapped) for a checkpoint without a
+// checksum: one written by vomc before checksums existed, whose integrity
+// cannot be verified. LoadCheckpointWith(path, true) reads it anyway.
+var ErrNoChecksum = errors.New("the checkpoint has no checksum (written by an earlier vomc), so its integrity cannot be verified")
+
+// maxCheckpointHeader bounds a checkpoint's header (its metadata holds
+// the training history).
+const maxCheckpointHeader = 256 << 20
+
+// checkpointTensors are the tensors a checkpoint may hold, and whether
+// each is required.
+var checkpointTensors = map[string]bool{"params": true, "adam.m": true, "adam.v": true, "best_params": false}
+
 // ReadCheckpoint reads a checkpoint written by WriteCheckpoint, checking
-// the format, the config and the tensor sizes.
-func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
-	md, ts, err := readST(r)
+// the format, the checksum (a checkpoint without one is refused with
+// ErrNoChecksum), the config, the train config, the state and the tensor
+// sizes (see readCheckpoint).
+func ReadCheckpoint(r io.Reader) (*Checkpoint, error) { return readCheckpoint(r, -1, false) }
+
+// LoadCheckpoint reads the checkpoint in path (see ReadCheckpoint); errors
+// name the file.
+func LoadCheckpoint(path string) (*Checkpoint, error) { return LoadCheckpointWith(path, false) }
+
+// LoadCheckpointWith is LoadCheckpoint that, with allowUnverified, also
+// reads a checkpoint without a checksum (written by an earlier vomc).
+func LoadCheckpointWith(path string, allowUnverified bool) (*Checkpoint, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	c, err := readCheckpoint(bufio.NewReaderSize(f, 1<<20), st.Size(), allowUnverified)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// readCheckpoint reads a checkpoint of size bytes (< 0: unknown). Before
+// reading (or allocating for) any tensor data it checks the header: the
+// format and version, the checksum's presence (unless allowUnverified),
+// the model config (bounded sizes), the train config (Validate), the
+// state (counters in range and consistent with the data shape, finite
+// losses) and the tensors (names, F32, shape [P]), and that they fit in
+// memory. The data is then verified against the checksum, and the
+// parameters and moments must be finite (the second moments ≥ 0).
+func readCheckpoint(r io.Reader, size int64, allowUnverified bool) (*Checkpoint, error) {
+	h, err := safetensors.ReadHeader(r, maxCheckpointHeader, size)
+	if err != nil {
+		return nil, fmt.Errorf("transformer: %w", err)
+	}
+	md := h.Meta
 	if md["format"] != checkpointFormat {
-		return nil, fmt.Errorf("transformer: not a %s file", checkpointFormat)
+		return nil, fmt.Errorf("transformer: not a %s file (metadata format %q)", checkpointFormat, md["format"])
 	}
 	if md["version"] != checkpointVersion {
 		return nil, fmt.Errorf("transformer: checkpoint version %q, this build reads %q", md["version"], checkpointVersion)
 	}
+	if h.Checksum == "" && !allowUnverified {
+		return nil, fmt.Errorf("transformer: %w", ErrNoChecksum)
+	}
 	c := &Checkpoint{ModelFormat: md["model"], ModelConfig: md["config"]}
 	var st stateJSON
-	fields := []struct {
+	for _, f := range []struct {
 		key string
 		v   any
-	}{{"train_config", &c.Train}, {"state", &st}, {"history", &c.History}, {"meta", &c.Meta}}
-	if c.ModelFormat == "" {
-		fields = append(fields, struct {
-			key string
-			v   any
-		}{"config", &c.Config})
-	} else if _, ok := md["config"]; !ok {
-		return nil, fmt.Errorf("transformer: checkpoint without %q", "config")
-	}
-	for _, f := range fields {
+	}{{"train_config", &c.Train}, {"state", &st}, {"history", &c.History}, {"meta", &c.Meta}} {
 		raw, ok := md[f.key]
 		if !ok {
 			return nil, fmt.Errorf("transformer: checkpoint without %q", f.key)
@@ -325,37 +373,21 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 			return nil, fmt.Errorf("transformer: checkpoint %s: %w", f.key, err)
 		}
 	}
-	P := len(ts["params"])
+	if c.Meta == nil {
+		c.Meta = map[string]string{}
+	}
+	if _, ok := md["config"]; !ok {
+		return nil, fmt.Errorf("transformer: checkpoint without %q", "config")
+	}
+	maxT := math.MaxInt32 // a non-transformer model's own loader checks its context
 	if c.ModelFormat == "" {
-		if err := c.Config.Validate(); err != nil {
-			return nil, err
+		if c.Config, err = ParseConfig([]byte(md["config"])); err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
 		}
-		P = c.Config.NumParams()
+		maxT = c.Config.Context
 	}
-	get := func(name string, required bool) ([]float32, error) {
-		v, ok := ts[name]
-		if !ok {
-			if required {
-				return nil, fmt.Errorf("transformer: checkpoint without tensor %q", name)
-			}
-			return nil, nil
-		}
-		if len(v) != P {
-			return nil, fmt.Errorf("transformer: checkpoint tensor %q has %d values, the config needs %d", name, len(v), P)
-		}
-		return v, nil
-	}
-	if c.Params, err = get("params", true); err != nil {
-		return nil, err
-	}
-	if c.M, err = get("adam.m", true); err != nil {
-		return nil, err
-	}
-	if c.V, err = get("adam.v", true); err != nil {
-		return nil, err
-	}
-	if c.BestParams, err = get("best_params", false); err != nil {
-		return nil, err
+	if err := c.Train.Validate(); err != nil {
+		return nil, fmt.Errorf("transformer: checkpoint train_config: %w", err)
 	}
 	c.AdamT, c.TrainWindows, c.ValWindows, c.WindowLen = st.AdamT, st.TrainWindows, st.ValWindows, st.WindowLen
 	c.State = TrainerState{Step: st.Step, Epoch: st.Epoch, Index: st.Index, BestVal: float64(st.BestVal),
@@ -363,25 +395,106 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 		IntervalLoss: float64(st.IntervalLoss), IntervalTargets: st.IntervalTargets,
 		LR: float64(st.LR), GradNorm: float64(st.GradNorm),
 		Elapsed: time.Duration(st.ElapsedNS)}
-	if c.State.Step < 0 || c.State.Epoch < 0 || c.State.Index < 0 || c.State.Index > c.TrainWindows || c.AdamT < 0 {
-		return nil, fmt.Errorf("transformer: checkpoint state out of range: step %d, epoch %d, index %d of %d",
-			c.State.Step, c.State.Epoch, c.State.Index, c.TrainWindows)
+	if err := c.checkState(st.ElapsedNS, maxT); err != nil {
+		return nil, fmt.Errorf("transformer: checkpoint state: %w", err)
+	}
+	P := c.Config.NumParams()
+	if c.ModelFormat != "" {
+		// another model kind: every tensor has the length of "params"
+		P = -1
+		for _, t := range h.Tensors {
+			if t.Name == "params" && len(t.Shape) == 1 && t.Shape[0] >= 1 && t.Shape[0] <= MaxParams {
+				P = t.Shape[0]
+			}
+		}
+		if P < 0 {
+			return nil, fmt.Errorf("transformer: checkpoint without a valid tensor %q", "params")
+		}
+	}
+	for _, t := range h.Tensors {
+		if _, ok := checkpointTensors[t.Name]; !ok {
+			return nil, fmt.Errorf("transformer: checkpoint has an unknown tensor %q", t.Name)
+		}
+		if t.DType != "F32" || len(t.Shape) != 1 || t.Shape[0] != P {
+			return nil, fmt.Errorf("transformer: checkpoint tensor %s is %s %v, the config needs F32 [%d]", t.Name, t.DType, t.Shape, P)
+		}
+	}
+	for name, required := range checkpointTensors {
+		if required && !slices.ContainsFunc(h.Tensors, func(t safetensors.Tensor) bool { return t.Name == name }) {
+			return nil, fmt.Errorf("transformer: checkpoint without tensor %q", name)
+		}
+	}
+	if err := sysmem.Check(8*float64(h.DataSize), fmt.Sprintf("reading a checkpoint of %d parameters", P)); err != nil {
+		return nil, fmt.Errorf("transformer: %w", err)
+	}
+	ts, err := h.ReadData(r)
+	if err != nil {
+		return nil, fmt.Errorf("transformer: %w", err)
+	}
+	for _, t := range ts {
+		v := safetensors.Float32s(t.Data)
+		for i, x := range v {
+			if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) || t.Name == "adam.v" && f < 0 {
+				return nil, fmt.Errorf("transformer: checkpoint tensor %s has the value %g at %d", t.Name, f, i)
+			}
+		}
+		switch t.Name {
+		case "params":
+			c.Params = v
+		case "adam.m":
+			c.M = v
+		case "adam.v":
+			c.V = v
+		case "best_params":
+			c.BestParams = v
+		}
 	}
 	return c, nil
 }
 
-// LoadCheckpoint reads the checkpoint in path (see ReadCheckpoint).
-func LoadCheckpoint(path string) (*Checkpoint, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// checkState checks the counters read from a checkpoint against each
+// other, the data shape and the configs.
+func (c *Checkpoint) checkState(elapsedNS int64, maxT int) error {
+	s := c.State
+	finite := func(name string, v float64) error {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return fmt.Errorf("%s %g is not a finite non-negative number", name, v)
+		}
+		return nil
 	}
-	defer f.Close()
-	c, err := ReadCheckpoint(bufio.NewReaderSize(f, 1<<20))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	switch {
+	case c.TrainWindows < 1:
+		return fmt.Errorf("%d training windows", c.TrainWindows)
+	case c.ValWindows < 0:
+		return fmt.Errorf("%d validation windows", c.ValWindows)
+	case c.WindowLen < 2 || c.WindowLen > maxT:
+		return fmt.Errorf("windows of %d symbols, the model needs 2..N = %d", c.WindowLen, maxT)
+	case s.Step < 0 || c.AdamT < 0 || c.AdamT > s.Step:
+		return fmt.Errorf("step %d, AdamW step %d", s.Step, c.AdamT)
+	case s.Epoch < 0 || s.Epoch > c.Train.Epochs:
+		return fmt.Errorf("epoch %d outside 0..%d (the train config's epochs)", s.Epoch, c.Train.Epochs)
+	case s.Index < 0 || s.Index >= c.TrainWindows:
+		return fmt.Errorf("window index %d outside 0..%d", s.Index, c.TrainWindows-1)
+	case s.EpochTargets != s.Index*(c.WindowLen-1) || s.IntervalTargets < 0 || s.IntervalTargets > s.EpochTargets:
+		// every used window of the epoch adds T−1 targets; a log
+		// interval never spans an epoch end
+		return fmt.Errorf("%d targets this epoch and %d this log interval after %d windows of %d symbols",
+			s.EpochTargets, s.IntervalTargets, s.Index, c.WindowLen)
+	case s.SinceBest < 0 || s.EpochTargets < 0 || s.IntervalTargets < 0 || elapsedNS < 0:
+		return fmt.Errorf("negative counter (since_best %d, epoch_targets %d, interval_targets %d, elapsed_ns %d)",
+			s.SinceBest, s.EpochTargets, s.IntervalTargets, elapsedNS)
+	case !math.IsInf(s.BestVal, 1) && (math.IsNaN(s.BestVal) || math.IsInf(s.BestVal, 0) || s.BestVal < 0):
+		return fmt.Errorf("best validation loss %g", s.BestVal)
 	}
-	return c, nil
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"epoch_loss", s.EpochLoss}, {"interval_loss", s.IntervalLoss}, {"lr", s.LR}, {"grad_norm", s.GradNorm}} {
+		if err := finite(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Resume rebuilds the Trainer of the checkpoint on the same training and

@@ -9,7 +9,7 @@ import (
 
 // A generic safetensors container for checkpoints: F32 tensors only, any
 // names, string metadata, in the standard layout (see package
-// safetensors).
+// safetensors, which adds the checksum). readCheckpoint reads it.
 
 // stNamed is one tensor to write.
 type stNamed struct {
@@ -38,25 +38,4 @@ func writeST(w io.Writer, md map[string]string, tensors []stNamed) error {
 		return fmt.Errorf("transformer: %w", err)
 	}
 	return nil
-}
-
-// readST reads a container written by writeST (or any safetensors file
-// whose tensors are all F32): its metadata and its tensors by name. It
-// checks that the tensors exactly tile the data section.
-func readST(r io.Reader) (map[string]string, map[string][]float32, error) {
-	md, ts, err := safetensors.Read(r, 256<<20)
-	if err != nil {
-		return nil, nil, fmt.Errorf("transformer: %w", err)
-	}
-	if md == nil {
-		md = map[string]string{}
-	}
-	out := make(map[string][]float32, len(ts))
-	for _, t := range ts {
-		if t.DType != "F32" {
-			return nil, nil, fmt.Errorf("transformer: tensor %s has dtype %s, want F32", t.Name, t.DType)
-		}
-		out[t.Name] = safetensors.Float32s(t.Data)
-	}
-	return md, out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -196,7 +197,15 @@ func TestCheckpointFile(t *testing.T) {
 	if _, err := tr.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	tr.LR = math.NaN() // exercised only for the encoding
+	lr := tr.LR
+	tr.LR = math.NaN() // encoded, but refused on reading
+	if err := tr.SaveCheckpoint(path, map[string]string{"data": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCheckpoint(path); err == nil || !strings.Contains(err.Error(), "lr NaN") {
+		t.Fatalf("a NaN learning rate: error %v", err)
+	}
+	tr.LR = lr
 	if err := tr.SaveCheckpoint(path, map[string]string{"data": "x"}); err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +213,7 @@ func TestCheckpointFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !math.IsNaN(c.State.LR) || c.State.BestVal != tr.BestVal || len(c.BestParams) != len(liveParams(m)) || c.Meta["data"] != "x" || c.AdamT != 2 {
+	if c.State.LR != lr || c.State.BestVal != tr.BestVal || len(c.BestParams) != len(liveParams(m)) || c.Meta["data"] != "x" || c.AdamT != 2 {
 		t.Fatalf("trained checkpoint: %+v %v", c.State, c.Meta)
 	}
 	if _, err := c.Resume(train[:8], train[:4]); err == nil {

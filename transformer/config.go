@@ -21,9 +21,11 @@
 package transformer
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"github.com/vomc/vomc/transformer/backend"
+	"math"
 )
 
 // Activation names for Config.Activation.
@@ -81,17 +83,33 @@ func DefaultConfig(L, h, E, N, A int) Config {
 		FeedForward: true, LayerNorm: true, Activation: GELU, Positional: Learned}
 }
 
-// Validate reports the first problem with c.
+// Upper bounds Validate applies, far above any model this engine can
+// train on one machine but low enough that no size computed from a valid
+// Config (parameters, activations for any batch ≤ MaxBatch) overflows an
+// int64.
+const (
+	// MaxLayers is the largest number of layers L.
+	MaxLayers = 1024
+	// MaxEmbed is the largest embedding dimension E.
+	MaxEmbed = 1 << 16
+	// MaxContext is the largest context length N.
+	MaxContext = 1 << 20
+	// MaxParams is the largest number of parameters (16 GiB of float32).
+	MaxParams = 1 << 32
+)
+
+// Validate reports the first problem with c, including sizes beyond
+// MaxLayers, MaxEmbed, MaxContext and MaxParams.
 func (c Config) Validate() error {
 	switch {
-	case c.Layers < 0:
-		return fmt.Errorf("transformer: %d layers", c.Layers)
+	case c.Layers < 0 || c.Layers > MaxLayers:
+		return fmt.Errorf("transformer: %d layers outside 0..%d", c.Layers, MaxLayers)
 	case len(c.Heads) != c.Layers:
 		return fmt.Errorf("transformer: %d head counts for %d layers", len(c.Heads), c.Layers)
-	case c.Embed < 1:
-		return fmt.Errorf("transformer: embedding dimension %d", c.Embed)
-	case c.Context < 1:
-		return fmt.Errorf("transformer: context length %d", c.Context)
+	case c.Embed < 1 || c.Embed > MaxEmbed:
+		return fmt.Errorf("transformer: embedding dimension %d outside 1..%d", c.Embed, MaxEmbed)
+	case c.Context < 1 || c.Context > MaxContext:
+		return fmt.Errorf("transformer: context length %d outside 1..%d", c.Context, MaxContext)
 	case c.Alphabet < 1 || c.Alphabet > 256:
 		return fmt.Errorf("transformer: alphabet size %d outside 1..256", c.Alphabet)
 	case c.Activation != ReLU && c.Activation != GELU:
@@ -104,7 +122,119 @@ func (c Config) Validate() error {
 			return fmt.Errorf("transformer: layer %d has %d heads, which does not divide E = %d", l, h, c.Embed)
 		}
 	}
+	if p := c.paramCount(); p > MaxParams {
+		return fmt.Errorf("transformer: %.4g parameters (L=%d, E=%d, N=%d), more than the limit of %d", p, c.Layers, c.Embed, c.Context, int64(MaxParams))
+	}
 	return nil
+}
+
+// paramCount is NumParams in float64 arithmetic (no overflow whatever
+// the sizes), from the closed form of Layout.
+func (c Config) paramCount() float64 {
+	E, A, N, L := float64(c.Embed), float64(c.Alphabet), float64(c.Context), float64(c.Layers)
+	p := A*E + A*E + A // wte, head
+	if c.Positional == Learned {
+		p += N * E
+	}
+	ln := 0.0
+	if c.LayerNorm {
+		ln = 2 * E
+		p += ln // lnf
+	}
+	per := ln + 3*E*E + 3*E + E*E + E
+	if c.FeedForward {
+		per += ln + 4*E*E + 4*E + 4*E*E + E
+	}
+	return p + L*per
+}
+
+// numTensors is len(c.Layout()), without building the layout.
+func (c Config) numTensors() int {
+	n, ln := 3, 0 // wte, head.weight, head.bias
+	if c.Positional == Learned {
+		n++
+	}
+	if c.LayerNorm {
+		ln = 2
+		n += 2
+	}
+	per := ln + 4
+	if c.FeedForward {
+		per += ln + 4
+	}
+	return n + c.Layers*per
+}
+
+// MaxBatch is the largest batch size TrainingBytes and InferenceBytes
+// estimate exactly (TrainConfig.Validate applies it too).
+const MaxBatch = 1 << 20
+
+// activationFloats is ActivationFloats as a float64, +Inf when the sizes
+// are beyond what ActivationFloats can count without overflow.
+func (c Config) activationFloats(B, T int, training bool) float64 {
+	width := float64(max(4*c.Embed, c.Alphabet, 1))
+	for _, h := range c.Heads {
+		width = max(width, float64(h))
+	}
+	if B < 0 || T < 0 || float64(B)*float64(T)*width*float64(c.Layers+2)*64 > 1<<62 {
+		return math.Inf(1)
+	}
+	return float64(c.ActivationFloats(B, T, training))
+}
+
+// TrainingBytes estimates the memory a Trainer of c needs on the CPU
+// backend with batches of B windows of T symbols (c must be valid):
+// the parameters, gradients and AdamW's two moments, the host copy of the
+// best parameters, the transient copies a checkpoint makes (7 vectors of
+// parameters' size), the training activations and their gradients, and
+// the validation activations. The estimate is a float64, so it never
+// overflows (+Inf for absurd sizes).
+func (c Config) TrainingBytes(B, T int) float64 {
+	P := c.paramCount()
+	pos := 0.0
+	if c.Positional == Sinusoidal {
+		pos = float64(c.Context) * float64(c.Embed)
+	}
+	return 4 * (12*P + pos + c.activationFloats(B, T, true) + c.activationFloats(B, T, false))
+}
+
+// InferenceBytes estimates the memory of a model of c with the
+// activations of one forward pass over B windows of T symbols.
+func (c Config) InferenceBytes(B, T int) float64 {
+	P := c.paramCount()
+	pos := 0.0
+	if c.Positional == Sinusoidal {
+		pos = float64(c.Context) * float64(c.Embed)
+	}
+	return 4 * (P + pos + c.activationFloats(B, T, false))
+}
+
+// MaxConfigJSON bounds the length of a Config's JSON form that
+// ParseConfig reads (a valid one is at most ≈ 7 KB: MaxLayers head
+// counts).
+const MaxConfigJSON = 64 << 10
+
+// ParseConfig reads a Config from its JSON form (as String writes it and
+// config.json holds) and validates it. Input longer than MaxConfigJSON is
+// refused before decoding, so that a crafted config cannot make the
+// decoder allocate in proportion to it.
+func ParseConfig(b []byte) (Config, error) {
+	var c Config
+	if len(b) > MaxConfigJSON {
+		return c, fmt.Errorf("transformer: config metadata of %d bytes, longer than the limit of %d", len(b), MaxConfigJSON)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&c); err != nil {
+		return Config{}, fmt.Errorf("transformer: config: %w", err)
+	}
+	if d.More() {
+		return Config{}, fmt.Errorf("transformer: config: data after the JSON object")
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
 }
 
 // String is the JSON form of c.

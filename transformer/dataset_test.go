@@ -2,6 +2,8 @@ package transformer
 
 import (
 	"context"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/vomc/vomc/dataset"
@@ -15,7 +17,15 @@ func TestDatasetIntegration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	train, val := SplitByTree(ds, 0.25, 1)
+	train, val, err := SplitByTree(ds, 0.25, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []float64{2, 1, -0.1, math.NaN(), math.Inf(1)} {
+		if _, _, err := SplitByTree(ds, f, 1); err == nil || !strings.Contains(err.Error(), "outside [0, 1)") {
+			t.Errorf("fraction %g: error %v", f, err)
+		}
+	}
 	if train.Windows()+val.Windows() != ds.Windows() || val.Windows() != 2*4 {
 		t.Fatalf("split %d + %d of %d", train.Windows(), val.Windows(), ds.Windows())
 	}

@@ -1,12 +1,14 @@
 package transformer
 
 import (
-	"encoding/json"
+	"bufio"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/safetensors"
 )
 
@@ -67,52 +69,99 @@ func (m *Model) SaveSafetensors(path string) (err error) {
 	return nil
 }
 
-// ReadSafetensors reads a model written by WriteSafetensors: the config
-// from the metadata, then every tensor of its layout, checking dtype,
-// shape and offsets.
-func ReadSafetensors(r io.Reader) (*Model, error) {
-	meta, ts, err := safetensors.Read(r, 100<<20)
-	if err != nil {
-		return nil, fmt.Errorf("transformer: %w", err)
-	}
-	if meta["format"] != safetensorsFormat {
-		return nil, fmt.Errorf("transformer: not a %s safetensors file", safetensorsFormat)
-	}
-	var cfg Config
-	if err := json.Unmarshal([]byte(meta["config"]), &cfg); err != nil {
-		return nil, fmt.Errorf("transformer: config in safetensors metadata: %w", err)
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	layout := cfg.Layout()
-	if len(ts) != len(layout) {
-		return nil, fmt.Errorf("transformer: safetensors file has %d tensors, config has %d", len(ts), len(layout))
-	}
-	byName := make(map[string]safetensors.Tensor, len(ts))
-	for _, t := range ts {
-		byName[t.Name] = t
-	}
-	flat := make([]float32, cfg.NumParams())
-	for _, t := range layout {
-		st, ok := byName[t.Name]
-		if !ok {
-			return nil, fmt.Errorf("transformer: safetensors file has no tensor %s", t.Name)
-		}
-		if st.DType != "F32" || fmt.Sprint(st.Shape) != fmt.Sprint(t.Shape) {
-			return nil, fmt.Errorf("transformer: tensor %s is %s %v, want F32 %v", t.Name, st.DType, st.Shape, t.Shape)
-		}
-		copy(flat[t.Offset:t.Offset+t.Size], safetensors.Float32s(st.Data))
-	}
-	return FromParams(cfg, flat)
-}
+// ReadSafetensors reads a model written by WriteSafetensors (see
+// readModel); the size of r's contents is not known, so a truncated
+// input is detected only when its data runs out.
+func ReadSafetensors(r io.Reader) (*Model, error) { return readModel(r, -1, "") }
 
-// LoadSafetensors reads the model in path (see ReadSafetensors).
+// LoadSafetensors reads the model in path (see ReadSafetensors), checking
+// the header against the file's size before reading any data. Errors
+// name the file.
 func LoadSafetensors(path string) (*Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadSafetensors(f)
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	m, err := readModel(bufio.NewReaderSize(f, 1<<20), st.Size(), path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// maxModelHeader bounds a model file's header: its config (≤ MaxLayers
+// head counts) and ≤ 12·MaxLayers + 8 tensor entries (≈ 1.2 MB) fit.
+const maxModelHeader = 4 << 20
+
+// readModel reads a model file of size bytes (< 0: unknown) named name
+// (for warnings): first the header, whose config is validated (bounded
+// sizes) and whose tensors must be exactly the config's layout — names,
+// F32, shapes —, and the model with the activations of one forward pass
+// over its whole context must fit in memory; only then the data
+// (verified against the file's checksum). A file without a checksum (one
+// written before vomc recorded checksums) is loaded with a warning
+// through safetensors.Warnf.
+func readModel(r io.Reader, size int64, name string) (*Model, error) {
+	h, err := safetensors.ReadHeader(r, maxModelHeader, size)
+	if err != nil {
+		return nil, fmt.Errorf("transformer: %w", err)
+	}
+	if h.Meta["format"] != safetensorsFormat {
+		return nil, fmt.Errorf("transformer: not a %s safetensors file (metadata format %q)", safetensorsFormat, h.Meta["format"])
+	}
+	cfg, err := ParseConfig([]byte(h.Meta["config"]))
+	if err != nil {
+		return nil, err
+	}
+	if n := cfg.numTensors(); len(h.Tensors) != n {
+		return nil, fmt.Errorf("transformer: the file has %d tensors, its config (L=%d) has %d", len(h.Tensors), cfg.Layers, n)
+	}
+	layout := cfg.Layout()
+	byName := make(map[string]int, len(h.Tensors))
+	for i, t := range h.Tensors {
+		byName[t.Name] = i
+	}
+	for _, t := range layout {
+		i, ok := byName[t.Name]
+		if !ok {
+			return nil, fmt.Errorf("transformer: the file has no tensor %s", t.Name)
+		}
+		st := h.Tensors[i]
+		if st.DType != "F32" || !slices.Equal(st.Shape, t.Shape) {
+			return nil, fmt.Errorf("transformer: tensor %s is %s %v, want F32 %v", t.Name, st.DType, st.Shape, t.Shape)
+		}
+	}
+	// The file's data, its decoded copy and the flat vector (3 × 4P
+	// bytes) besides the model itself (with a sinusoidal table of N·E
+	// floats, which the file does not hold) and one window's activations.
+	P := cfg.NumParams()
+	if err := sysmem.Check(12*float64(P)+cfg.InferenceBytes(1, cfg.Context),
+		fmt.Sprintf("loading a model of %d parameters, context N=%d, E=%d", P, cfg.Context, cfg.Embed)); err != nil {
+		return nil, fmt.Errorf("transformer: %w", err)
+	}
+	ts, err := h.ReadData(r)
+	if err != nil {
+		return nil, fmt.Errorf("transformer: %w", err)
+	}
+	if h.Checksum == "" {
+		safetensors.Warnf("%s has no checksum (written by an earlier vomc): its integrity cannot be verified; saving it again (vomc train, or Model.SaveSafetensors) adds one", nameOr(name, "the model file"))
+	}
+	flat := make([]float32, P)
+	for _, t := range layout {
+		copy(flat[t.Offset:t.Offset+t.Size], safetensors.Float32s(ts[byName[t.Name]].Data))
+	}
+	return FromParams(cfg, flat)
+}
+
+// nameOr is name, or def when name is empty.
+func nameOr(name, def string) string {
+	if name == "" {
+		return def
+	}
+	return name
 }

@@ -33,16 +33,19 @@ func (s Subset) Window(i int) []byte { return s.W.Window(s.Idx[i]) }
 // SplitByTree splits a data set into training and validation windows so
 // that no source tree has windows on both sides: a fraction valFraction of
 // the trees (at least one when valFraction > 0), drawn with seed, goes to
-// validation.
-func SplitByTree(ds *dataset.Dataset, valFraction float64, seed uint64) (train, val Subset) {
+// validation. A fraction outside [0, 1) is an error.
+func SplitByTree(ds *dataset.Dataset, valFraction float64, seed uint64) (train, val Subset, err error) {
+	if !(valFraction >= 0 && valFraction < 1) {
+		return train, val, fmt.Errorf("transformer: validation fraction %g outside [0, 1)", valFraction)
+	}
 	K := len(ds.Trees)
 	if K == 0 {
 		for _, t := range ds.TreeOf {
 			K = max(K, int(t)+1)
 		}
 	}
-	nv := int(math.Round(valFraction * float64(K)))
-	if valFraction > 0 && nv == 0 {
+	nv := min(int(math.Round(valFraction*float64(K))), K)
+	if valFraction > 0 && nv == 0 && K > 0 {
 		nv = 1
 	}
 	isVal := make([]bool, K)
@@ -51,13 +54,16 @@ func SplitByTree(ds *dataset.Dataset, valFraction float64, seed uint64) (train, 
 	}
 	train.W, val.W = ds, ds
 	for w, t := range ds.TreeOf {
+		if int(t) >= K {
+			return Subset{}, Subset{}, fmt.Errorf("transformer: window %d belongs to tree %d of %d", w, t, K)
+		}
 		if isVal[t] {
 			val.Idx = append(val.Idx, w)
 		} else {
 			train.Idx = append(train.Idx, w)
 		}
 	}
-	return train, val
+	return train, val, nil
 }
 
 // TrainConfig are the optimisation settings. DefaultTrainConfig gives the
@@ -105,6 +111,78 @@ type TrainConfig struct {
 func DefaultTrainConfig() TrainConfig {
 	return TrainConfig{BatchSize: 512, Epochs: 100, LR: 1e-3, MinLR: 1e-5, WarmupSteps: 100,
 		Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01, ClipNorm: 1, Patience: 15}
+}
+
+// Validate checks every field against its meaning: BatchSize in
+// 1..MaxBatch, Epochs ≥ 1, MaxSteps, WarmupSteps, Patience and LogEvery ≥
+// 0, LR finite and ≥ 0, MinLR in [0, LR], Beta1 and Beta2 in [0, 1), Eps
+// finite and > 0, WeightDecay finite, ≥ 0 and with LR·WeightDecay < 1 (the
+// decay factor 1 − lr·wd stays positive), ClipNorm finite and ≥ 0 (0: no
+// clipping).
+func (c TrainConfig) Validate() error {
+	bad := func(field, name string, v any, want string) error {
+		return &TrainConfigError{Field: field, Msg: fmt.Sprintf("%s %v: want %s", name, v, want)}
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch {
+	case c.BatchSize < 1 || c.BatchSize > MaxBatch:
+		return bad("batch_size", "batch size", c.BatchSize, fmt.Sprintf("1..%d", MaxBatch))
+	case c.Epochs < 1:
+		return bad("epochs", "epochs", c.Epochs, "≥ 1")
+	case c.MaxSteps < 0:
+		return bad("max_steps", "max steps", c.MaxSteps, "≥ 0 (0: no limit)")
+	case !finite(c.LR) || c.LR < 0:
+		return bad("lr", "learning rate", c.LR, "a finite number ≥ 0")
+	case !finite(c.MinLR) || c.MinLR < 0 || c.MinLR > c.LR:
+		return bad("min_lr", "minimum learning rate", c.MinLR, fmt.Sprintf("a number in [0, lr = %g]", c.LR))
+	case c.WarmupSteps < 0:
+		return bad("warmup_steps", "warm-up steps", c.WarmupSteps, "≥ 0")
+	case !(c.Beta1 >= 0 && c.Beta1 < 1):
+		return bad("beta1", "beta1", c.Beta1, "a number in [0, 1)")
+	case !(c.Beta2 >= 0 && c.Beta2 < 1):
+		return bad("beta2", "beta2", c.Beta2, "a number in [0, 1)")
+	case !finite(c.Eps) || c.Eps <= 0:
+		return bad("eps", "epsilon", c.Eps, "a finite number > 0")
+	case !finite(c.WeightDecay) || c.WeightDecay < 0:
+		return bad("weight_decay", "weight decay", c.WeightDecay, "a finite number ≥ 0")
+	case c.LR*c.WeightDecay >= 1:
+		return &TrainConfigError{Field: "lr", Msg: fmt.Sprintf("learning rate %g with weight decay %g: want lr·wd < 1 (each step multiplies the weights by 1 − lr·wd = %g); lower the learning rate or the weight decay",
+			c.LR, c.WeightDecay, 1-c.LR*c.WeightDecay)}
+	case !finite(c.ClipNorm) || c.ClipNorm < 0:
+		return bad("clip_norm", "clip norm", c.ClipNorm, "a finite number ≥ 0 (0: no clipping)")
+	case c.Patience < 0:
+		return bad("patience", "patience", c.Patience, "≥ 0 (0: no early stopping)")
+	case c.LogEvery < 0:
+		return bad("log_every", "log interval", c.LogEvery, "≥ 0 (0: only at epoch ends)")
+	}
+	return nil
+}
+
+// TrainConfigError is the error of TrainConfig.Validate: the field (by its
+// JSON name, e.g. "lr") and what is wrong with its value.
+type TrainConfigError struct {
+	Field, Msg string
+}
+
+func (e *TrainConfigError) Error() string { return "transformer: " + e.Msg }
+
+// DivergedError is returned by Run when a step's loss or gradient norm is
+// not finite (the learning rate is too high, typically). That step's
+// update was not applied: the Trainer's state and parameters are those
+// after step Step, still usable, but the run cannot go on as configured.
+type DivergedError struct {
+	// Step is the number of steps done before the diverging one.
+	Step int
+	// Loss and GradNorm are the diverging step's.
+	Loss, GradNorm float64
+}
+
+func (e *DivergedError) Error() string {
+	what := fmt.Sprintf("loss %g", e.Loss)
+	if !math.IsNaN(e.Loss) && !math.IsInf(e.Loss, 0) {
+		what = fmt.Sprintf("gradient norm %g (loss %.6g)", e.GradNorm, e.Loss)
+	}
+	return fmt.Sprintf("training diverged at step %d: %s", e.Step+1, what)
 }
 
 // EpochStats is reported after every epoch. Losses are per-symbol means in
@@ -284,11 +362,8 @@ func NewTrainerOf[A any, M Trainable[A]](m M, cfg TrainConfig, train, val Window
 	if train == nil || train.Windows() == 0 {
 		return nil, fmt.Errorf("transformer: no training windows")
 	}
-	if cfg.BatchSize < 1 {
-		return nil, fmt.Errorf("transformer: batch size %d", cfg.BatchSize)
-	}
-	if cfg.LogEvery < 0 {
-		return nil, fmt.Errorf("transformer: log interval %d", cfg.LogEvery)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	maxT, alphabet := m.WindowLimits()
 	T := len(train.Window(0))
@@ -341,7 +416,8 @@ func (t *TrainerOf[A, M]) TotalSteps() int {
 
 // TrainStep does one optimisation step on the windows inputs (B·T symbols)
 // and returns the mean per-symbol loss (nats) and the gradient norm before
-// clipping.
+// clipping. When either is not finite the update is skipped (parameters,
+// moments and Step are unchanged).
 func (t *TrainerOf[A, M]) TrainStep(inputs []byte, B int) (loss, gnorm float64) {
 	m, T := t.Model, t.T
 	be := m.Backend()
@@ -353,11 +429,17 @@ func (t *TrainerOf[A, M]) TrainStep(inputs []byte, B int) (loss, gnorm float64) 
 	}
 	m.Backward(t.acts, t.grads, float32(scale))
 	gnorm = ClipGradNorm(be, t.grads, t.Cfg.ClipNorm)
+	loss = sum / float64(B*(T-1))
+	if !isFinite(loss) || !isFinite(gnorm) {
+		return loss, gnorm
+	}
 	lr := LearningRate(t.Step, t.Cfg.WarmupSteps, t.TotalSteps(), t.Cfg.LR, t.Cfg.MinLR)
 	t.Opt.Step(m.ParamTensor(), t.grads, lr)
 	t.Step++
-	return sum / float64(B*(T-1)), gnorm
+	return loss, gnorm
 }
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // Done reports whether training is over: early stopping, or Epochs or
 // MaxSteps reached.
@@ -408,7 +490,10 @@ func (t *TrainerOf[A, M]) addEntry(e LogEntry) {
 // (with validation windows) restores the best parameters. It returns the
 // stats of the last epoch it completed. When ctx is done it returns ctx's
 // error between two steps, with the state consistent (a checkpoint saved
-// then resumes exactly) and without restoring the best parameters. It may
+// then resumes exactly) and without restoring the best parameters. A
+// step whose loss or gradient norm is not finite stops it with a
+// *DivergedError, before that step's update, its log entry or a
+// checkpoint. It may
 // be called again to continue (after a cancellation, or after more epochs
 // are allowed).
 func (t *TrainerOf[A, M]) Run(ctx context.Context) (last EpochStats, err error) {
@@ -433,6 +518,9 @@ func (t *TrainerOf[A, M]) Run(ctx context.Context) (last EpochStats, err error) 
 			}
 			t.LR = LearningRate(t.Step, t.Cfg.WarmupSteps, t.TotalSteps(), t.Cfg.LR, t.Cfg.MinLR)
 			loss, g := t.TrainStep(inputs[:b*T], b)
+			if !isFinite(loss) || !isFinite(g) {
+				return last, &DivergedError{Step: t.Step, Loss: loss, GradNorm: g}
+			}
 			t.GradNorm = g
 			t.Index += b
 			sum := loss * float64(b*(T-1))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -139,8 +140,8 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 	if *nwin < 1 || *perms < 0 {
 		return usagef("--windows %d, --perms %d: want ≥ 1 and ≥ 0", *nwin, *perms)
 	}
-	if !(*gamma > 0) {
-		return usagef("--gamma %v: want > 0", *gamma)
+	if !(*gamma > 0) || math.IsInf(*gamma, 1) {
+		return usagef("--gamma %v: want a finite number > 0", *gamma)
 	}
 	paths := map[string]string{}
 	for _, name := range []string{attnHeatPNG, attnHeatSVG, attnSuffixPNG, attnSuffixSVG, attnScores} {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/perf"
 	"github.com/vomc/vomc/transformer"
 )
@@ -80,7 +81,7 @@ ratio.`)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *steps < 1 || *warmup < 0 || *threads < 1 {
+	if *steps < 1 || *warmup < 0 || *threads < 1 || *threads > 4096 {
 		return usagef("--steps and --threads must be positive, --warmup non-negative")
 	}
 	var bs []perf.TrainBench
@@ -88,6 +89,12 @@ ratio.`)
 		b, err := perf.ParseTrainBench(strings.TrimSpace(c))
 		if err != nil {
 			return usageError{err.Error()}
+		}
+		if b.Batch > transformer.MaxBatch {
+			return usagef("configuration %q: batch %d above %d", c, b.Batch, transformer.MaxBatch)
+		}
+		if err := sysmem.Check(b.Model.TrainingBytes(b.Batch, b.Model.Context), fmt.Sprintf("configuration %q", c)); err != nil {
+			return err
 		}
 		bs = append(bs, b)
 	}

@@ -102,7 +102,7 @@ and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 	var tr *synth.Trainer
 	var meta map[string]string
 	if *resume {
-		c, train, val, err := loadResume(fs, synthResumeFlags, *out, *data, *valDir)
+		c, train, val, err := loadResume(fs, synthResumeFlags, *out, *data, *valDir, false)
 		if err != nil {
 			return err
 		}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/transformer"
 )
@@ -42,7 +43,25 @@ var trainStepHook func(step int)
 
 // flags that may be given together with --resume (the others are taken
 // from the checkpoint).
-var resumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "val": true, "checkpoint-every": true}
+var resumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "val": true, "checkpoint-every": true, "allow-unverified": true}
+
+// trainFlagOf names the flag of each TrainConfig field (JSON name) that
+// has one.
+var trainFlagOf = map[string]string{"batch_size": "--batch", "epochs": "--epochs", "max_steps": "--max-steps",
+	"lr": "--lr", "min_lr": "--min-lr", "warmup_steps": "--warmup", "weight_decay": "--wd", "clip_norm": "--clip",
+	"patience": "--patience", "log_every": "--log-every"}
+
+// checkTrainConfig validates tc, naming the flag of a bad value.
+func checkTrainConfig(tc transformer.TrainConfig) error {
+	err := tc.Validate()
+	var fe *transformer.TrainConfigError
+	if errors.As(err, &fe) {
+		if f, ok := trainFlagOf[fe.Field]; ok {
+			return usagef("%s: %s", f, fe.Msg)
+		}
+	}
+	return err
+}
 
 func runTrain(args []string) error {
 	fs := newFlags("train", "[flags] --data DIR --out DIR", `
@@ -99,6 +118,7 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 	fs.Uint64Var(&tc.Seed, "seed", 1, "random seed (initialisation, validation split, shuffling)")
 	fs.IntVar(&tc.LogEvery, "log-every", 10, "write a log line every this many steps (0: only at epoch ends)")
 	ckptEvery := fs.Int("checkpoint-every", 100, "write the checkpoint every this many steps (and at every epoch end)")
+	allowUnverified := fs.Bool("allow-unverified", false, "with --resume: accept a checkpoint without a checksum (written by an earlier vomc)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -116,11 +136,17 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 	var tr *transformer.Trainer
 	var meta map[string]string
 	if *resume {
-		c, train, val, err := loadResume(fs, resumeFlags, *out, *data, *valDir)
+		c, train, val, err := loadResume(fs, resumeFlags, *out, *data, *valDir, *allowUnverified)
 		if err != nil {
+			if errors.Is(err, transformer.ErrNoChecksum) {
+				return fmt.Errorf("%w; resume it anyway with --allow-unverified", err)
+			}
 			return err
 		}
 		meta = c.Meta
+		if err := checkTrainMemory(c.Config, c.Train.BatchSize, train); err != nil {
+			return err
+		}
 		if tr, err = c.Resume(train, val); err != nil {
 			return err
 		}
@@ -131,6 +157,15 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		if *data == "" {
 			return usagef("--data DIR is required")
 		}
+		if err := checkTrainConfig(tc); err != nil {
+			return err
+		}
+		if *layers < 0 || *layers > transformer.MaxLayers {
+			return usagef("--layers %d outside 0..%d", *layers, transformer.MaxLayers)
+		}
+		if *E < 1 || *E > transformer.MaxEmbed {
+			return usagef("-E %d outside 1..%d", *E, transformer.MaxEmbed)
+		}
 		if err := checkRunDir(*out, *force); err != nil {
 			return err
 		}
@@ -138,13 +173,23 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		if err != nil {
 			return err
 		}
-		if *valFrac < 0 || *valFrac >= 1 {
+		if !(*valFrac >= 0 && *valFrac < 1) {
 			return usagef("--val-frac %g outside [0, 1)", *valFrac)
 		}
 		if *N < 0 {
 			return usagef("-N %d is negative", *N)
 		}
-		meta = map[string]string{"data": *data, "val": *valDir, "val_frac": strconv.FormatFloat(*valFrac, 'g', -1, 64),
+		absData, err := filepath.Abs(*data)
+		if err != nil {
+			return err
+		}
+		absVal := ""
+		if *valDir != "" {
+			if absVal, err = filepath.Abs(*valDir); err != nil {
+				return err
+			}
+		}
+		meta = map[string]string{"data": absData, "val": absVal, "val_frac": strconv.FormatFloat(*valFrac, 'g', -1, 64),
 			"N": strconv.Itoa(*N), "split_seed": strconv.FormatUint(tc.Seed, 10)}
 		train, val, A, err := trainData(meta)
 		if err != nil {
@@ -156,6 +201,17 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		if err := cfg.Validate(); err != nil {
 			return usageError{err.Error()}
 		}
+		if err := checkTrainMemory(cfg, tc.BatchSize, train); err != nil {
+			return err
+		}
+		cj, err := json.MarshalIndent(cfg, "", "  ")
+		if err != nil {
+			return err
+		}
+		tj, err := json.MarshalIndent(map[string]any{"train": tc, "data": meta}, "", "  ")
+		if err != nil {
+			return err
+		}
 		m, err := transformer.New(cfg, tc.Seed)
 		if err != nil {
 			return err
@@ -166,8 +222,6 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return err
 		}
-		cj, _ := json.MarshalIndent(cfg, "", "  ")
-		tj, _ := json.MarshalIndent(map[string]any{"train": tc, "data": meta}, "", "  ")
 		for _, f := range []struct {
 			name string
 			b    []byte
@@ -185,7 +239,7 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		}
 		fmt.Printf("%s: %d parameters; %d training and %d validation windows of %d symbols; ≤ %d steps\n",
 			m.Name(), cfg.NumParams(), train.Windows(), nv, T, tr.TotalSteps())
-		fmt.Printf("training activations ≈ %.3g GiB\n", float64(activationBytes(cfg, min(tc.BatchSize, train.Windows()), T))/(1<<30))
+		fmt.Printf("training memory ≈ %s\n", sysmem.GiB(cfg.TrainingBytes(min(tc.BatchSize, train.Windows()), T)))
 	}
 
 	if err := runTrainer(tr, *out, "train", meta, *ckptEvery); err != nil {
@@ -277,16 +331,16 @@ func trainData(meta map[string]string) (train, val transformer.Windows, A int, e
 	}
 	A = ds.Config().Prior.A
 	frac, err := strconv.ParseFloat(meta["val_frac"], 64)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("checkpoint metadata: val_frac %q", meta["val_frac"])
+	if err != nil || !(frac >= 0 && frac < 1) {
+		return nil, nil, 0, fmt.Errorf("checkpoint metadata: val_frac %q is not a number in [0, 1)", meta["val_frac"])
 	}
 	seed, err := strconv.ParseUint(meta["split_seed"], 10, 64)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("checkpoint metadata: split_seed %q", meta["split_seed"])
 	}
 	n, err := strconv.Atoi(meta["N"])
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("checkpoint metadata: N %q", meta["N"])
+	if err != nil || n < 0 {
+		return nil, nil, 0, fmt.Errorf("checkpoint metadata: N %q is not a window length ≥ 0", meta["N"])
 	}
 	cut := func(w transformer.Windows, N int) (transformer.Windows, error) {
 		if n == 0 || n == N {
@@ -311,7 +365,10 @@ func trainData(meta map[string]string) (train, val transformer.Windows, A int, e
 		}
 		train, val = transformer.Windows(ds), transformer.Windows(vds)
 	} else if frac > 0 {
-		tw, vw := transformer.SplitByTree(ds, frac, seed)
+		tw, vw, err := transformer.SplitByTree(ds, frac, seed)
+		if err != nil {
+			return nil, nil, 0, err
+		}
 		if tw.Windows() == 0 {
 			return nil, nil, 0, fmt.Errorf("--val-frac %g leaves no training trees", frac)
 		}
@@ -352,18 +409,14 @@ func writeLogLines(w io.Writer, es []transformer.LogEntry) error {
 	return err
 }
 
-// activationBytes estimates the training activations and their gradients
-// (float32) for batches of B windows of T symbols.
-func activationBytes(c transformer.Config, B, T int) int64 {
-	BT, C := int64(B*T), int64(c.Embed)
-	var per int64
-	for _, h := range c.Heads {
-		per += BT*C*6 + int64(B*h)*int64(T)*int64(T)
-		if c.FeedForward {
-			per += BT * C * 10
-		}
-	}
-	return 4 * 2 * (per + BT*C*2 + BT*int64(c.Alphabet)*3)
+// checkTrainMemory refuses a run whose estimated memory (parameters,
+// gradients, AdamW moments, best parameters, checkpoint copies,
+// activations; see transformer.Config.TrainingBytes) exceeds the memory
+// available, stating the estimate.
+func checkTrainMemory(cfg transformer.Config, batch int, train transformer.Windows) error {
+	B, T := min(batch, train.Windows()), len(train.Window(0))
+	return sysmem.Check(cfg.TrainingBytes(B, T), fmt.Sprintf("training L=%d, E=%d, N=%d (%.4g parameters) with batches of %d windows of %d symbols",
+		cfg.Layers, cfg.Embed, cfg.Context, float64(cfg.NumParams()), B, T))
 }
 
 // drawCurve draws the training curve of the log: the training loss of every

@@ -30,8 +30,9 @@ var trainContext = context.Background
 // loadResume checks that only the flags in allowed were given with
 // --resume, reads the checkpoint of the run in dir and its data (the
 // data set paths of the checkpoint's metadata, or the --data and --val
-// given now; trainData checks the checksums).
-func loadResume(fs *flag.FlagSet, allowed map[string]bool, dir, data, valDir string) (c *transformer.Checkpoint, train, val transformer.Windows, err error) {
+// given now, made absolute; trainData checks the checksums). A checkpoint
+// without a checksum is refused unless allowUnverified.
+func loadResume(fs *flag.FlagSet, allowed map[string]bool, dir, data, valDir string, allowUnverified bool) (c *transformer.Checkpoint, train, val transformer.Windows, err error) {
 	var bad []string
 	fs.Visit(func(f *flag.Flag) {
 		if !allowed[f.Name] {
@@ -41,20 +42,28 @@ func loadResume(fs *flag.FlagSet, allowed map[string]bool, dir, data, valDir str
 	if len(bad) > 0 {
 		return nil, nil, nil, usagef("%s cannot be changed when resuming (the run's settings are in its checkpoint)", strings.Join(bad, ", "))
 	}
-	if c, err = transformer.LoadCheckpoint(filepath.Join(dir, trainCheckpoint)); err != nil {
+	ckptPath := filepath.Join(dir, trainCheckpoint)
+	if c, err = transformer.LoadCheckpointWith(ckptPath, allowUnverified); err != nil {
+		if errors.Is(err, transformer.ErrNoChecksum) {
+			return nil, nil, nil, fmt.Errorf("%w; resume it anyway with --allow-unverified", err)
+		}
 		return nil, nil, nil, err
 	}
 	if c.Meta == nil {
 		c.Meta = map[string]string{}
 	}
 	if data != "" {
-		c.Meta["data"] = data
+		if c.Meta["data"], err = filepath.Abs(data); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	if valDir != "" {
-		c.Meta["val"] = valDir
+		if c.Meta["val"], err = filepath.Abs(valDir); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	if train, val, _, err = trainData(c.Meta); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, fmt.Errorf("%s: %w", ckptPath, err)
 	}
 	return c, train, val, nil
 }
@@ -103,11 +112,16 @@ func runTrainer[A any, M transformer.Trainable[A]](tr *transformer.TrainerOf[A, 
 		}
 	}
 	tr.CheckpointEvery = ckptEvery
+	lastCkpt := tr.Step // the step of the checkpoint on disk
 	tr.OnCheckpoint = func() error {
 		if logErr != nil {
 			return logErr
 		}
-		return tr.SaveCheckpoint(ckptPath, meta)
+		if err := tr.SaveCheckpoint(ckptPath, meta); err != nil {
+			return err
+		}
+		lastCkpt = tr.Step
+		return nil
 	}
 	first := tr.Step
 	bar := progress.New(os.Stderr, "steps", max(tr.TotalSteps()-first, 0)).DelayStart(2 * time.Second)
@@ -136,6 +150,13 @@ func runTrainer[A any, M transformer.Trainable[A]](tr *transformer.TrainerOf[A, 
 				return serr
 			}
 			return fmt.Errorf("interrupted at step %d; checkpoint saved, continue with 'vomc %s --out %s --resume'", tr.Step, cmd, dir)
+		}
+		var de *transformer.DivergedError
+		if errors.As(err, &de) {
+			// The checkpoint on disk is from before the divergence; it is
+			// not overwritten.
+			return fmt.Errorf("%v; lower --lr (now %g) and train afresh (--force); the last good checkpoint is %s (step %d)",
+				strings.TrimPrefix(err.Error(), "transformer: "), tr.Cfg.LR, ckptPath, lastCkpt)
 		}
 		return err
 	}

@@ -1,12 +1,15 @@
-// Package sysmem tells how much memory a process may still use: the
+// Package sysmem tells how much memory the process may still use — the
 // kernel's MemAvailable, lowered by a cgroup (v2 or v1) limit when one is
-// set. vomc's commands compare their memory estimates with it before they
-// allocate.
+// set — so that commands can refuse work that cannot fit (with the
+// estimate) instead of dying of an out-of-memory kill or a runtime fatal
+// error.
 package sysmem
 
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -16,59 +19,89 @@ import (
 // without swapping or being killed, or 0 when the system does not say
 // (not Linux, /proc not mounted).
 func Available() int64 {
-	avail := memAvailable()
-	if lim := cgroupRoom(); lim > 0 && (avail == 0 || lim < avail) {
-		avail = lim
+	avail := int64(0)
+	if v, err := memAvailable("/proc/meminfo"); err == nil {
+		avail = v
+	}
+	for _, c := range [][2]string{
+		{"/sys/fs/cgroup", "memory.max"},                   // v2
+		{"/sys/fs/cgroup/memory", "memory.limit_in_bytes"}, // v1
+	} {
+		if v, err := cgroupRoom(c[0], c[1]); err == nil {
+			if avail == 0 || v < avail {
+				avail = max(v, 1)
+			}
+			break
+		}
 	}
 	return avail
 }
 
-// memAvailable reads MemAvailable from /proc/meminfo.
-func memAvailable() int64 {
-	f, err := os.Open("/proc/meminfo")
+// memAvailable reads MemAvailable (kB) from a meminfo file.
+func memAvailable(path string) (int64, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return 0
+		return 0, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
-			fields := strings.Fields(rest)
-			if len(fields) >= 1 {
-				if kb, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
-					return kb << 10
-				}
+		fs := strings.Fields(sc.Text())
+		if len(fs) >= 2 && fs[0] == "MemAvailable:" {
+			kb, err := strconv.ParseInt(fs[1], 10, 64)
+			if err != nil || kb < 0 || kb > math.MaxInt64/1024 {
+				return 0, fmt.Errorf("sysmem: MemAvailable %q", fs[1])
 			}
+			return kb * 1024, nil
 		}
 	}
-	return 0
+	return 0, fmt.Errorf("sysmem: no MemAvailable in %s", path)
 }
 
-// cgroupRoom returns the cgroup's limit minus its current usage, or 0
-// when there is no limit.
-func cgroupRoom() int64 {
-	read := func(p string) (int64, bool) {
-		b, err := os.ReadFile(p)
+// cgroupRoom is the limit minus the current usage of the cgroup directory
+// dir, whose limit file is limitName (memory.max for v2, where "max" means
+// none; memory.limit_in_bytes for v1, where a huge value means none); an
+// error when there is no limit.
+func cgroupRoom(dir, limitName string) (int64, error) {
+	read := func(name string) (int64, error) {
+		b, err := os.ReadFile(dir + "/" + name)
 		if err != nil {
-			return 0, false
+			return 0, err
 		}
-		v, err := strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64)
-		return v, err == nil
+		return strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64)
 	}
-	for _, pair := range [][2]string{
-		{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
-		{"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"},
-	} {
-		lim, ok := read(pair[0])
-		if !ok || lim <= 0 || lim >= 1<<60 {
-			continue
-		}
-		cur, _ := read(pair[1])
-		if room := lim - cur; room > 0 {
-			return room
-		}
-		return 1
+	lim, err := read(limitName) // "max" (no limit) fails to parse
+	if err != nil {
+		return 0, err
 	}
-	return 0
+	if lim <= 0 || lim >= 1<<60 {
+		return 0, fmt.Errorf("sysmem: no cgroup limit in %s", dir)
+	}
+	curName := "memory.current"
+	if limitName == "memory.limit_in_bytes" {
+		curName = "memory.usage_in_bytes"
+	}
+	cur, err := read(curName)
+	if err != nil {
+		return 0, err
+	}
+	return max(lim-cur, 0), nil
+}
+
+// GiB formats a byte count in GiB with three significant digits.
+func GiB(b float64) string { return strconv.FormatFloat(b/(1<<30), 'g', 3, 64) + " GiB" }
+
+// Check returns an error when need bytes (an estimate, so a float that
+// cannot overflow) exceed the memory available; what describes the work
+// ("training L=2, E=128, batch 512 …"). Where the available memory cannot
+// be read, only needs beyond 2^50 bytes (1 PiB) are refused.
+func Check(need float64, what string) error {
+	avail := Available()
+	if avail <= 0 {
+		avail = 1 << 50
+	}
+	if need > float64(avail) || math.IsNaN(need) {
+		return fmt.Errorf("%s needs ≈ %s of memory, more than the %s available", what, GiB(need), GiB(float64(avail)))
+	}
+	return nil
 }
