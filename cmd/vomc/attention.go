@@ -2,9 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	iofs "io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -143,16 +141,13 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 	if !(*gamma > 0) || math.IsInf(*gamma, 1) {
 		return usagef("--gamma %v: want a finite number > 0", *gamma)
 	}
+	outNames := []string{attnHeatPNG, attnHeatSVG, attnSuffixPNG, attnSuffixSVG, attnScores}
+	if err := checkOutputDir(*out, *force, outNames...); err != nil {
+		return err
+	}
 	paths := map[string]string{}
-	for _, name := range []string{attnHeatPNG, attnHeatSVG, attnSuffixPNG, attnSuffixSVG, attnScores} {
+	for _, name := range outNames {
 		paths[name] = filepath.Join(*out, name)
-		if !*force {
-			if _, err := os.Lstat(paths[name]); err == nil {
-				return fmt.Errorf("%s: %w", paths[name], fsutil.ErrExists)
-			} else if !errors.Is(err, iofs.ErrNotExist) {
-				return err
-			}
-		}
 	}
 	m, err := loadModel(*model)
 	if err != nil {

@@ -42,6 +42,8 @@ func TestOutputsCheckedFirst(t *testing.T) {
 		{"construct plot existing", []string{"construct", "--error-plot", p("done/existing.png")}},
 		{"quickstart existing", []string{"quickstart", "--out", p("done"), "-K", "2", "--K-train", "2", "-N", "4"}},
 		{"quickstart parent file", []string{"quickstart", "--out", p("file/q"), "-K", "2", "--K-train", "2", "-N", "4"}},
+		{"attention parent file", []string{"attention", "--model", missing, "--data", missing, "--out", p("file/att")}},
+		{"attention out is a file", []string{"attention", "--model", missing, "--data", missing, "--out", p("file")}},
 		{"bench logits existing", []string{"bench", "logits", "--model", missing, "--input", "0,1", "--out", p("done/existing.png")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
