@@ -258,3 +258,39 @@ func CheckMemory(c Config, n int64) error {
 	}
 	return nil
 }
+
+// exactCountLimit bounds the work (and the map) of SequenceMemoryEstimate's
+// exact count of contexts: at most this many (position, length) pairs.
+const exactCountLimit = 1 << 24
+
+// SequenceMemoryEstimate is MemoryEstimate for a known sequence x: where
+// nodes are large (A ≥ 32, where the worst case (D+1)·n overshoots the
+// contexts of repetitive data many times) and len(x)·D ≤ 2^24, it counts
+// the distinct contexts of length ≤ D that a State of c creates on x
+// (after the D padding zeros of the pad convention; a 64-bit hash per
+// context, so a collision can only lower the count by a negligible
+// amount) and returns their memory; otherwise MemoryEstimate.
+func SequenceMemoryEstimate(c Config, x []byte) int64 {
+	n := int64(len(x))
+	if c.A < 32 || n*int64(c.D) > exactCountLimit {
+		return MemoryEstimate(c, n)
+	}
+	seen := make(map[uint64]struct{}, min(n*int64(c.D), 1<<16))
+	sym := func(i int) uint64 { // symbol i of pad+x, 0-based in x (i < 0: padding)
+		if i < 0 {
+			return 1
+		}
+		return uint64(x[i]) + 1
+	}
+	const mul = 0x9e3779b97f4a7c15
+	for i := 0; i <= len(x); i++ { // the context before symbol i (and after the last)
+		h := uint64(0x243f6a8885a308d3)
+		for l := 1; l <= c.D; l++ {
+			h = (h ^ sym(i-l)) * mul
+			h ^= h >> 29
+			seen[h^uint64(l)<<56] = struct{}{}
+		}
+	}
+	nodes := int64(len(seen)) + 1 // plus the root
+	return nodes * nodeBytes(c.A, c.Form)
+}

@@ -66,7 +66,7 @@ initial context (--init condition).`)
 	if err := ctw.CheckMemory(cfg, int64(len(x))); err != nil {
 		return err
 	}
-	if err := checkMemory(fmt.Sprintf("CTW with A=%d, D=%d on %d symbols", A, *D, len(x)), ctw.MemoryEstimate(cfg, int64(len(x)))+baseBytes); err != nil {
+	if err := checkMemory(fmt.Sprintf("CTW with A=%d, D=%d on %d symbols", A, *D, len(x)), ctw.SequenceMemoryEstimate(cfg, x)+baseBytes); err != nil {
 		return err
 	}
 	if err := checkOutputs(*force, *mapOut, *weights, *preds); err != nil {
@@ -106,7 +106,7 @@ initial context (--init condition).`)
 		// The MAP tree's internal nodes have all A children, each leaf A
 		// probabilities: size it before building it.
 		nodes := counts.MAPNodes()
-		if err := checkMemory(fmt.Sprintf("the MAP tree (%d nodes)", nodes), ctw.MemoryEstimate(cfg, int64(len(x)))+nodes*int64(64+8*A)+baseBytes); err != nil {
+		if err := checkMemory(fmt.Sprintf("the MAP tree (%d nodes)", nodes), ctw.SequenceMemoryEstimate(cfg, x)+nodes*int64(64+8*A)+baseBytes); err != nil {
 			return err
 		}
 		mp := counts.MAPTree()

@@ -97,8 +97,24 @@ func TestMemoryEstimates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	est := ctw.MemoryEstimate(cfg, int64(len(x))) + counts.MAPNodes()*int64(64+8*256) + baseBytes
+	est := ctw.SequenceMemoryEstimate(cfg, x) + counts.MAPNodes()*int64(64+8*256) + baseBytes
 	within2(t, "ctw --mode raw -D 2 (200 kB random)", est, childPeak(t, "ctw", "--mode", "raw", "-D", "2", p("text")))
+
+	// Repetitive text, deep contexts: the worst case (D+1)·n overshoots
+	// many times; the exact count of the contexts seen does not.
+	var rep []byte
+	for len(rep) < 100000 {
+		rep = append(rep, fmt.Sprintf("the context tree %d weighting method; ", len(rep)%97)...)
+	}
+	if err := os.WriteFile(p("rep"), rep, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg = ctw.Config{A: 256, D: 12, Lambda: 0.5, Alpha: 0.5, Init: ctw.Condition}
+	if counts, err = ctw.CountSequence(cfg, rep); err != nil {
+		t.Fatal(err)
+	}
+	est = ctw.SequenceMemoryEstimate(cfg, rep) + counts.MAPNodes()*int64(64+8*256) + baseBytes
+	within2(t, "ctw --mode raw -D 12 (100 kB repetitive)", est, childPeak(t, "ctw", "--mode", "raw", "-D", "12", p("rep")))
 }
 
 // TestEvalMemory compares the peak memory of `vomc eval` on data sets with
