@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/compress"
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/ppm"
 )
 

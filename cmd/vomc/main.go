@@ -8,7 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/transformer/kernels"
 	"io"
 	"os"
