@@ -12,22 +12,6 @@ import (
 	"github.com/vomc/vomc/source"
 )
 
-// fig1 is the tree of the paper's Fig. 1.
-func fig1(t testing.TB) *source.Tree {
-	t.Helper()
-	tr, err := source.FromLeaves(3, 2, []source.Leaf{
-		{Suffix: []byte{1}, P: []float64{0.2, 0.3, 0.5}},
-		{Suffix: []byte{2}, P: []float64{0.1, 0.1, 0.8}},
-		{Suffix: []byte{0, 0}, P: []float64{0.6, 0.2, 0.2}},
-		{Suffix: []byte{1, 0}, P: []float64{0.3, 0.3, 0.4}},
-		{Suffix: []byte{2, 0}, P: []float64{0.5, 0.25, 0.25}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
-
 func mustSample(t testing.TB, p source.Prior, stream uint64) *source.Tree {
 	t.Helper()
 	tr, err := p.Sample(source.RNG(2024, stream))
@@ -38,7 +22,7 @@ func mustSample(t testing.TB, p source.Prior, stream uint64) *source.Tree {
 }
 
 func TestWritePNG(t *testing.T) {
-	for _, tr := range []*source.Tree{fig1(t), mustSample(t, source.PaperPrior(4), 1), mustSample(t, source.Prior{A: 2, Depths: []int{0}, Lambda: 0.5, Alpha: []float64{1}}, 2)} {
+	for _, tr := range []*source.Tree{mustSample(t, source.PaperPrior(2), 3), mustSample(t, source.PaperPrior(4), 1), mustSample(t, source.Prior{A: 2, Depths: []int{0}, Lambda: 0.5, Alpha: []float64{1}}, 2)} {
 		var buf bytes.Buffer
 		if err := WritePNG(&buf, tr); err != nil {
 			t.Fatal(err)
@@ -58,7 +42,7 @@ func TestWritePNG(t *testing.T) {
 }
 
 func TestWriteSVG(t *testing.T) {
-	tr := fig1(t)
+	tr := mustSample(t, source.PaperPrior(3), 5)
 	var buf bytes.Buffer
 	if err := WriteSVG(&buf, tr); err != nil {
 		t.Fatal(err)
@@ -81,9 +65,11 @@ func TestWriteSVG(t *testing.T) {
 	if !sawSVG {
 		t.Error("no <svg> element")
 	}
-	// Text is XML-escaped, so look for the escaped form of a leaf label.
-	if !strings.Contains(svg, "(2,0): 0.50 0.25 0.25") {
-		t.Error("SVG lacks the label of leaf (2,0)")
+	// Leaf labels need no XML escaping: digits, "(", ",", ")", ":", " ".
+	for _, l := range tr.Leaves() {
+		if label := source.LeafLabel(l.Suffix, l.P, tr.A); !strings.Contains(svg, label) {
+			t.Errorf("SVG lacks the label %q", label)
+		}
 	}
 }
 
