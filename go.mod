@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	golang.org/x/sys v0.49.0
+	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
 )
 

@@ -1,7 +1,7 @@
 package dataset
 
 import (
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 
 	"bufio"
 	"encoding/binary"

@@ -3,6 +3,8 @@ package eval
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // NormalApproxDF is the number of degrees of freedom (windows − 1) from
@@ -42,94 +44,11 @@ func normalQuantile(p float64) float64 {
 	return math.Sqrt2 * math.Erfinv(2*p-1)
 }
 
-// studentTCDF is P(T ≤ t) for Student's t with df degrees of freedom,
-// via the regularised incomplete beta function:
-// P(T > t) = ½·I_{df/(df+t²)}(df/2, ½) for t ≥ 0.
-func studentTCDF(t, df float64) float64 {
-	x := df / (df + t*t)
-	tail := 0.5 * regIncBeta(df/2, 0.5, x)
-	if t >= 0 {
-		return 1 - tail
-	}
-	return tail
-}
-
-// studentTQuantile returns t with P(T ≤ t) = p for p in (½, 1), found by
-// bisection on the CDF (monotone, so this is robust and deterministic).
+// studentTQuantile returns t with P(T ≤ t) = p for Student's t with df
+// degrees of freedom (gonum's distuv.StudentsT, standard location and
+// scale).
 func studentTQuantile(p, df float64) float64 {
-	lo, hi := 0.0, 1.0
-	for studentTCDF(hi, df) < p {
-		lo = hi
-		hi *= 2
-		if hi > 1e12 {
-			return math.Inf(1)
-		}
-	}
-	for range 200 {
-		mid := 0.5 * (lo + hi)
-		if mid == lo || mid == hi {
-			break
-		}
-		if studentTCDF(mid, df) < p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return 0.5 * (lo + hi)
-}
-
-// regIncBeta is the regularised incomplete beta function I_x(a, b),
-// evaluated with its continued fraction (using the symmetry
-// I_x(a,b) = 1 − I_{1−x}(b,a) where the fraction converges faster).
-func regIncBeta(a, b, x float64) float64 {
-	switch {
-	case x <= 0:
-		return 0
-	case x >= 1:
-		return 1
-	}
-	la, _ := math.Lgamma(a)
-	lb, _ := math.Lgamma(b)
-	lab, _ := math.Lgamma(a + b)
-	front := math.Exp(lab - la - lb + a*math.Log(x) + b*math.Log1p(-x))
-	if x < (a+1)/(a+b+2) {
-		return front * betaContFrac(a, b, x) / a
-	}
-	return 1 - front*betaContFrac(b, a, 1-x)/b
-}
-
-// betaContFrac evaluates the continued fraction of the incomplete beta
-// function, 1/(1+ d₁/(1+ d₂/(1+ …))), with the modified Lentz method.
-func betaContFrac(a, b, x float64) float64 {
-	const tiny = 1e-300
-	fix := func(v float64) float64 {
-		if math.Abs(v) < tiny {
-			return tiny
-		}
-		return v
-	}
-	c := 1.0
-	d := 1 / fix(1-(a+b)*x/(a+1))
-	h := d
-	for m := 1; m <= 1000; m++ {
-		fm := float64(m)
-		// Even step: d_{2m} = m(b−m)x / ((a+2m−1)(a+2m)).
-		num := fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm))
-		d = 1 / fix(1+num*d)
-		c = fix(1 + num/c)
-		h *= d * c
-		// Odd step: d_{2m+1} = −(a+m)(a+b+m)x / ((a+2m)(a+2m+1)).
-		num = -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))
-		d = 1 / fix(1+num*d)
-		c = fix(1 + num/c)
-		del := d * c
-		h *= del
-		if math.Abs(del-1) < 1e-16 {
-			break
-		}
-	}
-	return h
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(p)
 }
 
 // welford accumulates, for K parallel series sharing one sample count, the

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/npy"
 	"github.com/vomc/vomc/predict"
 )

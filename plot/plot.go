@@ -8,7 +8,7 @@
 package plot
 
 import (
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 
 	"bytes"
 	"errors"

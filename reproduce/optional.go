@@ -10,9 +10,9 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/internal/progress"
+	"github.com/vomc/vomc/internal/study"
 	"github.com/vomc/vomc/predict"
-	"github.com/vomc/vomc/progress"
-	"github.com/vomc/vomc/study"
 	"github.com/vomc/vomc/synth"
 )
 

@@ -13,10 +13,10 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/internal/progress"
+	"github.com/vomc/vomc/internal/study"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/predict"
-	"github.com/vomc/vomc/progress"
-	"github.com/vomc/vomc/study"
 	"github.com/vomc/vomc/transformer"
 )
 

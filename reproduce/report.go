@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/eval"
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 )
 
 // ReportFile is the report's file name.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 )
 
 // Outcome is what Run did.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 )
 
 // Stage states reported by Graph.

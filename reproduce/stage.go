@@ -14,7 +14,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 )
 
 // DoneFile is the marker a stage writes last into its directory.

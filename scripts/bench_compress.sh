@@ -43,5 +43,5 @@ trap 'rm -rf "$(dirname "$bin")"' EXIT
 go build -o "$bin" ./cmd/vomc
 for c in calgary cantrbry; do
 	echo "== $c"
-	GOMAXPROCS=1 "$bin" bench-compress --models "$models" --runs "$runs" "$corpus/$c"/*
+	GOMAXPROCS=1 "$bin" bench compress --models "$models" --runs "$runs" "$corpus/$c"/*
 done

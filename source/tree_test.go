@@ -193,3 +193,12 @@ func TestClone(t *testing.T) {
 		t.Error("nil clone")
 	}
 }
+
+func mustSample(t testing.TB, p Prior, stream uint64) *Tree {
+	t.Helper()
+	tr, err := p.Sample(RNG(2024, stream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/vomc/vomc/attnmap"
 	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/fsutil"
-	"github.com/vomc/vomc/symbols"
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/transformer"
 )
 

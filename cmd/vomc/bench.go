@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/perf"
 	"github.com/vomc/vomc/internal/sysmem"
-	"github.com/vomc/vomc/perf"
 	"github.com/vomc/vomc/transformer"
 )
 

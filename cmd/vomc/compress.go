@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/compress"
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/ppm"
 )
 
-// modelFlags are the model flags shared by compress and bench-compress.
+// modelFlags are the model flags shared by compress and bench compress.
 type modelFlags struct {
 	model, method  *string
 	order, mem, ai *int
@@ -192,7 +192,7 @@ written atomically), and an existing OUT is never replaced without --force.`)
 }
 
 func runBenchCompress(args []string) error {
-	fs := newFlags("bench-compress", "[flags] FILE...", `
+	fs := newFlags("bench compress", "[flags] FILE...", `
 Compresses and decompresses every FILE in memory on one core with each
 chosen model (--models, default: the --model flag), checks the round trip,
 and prints a per-file table of bits per original byte (header and trailer

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/construct"
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 )
 
 func runConstruct(args []string) error {

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/ctw"
-	"github.com/vomc/vomc/fsutil"
-	"github.com/vomc/vomc/symbols"
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/symbols"
 )
 
 func runCTW(args []string) error {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/progress"
+	"github.com/vomc/vomc/internal/progress"
 )
 
 func runData(args []string) error {

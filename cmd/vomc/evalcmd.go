@@ -14,12 +14,12 @@ import (
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/progress"
+	"github.com/vomc/vomc/internal/study"
+	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
-	"github.com/vomc/vomc/progress"
-	"github.com/vomc/vomc/study"
-	"github.com/vomc/vomc/symbols"
 )
 
 const methodsHelp = `comma-separated methods, each name[:param=value...]:

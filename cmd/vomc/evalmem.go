@@ -9,7 +9,7 @@ import (
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/study"
+	"github.com/vomc/vomc/internal/study"
 )
 
 // knCacheBudget mirrors kn's cacheBudget: the largest δ-tuning cache (12

@@ -8,7 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/transformer/kernels"
 	"io"
 	"os"
@@ -43,7 +43,6 @@ func init() {
 		{"bench", "throughput benchmarks: CTW, 'bench train' (transformers), 'bench compress' (files)", runBench},
 		{"compress", "compress a file losslessly: context mixing (default), PPM or CTW with arithmetic coding", runCompress},
 		{"decompress", "decompress a file written by 'vomc compress' (verifies its checksum)", runDecompress},
-		{"bench-compress", "same as 'bench compress': compression ratios and speeds on files", runBenchCompress},
 		{"version", "print the version", func([]string) error { fmt.Println("vomc", version); return nil }},
 	}
 }
@@ -59,7 +58,8 @@ Commands:
 		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
-Run 'vomc <command> -h' for a command's flags. Losses are in nats unless a
+Run 'vomc <command> -h' for a command's flags. Flags may come before or
+after the arguments; '--' ends them (for a file named like a flag). Losses are in nats unless a
 column says bits. The prior's λ is the STOP probability (a node at depth < D
 is a leaf with probability λ). Every random choice flows from --seed.
 `)
@@ -116,6 +116,10 @@ func run(args []string) int {
 			return 1
 		}
 	}
+	if right, ok := renamed[name]; ok {
+		fmt.Fprintf(os.Stderr, "vomc: there is no command %q; use 'vomc %s'\n", name, right)
+		return 2
+	}
 	names := make([]string, len(commands))
 	for i, c := range commands {
 		names[i] = c.name
@@ -124,6 +128,9 @@ func run(args []string) int {
 	fmt.Fprintf(os.Stderr, "vomc: unknown command %q (commands: %s)\n", name, strings.Join(names, ", "))
 	return 2
 }
+
+// renamed maps removed command names to the command that does their job.
+var renamed = map[string]string{"bench-compress": "bench compress"}
 
 // gracefulCommands handle SIGINT themselves (signal.NotifyContext): a
 // first Ctrl-C cancels their work and they return; a second one, or
@@ -149,13 +156,57 @@ func newFlags(name, synopsis, description string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses flags, turning a parse failure into a usage error.
+// parse parses flags, turning a parse failure into a usage error. Flags
+// may come before, between or after the positional arguments (`vomc
+// generate tree.json -n 50`); "--" ends the flags, so every argument after
+// it is positional even when it starts with "-".
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(interleaved(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
 		return usageError{err.Error()}
 	}
 	return nil
+}
+
+// interleaved reorders args so that the flag package, which stops at the
+// first positional argument, sees every flag: the flags (with the values
+// of non-boolean flags that are given as a separate argument) first, then
+// "--" and the positional arguments in their order. An argument is a flag
+// when it starts with "-" and is not "-" itself, up to the first "--".
+// Unknown flags, and a last flag missing its value, are kept among the
+// flags, so fs.Parse reports them.
+func interleaved(fs *flag.FlagSet, args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimPrefix(a[1:], "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) {
+			if i+1 == len(args) {
+				return flags // fs.Parse: "flag needs an argument"
+			}
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	return append(append(flags, "--"), pos...)
+}
+
+// isBoolFlag reports whether f takes no value argument (-v rather than -v x).
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }

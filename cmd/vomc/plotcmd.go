@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/eval"
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/plot"
 )
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/progress"
-	"github.com/vomc/vomc/study"
+	"github.com/vomc/vomc/internal/progress"
+	"github.com/vomc/vomc/internal/study"
 )
 
 func runQuickstart(args []string) error {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer"
 )

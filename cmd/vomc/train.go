@@ -21,7 +21,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/transformer"

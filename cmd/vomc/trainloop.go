@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vomc/vomc/fsutil"
-	"github.com/vomc/vomc/progress"
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/transformer"
 )
 

@@ -10,9 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/source"
-	"github.com/vomc/vomc/symbols"
+	"github.com/vomc/vomc/source/draw"
 )
 
 // priorFlags are the flags that define π_CTW(D, λ, α) and the leaf generator.
@@ -85,9 +86,9 @@ func writeTree(t *source.Tree, path string, force bool) error {
 	case ".json":
 		write = t.WriteJSON
 	case ".svg":
-		write = t.WriteSVG
+		write = func(w io.Writer) error { return draw.WriteSVG(w, t) }
 	case ".png":
-		write = t.WritePNG
+		write = func(w io.Writer) error { return draw.WritePNG(w, t) }
 	case ".dot", ".gv":
 		write = t.WriteDOT
 	default:

@@ -2,7 +2,7 @@
 
 // asmgen writes the GEMM micro-kernels of the amd64 kernel sets:
 //
-//	go run asmgen.go -isa avx512 -o gemm_amd64.s
+//	go run asmgen.go -isa avx512 -o gemm_avx512_amd64.s
 //	go run asmgen.go -isa avx2 -o gemm_avx2_amd64.s
 //
 // (without -o it writes to standard output; TestGeneratedAsmCurrent checks

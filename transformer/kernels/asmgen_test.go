@@ -19,7 +19,7 @@ func TestGeneratedAsmCurrent(t *testing.T) {
 	if err != nil {
 		t.Skip("no go tool to run the generator")
 	}
-	for _, f := range []struct{ isa, file string }{{"avx512", "gemm_amd64.s"}, {"avx2", "gemm_avx2_amd64.s"}} {
+	for _, f := range []struct{ isa, file string }{{"avx512", "gemm_avx512_amd64.s"}, {"avx2", "gemm_avx2_amd64.s"}} {
 		cmd := exec.Command(goTool, "run", "asmgen.go", "-isa", f.isa)
 		cmd.Env = append(os.Environ(), "GOOS=", "GOARCH=", "GOFLAGS=")
 		var stderr bytes.Buffer

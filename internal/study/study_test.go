@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/source"
 )

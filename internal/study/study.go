@@ -13,10 +13,11 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
-	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/source/draw"
 )
 
 // DefaultsFor returns the method defaults of a data set: its alphabet, the
@@ -163,9 +164,9 @@ func Quickstart(ctx context.Context, q QuickConfig, out string, force bool, prog
 		var write func(io.Writer) error
 		switch filepath.Ext(name) {
 		case ".svg":
-			write = t0.WriteSVG
+			write = func(w io.Writer) error { return draw.WriteSVG(w, t0) }
 		case ".png":
-			write = t0.WritePNG
+			write = func(w io.Writer) error { return draw.WritePNG(w, t0) }
 		default:
 			write = t0.WriteJSON
 		}

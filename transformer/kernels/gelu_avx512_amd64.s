@@ -1,7 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
-#include "vecmath_amd64.h"
+#include "vecmath_avx512_amd64.h"
 
 // GELU with Φ(x) = ½(1 + erf(x/√2)) from Abramowitz & Stegun 7.1.26: for
 // z = |x|/√2 ≥ 0, t = 1/(1 + p·z), erfc(z) ≈ t·(a1 + t·(a2 + … + t·a5))·e^−z²

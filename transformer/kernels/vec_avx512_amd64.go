@@ -3,8 +3,8 @@
 package kernels
 
 // Declarations of the AVX-512 vector kernels other than the GEMM ones:
-// softmax_amd64.s (exp, softmax, log-sum-exp recompute), gelu_amd64.s,
-// layernorm_amd64.s, add_amd64.s, transpose_amd64.s. Counts are ≥ 1; see
+// softmax_exp_avx512_amd64.s (exp, softmax, log-sum-exp recompute), gelu_avx512_amd64.s,
+// layernorm_avx512_amd64.s, add_avx512_amd64.s, transpose_avx512_amd64.s. Counts are ≥ 1; see
 // the exported wrappers (Softmax, GeluForward, LayerNorm, Add, Transpose,
 // …) for the semantics and the portable fallbacks.
 

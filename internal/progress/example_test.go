@@ -3,7 +3,7 @@ package progress_test
 import (
 	"os"
 
-	"github.com/vomc/vomc/progress"
+	"github.com/vomc/vomc/internal/progress"
 )
 
 func Example() {

@@ -1,7 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
-#include "vecmath_amd64.h"
+#include "vecmath_avx512_amd64.h"
 
 // func layernormSIMD(out *float32, mean *float32, rstd *float32, inp *float32, w *float32, b *float32, rows int, c int, invC float32, eps float32)
 // Per row x of inp (c ≥ 1 values): mean = Σx/c, rstd = 1/√(Σ(x−mean)²/c + eps),

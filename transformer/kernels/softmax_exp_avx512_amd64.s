@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-#include "vecmath_amd64.h"
+#include "vecmath_avx512_amd64.h"
 
 // func softmaxSIMD(x *float32, n int, scale float32) (mx float32, sum float32)
 // x[i] ← exp(scale·(x[i] − max x)) / Σ, for n ≥ 1 values; returns max x

@@ -1,14 +1,18 @@
-package source
+// Package draw draws context trees (source.Tree) as SVG and PNG images
+// with the gonum vg canvas, laid out like the paper's Fig. 1. It is kept
+// out of package source so that the model of a tree depends on nothing
+// graphical; the Graphviz DOT writer, being text, stays in source
+// (source.Tree.WriteDOT), and both label leaves with source.LeafLabel.
+package draw
 
 import (
-	"bufio"
 	"fmt"
 	"image/color"
 	"io"
-	"strconv"
-	"strings"
+	"slices"
 	"sync"
 
+	"github.com/vomc/vomc/source"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/font/liberation"
 	"gonum.org/v1/plot/vg"
@@ -17,69 +21,13 @@ import (
 )
 
 const (
-	// MaxDrawLeaves is the largest number of leaves WriteSVG and WritePNG
-	// draw (WriteDOT has no limit).
-	MaxDrawLeaves = 2048
-	// maxLabelProbs is how many probabilities a leaf label shows before "…".
-	maxLabelProbs = 16
+	// MaxLeaves is the largest number of leaves WriteSVG and WritePNG
+	// draw (source.Tree.WriteDOT has no limit).
+	MaxLeaves = 2048
 	// maxPNGPixels bounds the larger side of a PNG; the resolution is
 	// lowered from 96 dpi to stay within it.
 	maxPNGPixels = 8192
 )
-
-// LeafLabel is the text that drawings attach to a leaf: its suffix in time
-// order and p_s rounded to 2 decimals, e.g. "(1,0): 0.20 0.30 0.50". For
-// A > 16 only the first 16 probabilities are shown, followed by "…".
-func LeafLabel(suffix []byte, p []float64, A int) string {
-	var b strings.Builder
-	b.WriteString(FormatSuffix(suffix, A))
-	b.WriteString(":")
-	for a, v := range p {
-		if a == maxLabelProbs {
-			b.WriteString(" …")
-			break
-		}
-		b.WriteByte(' ')
-		b.WriteString(strconv.FormatFloat(v, 'f', 2, 64))
-	}
-	return b.String()
-}
-
-// WriteDOT writes the tree in Graphviz DOT, laid out like the paper's
-// Fig. 1: the root "()" on the left, each edge labelled with the symbol q
-// that extends the context into the past, and each leaf a box labelled by
-// LeafLabel. Render with e.g. `dot -Tsvg`.
-func (t *Tree) WriteDOT(w io.Writer) error {
-	if err := t.Validate(); err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "digraph context_tree {\n")
-	fmt.Fprintf(bw, "  // context tree, alphabet size A = %d, maximum depth D = %d, %d leaves\n", t.A, t.D, t.NumLeaves())
-	fmt.Fprintf(bw, "  rankdir=LR;\n  node [fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=10, arrowhead=none];\n")
-	id := 0
-	var path []byte
-	var walk func(n *Node) int
-	walk = func(n *Node) int {
-		me := id
-		id++
-		if n.Children == nil {
-			fmt.Fprintf(bw, "  n%d [shape=box, label=%q];\n", me, LeafLabel(reversed(path), n.P, t.A))
-			return me
-		}
-		fmt.Fprintf(bw, "  n%d [shape=circle, label=\"\", width=0.12, style=filled, fillcolor=black, xlabel=%q];\n", me, formatPath(path, t.A))
-		for q, c := range n.Children {
-			path = append(path, byte(q))
-			child := walk(c)
-			path = path[:len(path)-1]
-			fmt.Fprintf(bw, "  n%d -> n%d [label=%q];\n", me, child, SymbolName(byte(q), t.A))
-		}
-		return me
-	}
-	walk(t.Root)
-	fmt.Fprintf(bw, "}\n")
-	return bw.Flush()
-}
 
 var (
 	fontOnce  sync.Once
@@ -116,12 +64,12 @@ const (
 	drawDot    = vg.Length(2.5)
 )
 
-func (t *Tree) layout() (*treeLayout, error) {
+func layout(t *source.Tree) (*treeLayout, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	if n := t.NumLeaves(); n > MaxDrawLeaves {
-		return nil, fmt.Errorf("source: tree has %d leaves, more than the %d that can be drawn as an image; write it as Graphviz DOT (a .dot output) instead", n, MaxDrawLeaves)
+	if n := t.NumLeaves(); n > MaxLeaves {
+		return nil, fmt.Errorf("source: tree has %d leaves, more than the %d that can be drawn as an image; write it as Graphviz DOT (a .dot output) instead", n, MaxLeaves)
 	}
 	l := &treeLayout{face: labelFace(drawFont)}
 	depth := t.Depth()
@@ -131,14 +79,16 @@ func (t *Tree) layout() (*treeLayout, error) {
 	row := 0
 	maxLabel := vg.Length(0)
 	var path []byte
-	var walk func(n *Node, parent int, sym byte) vg.Length
-	walk = func(n *Node, parent int, sym byte) vg.Length {
+	var walk func(n *source.Node, parent int, sym byte) vg.Length
+	walk = func(n *source.Node, parent int, sym byte) vg.Length {
 		me := len(l.nodes)
 		l.nodes = append(l.nodes, drawNode{x: drawMargin + vg.Length(len(path))*drawLevel, parent: parent, sym: sym})
 		if n.Children == nil {
 			y := top - vg.Length(row)*drawRow
 			row++
-			label := LeafLabel(reversed(path), n.P, t.A)
+			suffix := slices.Clone(path)
+			slices.Reverse(suffix) // time order, oldest symbol first
+			label := source.LeafLabel(suffix, n.P, t.A)
 			l.nodes[me].y, l.nodes[me].label = y, label
 			maxLabel = max(maxLabel, l.face.Width(label))
 			return y
@@ -182,7 +132,7 @@ func (l *treeLayout) draw(c vg.Canvas, A int) {
 			continue
 		}
 		p := l.nodes[n.parent]
-		s := SymbolName(n.sym, A)
+		s := source.SymbolName(n.sym, A)
 		// The symbol sits 3/4 of the way to the child, where sibling edges
 		// are far enough apart for their labels not to overlap.
 		mx, my := p.x+(n.x-p.x)*3/4, p.y+(n.y-p.y)*3/4
@@ -214,12 +164,12 @@ func (l *treeLayout) draw(c vg.Canvas, A int) {
 	}
 }
 
-// WriteSVG draws the tree as in WriteDOT (root on the left, edges labelled
+// WriteSVG draws the tree as in source.Tree.WriteDOT (root on the left, edges labelled
 // with symbols, leaves with LeafLabel) to an SVG document, using the gonum
 // vg canvas (sizes in points, 1 pt = 1/72 inch). Trees with more than
-// MaxDrawLeaves leaves are refused.
-func (t *Tree) WriteSVG(w io.Writer) error {
-	l, err := t.layout()
+// MaxLeaves leaves are refused.
+func WriteSVG(w io.Writer, t *source.Tree) error {
+	l, err := layout(t)
 	if err != nil {
 		return err
 	}
@@ -231,8 +181,8 @@ func (t *Tree) WriteSVG(w io.Writer) error {
 
 // WritePNG draws the tree like WriteSVG to a PNG image at 96 dpi, or less
 // when that would make a side longer than 8192 pixels.
-func (t *Tree) WritePNG(w io.Writer) error {
-	l, err := t.layout()
+func WritePNG(w io.Writer, t *source.Tree) error {
+	l, err := layout(t)
 	if err != nil {
 		return err
 	}

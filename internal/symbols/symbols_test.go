@@ -64,7 +64,7 @@ func TestReadFile(t *testing.T) {
 
 // TestSharedSequences reads the reference sequences when they are present.
 func TestSharedSequences(t *testing.T) {
-	files, _ := filepath.Glob("../../shared/data/sequences/*.txt")
+	files, _ := filepath.Glob("../../../shared/data/sequences/*.txt")
 	if len(files) == 0 {
 		t.Skip("no reference sequences in ../shared/data/sequences")
 	}
