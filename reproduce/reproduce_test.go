@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -239,11 +240,16 @@ func TestResumeAfterCancel(t *testing.T) {
 	}
 	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants = []string{"2,2"}, nil, nil
 	cfg.MaxSteps, cfg.CheckpointEvery = 200, 40
+	stop := 130
+	if testing.Short() {
+		cfg.MaxSteps, cfg.CheckpointEvery, cfg.Warmup, stop = 80, 20, 10, 50
+		cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 50, 40, 4
+	}
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	var log bytes.Buffer
 	opts := Options{Out: out, Version: "test", CodeKey: "test", Log: &log, OnStep: func(stage string, step int) {
-		if step == 130 {
+		if step == stop {
 			cancel()
 		}
 	}}
@@ -260,11 +266,11 @@ func TestResumeAfterCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(log.String(), "resuming from checkpoint at step 130") {
+	if !strings.Contains(log.String(), fmt.Sprintf("resuming from checkpoint at step %d", stop)) {
 		t.Errorf("no resume in log:\n%s", log.String())
 	}
-	if len(steps) == 0 || steps[0] != 131 || steps[len(steps)-1] != 200 {
-		t.Errorf("resumed steps %v..., want 131..200", steps[:min(3, len(steps))])
+	if len(steps) == 0 || steps[0] != stop+1 || steps[len(steps)-1] != cfg.MaxSteps {
+		t.Errorf("resumed steps %v..., want %d..%d", steps[:min(3, len(steps))], stop+1, cfg.MaxSteps)
 	}
 	for _, s := range []string{StageTrainData, StageTestData, StageBaselines, StageConstruct} {
 		if !slices.Contains(res.Skipped, s) {
