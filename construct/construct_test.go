@@ -45,6 +45,7 @@ func fromTree(t testing.TB, rng *rand.Rand, A, D, n int, lambda, alpha float64, 
 // position — the first D+1 positions (dummy context), positions whose
 // suffixes were never seen, and the prediction after the last symbol.
 func TestHardLimitMatchesCTW(t *testing.T) {
+	t.Parallel()
 	priors := []struct{ lambda, alpha float64 }{{0.15, 0.5}, {0.6, 1}, {0.05, 0.2}}
 	worst := 0.0
 	for D := 1; D <= 5; D++ {

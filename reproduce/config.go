@@ -10,8 +10,9 @@
 //
 // The run is a chain of stages (see Plan). Each stage is cached in
 // OUT/stages/<name>-<hash>/ under a hash of its configuration, the hashes of
-// its upstream stages' outputs and the vomc version; a file "done.json"
-// written last marks it complete, and a completed stage is skipped. A stage
+// its upstream stages, the vomc version and the code key (CodeKey); a file
+// "done.json" written last marks it complete, and a completed stage is
+// skipped unless an upstream stage's outputs changed since (--rerun). A stage
 // interrupted before its marker is redone, except training, which continues
 // from its checkpoint (transformer.Checkpoint.Resume).
 package reproduce

@@ -26,8 +26,18 @@ type Options struct {
 	// Out is the output directory: stages/ holds the cached stages, and
 	// report.html, figures/ and results.json are written at its top.
 	Out string
-	// Version is the vomc version (part of every stage hash).
+	// Version is the vomc version (in the report, and part of every stage
+	// hash).
 	Version string
+	// CodeKey identifies the code (part of every stage hash, so that
+	// stages cached by other code are computed again); empty means
+	// CodeKey(), from the binary's VCS information or its SHA-256. Tests
+	// inject it.
+	CodeKey string
+	// Rerun names stages to compute again even when cached ("all": every
+	// stage); stages depending on them are computed again where the rerun
+	// changed their outputs.
+	Rerun []string
 	// Log receives progress lines (nil: discard).
 	Log io.Writer
 	// OnStep, if set, is called after every training step of every model

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -21,6 +22,7 @@ import (
 // TestSetAndLoad checks the override parsing: scalars, lists, model lists,
 // JSON values, a config file, unknown keys and bad values.
 func TestSetAndLoad(t *testing.T) {
+	t.Parallel()
 	c, err := Preset("small")
 	if err != nil {
 		t.Fatal(err)
@@ -89,13 +91,20 @@ func testLog(t *testing.T) io.Writer {
 // TestTinyEndToEnd runs the tiny preset, checks every figure and the
 // report, runs it again (every stage cached), then changes one parameter
 // of the Fig. 5 stage (only that stage and the figures/report rerun).
+// With -short it runs every stage of the tiny preset with less data and
+// fewer training steps.
 func TestTinyEndToEnd(t *testing.T) {
+	t.Parallel()
 	cfg, err := Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
+	if testing.Short() {
+		cfg.MaxSteps, cfg.SynthSteps, cfg.Warmup, cfg.CheckpointEvery = 60, 60, 10, 30
+		cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 50, 80, 6
+	}
 	out := t.TempDir()
-	opts := Options{Out: out, Version: "test", Log: testLog(t)}
+	opts := Options{Out: out, Version: "test", CodeKey: "test", Log: testLog(t)}
 	res, err := Run(context.Background(), cfg, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +151,7 @@ func TestTinyEndToEnd(t *testing.T) {
 	}
 	// A training parameter: that model's training and evaluation, the
 	// figures and the report (and Fig. 5, whose model it is).
-	cfg.Warmup = 10
+	cfg.Warmup += 5
 	cfg.Fig3Models = []string{"2,2"}
 	cfg.Fig4Models = nil
 	cfg.SynthVariants = nil
@@ -224,17 +233,23 @@ func checkChromium(t *testing.T, report string) {
 // that the next run resumes that model from its checkpoint (and skips the
 // stages done before) and gives the same model as an uninterrupted run.
 func TestResumeAfterCancel(t *testing.T) {
+	t.Parallel()
 	cfg, err := Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants = []string{"2,2"}, nil, nil
 	cfg.MaxSteps, cfg.CheckpointEvery = 200, 40
+	stop := 130
+	if testing.Short() {
+		cfg.MaxSteps, cfg.CheckpointEvery, cfg.Warmup, stop = 80, 20, 10, 50
+		cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 50, 40, 4
+	}
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	var log bytes.Buffer
-	opts := Options{Out: out, Version: "test", Log: &log, OnStep: func(stage string, step int) {
-		if step == 130 {
+	opts := Options{Out: out, Version: "test", CodeKey: "test", Log: &log, OnStep: func(stage string, step int) {
+		if step == stop {
 			cancel()
 		}
 	}}
@@ -251,11 +266,11 @@ func TestResumeAfterCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(log.String(), "resuming from checkpoint at step 130") {
+	if !strings.Contains(log.String(), fmt.Sprintf("resuming from checkpoint at step %d", stop)) {
 		t.Errorf("no resume in log:\n%s", log.String())
 	}
-	if len(steps) == 0 || steps[0] != 131 || steps[len(steps)-1] != 200 {
-		t.Errorf("resumed steps %v..., want 131..200", steps[:min(3, len(steps))])
+	if len(steps) == 0 || steps[0] != stop+1 || steps[len(steps)-1] != cfg.MaxSteps {
+		t.Errorf("resumed steps %v..., want %d..%d", steps[:min(3, len(steps))], stop+1, cfg.MaxSteps)
 	}
 	for _, s := range []string{StageTrainData, StageTestData, StageBaselines, StageConstruct} {
 		if !slices.Contains(res.Skipped, s) {
@@ -264,7 +279,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	}
 	// The resumed model equals an uninterrupted run's.
 	out2 := t.TempDir()
-	if _, err := Run(context.Background(), cfg, Options{Out: out2, Version: "test"}); err != nil {
+	if _, err := Run(context.Background(), cfg, Options{Out: out2, Version: "test", CodeKey: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := filepath.Glob(filepath.Join(out, "stages", "train-tf-h2-2-*", modelFile))
@@ -282,6 +297,7 @@ func TestResumeAfterCancel(t *testing.T) {
 // TestSpikes: one outlying window gives a spike carried by ≈ 1 window; a
 // shift of many windows gives many; a flat curve none.
 func TestSpikes(t *testing.T) {
+	t.Parallel()
 	const n, N = 1000, 60
 	mk := func(spikeMean, spikeSD float64) *eval.MethodResult {
 		m := &eval.MethodResult{Excess: make([]eval.Interval, N)}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,8 +41,12 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Outcome, error) {
 	if err := fsutil.WriteBytes(filepath.Join(opts.Out, "config.json"), true, []byte(cfg.JSON()+"\n")); err != nil {
 		return nil, err
 	}
-	r := &Runner{Root: filepath.Join(opts.Out, "stages"), Version: opts.Version, Log: opts.Log, Lock: opts.Lock}
-	err := r.Run(ctx, Plan(cfg, opts))
+	stages := Plan(cfg, opts)
+	r, err := newRunner(opts, stages)
+	if err != nil {
+		return nil, err
+	}
+	err = r.Run(ctx, stages)
 	out := &Outcome{Ran: r.Ran, Skipped: r.Skipped, Elapsed: time.Since(start)}
 	if err != nil {
 		return out, err
@@ -51,6 +56,34 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Outcome, error) {
 	}
 	out.Elapsed = time.Since(start)
 	return out, nil
+}
+
+// newRunner is the runner of opts' stages under opts.Out/stages; stages
+// are the planned stages (to check the names in opts.Rerun).
+func newRunner(opts Options, stages []Stage) (*Runner, error) {
+	code := opts.CodeKey
+	if code == "" {
+		var err error
+		if code, err = CodeKey(); err != nil {
+			return nil, err
+		}
+	}
+	r := &Runner{Root: filepath.Join(opts.Out, "stages"), Code: "version " + opts.Version + "\n" + code,
+		Log: opts.Log, Lock: opts.Lock, Done: map[string]*Done{}}
+	for _, n := range opts.Rerun {
+		if n != "all" && !slices.ContainsFunc(stages, func(s Stage) bool { return s.Name == n }) {
+			var names []string
+			for _, s := range stages {
+				names = append(names, s.Name)
+			}
+			return nil, fmt.Errorf("reproduce: --rerun %s: no such stage (stages: all, %s)", n, strings.Join(names, ", "))
+		}
+		if r.Rerun == nil {
+			r.Rerun = map[string]bool{}
+		}
+		r.Rerun[n] = true
+	}
+	return r, nil
 }
 
 // publish copies the report, the merged results and the figures of the

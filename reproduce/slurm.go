@@ -31,7 +31,7 @@ type StageInfo struct {
 	Deps      []string
 	Resumable bool
 	// State is one of the State constants, as found under the output
-	// directory; Hash and Dir are known once its inputs are done.
+	// directory; Hash and Dir are always known (a hash depends only on inputs).
 	State string
 	Hash  string
 	Dir   string
@@ -46,15 +46,30 @@ func Graph(cfg Config, opts Options) ([]StageInfo, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Runner{Root: filepath.Join(opts.Out, "stages"), Version: opts.Version, Done: map[string]*Done{}}
+	stages := Plan(cfg, opts)
+	opts.Rerun = nil
+	r, err := newRunner(opts, stages)
+	if err != nil {
+		return nil, err
+	}
 	var out []StageInfo
-	for _, s := range Plan(cfg, opts) {
+	for _, s := range stages {
 		si := StageInfo{Name: s.Name, Kind: s.JobKind(), Deps: s.Deps, Resumable: s.Resumable, State: StateWaiting}
-		if hash, dir, err := r.stageDir(s); err == nil {
-			si.Hash, si.Dir, si.State = hash, dir, StateReady
+		hash, dir, err := r.stageDir(s)
+		if err != nil {
+			return nil, err
+		}
+		si.Hash, si.Dir = hash, dir
+		ready := true
+		for _, d := range s.Deps {
+			if _, ok := r.Done[d]; !ok {
+				ready = false
+			}
+		}
+		if ready {
+			si.State = StateReady
 			if opts.Out != "" {
-				if d, err := readDone(dir); err == nil && d.Hash == hash {
-					d.Dir = dir
+				if d, ok := r.valid(s, hash, dir); ok {
 					r.Done[s.Name] = d
 					si.State = StateDone
 				} else if note := describeLock(dir+".lock", opts.Lock); note != "" {
@@ -127,23 +142,26 @@ func RunStage(ctx context.Context, cfg Config, opts Options, name string) (*Outc
 	if err := fsutil.WriteBytes(filepath.Join(opts.Out, "config.json"), true, []byte(cfg.JSON()+"\n")); err != nil {
 		return nil, err
 	}
-	r := &Runner{Root: root, Version: opts.Version, Log: opts.Log, Lock: opts.Lock, Done: map[string]*Done{}}
+	r, err := newRunner(opts, stages)
+	if err != nil {
+		return nil, err
+	}
 	for _, s := range stages[:idx] {
-		if !need[s.Name] {
-			continue
-		}
 		hash, dir, err := r.stageDir(s)
 		if err != nil {
 			return nil, err
 		}
-		d, err := readDone(dir)
-		if err != nil || d.Hash != hash {
+		if !need[s.Name] {
+			continue
+		}
+		d, ok := r.valid(s, hash, dir)
+		if !ok {
 			return nil, &MissingInputError{Stage: name, Input: s.Name, Root: root}
 		}
-		d.Dir, d.Skipped = dir, true
+		d.Skipped = true
 		r.Done[s.Name] = d
 	}
-	err := r.RunOne(ctx, stages[idx], idx+1, len(stages))
+	err = r.RunOne(ctx, stages[idx], idx+1, len(stages))
 	out := &Outcome{Ran: r.Ran, Elapsed: time.Since(start)}
 	if err != nil {
 		return out, err

@@ -21,11 +21,12 @@ import (
 // running line i+1 of the stage list, requeue on training only, options
 // per job kind, and the afterok chain of submit.sh.
 func TestGraphAndSlurmScripts(t *testing.T) {
+	t.Parallel()
 	cfg, err := Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := Graph(cfg, Options{Version: "test"})
+	g, err := Graph(cfg, Options{Version: "test", CodeKey: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestGraphAndSlurmScripts(t *testing.T) {
 	}
 	so := SlurmOptions{Dir: filepath.Join(dir, "sub"), Vomc: vomc,
 		SbatchOpts: []string{"partition=gpu q", "train:gres=gpu:1", "eval:time=10", "exclusive"}}
-	opts := Options{Out: filepath.Join(dir, "out"), Version: "test", Lock: LockConfig{Stale: 90 * time.Second}}
+	opts := Options{Out: filepath.Join(dir, "out"), Version: "test", CodeKey: "test", Lock: LockConfig{Stale: 90 * time.Second}}
 	sub, err := WriteSlurm(cfg, opts, so)
 	if err != nil {
 		t.Fatal(err)
@@ -171,6 +172,7 @@ func lineWith(s, prefix string) string {
 // TestLockExclusive has goroutines contend for one lock: at most one holds
 // it at any time and every one gets it in the end.
 func TestLockExclusive(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.lock")
 	var inside, maxInside, total atomic.Int32
 	var wg sync.WaitGroup
@@ -273,6 +275,7 @@ func TestLockStale(t *testing.T) {
 
 // TestLockLost checks that a holder notices its lock taken by someone else.
 func TestLockLost(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "s.lock")
 	c, err := AcquireLock(context.Background(), p, LockConfig{Heartbeat: time.Millisecond}, nil)
 	if err != nil {
@@ -296,6 +299,7 @@ func TestLockLost(t *testing.T) {
 // directory at once: each stage is computed once, both see the same
 // result, and a failing non-resumable stage leaves no stage directory.
 func TestRunnersShareStages(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	var runs atomic.Int32
 	release := make(chan struct{})
@@ -323,7 +327,7 @@ func TestRunnersShareStages(t *testing.T) {
 	}
 	// A failure mid-stage leaves only the scratch directory.
 	close(release)
-	r0 := &Runner{Root: root, Version: "t"}
+	r0 := &Runner{Root: root, Code: "t"}
 	if err := r0.Run(context.Background(), mk(true)); err == nil {
 		t.Fatal("failing stage succeeded")
 	}
@@ -333,7 +337,7 @@ func TestRunnersShareStages(t *testing.T) {
 	runs.Store(0)
 	release = make(chan struct{})
 	var wg sync.WaitGroup
-	rs := []*Runner{{Root: root, Version: "t", Lock: LockConfig{Poll: time.Millisecond}}, {Root: root, Version: "t", Lock: LockConfig{Poll: time.Millisecond}}}
+	rs := []*Runner{{Root: root, Code: "t", Lock: LockConfig{Poll: time.Millisecond}}, {Root: root, Code: "t", Lock: LockConfig{Poll: time.Millisecond}}}
 	for _, r := range rs {
 		wg.Add(1)
 		go func() {
@@ -368,6 +372,7 @@ func TestRunnersShareStages(t *testing.T) {
 // the one stage; a full run afterwards skips the stages done; the report
 // stage publishes the report.
 func TestRunStage(t *testing.T) {
+	t.Parallel()
 	cfg, err := Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
@@ -375,7 +380,7 @@ func TestRunStage(t *testing.T) {
 	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants, cfg.HeatmapModel = []string{"2"}, nil, nil, ""
 	cfg.MaxSteps = 20
 	out := t.TempDir()
-	opts := Options{Out: out, Version: "test", Log: testLog(t)}
+	opts := Options{Out: out, Version: "test", CodeKey: "test", Log: testLog(t)}
 	ctx := context.Background()
 	_, err = RunStage(ctx, cfg, opts, "eval-tf-h2")
 	var mi *MissingInputError

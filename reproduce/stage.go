@@ -63,6 +63,10 @@ type Done struct {
 	OutputHash string `json:"output_hash"`
 	// Outputs are the declared output files.
 	Outputs []string `json:"outputs"`
+	// DepOutputs are the output hashes of the dependencies it was computed
+	// from, by name: a stage whose dependency's outputs have changed since
+	// (a dependency recomputed by --rerun) is stale and computed again.
+	DepOutputs map[string]string `json:"dep_outputs"`
 	// Seconds is the stage's wall time (of the run that completed it).
 	Seconds  float64   `json:"seconds"`
 	Finished time.Time `json:"finished"`
@@ -72,21 +76,24 @@ type Done struct {
 	Skipped bool `json:"-"`
 }
 
-// StageHash is the hash of a stage's inputs: the vomc version, its name and
-// configuration, and the output hashes of its dependencies.
-func StageHash(version string, s Stage, deps map[string]*Done) (string, error) {
+// StageHash is the hash of a stage's inputs: the code key (see CodeKey;
+// with the vomc version), its name and configuration, and the hashes (keys)
+// of the stages it depends on, given by name in keys. It depends only on
+// inputs, never on outputs, so identical runs give identical stage
+// directories even where outputs record wall times.
+func StageHash(code string, s Stage, keys map[string]string) (string, error) {
 	in, err := json.Marshal(s.Inputs)
 	if err != nil {
 		return "", fmt.Errorf("reproduce: stage %s: %w", s.Name, err)
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "vomc-reproduce/1\nversion %s\nstage %s\ninputs %s\n", version, s.Name, in)
+	fmt.Fprintf(h, "vomc-reproduce/2\ncode %q\nstage %s\ninputs %s\n", code, s.Name, in)
 	for _, d := range s.Deps {
-		dd, ok := deps[d]
+		k, ok := keys[d]
 		if !ok {
-			return "", fmt.Errorf("reproduce: stage %s depends on %s, which has not run", s.Name, d)
+			return "", fmt.Errorf("reproduce: stage %s depends on %s, which is not planned before it", s.Name, d)
 		}
-		fmt.Fprintf(h, "dep %s %s\n", d, dd.OutputHash)
+		fmt.Fprintf(h, "dep %s %s\n", d, k)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
@@ -143,8 +150,13 @@ func (s Stage) JobKind() string {
 type Runner struct {
 	// Root is the directory of the stage directories (OUT/stages).
 	Root string
-	// Version is the vomc version (part of every hash).
-	Version string
+	// Code is the code key (part of every hash): Options.code, the vomc
+	// version and CodeKey.
+	Code string
+	// Rerun names the stages computed again even when cached ("all": every
+	// stage). Their dependents are computed again when the rerun changed
+	// their outputs (see Done.DepOutputs).
+	Rerun map[string]bool
 	// Log receives the progress lines (nil: discard).
 	Log io.Writer
 	// Lock configures the stage claims.
@@ -153,6 +165,8 @@ type Runner struct {
 	Done map[string]*Done
 	// Ran and Skipped list the stages run and skipped, in order.
 	Ran, Skipped []string
+	// keys are the hashes of the stages hashed so far, by name.
+	keys map[string]string
 }
 
 func (r *Runner) log() io.Writer {
@@ -173,22 +187,50 @@ func (r *Runner) Run(ctx context.Context, stages []Stage) error {
 	return nil
 }
 
-// stageDir is the directory of stage s under the current r.Done.
+// stageDir is the directory of stage s, whose dependencies must have been
+// hashed by an earlier call (stages are hashed in plan order).
 func (r *Runner) stageDir(s Stage) (hash, dir string, err error) {
-	hash, err = StageHash(r.Version, s, r.Done)
+	hash, err = StageHash(r.Code, s, r.keys)
 	if err != nil {
 		return "", "", err
 	}
+	if r.keys == nil {
+		r.keys = map[string]string{}
+	}
+	r.keys[s.Name] = hash
 	return hash, filepath.Join(r.Root, s.Name+"-"+hash), nil
+}
+
+// rerun reports whether s is to be computed again even when cached.
+func (r *Runner) rerun(s Stage) bool {
+	return r.Rerun["all"] || r.Rerun[s.Name]
+}
+
+// valid returns the done marker of s in dir when it is complete, has the
+// stage hash hash, and was computed from the current outputs of its
+// dependencies (which must be in r.Done).
+func (r *Runner) valid(s Stage, hash, dir string) (*Done, bool) {
+	d, err := readDone(dir)
+	if err != nil || d.Hash != hash {
+		return nil, false
+	}
+	for _, dep := range s.Deps {
+		dd, ok := r.Done[dep]
+		if !ok || d.DepOutputs[dep] != dd.OutputHash {
+			return nil, false
+		}
+	}
+	d.Dir = dir
+	return d, true
 }
 
 // cached records s as done if its directory holds a valid done marker.
 func (r *Runner) cached(s Stage, hash, dir, label string) bool {
-	d, err := readDone(dir)
-	if err != nil || d.Hash != hash {
+	d, ok := r.valid(s, hash, dir)
+	if !ok {
 		return false
 	}
-	d.Dir, d.Skipped = dir, true
+	d.Skipped = true
 	r.Done[s.Name] = d
 	r.Skipped = append(r.Skipped, s.Name)
 	fmt.Fprintf(r.log(), "%s: done (cached in %s)\n", label, dir)
@@ -205,12 +247,18 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	for _, dep := range s.Deps {
+		if _, ok := r.Done[dep]; !ok {
+			return fmt.Errorf("reproduce: stage %s depends on %s, which has not run", s.Name, dep)
+		}
+	}
 	hash, dir, err := r.stageDir(s)
 	if err != nil {
 		return err
 	}
 	label := fmt.Sprintf("[%d/%d] %s", index, total, s.Name)
-	if r.cached(s, hash, dir, label) {
+	force := r.rerun(s)
+	if !force && r.cached(s, hash, dir, label) {
 		return nil
 	}
 	claim, err := AcquireLock(ctx, dir+".lock", r.Lock, func(o LockOwner) {
@@ -221,7 +269,7 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 	}
 	defer claim.Release()
 	// The holder we waited for may have completed it.
-	if r.cached(s, hash, dir, label) {
+	if !force && r.cached(s, hash, dir, label) {
 		return nil
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -234,6 +282,13 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 		}
 	}()
 	work := dir
+	if _, err := os.Stat(filepath.Join(dir, DoneFile)); s.Resumable && err == nil {
+		// Completed, but rerun or stale: start afresh, not from its
+		// checkpoint.
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	}
 	if !s.Resumable {
 		work = dir + ".partial"
 		if err := os.RemoveAll(work); err != nil {
@@ -260,7 +315,11 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 	if err != nil {
 		return fmt.Errorf("stage %s: %w", s.Name, err)
 	}
-	d := &Done{Name: s.Name, Hash: hash, OutputHash: oh, Outputs: outs,
+	depOuts := map[string]string{}
+	for _, dep := range s.Deps {
+		depOuts[dep] = r.Done[dep].OutputHash
+	}
+	d := &Done{Name: s.Name, Hash: hash, OutputHash: oh, Outputs: outs, DepOutputs: depOuts,
 		Seconds: time.Since(start).Seconds(), Finished: time.Now().UTC(), Dir: dir}
 	b, _ := json.MarshalIndent(d, "", "  ")
 	if err := fsutil.WriteBytes(filepath.Join(work, DoneFile), true, append(b, '\n')); err != nil {

@@ -50,8 +50,14 @@ func TestConstructCmd(t *testing.T) {
 func TestConstructMLP(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	if err := constructCmd([]string{"-D", "2", "--random", "25", "--N", "30", "--ff", "mlp", "--width", "3000",
-		"--ff-plot", filepath.Join(dir, "ff.png"), "--ff-max-k", "64"}, &out); err != nil {
+	// -short: narrower networks and fewer widths in the plot (the same
+	// code paths).
+	width, maxK := "3000", "64"
+	if testing.Short() {
+		width, maxK = "1000", "16"
+	}
+	if err := constructCmd([]string{"-D", "2", "--random", "25", "--N", "30", "--ff", "mlp", "--width", width,
+		"--ff-plot", filepath.Join(dir, "ff.png"), "--ff-max-k", maxK}, &out); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()

@@ -65,9 +65,13 @@ settings; a big machine). Every parameter can be changed with --set key=value
 with optional -ff (no feed-forward) and -ln (no LayerNorm) suffixes.
 
 Stages are cached in DIR/stages/<name>-<hash>/ under a hash of their
-configuration, their inputs' hashes and the vomc version: running the same
-command again skips every stage, and changing one parameter reruns only the
-stages it affects. An interrupted run (Ctrl-C) resumes where it stopped;
+configuration, their input stages' hashes, the vomc version and the code
+(the binary's VCS revision, or its SHA-256 without VCS information or when
+built from a modified tree): running the same command again skips every
+stage, changing one parameter reruns only the stages it affects, and a
+rebuilt vomc of other code recomputes everything. --rerun STAGE[,STAGE...]
+(or all) recomputes those stages although cached; the stages depending on
+them are recomputed where the rerun changed their output files. An interrupted run (Ctrl-C) resumes where it stopped;
 transformer training continues from its checkpoint.
 
 Running at scale (Slurm): --slurm DIR writes, instead of running, a
@@ -94,6 +98,7 @@ without heartbeat), so concurrent tasks never compute the same stage.`)
 	fs.Var(&slurmOpts, "slurm-opt", "#SBATCH option KEY=VALUE, KEY, or KIND:KEY=VALUE for one job kind (repeatable)")
 	slurmVomc := fs.String("slurm-vomc", "", "vomc binary the Slurm tasks run (default: this binary's absolute path)")
 	force := fs.Bool("force", false, "with --slurm: replace an existing submission")
+	rerun := fs.String("rerun", "", "recompute these stages even if cached: STAGE[,STAGE...] or all (stages depending on them are recomputed where their outputs changed)")
 	stale := fs.Duration("lock-stale", 5*time.Minute, "a stage lock without heartbeat for this long is taken over")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -109,6 +114,17 @@ without heartbeat), so concurrent tasks never compute the same stage.`)
 		*out = "reproduce-" + cfg.Preset
 	}
 	opts := reproduce.Options{Out: *out, Version: version, Log: os.Stderr, Lock: reproduce.LockConfig{Stale: *stale}}
+	if *rerun != "" {
+		if *list || *slurmDir != "" {
+			return usagef("--rerun runs stages: it does not go with --list-stages or --slurm")
+		}
+		for _, n := range strings.Split(*rerun, ",") {
+			if n = strings.TrimSpace(n); n == "" {
+				return usagef("--rerun %q: empty stage name", *rerun)
+			}
+			opts.Rerun = append(opts.Rerun, n)
+		}
+	}
 	switch {
 	case *list:
 		return listStages(cfg, opts)
