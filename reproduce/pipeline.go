@@ -13,6 +13,7 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/fsutil"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/progress"
@@ -198,15 +199,7 @@ func dataStage(name string, dc dataset.Config, workers int) Stage {
 }
 
 func saveResult(dir string, res *eval.Result) error {
-	f, err := os.Create(filepath.Join(dir, resFile))
-	if err != nil {
-		return err
-	}
-	if err := res.WriteJSON(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return fsutil.WriteFile(filepath.Join(dir, resFile), true, res.WriteJSON)
 }
 
 func loadResult(d *Done) (*eval.Result, error) {
