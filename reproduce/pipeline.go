@@ -351,16 +351,7 @@ func resumeOrStart(sc *StageContext, every int, name string, onStep func(string,
 		r.Status = progressText(tr)
 		return r, nil
 	}
-	m, err := transformer.New(mc, seed)
-	if err != nil {
-		return nil, err
-	}
-	var tr *transformer.Trainer
-	if val == nil {
-		tr, err = transformer.NewTrainer(m, tc, train, nil)
-	} else {
-		tr, err = transformer.NewTrainer(m, tc, train, val)
-	}
+	tr, err := trainrun.NewTrainer(mc, tc, seed, train, val)
 	if err != nil {
 		return nil, err
 	}

@@ -136,12 +136,7 @@ and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 			return err
 		}
 		if *D == 0 {
-			if ds := trainrun.DatasetOf(train); ds != nil {
-				for _, d := range ds.Config().Prior.Depths {
-					*D = max(*D, d)
-				}
-			}
-			*D = max(*D, 1)
+			*D = max(trainrun.MaxDepth(train), 1)
 		}
 		cfg := synth.Config{Variant: v, A: A, D: *D, Embed: *embed, Hidden: *hidden, Activation: *act, CountNorm: *norm}
 		tr, err := synth.NewTrainer(nil, cfg, train, val, tc)

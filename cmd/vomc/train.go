@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -184,24 +183,15 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		if err := trainrun.CheckMemory(cfg, tc.BatchSize, train); err != nil {
 			return err
 		}
-		cj, err := json.MarshalIndent(cfg, "", "  ")
+		files, err := trainrun.ConfigFiles(cfg, tc, meta)
 		if err != nil {
 			return err
 		}
-		tj, err := json.MarshalIndent(map[string]any{"train": tc, "data": meta}, "", "  ")
+		tr, err := trainrun.NewTrainer(cfg, tc, tc.Seed, train, val)
 		if err != nil {
 			return err
 		}
-		m, err := transformer.New(cfg, tc.Seed)
-		if err != nil {
-			return err
-		}
-		tr, err := transformer.NewTrainer(m, tc, train, val)
-		if err != nil {
-			return err
-		}
-		if r, err = trainrun.Start(tr, runOptions(*out, meta, *ckptEvery),
-			trainrun.File{Name: trainConfigJSON, Data: append(cj, '\n')}, trainrun.File{Name: trainTrainConfig, Data: append(tj, '\n')}); err != nil {
+		if r, err = trainrun.Start(tr, runOptions(*out, meta, *ckptEvery), files...); err != nil {
 			return err
 		}
 		nv := 0
@@ -209,7 +199,7 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 			nv = val.Windows()
 		}
 		fmt.Printf("%s: %d parameters; %d training and %d validation windows of %d symbols; ≤ %d steps\n",
-			m.Name(), cfg.NumParams(), train.Windows(), nv, T, tr.TotalSteps())
+			tr.Model.Name(), cfg.NumParams(), train.Windows(), nv, T, tr.TotalSteps())
 		fmt.Printf("training memory ≈ %s\n", sysmem.GiB(trainrun.MemoryBytes(cfg, tc.BatchSize, train)))
 	}
 

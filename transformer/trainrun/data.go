@@ -196,3 +196,15 @@ func CheckMemory(cfg transformer.Config, batch int, train transformer.Windows) e
 func MemoryBytes(cfg transformer.Config, batch int, train transformer.Windows) float64 {
 	return cfg.TrainingBytes(min(batch, train.Windows()), len(train.Window(0)))
 }
+
+// MaxDepth is the largest tree depth of the prior of the data set under
+// windows made by Data (0 if there is none).
+func MaxDepth(w transformer.Windows) int {
+	D := 0
+	if ds := DatasetOf(w); ds != nil {
+		for _, d := range ds.Config().Prior.Depths {
+			D = max(D, d)
+		}
+	}
+	return D
+}
