@@ -3,12 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/vomc/vomc/transformer/kernels"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/vomc/vomc/transformer/kernels"
 
 	"github.com/vomc/vomc/fsutil"
 	"github.com/vomc/vomc/internal/sysmem"

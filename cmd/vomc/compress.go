@@ -11,6 +11,7 @@ import (
 	"github.com/vomc/vomc/compress"
 	"github.com/vomc/vomc/compress/toolbench"
 	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/memest"
 	"github.com/vomc/vomc/ppm"
 )
 
@@ -109,7 +110,7 @@ replaced without --force.`)
 		return err
 	}
 	in, out := fs.Arg(0), fs.Arg(1)
-	if err := checkMemory(fmt.Sprintf("the %s model's tables (--mem %d)", *mf.model, *mf.mem), int64(*mf.mem)<<20+baseBytes); err != nil {
+	if err := checkMemory(fmt.Sprintf("the %s model's tables (--mem %d)", *mf.model, *mf.mem), int64(*mf.mem)<<20+memest.Base); err != nil {
 		return err
 	}
 	f, err := openInput(in)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/fsutil"
+	"github.com/vomc/vomc/internal/memest"
 	"github.com/vomc/vomc/symbols"
 )
 
@@ -66,7 +67,7 @@ initial context (--init condition).`)
 	if err := ctw.CheckMemory(cfg, int64(len(x))); err != nil {
 		return err
 	}
-	if err := checkMemory(fmt.Sprintf("CTW with A=%d, D=%d on %d symbols", A, *D, len(x)), ctw.MemoryEstimate(cfg, int64(len(x)))+baseBytes); err != nil {
+	if err := checkMemory(fmt.Sprintf("CTW with A=%d, D=%d on %d symbols", A, *D, len(x)), memest.CTW(cfg, int64(len(x)), 0)); err != nil {
 		return err
 	}
 	if err := checkOutputs(*force, *mapOut, *weights, *preds); err != nil {
@@ -106,7 +107,7 @@ initial context (--init condition).`)
 		// The MAP tree's internal nodes have all A children, each leaf A
 		// probabilities: size it before building it.
 		nodes := counts.MAPNodes()
-		if err := checkMemory(fmt.Sprintf("the MAP tree (%d nodes)", nodes), ctw.MemoryEstimate(cfg, int64(len(x)))+nodes*int64(64+8*A)+baseBytes); err != nil {
+		if err := checkMemory(fmt.Sprintf("the MAP tree (%d nodes)", nodes), memest.CTW(cfg, int64(len(x)), nodes)); err != nil {
 			return err
 		}
 		mp := counts.MAPTree()
