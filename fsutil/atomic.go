@@ -26,11 +26,11 @@ import (
 
 // syncDirHook syncs a directory after a rename; tests replace it to see
 // that it is called (and to make it fail).
-var syncDirHook = syncDir
+var syncDirHook = SyncDir
 
-// syncDir fsyncs dir. Some systems cannot sync a directory (EINVAL); the
+// SyncDir fsyncs dir, so that renames and links in it are durable. Some systems cannot sync a directory (EINVAL); the
 // file itself was synced, so that is not an error.
-func syncDir(dir string) error {
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
