@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
@@ -176,64 +175,21 @@ func probString(p []float64) string {
 	return s + "]"
 }
 
-// writeCTWTrace writes ω_{n,l} and/or the predictive distributions at every
-// position as CSV.
+// writeCTWTrace writes ω_{n,l} to wPath and/or the predictive
+// distributions to pPath at every position as CSV
+// (ctw.WriteWeightsCSV, ctw.WritePredictionsCSV).
 func writeCTWTrace(cfg ctw.Config, x []byte, wPath, pPath string, force bool) error {
-	pr, err := ctw.New(cfg)
-	if err != nil {
-		return err
-	}
-	st := pr.NewCTWState()
-	om := make([]float64, cfg.D+1)
-	p := make([]float64, cfg.A)
-	type rowFn func(w *bufio.Writer, i int)
-	emit := func(path string, header string, row rowFn) error {
-		return fsutil.WriteFile(path, force, func(f io.Writer) error {
-			bw := bufio.NewWriter(f)
-			fmt.Fprintln(bw, header)
-			st = pr.NewCTWState()
-			for i, a := range x {
-				row(bw, i)
-				st.Observe(a)
-			}
-			return bw.Flush()
-		})
-	}
-	if wPath != "" {
-		h := "position,symbol"
-		for l := 0; l <= cfg.D; l++ {
-			h += ",omega_" + strconv.Itoa(l)
+	for _, f := range []struct {
+		path  string
+		write func(io.Writer, ctw.Config, []byte) error
+	}{{wPath, ctw.WriteWeightsCSV}, {pPath, ctw.WritePredictionsCSV}} {
+		if f.path == "" {
+			continue
 		}
-		if err := emit(wPath, h, func(w *bufio.Writer, i int) {
-			st.Weights(om)
-			fmt.Fprintf(w, "%d,%d", i+1, x[i])
-			for _, v := range om {
-				w.WriteByte(',')
-				w.WriteString(strconv.FormatFloat(v, 'g', 10, 64))
-			}
-			w.WriteByte('\n')
-		}); err != nil {
+		if err := fsutil.WriteFile(f.path, force, func(w io.Writer) error { return f.write(w, cfg, x) }); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stdout, "wrote %s\n", wPath)
-	}
-	if pPath != "" {
-		h := "position,symbol,loss_nats"
-		for a := 0; a < cfg.A; a++ {
-			h += ",p_" + strconv.Itoa(a)
-		}
-		if err := emit(pPath, h, func(w *bufio.Writer, i int) {
-			st.Predict(p)
-			fmt.Fprintf(w, "%d,%d,%.10g", i+1, x[i], -math.Log(p[x[i]]))
-			for _, v := range p {
-				w.WriteByte(',')
-				w.WriteString(strconv.FormatFloat(v, 'g', 10, 64))
-			}
-			w.WriteByte('\n')
-		}); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stdout, "wrote %s\n", pPath)
+		fmt.Fprintf(os.Stdout, "wrote %s\n", f.path)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"github.com/vomc/vomc/fsutil"
 	"github.com/vomc/vomc/internal/memest"
 	"github.com/vomc/vomc/source"
-	"github.com/vomc/vomc/symbols"
 )
 
 // priorFlags are the flags that define π_CTW(D, λ, α) and the leaf generator.
@@ -226,13 +224,13 @@ output is text, one character per symbol (digits 0-9 then letters for A ≤ 36;
 	if err != nil {
 		return err
 	}
-	if !*raw && t.A > len(textDigits) {
-		return usagef("A=%d is too large for text output (at most %d symbols have a character); use --raw", t.A, len(textDigits))
+	if !*raw && t.A > len(source.TextDigits) {
+		return usagef("A=%d is too large for text output (at most %d symbols have a character); use --raw", t.A, len(source.TextDigits))
 	}
 	if err := checkMemory(fmt.Sprintf("generating from a tree with %d leaves", t.NumLeaves()), memest.Generate(t)); err != nil {
 		return err
 	}
-	write := func(w io.Writer) error { return streamSymbols(w, t, *seed, int64(*n), *raw) }
+	write := func(w io.Writer) error { return source.Stream(w, t, *seed, int64(*n), *raw) }
 	if *out == "" {
 		return write(os.Stdout)
 	}
@@ -242,47 +240,3 @@ output is text, one character per symbol (digits 0-9 then letters for A ≤ 36;
 	fmt.Fprintf(os.Stderr, "wrote %d symbols to %s\n", *n, *out)
 	return nil
 }
-
-// streamSymbols draws n symbols from t with the seed's stream 0 and writes
-// them as they are generated (text: one character each and a final
-// newline; raw: one byte each). The output equals t.Generate's.
-func streamSymbols(w io.Writer, t *source.Tree, seed uint64, n int64, raw bool) error {
-	s, err := source.NewSampler(t)
-	if err != nil {
-		return err
-	}
-	rng := source.RNG(seed, 0)
-	bw := bufio.NewWriterSize(w, 1<<16)
-	al := symbols.Alphabet{Chars: []byte(textDigits[:min(t.A, len(textDigits))])}
-	buf := make([]byte, memest.GenerateChunk)
-	ctx := make([]byte, t.D) // the dummy context: D zeros
-	for done := int64(0); done < n; {
-		k := int(min(int64(len(buf)), n-done))
-		chunk := buf[:k]
-		if err := s.Fill(rng, chunk, ctx); err != nil {
-			return err
-		}
-		// The next chunk's context is the last D symbols so far.
-		if k >= len(ctx) {
-			copy(ctx, chunk[k-len(ctx):])
-		} else {
-			ctx = append(ctx[k:], chunk...)
-		}
-		if !raw {
-			chunk = al.Format(chunk)
-		}
-		if _, err := bw.Write(chunk); err != nil {
-			return err
-		}
-		done += int64(k)
-	}
-	if !raw {
-		if err := bw.WriteByte('\n'); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
-}
-
-// textDigits are the characters of symbols 0..35 in text files.
-const textDigits = "0123456789abcdefghijklmnopqrstuvwxyz"

@@ -117,10 +117,6 @@ func Sample(pr source.Prior) int64 {
 	return Base + int64(2*pr.ExpectedNodes()*float64(NodeBytes(pr.A)))
 }
 
-// GenerateChunk is the number of symbols generate draws and writes at a
-// time: its memory does not grow with -n.
-const GenerateChunk = 1 << 20
-
 // Tree estimates the memory of a parsed tree: per node the struct,
 // its child pointers or its probabilities, and allocation overhead.
 func Tree(t *source.Tree) int64 {
@@ -133,7 +129,7 @@ func Tree(t *source.Tree) int64 {
 // while its JSON is decoded, and the compiled sampler), one chunk of
 // symbols and its text form.
 func Generate(t *source.Tree) int64 {
-	return Base + 2*Tree(t) + 4<<20 + 3*GenerateChunk
+	return Base + 2*Tree(t) + 4<<20 + 3*source.StreamChunk
 }
 
 // Data estimates the peak memory of building and writing a data set:
