@@ -162,14 +162,7 @@ and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 		return err
 	}
 	c := m.Config
-	info := map[string]any{"label": m.Name(), "variant": synth.ShortName(c.Variant), "D": c.D, "features": c.Features(),
-		"embed": c.Embed, "hidden": c.Hidden, "activation": c.Activation, "count_norm": c.CountNorm,
-		"pos_period": c.PosN, "context": c.Context, "params": c.NumParams(), "data": meta["data"], "val": meta["val"],
-		"steps": m.Info.Steps, "best_step": m.Info.BestStep, "early_stopped": m.Info.Stopped, "train": tr.Cfg,
-		"elapsed_s": tr.ElapsedTotal().Seconds()}
-	if !math.IsNaN(m.Info.BestVal) {
-		info["best_val"] = m.Info.BestVal
-	}
+	info := synth.RunSummary(m, tr, meta["data"], meta["val"])
 	ij, _ := json.MarshalIndent(info, "", "  ")
 	if err := fsutil.WriteBytes(filepath.Join(*out, synthInfo), true, append(ij, '\n')); err != nil {
 		return err
