@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/vomc/vomc/internal/fsutil"
 )
@@ -196,18 +195,11 @@ func writeSynced(path string, data []byte) error {
 	return nil
 }
 
-// syncDir syncs a directory so that renames in it are durable. Systems
-// that cannot sync directories are ignored.
+// syncDir syncs a directory so that renames in it are durable
+// (fsutil.SyncDir).
 func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
+	if err := fsutil.SyncDir(dir); err != nil {
 		return fmt.Errorf("dataset: %w", err)
-	}
-	defer f.Close()
-	// Some systems cannot sync a directory (EINVAL); the files themselves
-	// were synced, so that is not an error.
-	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("dataset: syncing %s: %w", dir, err)
 	}
 	return nil
 }

@@ -137,41 +137,13 @@ func (d *Dataset) ExportNPY(dir string) error {
 	})
 }
 
-// writeAtomic writes dir/name through a synced temporary file and rename.
+// writeAtomic writes dir/name atomically (see fsutil.WriteAtomic).
 func writeAtomic(dir, name string, write func(io.Writer) error) error {
-	f, done, err := fsutil.CreateTemp(filepath.Join(dir, name))
-	if err != nil {
-		return fmt.Errorf("dataset: %w", err)
+	p := filepath.Join(dir, name)
+	if err := fsutil.WriteAtomic(p, true, write); err != nil {
+		return fmt.Errorf("dataset: writing %s: %w", p, err)
 	}
-	defer done()
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("dataset: writing %s: %w", filepath.Join(dir, name), err)
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := write(bw); err != nil {
-		return fail(err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("dataset: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("dataset: %w", err)
-	}
-	return syncDir(dir)
+	return nil
 }
 
 // npyInfo is a parsed NPY 1.0 header.

@@ -16,7 +16,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -534,34 +533,13 @@ func (f *Figure) Save(path string, width, height Length) error {
 	return WriteFileAtomic(path, buf.Bytes())
 }
 
-// WriteFileAtomic writes data to a temporary file in path's directory,
-// syncs it, makes it readable (0644) and renames it to path.
-func WriteFileAtomic(path string, data []byte) (err error) {
-	tmp, done, err := fsutil.CreateTemp(path)
-	if err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-		done()
-	}()
-	if _, err = tmp.Write(data); err != nil {
+// WriteFileAtomic writes data to path atomically (see fsutil.WriteAtomic).
+func WriteFileAtomic(path string, data []byte) error {
+	if err := fsutil.WriteAtomic(path, true, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}); err != nil {
 		return fmt.Errorf("plot: writing %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("plot: writing %s: %w", path, err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("plot: writing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("plot: %w", err)
 	}
 	return nil
 }

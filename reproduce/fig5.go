@@ -56,39 +56,24 @@ func fig5Stage(cfg Config) (Stage, bool) {
 			if err != nil {
 				return nil, err
 			}
-			x := test.Window(0)
-			maps, err := model.AttentionMaps(x)
-			if err != nil {
-				return nil, err
-			}
 			xs := make([][]byte, min(fig5Windows, test.Windows()))
 			for w := range xs {
 				xs[w] = test.Window(w)
 			}
-			scores, err := attnmap.ScoreWindows(xs, func(w int) ([][][]float32, error) {
-				if w == 0 {
-					return maps, nil
-				}
-				return model.AttentionMaps(xs[w])
-			}, cfg.MaxDepth()+1, attnmap.NullOptions{Seed: cfg.Seed})
+			x := xs[0]
+			an, err := attnmap.Analyze(model, xs, cfg.MaxDepth()+1, attnmap.NullOptions{Seed: cfg.Seed})
 			if err != nil {
 				return nil, err
 			}
+			scores, maps := an.Scores, an.Maps
 			info := Fig5Info{Model: m.Label(), Scores: scores, Windows: len(xs), K: cfg.HeatmapSuffix}
-			lab := make([][]string, len(maps))
-			for l := range maps {
-				lab[l] = make([]string, len(maps[l]))
-			}
-			for _, s := range scores {
-				lab[s.Layer-1][s.Head-1] = s.Label
-			}
 			if i, off, ok := attnmap.SuffixPanel(scores, cfg.HeatmapSuffix, -1, 0, 0); ok {
 				s := scores[i]
 				sc, _ := s.SuffixScore(cfg.HeatmapSuffix, off)
 				info.Layer, info.Head, info.Offset, info.Mass, info.Chance = s.Layer, s.Head, off, sc.Mass, sc.Chance
 			}
 			title := fmt.Sprintf("Attention maps of %s on test window 0 (N=%d)", m.Label(), len(x))
-			if err := attnmap.Heatmaps(filepath.Join(sc.Dir, Fig5HeatmapFile), maps, attnmap.Options{Title: title, Labels: lab}); err != nil {
+			if err := attnmap.Heatmaps(filepath.Join(sc.Dir, Fig5HeatmapFile), maps, attnmap.Options{Title: title, Labels: an.Labels()}); err != nil {
 				return nil, err
 			}
 			outs := []string{Fig5HeatmapFile, fig5JSON}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/vomc/vomc/internal/fsutil"
 )
 
 // LockConfig sets how stage claims are taken, kept and judged stale.
@@ -155,19 +157,11 @@ func staleReason(o, me LockOwner, mtime time.Time, stale time.Duration) string {
 // no error) when path exists.
 func tryLink(path string, o LockOwner) (bool, error) {
 	b, _ := json.Marshal(o)
-	tmp := path + ".tmp-" + o.Token
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return false, err
-	}
-	defer os.Remove(tmp)
-	err := os.Link(tmp, path)
-	if err == nil {
-		return true, nil
-	}
-	if errors.Is(err, fs.ErrExist) {
+	err := fsutil.WriteBytes(path, false, append(b, '\n'))
+	if errors.Is(err, fsutil.ErrExists) {
 		return false, nil
 	}
-	return false, err
+	return err == nil, err
 }
 
 // breakStale removes the lock at path if it still carries token, under a

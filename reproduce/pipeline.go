@@ -13,11 +13,13 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/internal/study"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // Options are the run's settings that are not part of the study's
@@ -208,15 +210,7 @@ func dataStage(name string, dc dataset.Config, workers int) Stage {
 }
 
 func saveResult(dir string, res *eval.Result) error {
-	f, err := os.Create(filepath.Join(dir, resFile))
-	if err != nil {
-		return err
-	}
-	if err := res.WriteJSON(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return fsutil.WriteFile(filepath.Join(dir, resFile), true, res.WriteJSON)
 }
 
 func loadResult(d *Done) (*eval.Result, error) {
@@ -301,13 +295,18 @@ func trainStage(cfg Config, m Model, opts Options) Stage {
 			if err != nil {
 				return nil, err
 			}
-			tr, err := resumeOrStart(sc.Dir, tcfg, topt, cfg.Seed, train, val, sc.Log, sc.Label)
+			r, err := resumeOrStart(sc, cfg.CheckpointEvery, name, opts.OnStep, tcfg, topt, cfg.Seed, train, val)
 			if err != nil {
 				return nil, err
 			}
-			if err := runTraining(ctx, tr, sc, cfg.CheckpointEvery, name, opts.OnStep); err != nil {
+			if err := r.Run(ctx); err != nil {
+				var ie *trainrun.InterruptedError
+				if errors.As(err, &ie) {
+					return nil, fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", ie.Step, ie.Err)
+				}
 				return nil, err
 			}
+			tr := r.Trainer
 			if err := tr.Model.SaveSafetensors(filepath.Join(sc.Dir, modelFile)); err != nil {
 				return nil, err
 			}
@@ -334,13 +333,18 @@ func jsonSafe(t TrainInfo) TrainInfo {
 	return t
 }
 
-// resumeOrStart continues the run whose checkpoint is in dir, or starts one.
-func resumeOrStart(dir string, mc transformer.Config, tc transformer.TrainConfig, seed uint64, train, val transformer.Windows, log io.Writer, label string) (*transformer.Trainer, error) {
-	path := filepath.Join(dir, ckptFile)
+// resumeOrStart continues the run whose checkpoint is in the stage's
+// directory, or starts one (trainrun.Resume, trainrun.Start): checkpoints
+// every `every` steps, at epoch ends, at the end and on cancellation, no
+// training log, a progress bar on the stage's log.
+func resumeOrStart(sc *StageContext, every int, name string, onStep func(string, int), mc transformer.Config, tc transformer.TrainConfig, seed uint64, train, val transformer.Windows) (*trainrun.Run[*transformer.Activations, *transformer.Model], error) {
+	opts := trainrun.Options{Dir: sc.Dir, Meta: map[string]string{"stage": sc.Label}, CheckpointEvery: every,
+		FinalCheckpoint: true, Progress: sc.Log, Label: sc.Label}
+	if onStep != nil {
+		opts.OnStep = func(step int) { onStep(name, step) }
+	}
+	path := opts.CheckpointPath()
 	if _, err := os.Stat(path); err == nil {
-		if err := transformer.RemoveStaleTemp(path); err != nil {
-			return nil, err
-		}
 		c, err := transformer.LoadCheckpoint(path)
 		if err != nil {
 			return nil, err
@@ -349,53 +353,31 @@ func resumeOrStart(dir string, mc transformer.Config, tc transformer.TrainConfig
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(log, "%s: resuming from checkpoint at step %d\n", label, tr.Step)
-		return tr, nil
+		fmt.Fprintf(sc.Log, "%s: resuming from checkpoint at step %d\n", sc.Label, tr.Step)
+		r, err := trainrun.Resume(tr, opts)
+		if err != nil {
+			return nil, err
+		}
+		r.Status = progressText(tr)
+		return r, nil
 	}
-	m, err := transformer.New(mc, seed)
+	tr, err := trainrun.NewTrainer(mc, tc, seed, train, val)
 	if err != nil {
 		return nil, err
 	}
-	var tr *transformer.Trainer
-	if val == nil {
-		tr, err = transformer.NewTrainer(m, tc, train, nil)
-	} else {
-		tr, err = transformer.NewTrainer(m, tc, train, val)
-	}
+	r, err := trainrun.Start(tr, opts)
 	if err != nil {
 		return nil, err
 	}
-	return tr, tr.SaveCheckpoint(path, map[string]string{"stage": label})
+	r.Status = progressText(tr)
+	return r, nil
 }
 
-// runTraining runs tr to the end with checkpoints and a progress bar; a
-// cancelled run saves its checkpoint and returns the context's error.
-func runTraining(ctx context.Context, tr *transformer.Trainer, sc *StageContext, every int, name string, onStep func(string, int)) error {
-	path := filepath.Join(sc.Dir, ckptFile)
-	meta := map[string]string{"stage": sc.Label}
-	tr.CheckpointEvery = every
-	tr.OnCheckpoint = func() error { return tr.SaveCheckpoint(path, meta) }
-	first := tr.Step
-	bar := progress.New(sc.Log, sc.Label, max(tr.TotalSteps()-first, 0)).DelayStart(2 * time.Second)
-	tr.OnStep = func(step int, loss float64) {
-		bar.SetExtra(fmt.Sprintf("step %d/%d loss %.4f", step, tr.TotalSteps(), loss))
-		bar.Set(step - first)
-		if onStep != nil {
-			onStep(name, step)
-		}
+// progressText is the progress bar's text of a training stage.
+func progressText(tr *transformer.Trainer) func(step int, loss float64) string {
+	return func(step int, loss float64) string {
+		return fmt.Sprintf("step %d/%d loss %.4f", step, tr.TotalSteps(), loss)
 	}
-	_, err := tr.Run(ctx)
-	bar.Done()
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			if serr := tr.SaveCheckpoint(path, meta); serr != nil {
-				return serr
-			}
-			return fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", tr.Step, err)
-		}
-		return err
-	}
-	return tr.SaveCheckpoint(path, meta)
 }
 
 // named gives a trained model the study's label as its name.

@@ -161,3 +161,21 @@ func Finish(t *Trainer) *Model {
 	t.Model.Info = InfoOf(t)
 	return t.Model
 }
+
+// RunSummary is the summary of a finished run of 'vomc synth' (its
+// synth.json): m's configuration and training record (m from Finish(t)),
+// the data sets trained and validated on, the training settings and the
+// training time over all resumptions. best_val is present only when there
+// was validation.
+func RunSummary(m *Model, t *Trainer, data, val string) map[string]any {
+	c := m.Config
+	info := map[string]any{"label": m.Name(), "variant": ShortName(c.Variant), "D": c.D, "features": c.Features(),
+		"embed": c.Embed, "hidden": c.Hidden, "activation": c.Activation, "count_norm": c.CountNorm,
+		"pos_period": c.PosN, "context": c.Context, "params": c.NumParams(), "data": data, "val": val,
+		"steps": m.Info.Steps, "best_step": m.Info.BestStep, "early_stopped": m.Info.Stopped, "train": t.Cfg,
+		"elapsed_s": t.ElapsedTotal().Seconds()}
+	if !math.IsNaN(m.Info.BestVal) {
+		info["best_val"] = m.Info.BestVal
+	}
+	return info
+}

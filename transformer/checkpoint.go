@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/transformer/backend"
@@ -230,53 +231,13 @@ func (t *TrainerOf[A, M]) WriteCheckpoint(w io.Writer, meta map[string]string) e
 }
 
 // SaveCheckpoint writes the checkpoint (see WriteCheckpoint) to path
-// atomically: into a temporary file in the same directory, synced, then
-// renamed over path, and the directory synced. A process killed at any
-// moment leaves either the previous checkpoint or the new one, never a
-// partial file (at worst a stray ".checkpoint…tmp*" file, which
-// RemoveStaleTemp deletes).
+// atomically (fsutil.WriteAtomic): into a temporary file in the same
+// directory, synced, then renamed over path, and the directory synced. A
+// process killed at any moment leaves either the previous checkpoint or
+// the new one, never a partial file (at worst a stray ".checkpoint…tmp*"
+// file, which RemoveStaleTemp deletes).
 func (t *TrainerOf[A, M]) SaveCheckpoint(path string, meta map[string]string) error {
-	return writeFileAtomic(path, func(w io.Writer) error { return t.WriteCheckpoint(w, meta) })
-}
-
-// writeFileAtomic writes path through a synced temporary file and a
-// rename, then syncs the directory.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err = write(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return fsutil.WriteAtomic(path, true, func(w io.Writer) error { return t.WriteCheckpoint(w, meta) })
 }
 
 // RemoveStaleTemp deletes the temporary files that an interrupted

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/safetensors"
 )
@@ -35,38 +35,11 @@ func (m *Model) WriteSafetensors(w io.Writer) error {
 	return safetensors.Write(w, meta, ts)
 }
 
-// SaveSafetensors writes the model to path atomically: to a temporary file
-// in the same directory, synced, then renamed over path (and the directory
-// synced), so a crash leaves either the old file or the new one.
-func (m *Model) SaveSafetensors(path string) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = m.WriteSafetensors(f); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+// SaveSafetensors writes the model to path atomically (fsutil.WriteAtomic:
+// a synced temporary in the same directory renamed over path, and the
+// directory synced), so a crash leaves either the old file or the new one.
+func (m *Model) SaveSafetensors(path string) error {
+	return fsutil.WriteAtomic(path, true, m.WriteSafetensors)
 }
 
 // ReadSafetensors reads a model written by WriteSafetensors (see

@@ -47,25 +47,7 @@ type attnReport struct {
 	Alpha   float64             `json:"alpha"`
 	MinLift float64             `json:"min_lift"`
 	Heads   []attnmap.HeadScore `json:"heads"`
-	Figure  attnFigure          `json:"suffix_match_figure"`
-}
-
-// attnFigure describes suffix_match.png: the head, hypothesis and queries.
-type attnFigure struct {
-	Layer   int           `json:"layer"`
-	Head    int           `json:"head"`
-	K       int           `json:"k"`
-	Offset  int           `json:"offset"`
-	Queries []attnQuery   `json:"queries"`
-	Score   attnmap.Score `json:"score"`
-}
-
-// attnQuery is one panel of suffix_match.png.
-type attnQuery struct {
-	Position int   `json:"position"`
-	Matches  []int `json:"matches"`
-	// Mass is the head's attention on the matches from this query.
-	Mass float64 `json:"mass"`
+	Figure  attnmap.Figure      `json:"suffix_match_figure"`
 }
 
 func runAttention(args []string) error {
@@ -156,8 +138,7 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 	N, A := m.Config.Context, m.Config.Alphabet
 
 	rep := attnReport{Model: m.Name(), Window: -1, Perms: *perms, Seed: *seed, Alpha: attnmap.Alpha, MinLift: attnmap.MinLift}
-	var x []byte
-	var xs [][]byte // the windows of the null test, x first
+	var xs [][]byte // the windows of the null test, the shown one first
 	depth := *D
 	if *data != "" {
 		if *start != 0 {
@@ -174,7 +155,6 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 		if *window < 0 || *window >= ds.Windows() {
 			return usagef("--window %d outside 0..%d", *window, ds.Windows()-1)
 		}
-		x = ds.Window(*window)
 		for i := range min(*nwin, ds.Windows()) {
 			w := (*window + i) % ds.Windows()
 			xs = append(xs, ds.Window(w))
@@ -202,7 +182,6 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 		if *start < 0 || *start >= len(all) {
 			return usagef("--start %d outside 0..%d (the file's length)", *start, len(all)-1)
 		}
-		x = all[*start:]
 		for off := *start; len(xs) < *nwin && (len(xs) == 0 || off+N <= len(all)); off += N {
 			xs = append(xs, all[off:min(off+N, len(all))])
 			rep.Windows = append(rep.Windows, off)
@@ -212,29 +191,15 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 		}
 		rep.Source, rep.Start = *file, *start
 	}
-	if len(x) > N {
-		x = x[:N]
-	}
+	xs, rep.Windows = attnmap.Windows(xs, rep.Windows, N)
+	x := xs[0]
 	T := len(x)
-	for i := range xs {
-		xs[i] = xs[i][:min(len(xs[i]), T)]
-	}
-	if len(xs[len(xs)-1]) < T { // a short window of a data set or file: drop it
-		xs, rep.Windows = xs[:len(xs)-1], rep.Windows[:len(rep.Windows)-1]
-	}
 	maxK := max(depth+1, *k)
 	rep.T, rep.D, rep.MaxK = T, depth, maxK
 
-	var qs []int
-	if *queries == "" {
-		// late positions, but not the last: position T−1 predicts nothing
-		// in training (a window has T−1 targets), so its attention is
-		// never trained
-		qs = []int{max(0, T-14), max(0, T-2)}
-		if qs[0] == qs[1] {
-			qs = qs[1:]
-		}
-	} else {
+	qs := attnmap.DefaultQueries(T)
+	if *queries != "" {
+		qs = nil
 		for _, f := range strings.Split(*queries, ",") {
 			q, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || q < 0 || q >= T {
@@ -243,24 +208,7 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 			qs = append(qs, q)
 		}
 	}
-
-	maps, err := m.AttentionMaps(x)
-	if err != nil {
-		return err
-	}
-	scores, err := attnmap.ScoreWindows(xs, func(w int) ([][][]float32, error) {
-		if w == 0 {
-			return maps, nil
-		}
-		return m.AttentionMaps(xs[w])
-	}, maxK, attnmap.NullOptions{Perms: *perms, Seed: *seed})
-	if err != nil {
-		return err
-	}
-	rep.Heads = scores
-
-	// the head and offset of the suffix-match figure
-	layer, hd := 0, 0
+	layer, hd := 0, 0 // the head of the suffix-match figure (0: the best)
 	if *head != "" {
 		ls, hs, ok := strings.Cut(*head, ".")
 		l, err1 := strconv.Atoi(ls)
@@ -270,33 +218,23 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 		}
 		layer, hd = l, h
 	}
-	sel, off, ok := attnmap.SuffixPanel(scores, *k, *offset, layer, hd)
+
+	an, err := attnmap.Analyze(m, xs, maxK, attnmap.NullOptions{Perms: *perms, Seed: *seed})
+	if err != nil {
+		return err
+	}
+	rep.Heads = an.Scores
+	fig, ok := an.SuffixFigure(x, *k, *offset, layer, hd, qs)
 	if !ok {
 		if layer > 0 {
 			return usagef("--head %s: the model has no layer %d head %d", *head, layer, hd)
 		}
 		return fmt.Errorf("no head has a suffix-match score for k=%d", *k)
 	}
-	hsel := scores[sel]
-	fig := attnFigure{Layer: hsel.Layer, Head: hsel.Head, K: *k, Offset: off}
-	fig.Score, _ = hsel.SuffixScore(*k, off)
-	att := maps[hsel.Layer-1][hsel.Head-1]
-	for _, q := range qs {
-		mt := attnmap.SuffixMatches(x, q, *k, off)
-		mass := 0.0
-		for _, j := range mt {
-			mass += float64(att[q*T+j])
-		}
-		fig.Queries = append(fig.Queries, attnQuery{Position: q, Matches: mt, Mass: mass})
-	}
 	rep.Figure = fig
 
 	printAttentionTable(rep)
 
-	labels := make([][]string, len(maps))
-	for _, s := range scores {
-		labels[s.Layer-1] = append(labels[s.Layer-1], s.Label)
-	}
 	title := fmt.Sprintf("%s on %s", m.Name(), filepath.Base(rep.Source))
 	if rep.Window >= 0 {
 		title += fmt.Sprintf(" window %d", rep.Window)
@@ -304,14 +242,14 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 		title += fmt.Sprintf(" from symbol %d", rep.Start)
 	}
 	title += fmt.Sprintf(" (T=%d)", T)
-	opts := attnmap.Options{Title: title, Labels: labels, Gamma: *gamma}
+	opts := attnmap.Options{Title: title, Labels: an.Labels(), Gamma: *gamma}
 	for _, name := range []string{attnHeatPNG, attnHeatSVG} {
-		if err := attnmap.Heatmaps(paths[name], maps, opts); err != nil {
+		if err := attnmap.Heatmaps(paths[name], an.Maps, opts); err != nil {
 			return err
 		}
 	}
 	for _, name := range []string{attnSuffixPNG, attnSuffixSVG} {
-		if err := attnmap.SuffixMatchFigure(paths[name], x, att, T, qs, *k, off); err != nil {
+		if err := attnmap.SuffixMatchFigure(paths[name], x, an.Attention(fig), T, qs, *k, fig.Offset); err != nil {
 			return err
 		}
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/vomc/vomc/transformer/kernels"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"github.com/vomc/vomc/internal/perf"
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/kernels"
 )
 
 func runBench(args []string) error {

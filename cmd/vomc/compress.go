@@ -1,19 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/vomc/vomc/compress"
+	"github.com/vomc/vomc/compress/toolbench"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/memest"
 	"github.com/vomc/vomc/ppm"
 )
 
@@ -112,7 +110,7 @@ replaced without --force.`)
 		return err
 	}
 	in, out := fs.Arg(0), fs.Arg(1)
-	if err := checkMemory(fmt.Sprintf("the %s model's tables (--mem %d)", *mf.model, *mf.mem), int64(*mf.mem)<<20+baseBytes); err != nil {
+	if err := checkMemory(fmt.Sprintf("the %s model's tables (--mem %d)", *mf.model, *mf.mem), int64(*mf.mem)<<20+memest.Base); err != nil {
 		return err
 	}
 	f, err := openInput(in)
@@ -223,9 +221,9 @@ speeds in MB/s (10^6 original bytes per second, best of --runs).`)
 		}
 		ms = append(ms, m)
 	}
-	var ext []extTool
+	var ext []toolbench.Tool
 	if *tools {
-		ext = availableTools()
+		ext = toolbench.Available()
 	}
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
@@ -234,76 +232,35 @@ speeds in MB/s (10^6 original bytes per second, best of --runs).`)
 		fmt.Printf("  [%d] %s\n", i+1, m.Name())
 	}
 	for _, t := range ext {
-		fmt.Printf("  %s: %s\n", t.name, t.version)
+		fmt.Printf("  %s: %s\n", t.Name, t.Version)
 	}
 	fmt.Printf("%-22s %9s", "file", "bytes")
 	for i := range ms {
 		fmt.Printf(" %8s", fmt.Sprintf("[%d]", i+1))
 	}
 	for _, t := range ext {
-		fmt.Printf(" %8s", t.name)
+		fmt.Printf(" %8s", t.Name)
 	}
 	fmt.Println("   (bits/byte)")
-	var in int64
-	out := make([]int64, len(ms)+len(ext))
-	tEnc := make([]time.Duration, len(ms))
-	tDec := make([]time.Duration, len(ms))
-	for _, path := range fs.Args() {
-		x, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		in += int64(len(x))
-		fmt.Printf("%-22s %9d", shortName(path), len(x))
-		for i, m := range ms {
-			var z []byte
-			var be, bd time.Duration
-			for r := range max(*runs, 1) {
-				t0 := time.Now()
-				z, err = compress.EncodeBytes(x, m)
-				if err != nil {
-					return fmt.Errorf("%s: %w", path, err)
-				}
-				t1 := time.Now()
-				y, err := compress.DecodeBytes(z)
-				if err != nil {
-					return fmt.Errorf("%s: decode: %w", path, err)
-				}
-				t2 := time.Now()
-				if !bytes.Equal(x, y) {
-					return fmt.Errorf("%s: %s: round trip differs", path, m.Name())
-				}
-				if r == 0 || t1.Sub(t0) < be {
-					be = t1.Sub(t0)
-				}
-				if r == 0 || t2.Sub(t1) < bd {
-					bd = t2.Sub(t1)
-				}
-			}
-			tEnc[i] += be
-			tDec[i] += bd
-			out[i] += int64(len(z))
-			fmt.Printf(" %8.4f", bpb(len(z), len(x)))
-		}
-		for k, t := range ext {
-			n, err := t.size(path)
-			if err != nil {
-				return fmt.Errorf("%s: %s: %w", path, t.name, err)
-			}
-			out[len(ms)+k] += n
-			fmt.Printf(" %8.4f", bpb(int(n), len(x)))
+	tot, err := toolbench.Run(fs.Args(), ms, ext, *runs, func(f toolbench.File) {
+		fmt.Printf("%-22s %9d", shortName(f.Path), f.Bytes)
+		for _, n := range f.Sizes {
+			fmt.Printf(" %8.4f", toolbench.BitsPerByte(n, int64(f.Bytes)))
 		}
 		fmt.Println()
+	})
+	if err != nil {
+		return err
 	}
-	fmt.Printf("%-22s %9d", "TOTAL", in)
-	for _, o := range out {
-		fmt.Printf(" %8.4f", bpb(int(o), int(in)))
+	fmt.Printf("%-22s %9d", "TOTAL", tot.In)
+	for _, o := range tot.Out {
+		fmt.Printf(" %8.4f", toolbench.BitsPerByte(o, tot.In))
 	}
 	fmt.Println()
-	mb := float64(in) / 1e6
+	mb := float64(tot.In) / 1e6
 	for i, m := range ms {
 		fmt.Printf("[%d] %-34s %9d → %9d  %.4f bits/byte  compress %.2f MB/s  decompress %.2f MB/s\n",
-			i+1, m.Name(), in, out[i], bpb(int(out[i]), int(in)), mb/max(tEnc[i].Seconds(), 1e-9), mb/max(tDec[i].Seconds(), 1e-9))
+			i+1, m.Name(), tot.In, tot.Out[i], toolbench.BitsPerByte(tot.Out[i], tot.In), mb/max(tot.Enc[i].Seconds(), 1e-9), mb/max(tot.Dec[i].Seconds(), 1e-9))
 	}
 	return nil
 }
@@ -315,91 +272,4 @@ func shortName(path string) string {
 		s = filepath.Base(path)
 	}
 	return s
-}
-
-// extTool is an external compressor found on the PATH.
-type extTool struct {
-	name, version string
-	size          func(path string) (int64, error)
-}
-
-// availableTools returns the external compressors that are installed:
-// xz -9e, zstd -19, bzip2 -9 (compressed size of their output) and 7-Zip
-// with PPMd order 6 (packed stream size, without the archive header).
-func availableTools() []extTool {
-	var ts []extTool
-	stdout := func(name string, args ...string) func(string) (int64, error) {
-		return func(path string) (int64, error) {
-			cmd := exec.Command(name, append(args, path)...)
-			var n countWriter
-			cmd.Stdout = &n
-			if err := cmd.Run(); err != nil {
-				return 0, err
-			}
-			return int64(n), nil
-		}
-	}
-	for _, t := range []struct{ name, bin, flag string }{
-		{"xz-9e", "xz", "-9e"}, {"zstd-19", "zstd", "-19"}, {"bzip2-9", "bzip2", "-9"},
-	} {
-		if _, err := exec.LookPath(t.bin); err == nil {
-			ts = append(ts, extTool{t.name, toolVersion(t.bin), stdout(t.bin, t.flag, "-c", "-q")})
-		}
-	}
-	for _, bin := range []string{"7z", "7za", "7zz"} {
-		if _, err := exec.LookPath(bin); err == nil {
-			ts = append(ts, extTool{"7z-ppmd6", bin, func(path string) (int64, error) { return sevenZip(bin, path) }})
-			break
-		}
-	}
-	return ts
-}
-
-func toolVersion(bin string) string {
-	out, err := exec.Command(bin, "--version").CombinedOutput()
-	if err != nil && len(out) == 0 {
-		return bin
-	}
-	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	return strings.TrimSpace(line)
-}
-
-// sevenZip archives path with PPMd order 6 in a temporary directory and
-// returns the packed size 7-Zip reports for it.
-func sevenZip(bin, path string) (int64, error) {
-	dir, err := os.MkdirTemp("", "vomc-7z")
-	if err != nil {
-		return 0, err
-	}
-	defer os.RemoveAll(dir)
-	arc := filepath.Join(dir, "a.7z")
-	if out, err := exec.Command(bin, "a", "-t7z", "-m0=PPMd:o=6", "-mx=9", "-bd", arc, path).CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("%v: %s", err, out)
-	}
-	out, err := exec.Command(bin, "l", "-slt", arc).Output()
-	if err != nil {
-		return 0, err
-	}
-	for _, l := range strings.Split(string(out), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "Packed Size = "); ok {
-			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-				return n, nil
-			}
-		}
-	}
-	return 0, fmt.Errorf("no packed size in the listing of %s", arc)
-}
-
-type countWriter int64
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	*c += countWriter(len(p))
-	return len(p), nil
-}
-
-func bpb(out, in int) float64 {
-	if in == 0 {
-		return 0
-	}
-	return 8 * float64(out) / float64(in)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/memest"
 	"github.com/vomc/vomc/internal/symbols"
 )
 
@@ -66,7 +66,7 @@ initial context (--init condition).`)
 	if err := ctw.CheckMemory(cfg, int64(len(x))); err != nil {
 		return err
 	}
-	if err := checkMemory(fmt.Sprintf("CTW with A=%d, D=%d on %d symbols", A, *D, len(x)), ctw.SequenceMemoryEstimate(cfg, x)+baseBytes); err != nil {
+	if err := checkMemory(fmt.Sprintf("CTW with A=%d, D=%d on %d symbols", A, *D, len(x)), memest.CTW(cfg, x, 0)); err != nil {
 		return err
 	}
 	if err := checkOutputs(*force, *mapOut, *weights, *preds); err != nil {
@@ -106,7 +106,7 @@ initial context (--init condition).`)
 		// The MAP tree's internal nodes have all A children, each leaf A
 		// probabilities: size it before building it.
 		nodes := counts.MAPNodes()
-		if err := checkMemory(fmt.Sprintf("the MAP tree (%d nodes)", nodes), ctw.SequenceMemoryEstimate(cfg, x)+nodes*int64(64+8*A)+baseBytes); err != nil {
+		if err := checkMemory(fmt.Sprintf("the MAP tree (%d nodes)", nodes), memest.CTW(cfg, x, nodes)); err != nil {
 			return err
 		}
 		mp := counts.MAPTree()
@@ -175,64 +175,21 @@ func probString(p []float64) string {
 	return s + "]"
 }
 
-// writeCTWTrace writes ω_{n,l} and/or the predictive distributions at every
-// position as CSV.
+// writeCTWTrace writes ω_{n,l} to wPath and/or the predictive
+// distributions to pPath at every position as CSV
+// (ctw.WriteWeightsCSV, ctw.WritePredictionsCSV).
 func writeCTWTrace(cfg ctw.Config, x []byte, wPath, pPath string, force bool) error {
-	pr, err := ctw.New(cfg)
-	if err != nil {
-		return err
-	}
-	st := pr.NewCTWState()
-	om := make([]float64, cfg.D+1)
-	p := make([]float64, cfg.A)
-	type rowFn func(w *bufio.Writer, i int)
-	emit := func(path string, header string, row rowFn) error {
-		return fsutil.WriteFile(path, force, func(f io.Writer) error {
-			bw := bufio.NewWriter(f)
-			fmt.Fprintln(bw, header)
-			st = pr.NewCTWState()
-			for i, a := range x {
-				row(bw, i)
-				st.Observe(a)
-			}
-			return bw.Flush()
-		})
-	}
-	if wPath != "" {
-		h := "position,symbol"
-		for l := 0; l <= cfg.D; l++ {
-			h += ",omega_" + strconv.Itoa(l)
+	for _, f := range []struct {
+		path  string
+		write func(io.Writer, ctw.Config, []byte) error
+	}{{wPath, ctw.WriteWeightsCSV}, {pPath, ctw.WritePredictionsCSV}} {
+		if f.path == "" {
+			continue
 		}
-		if err := emit(wPath, h, func(w *bufio.Writer, i int) {
-			st.Weights(om)
-			fmt.Fprintf(w, "%d,%d", i+1, x[i])
-			for _, v := range om {
-				w.WriteByte(',')
-				w.WriteString(strconv.FormatFloat(v, 'g', 10, 64))
-			}
-			w.WriteByte('\n')
-		}); err != nil {
+		if err := fsutil.WriteFile(f.path, force, func(w io.Writer) error { return f.write(w, cfg, x) }); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stdout, "wrote %s\n", wPath)
-	}
-	if pPath != "" {
-		h := "position,symbol,loss_nats"
-		for a := 0; a < cfg.A; a++ {
-			h += ",p_" + strconv.Itoa(a)
-		}
-		if err := emit(pPath, h, func(w *bufio.Writer, i int) {
-			st.Predict(p)
-			fmt.Fprintf(w, "%d,%d,%.10g", i+1, x[i], -math.Log(p[x[i]]))
-			for _, v := range p {
-				w.WriteByte(',')
-				w.WriteString(strconv.FormatFloat(v, 'g', 10, 64))
-			}
-			w.WriteByte('\n')
-		}); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stdout, "wrote %s\n", pPath)
+		fmt.Fprintf(os.Stdout, "wrote %s\n", f.path)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/internal/memest"
 	"github.com/vomc/vomc/internal/progress"
 )
 
@@ -67,7 +68,7 @@ mixed up to 5.`)
 	} else if err := checkOutputDir(*out, true); err != nil {
 		return err
 	}
-	if err := checkMemory(fmt.Sprintf("a data set of K=%d trees (A=%d, D=%v) and %d windows of N=%d", *K, pr.A, pr.Depths, *K*cfg.WindowsPerTree(), *N), dataBytes(cfg)); err != nil {
+	if err := checkMemory(fmt.Sprintf("a data set of K=%d trees (A=%d, D=%v) and %d windows of N=%d", *K, pr.A, pr.Depths, *K*cfg.WindowsPerTree(), *N), memest.Data(cfg)); err != nil {
 		return err
 	}
 	bar := progress.New(os.Stderr, "trees", *K).DelayStart(2 * time.Second)
@@ -87,19 +88,4 @@ mixed up to 5.`)
 	fmt.Printf("wrote %s: %d trees, %d windows of N=%d (A=%d, D∈%v, λ=%g), checksum %s\n",
 		*out, *K, ds.Windows(), *N, pr.A, pr.Depths, pr.Lambda, ds.Checksum()[:16])
 	return nil
-}
-
-// dataBytes estimates the peak memory of building and writing a data set:
-// the trees (per node its struct and A pointers or probabilities), the
-// symbols and tree indices with their on-disk copies, and the manifest,
-// which holds every tree as JSON (about 18 bytes per probability) and is
-// built in a growing buffer; the garbage collector may let the heap reach
-// about twice what is live.
-func dataBytes(cfg dataset.Config) int64 {
-	nodes := float64(cfg.K) * cfg.Prior.ExpectedNodes()
-	trees := nodes * float64(nodeBytes(cfg.Prior.A))
-	windows := float64(cfg.K) * float64(cfg.WindowsPerTree())
-	data := windows * float64(cfg.N+4) * 2
-	manifest := nodes * (20 + 18*float64(cfg.Prior.A)) * 2
-	return baseBytes + int64(2*(trees+data+manifest))
 }

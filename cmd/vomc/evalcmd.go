@@ -15,6 +15,7 @@ import (
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/memest"
 	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/internal/study"
 	"github.com/vomc/vomc/internal/symbols"
@@ -120,7 +121,7 @@ Methods:
 			windows = append(windows, x[i:i+n])
 		}
 		d = methods.Defaults{A: al.Size(), D: *D, Lambda: *lam, Alpha: *alpha}
-		if err := checkMemory("evaluating "+*file, evalBytes(*ms, int64(len(x)), len(windows), n, d.A, d.D, 0, 0, *workers)); err != nil {
+		if err := checkMemory("evaluating "+*file, memest.Eval(*ms, int64(len(x)), len(windows), n, d.A, d.D, 0, 0, *workers)); err != nil {
 			return err
 		}
 		if err := ctw.CheckMemory(ctw.Config{A: d.A, D: d.D, Lambda: 0.5, Alpha: 0.5}, int64(n)); err != nil {

@@ -8,12 +8,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/transformer/kernels"
 	"io"
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/transformer/kernels"
 )
 
 // version is the vomc release this binary was built from.

@@ -16,10 +16,6 @@ import (
 // default --mem is 256).
 const defaultMaxMemMB = 1024
 
-// baseBytes is the memory of the process itself (runtime, code, buffers)
-// added to every estimate.
-const baseBytes = 24 << 20
-
 // memAvailable is sysmem.Available, replaceable by tests.
 var memAvailable = sysmem.Available
 

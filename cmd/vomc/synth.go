@@ -5,15 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
-	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/synth"
-	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // The files of a synth run's directory besides those of a training run
@@ -99,7 +97,7 @@ and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 	if *ckptEvery < 0 {
 		return usagef("--checkpoint-every %d is negative", *ckptEvery)
 	}
-	var tr *synth.Trainer
+	var r *trainrun.Run[*synth.Activations, *synth.Model]
 	var meta map[string]string
 	if *resume {
 		c, train, val, err := loadResume(fs, synthResumeFlags, *out, *data, *valDir, false)
@@ -107,13 +105,11 @@ and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 			return err
 		}
 		meta = c.Meta
-		if train, err = firstWindows(train, meta["max_windows"]); err != nil {
+		tr, err := synth.Resume(nil, c, train, val)
+		if err != nil {
 			return err
 		}
-		if tr, err = synth.Resume(nil, c, train, val); err != nil {
-			return err
-		}
-		if err := resumed(*out, tr.History, tr.Done(), tr.Step, tr.Epoch, tr.Index, train.Windows()); err != nil {
+		if r, err = resumeRun(tr, runOptions(*out, meta, *ckptEvery)); err != nil {
 			return err
 		}
 	} else {
@@ -139,28 +135,15 @@ and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 		if err != nil {
 			return err
 		}
-		if train, err = firstWindows(train, meta["max_windows"]); err != nil {
-			return err
-		}
 		if *D == 0 {
-			if ds := datasetOf(train); ds != nil {
-				for _, d := range ds.Config().Prior.Depths {
-					*D = max(*D, d)
-				}
-			}
-			*D = max(*D, 1)
+			*D = max(trainrun.MaxDepth(train), 1)
 		}
 		cfg := synth.Config{Variant: v, A: A, D: *D, Embed: *embed, Hidden: *hidden, Activation: *act, CountNorm: *norm}
-		if tr, err = synth.NewTrainer(nil, cfg, train, val, tc); err != nil {
+		tr, err := synth.NewTrainer(nil, cfg, train, val, tc)
+		if err != nil {
 			return err
 		}
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return err
-		}
-		if err := fsutil.WriteBytes(filepath.Join(*out, trainLog), true, nil); err != nil {
-			return err
-		}
-		if err := tr.SaveCheckpoint(filepath.Join(*out, trainCheckpoint), meta); err != nil {
+		if r, err = trainrun.Start(tr, runOptions(*out, meta, *ckptEvery)); err != nil {
 			return err
 		}
 		nv := 0
@@ -170,22 +153,16 @@ and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 		fmt.Printf("%s: D=%d, %d features, %d parameters; %d training and %d validation windows of %d symbols; ≤ %d steps\n",
 			synth.Label(v), *D, synth.Dim(A, *D, v), tr.Model.NumParams(), train.Windows(), nv, len(train.Window(0)), tr.TotalSteps())
 	}
-	if err := runTrainer(tr, *out, "synth", meta, *ckptEvery); err != nil {
+	if err := runTrainer(r, "synth"); err != nil {
 		return err
 	}
+	tr := r.Trainer
 	m := synth.Finish(tr)
 	if err := m.Save(filepath.Join(*out, synthModel)); err != nil {
 		return err
 	}
 	c := m.Config
-	info := map[string]any{"label": m.Name(), "variant": synth.ShortName(c.Variant), "D": c.D, "features": c.Features(),
-		"embed": c.Embed, "hidden": c.Hidden, "activation": c.Activation, "count_norm": c.CountNorm,
-		"pos_period": c.PosN, "context": c.Context, "params": c.NumParams(), "data": meta["data"], "val": meta["val"],
-		"steps": m.Info.Steps, "best_step": m.Info.BestStep, "early_stopped": m.Info.Stopped, "train": tr.Cfg,
-		"elapsed_s": tr.ElapsedTotal().Seconds()}
-	if !math.IsNaN(m.Info.BestVal) {
-		info["best_val"] = m.Info.BestVal
-	}
+	info := synth.RunSummary(m, tr, meta["data"], meta["val"])
 	ij, _ := json.MarshalIndent(info, "", "  ")
 	if err := fsutil.WriteBytes(filepath.Join(*out, synthInfo), true, append(ij, '\n')); err != nil {
 		return err
@@ -196,39 +173,5 @@ and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 		fmt.Printf("; best validation loss %.4f nats/symbol at step %d", m.Info.BestVal, m.Info.BestStep)
 	}
 	fmt.Printf("\nwrote %s/{%s,%s,%s,%s,%s,%s}\n", *out, synthModel, synthLog, synthInfo, trainCheckpoint, trainCurvePNG, trainCurveSVG)
-	return nil
-}
-
-// firstWindows keeps the first n (a decimal string; "" or 0: all) windows
-// of w.
-func firstWindows(w transformer.Windows, n string) (transformer.Windows, error) {
-	k := 0
-	if n != "" {
-		var err error
-		if k, err = strconv.Atoi(n); err != nil || k < 0 {
-			return nil, fmt.Errorf("checkpoint metadata: max_windows %q", n)
-		}
-	}
-	if k == 0 || k >= w.Windows() {
-		return w, nil
-	}
-	idx := make([]int, k)
-	for i := range idx {
-		idx[i] = i
-	}
-	return transformer.Subset{W: w, Idx: idx}, nil
-}
-
-// datasetOf returns the data set under windows made by trainData (nil if
-// there is none).
-func datasetOf(w transformer.Windows) *dataset.Dataset {
-	switch v := w.(type) {
-	case *dataset.Dataset:
-		return v
-	case transformer.Subset:
-		return datasetOf(v.W)
-	case cutWindows:
-		return datasetOf(v.w)
-	}
 	return nil
 }

@@ -1,45 +1,30 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"image/color"
-	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	gplot "gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/sysmem"
-	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/trainrun"
 )
 
-// The files of a training run's directory.
+// The files of a training run's directory (see trainrun).
 const (
-	trainCheckpoint  = "checkpoint.safetensors"
-	trainModel       = "model.safetensors"
-	trainConfigJSON  = "config.json"
-	trainTrainConfig = "train_config.json"
-	trainLog         = "train.jsonl"
-	trainCurvePNG    = "curve.png" // drawCurve writes curve.<format>
-	trainCurveSVG    = "curve.svg"
+	trainCheckpoint  = trainrun.CheckpointFile
+	trainModel       = trainrun.ModelFile
+	trainConfigJSON  = trainrun.ConfigFile
+	trainTrainConfig = trainrun.TrainConfigFile
+	trainLog         = trainrun.LogFile
+	trainCurvePNG    = trainrun.CurvePNG
+	trainCurveSVG    = trainrun.CurveSVG
 )
-
-// trainStepHook, when set (by tests), is called after every training step.
-var trainStepHook func(step int)
 
 // flags that may be given together with --resume (the others are taken
 // from the checkpoint).
@@ -131,26 +116,20 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 	if *ckptEvery < 0 {
 		return usagef("--checkpoint-every %d is negative", *ckptEvery)
 	}
-	ckptPath := filepath.Join(*out, trainCheckpoint)
-
-	var tr *transformer.Trainer
-	var meta map[string]string
+	var r *trainrun.Run[*transformer.Activations, *transformer.Model]
 	if *resume {
 		c, train, val, err := loadResume(fs, resumeFlags, *out, *data, *valDir, *allowUnverified)
 		if err != nil {
-			if errors.Is(err, transformer.ErrNoChecksum) {
-				return fmt.Errorf("%w; resume it anyway with --allow-unverified", err)
-			}
 			return err
 		}
-		meta = c.Meta
-		if err := checkTrainMemory(c.Config, c.Train.BatchSize, train); err != nil {
+		if err := trainrun.CheckMemory(c.Config, c.Train.BatchSize, train); err != nil {
 			return err
 		}
-		if tr, err = c.Resume(train, val); err != nil {
+		tr, err := c.Resume(train, val)
+		if err != nil {
 			return err
 		}
-		if err := resumed(*out, tr.History, tr.Done(), tr.Step, tr.Epoch, tr.Index, train.Windows()); err != nil {
+		if r, err = resumeRun(tr, runOptions(*out, c.Meta, *ckptEvery)); err != nil {
 			return err
 		}
 	} else {
@@ -189,7 +168,7 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 				return err
 			}
 		}
-		meta = map[string]string{"data": absData, "val": absVal, "val_frac": strconv.FormatFloat(*valFrac, 'g', -1, 64),
+		meta := map[string]string{"data": absData, "val": absVal, "val_frac": strconv.FormatFloat(*valFrac, 'g', -1, 64),
 			"N": strconv.Itoa(*N), "split_seed": strconv.FormatUint(tc.Seed, 10)}
 		train, val, A, err := trainData(meta)
 		if err != nil {
@@ -201,36 +180,18 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		if err := cfg.Validate(); err != nil {
 			return usageError{err.Error()}
 		}
-		if err := checkTrainMemory(cfg, tc.BatchSize, train); err != nil {
+		if err := trainrun.CheckMemory(cfg, tc.BatchSize, train); err != nil {
 			return err
 		}
-		cj, err := json.MarshalIndent(cfg, "", "  ")
+		files, err := trainrun.ConfigFiles(cfg, tc, meta)
 		if err != nil {
 			return err
 		}
-		tj, err := json.MarshalIndent(map[string]any{"train": tc, "data": meta}, "", "  ")
+		tr, err := trainrun.NewTrainer(cfg, tc, tc.Seed, train, val)
 		if err != nil {
 			return err
 		}
-		m, err := transformer.New(cfg, tc.Seed)
-		if err != nil {
-			return err
-		}
-		if tr, err = transformer.NewTrainer(m, tc, train, val); err != nil {
-			return err
-		}
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return err
-		}
-		for _, f := range []struct {
-			name string
-			b    []byte
-		}{{trainConfigJSON, append(cj, '\n')}, {trainTrainConfig, append(tj, '\n')}, {trainLog, nil}} {
-			if err := fsutil.WriteBytes(filepath.Join(*out, f.name), true, f.b); err != nil {
-				return err
-			}
-		}
-		if err := tr.SaveCheckpoint(ckptPath, meta); err != nil {
+		if r, err = trainrun.Start(tr, runOptions(*out, meta, *ckptEvery), files...); err != nil {
 			return err
 		}
 		nv := 0
@@ -238,13 +199,14 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 			nv = val.Windows()
 		}
 		fmt.Printf("%s: %d parameters; %d training and %d validation windows of %d symbols; ≤ %d steps\n",
-			m.Name(), cfg.NumParams(), train.Windows(), nv, T, tr.TotalSteps())
-		fmt.Printf("training memory ≈ %s\n", sysmem.GiB(cfg.TrainingBytes(min(tc.BatchSize, train.Windows()), T)))
+			tr.Model.Name(), cfg.NumParams(), train.Windows(), nv, T, tr.TotalSteps())
+		fmt.Printf("training memory ≈ %s\n", sysmem.GiB(trainrun.MemoryBytes(cfg, tc.BatchSize, train)))
 	}
 
-	if err := runTrainer(tr, *out, "train", meta, *ckptEvery); err != nil {
+	if err := runTrainer(r, "train"); err != nil {
 		return err
 	}
+	tr := r.Trainer
 	if err := fsutil.WriteFile(filepath.Join(*out, trainModel), true, tr.Model.WriteSafetensors); err != nil {
 		return err
 	}
@@ -254,30 +216,6 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		fmt.Printf("; best validation loss %.4f nats/symbol (%.4f bits), model has the best parameters", tr.BestVal, tr.BestVal/math.Ln2)
 	}
 	fmt.Printf("\nwrote %s/{%s,%s,%s,%s,%s,%s,%s}\n", *out, trainModel, trainConfigJSON, trainTrainConfig, trainLog, trainCheckpoint, trainCurvePNG, trainCurveSVG)
-	return nil
-}
-
-// checkRunDir refuses a directory that holds (part of) a run unless force,
-// in which case the run's files are removed.
-func checkRunDir(dir string, force bool) error {
-	files := []string{trainCheckpoint, trainModel, trainConfigJSON, trainTrainConfig, trainLog, trainCurvePNG, trainCurveSVG}
-	for _, f := range files {
-		p := filepath.Join(dir, f)
-		if _, err := os.Lstat(p); err == nil {
-			if !force {
-				return fmt.Errorf("%s holds a training run (%s): continue it with --resume, or start afresh with --force", dir, f)
-			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	if force {
-		for _, f := range files {
-			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-		}
-	}
 	return nil
 }
 
@@ -302,181 +240,4 @@ func parseHeads(s string, L int) ([]int, error) {
 		return nil, usagef("--heads %q gives %d head counts for %d layers", s, len(hs), L)
 	}
 	return hs, nil
-}
-
-// cutWindows cuts every window of W into per windows of n symbols.
-type cutWindows struct {
-	w      transformer.Windows
-	n, per int
-}
-
-func (c cutWindows) Windows() int { return c.w.Windows() * c.per }
-
-func (c cutWindows) Window(i int) []byte {
-	off := (i % c.per) * c.n
-	return c.w.Window(i / c.per)[off : off+c.n : off+c.n]
-}
-
-// trainData loads the training (and validation) windows described by
-// meta (keys data, val, val_frac, N, split_seed), records the data sets'
-// checksums in meta on the first call and checks them on later ones, and
-// returns the alphabet size.
-func trainData(meta map[string]string) (train, val transformer.Windows, A int, err error) {
-	ds, err := dataset.Read(meta["data"])
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	if err := checkSum(meta, "data_checksum", meta["data"], ds.Checksum()); err != nil {
-		return nil, nil, 0, err
-	}
-	A = ds.Config().Prior.A
-	frac, err := strconv.ParseFloat(meta["val_frac"], 64)
-	if err != nil || !(frac >= 0 && frac < 1) {
-		return nil, nil, 0, fmt.Errorf("checkpoint metadata: val_frac %q is not a number in [0, 1)", meta["val_frac"])
-	}
-	seed, err := strconv.ParseUint(meta["split_seed"], 10, 64)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("checkpoint metadata: split_seed %q", meta["split_seed"])
-	}
-	n, err := strconv.Atoi(meta["N"])
-	if err != nil || n < 0 {
-		return nil, nil, 0, fmt.Errorf("checkpoint metadata: N %q is not a window length ≥ 0", meta["N"])
-	}
-	cut := func(w transformer.Windows, N int) (transformer.Windows, error) {
-		if n == 0 || n == N {
-			return w, nil
-		}
-		if n < 2 || n > N {
-			return nil, fmt.Errorf("-N %d outside 2..%d (the data set's window length)", n, N)
-		}
-		return cutWindows{w, n, N / n}, nil
-	}
-	if meta["val"] != "" {
-		vds, err := dataset.Read(meta["val"])
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		if err := checkSum(meta, "val_checksum", meta["val"], vds.Checksum()); err != nil {
-			return nil, nil, 0, err
-		}
-		if vds.Config().Prior.A != A || vds.Config().N != ds.Config().N {
-			return nil, nil, 0, fmt.Errorf("validation set %s has A=%d, N=%d; the training set A=%d, N=%d",
-				meta["val"], vds.Config().Prior.A, vds.Config().N, A, ds.Config().N)
-		}
-		train, val = transformer.Windows(ds), transformer.Windows(vds)
-	} else if frac > 0 {
-		tw, vw, err := transformer.SplitByTree(ds, frac, seed)
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		if tw.Windows() == 0 {
-			return nil, nil, 0, fmt.Errorf("--val-frac %g leaves no training trees", frac)
-		}
-		train, val = tw, vw
-	} else {
-		train = ds
-	}
-	if train, err = cut(train, ds.Config().N); err != nil {
-		return nil, nil, 0, usageError{err.Error()}
-	}
-	if val != nil {
-		if val, err = cut(val, ds.Config().N); err != nil {
-			return nil, nil, 0, err
-		}
-	}
-	return train, val, A, nil
-}
-
-func checkSum(meta map[string]string, key, dir, sum string) error {
-	if old, ok := meta[key]; ok && old != sum {
-		return fmt.Errorf("data set %s has checksum %s…, the run was trained on %s…", dir, sum[:12], old[:min(12, len(old))])
-	}
-	meta[key] = sum
-	return nil
-}
-
-// writeLogLines writes entries as JSON lines.
-func writeLogLines(w io.Writer, es []transformer.LogEntry) error {
-	var b []byte
-	for _, e := range es {
-		j, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		b = append(append(b, j...), '\n')
-	}
-	_, err := w.Write(b)
-	return err
-}
-
-// checkTrainMemory refuses a run whose estimated memory (parameters,
-// gradients, AdamW moments, best parameters, checkpoint copies,
-// activations; see transformer.Config.TrainingBytes) exceeds the memory
-// available, stating the estimate.
-func checkTrainMemory(cfg transformer.Config, batch int, train transformer.Windows) error {
-	B, T := min(batch, train.Windows()), len(train.Window(0))
-	return sysmem.Check(cfg.TrainingBytes(B, T), fmt.Sprintf("training L=%d, E=%d, N=%d (%.4g parameters) with batches of %d windows of %d symbols",
-		cfg.Layers, cfg.Embed, cfg.Context, float64(cfg.NumParams()), B, T))
-}
-
-// drawCurve draws the training curve of the log: the training loss of every
-// log interval and the validation loss at every epoch end, in nats per
-// symbol against the step, to curve.png and curve.svg in dir.
-func drawCurve(dir string, hist []transformer.LogEntry) error {
-	if len(hist) == 0 {
-		return nil
-	}
-	p := gplot.New()
-	p.Title.Text = "Training curve"
-	p.X.Label.Text = "step"
-	p.Y.Label.Text = "loss (nats/symbol)"
-	grid := plotter.NewGrid()
-	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xE0}, color.Gray{0xE0}
-	p.Add(grid)
-	var trainXY, valXY plotter.XYs
-	for _, e := range hist {
-		if !math.IsNaN(e.TrainLoss) {
-			trainXY = append(trainXY, plotter.XY{X: float64(e.Step), Y: e.TrainLoss})
-		}
-		if e.EpochEnd && !math.IsNaN(e.ValLoss) {
-			valXY = append(valXY, plotter.XY{X: float64(e.Step), Y: e.ValLoss})
-		}
-	}
-	p.Legend.Top = true
-	for i, s := range []struct {
-		name string
-		xy   plotter.XYs
-	}{{"train (per log interval)", trainXY}, {"validation (epoch end)", valXY}} {
-		if len(s.xy) == 0 {
-			continue
-		}
-		sty := plot.MethodStyle(i, false)
-		l, pts, err := plotter.NewLinePoints(s.xy)
-		if err != nil {
-			return err
-		}
-		l.LineStyle = draw.LineStyle{Color: sty.Color, Width: vg.Points(1.4), Dashes: sty.Dashes}
-		pts.Shape = draw.CircleGlyph{}
-		pts.Color = sty.Color
-		pts.Radius = vg.Points(1.5)
-		if i == 0 && len(s.xy) > 60 {
-			pts.Radius = 0
-		}
-		p.Add(l, pts)
-		p.Legend.Add(s.name, l, pts)
-	}
-	for _, format := range []string{"png", "svg"} {
-		wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, format)
-		if err != nil {
-			return err
-		}
-		var buf bytes.Buffer
-		if _, err := wt.WriteTo(&buf); err != nil {
-			return err
-		}
-		if err := plot.WriteFileAtomic(filepath.Join(dir, "curve."+format), buf.Bytes()); err != nil {
-			return err
-		}
-	}
-	return nil
 }

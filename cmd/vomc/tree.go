@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/symbols"
+	"github.com/vomc/vomc/internal/memest"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/source/draw"
 )
@@ -169,7 +168,7 @@ next-symbol distributions) of a tree file and draws it to --out files.`)
 		if err != nil {
 			return err
 		}
-		if err := checkMemory(fmt.Sprintf("a tree with A=%d, D=%v, λ=%g (%.3g nodes expected)", pr.A, pr.Depths, pr.Lambda, pr.ExpectedNodes()), sampleBytes(pr)); err != nil {
+		if err := checkMemory(fmt.Sprintf("a tree with A=%d, D=%v, λ=%g (%.3g nodes expected)", pr.A, pr.Depths, pr.Lambda, pr.ExpectedNodes()), memest.Sample(pr)); err != nil {
 			return err
 		}
 		t, err = pr.Sample(source.RNG(*seed, 0))
@@ -226,13 +225,13 @@ output is text, one character per symbol (digits 0-9 then letters for A ≤ 36;
 	if err != nil {
 		return err
 	}
-	if !*raw && t.A > len(textDigits) {
-		return usagef("A=%d is too large for text output (at most %d symbols have a character); use --raw", t.A, len(textDigits))
+	if !*raw && t.A > len(source.TextDigits) {
+		return usagef("A=%d is too large for text output (at most %d symbols have a character); use --raw", t.A, len(source.TextDigits))
 	}
-	if err := checkMemory(fmt.Sprintf("generating from a tree with %d leaves", t.NumLeaves()), generateBytes(t)); err != nil {
+	if err := checkMemory(fmt.Sprintf("generating from a tree with %d leaves", t.NumLeaves()), memest.Generate(t)); err != nil {
 		return err
 	}
-	write := func(w io.Writer) error { return streamSymbols(w, t, *seed, int64(*n), *raw) }
+	write := func(w io.Writer) error { return source.Stream(w, t, *seed, int64(*n), *raw) }
 	if *out == "" {
 		return write(os.Stdout)
 	}
@@ -242,77 +241,3 @@ output is text, one character per symbol (digits 0-9 then letters for A ≤ 36;
 	fmt.Fprintf(os.Stderr, "wrote %d symbols to %s\n", *n, *out)
 	return nil
 }
-
-// nodeBytes is the memory of one parsed or sampled tree node of an
-// alphabet of A symbols: the struct, its A child pointers or A
-// probabilities, and allocation overhead.
-func nodeBytes(A int) int64 { return 96 + 8*int64(A) }
-
-// sampleBytes estimates the peak memory of sampling one tree from pr (its
-// expected size; drawings and JSON are written from it).
-func sampleBytes(pr source.Prior) int64 {
-	return baseBytes + int64(2*pr.ExpectedNodes()*float64(nodeBytes(pr.A)))
-}
-
-// generateChunk is the number of symbols generate draws and writes at a
-// time: its memory does not grow with -n.
-const generateChunk = 1 << 20
-
-// treeBytes estimates the memory of a parsed tree: per node the struct,
-// its child pointers or its probabilities, and allocation overhead.
-func treeBytes(t *source.Tree) int64 {
-	leaves := int64(t.NumLeaves())
-	internal := (leaves - 1) / int64(max(t.A-1, 1))
-	return (leaves + internal) * nodeBytes(t.A)
-}
-
-// generateBytes estimates the peak memory of generate: the tree (twice:
-// while its JSON is decoded, and the compiled sampler), one chunk of
-// symbols and its text form.
-func generateBytes(t *source.Tree) int64 {
-	return baseBytes + 2*treeBytes(t) + 4<<20 + 3*generateChunk
-}
-
-// streamSymbols draws n symbols from t with the seed's stream 0 and writes
-// them as they are generated (text: one character each and a final
-// newline; raw: one byte each). The output equals t.Generate's.
-func streamSymbols(w io.Writer, t *source.Tree, seed uint64, n int64, raw bool) error {
-	s, err := source.NewSampler(t)
-	if err != nil {
-		return err
-	}
-	rng := source.RNG(seed, 0)
-	bw := bufio.NewWriterSize(w, 1<<16)
-	al := symbols.Alphabet{Chars: []byte(textDigits[:min(t.A, len(textDigits))])}
-	buf := make([]byte, generateChunk)
-	ctx := make([]byte, t.D) // the dummy context: D zeros
-	for done := int64(0); done < n; {
-		k := int(min(int64(len(buf)), n-done))
-		chunk := buf[:k]
-		if err := s.Fill(rng, chunk, ctx); err != nil {
-			return err
-		}
-		// The next chunk's context is the last D symbols so far.
-		if k >= len(ctx) {
-			copy(ctx, chunk[k-len(ctx):])
-		} else {
-			ctx = append(ctx[k:], chunk...)
-		}
-		if !raw {
-			chunk = al.Format(chunk)
-		}
-		if _, err := bw.Write(chunk); err != nil {
-			return err
-		}
-		done += int64(k)
-	}
-	if !raw {
-		if err := bw.WriteByte('\n'); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
-}
-
-// textDigits are the characters of symbols 0..35 in text files.
-const textDigits = "0123456789abcdefghijklmnopqrstuvwxyz"

@@ -32,8 +32,10 @@ func CheckNew(path string) error {
 	return nil
 }
 
-// WriteFile writes path atomically with the bytes produced by write. An
-// existing path is an error wrapping ErrExists unless force is true.
+// WriteFile writes path atomically with the bytes produced by write (see
+// WriteAtomic), creating its directory if needed (and removing the
+// directories it created if the write fails). An existing path is an error
+// wrapping ErrExists unless force is true.
 func WriteFile(path string, force bool, write func(w io.Writer) error) (err error) {
 	if !force {
 		if err := CheckNew(path); err != nil {
@@ -48,45 +50,12 @@ func WriteFile(path string, force bool, write func(w io.Writer) error) (err erro
 	if err != nil {
 		return err
 	}
-	f, done, err := CreateTemp(path)
-	if err != nil {
+	if err := WriteAtomic(path, force, write); err != nil {
 		undo()
 		return err
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-			undo()
-		} else {
-			keep()
-		}
-		done()
-	}()
-	if err = write(f); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	if !force {
-		// Link fails if the target appeared meanwhile; rename would not.
-		if err = os.Link(tmp, path); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				err = fmt.Errorf("%s: %w", path, ErrExists)
-			}
-			return err
-		}
-		return os.Remove(tmp)
-	}
-	return os.Rename(tmp, path)
+	keep()
+	return nil
 }
 
 // WriteBytes writes data to path atomically (see WriteFile).

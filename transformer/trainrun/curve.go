@@ -1,0 +1,78 @@
+package trainrun
+
+import (
+	"bytes"
+	"image/color"
+	"math"
+	"path/filepath"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/vomc/vomc/plot"
+	"github.com/vomc/vomc/transformer"
+)
+
+// DrawCurve draws the training curve of the log: the training loss of every
+// log interval and the validation loss at every epoch end, in nats per
+// symbol against the step, to curve.png and curve.svg in dir.
+func DrawCurve(dir string, hist []transformer.LogEntry) error {
+	if len(hist) == 0 {
+		return nil
+	}
+	p := gplot.New()
+	p.Title.Text = "Training curve"
+	p.X.Label.Text = "step"
+	p.Y.Label.Text = "loss (nats/symbol)"
+	grid := plotter.NewGrid()
+	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xE0}, color.Gray{0xE0}
+	p.Add(grid)
+	var trainXY, valXY plotter.XYs
+	for _, e := range hist {
+		if !math.IsNaN(e.TrainLoss) {
+			trainXY = append(trainXY, plotter.XY{X: float64(e.Step), Y: e.TrainLoss})
+		}
+		if e.EpochEnd && !math.IsNaN(e.ValLoss) {
+			valXY = append(valXY, plotter.XY{X: float64(e.Step), Y: e.ValLoss})
+		}
+	}
+	p.Legend.Top = true
+	for i, s := range []struct {
+		name string
+		xy   plotter.XYs
+	}{{"train (per log interval)", trainXY}, {"validation (epoch end)", valXY}} {
+		if len(s.xy) == 0 {
+			continue
+		}
+		sty := plot.MethodStyle(i, false)
+		l, pts, err := plotter.NewLinePoints(s.xy)
+		if err != nil {
+			return err
+		}
+		l.LineStyle = draw.LineStyle{Color: sty.Color, Width: vg.Points(1.4), Dashes: sty.Dashes}
+		pts.Shape = draw.CircleGlyph{}
+		pts.Color = sty.Color
+		pts.Radius = vg.Points(1.5)
+		if i == 0 && len(s.xy) > 60 {
+			pts.Radius = 0
+		}
+		p.Add(l, pts)
+		p.Legend.Add(s.name, l, pts)
+	}
+	for _, format := range []string{"png", "svg"} {
+		wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, format)
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		if _, err := wt.WriteTo(&buf); err != nil {
+			return err
+		}
+		if err := plot.WriteFileAtomic(filepath.Join(dir, "curve."+format), buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,276 @@
+// Package trainrun is the run driver of transformer training, shared by
+// 'vomc train', 'vomc synth' and the training stages of 'vomc reproduce':
+// a run directory holding the checkpoint (written every CheckpointEvery
+// steps and at every epoch end, and on cancellation), optionally the
+// training log train.jsonl and the training curve, started afresh (Start)
+// or continued from its checkpoint (Resume), with progress reported on a
+// bar and through callbacks. It is generic over transformer.Trainable like
+// transformer.TrainerOf, so every trainable model uses the same driver.
+package trainrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/progress"
+	"github.com/vomc/vomc/transformer"
+)
+
+// The files of a run directory.
+const (
+	CheckpointFile  = "checkpoint.safetensors"
+	ModelFile       = "model.safetensors"
+	ConfigFile      = "config.json"
+	TrainConfigFile = "train_config.json"
+	LogFile         = "train.jsonl"
+	CurvePNG        = "curve.png" // DrawCurve writes curve.<format>
+	CurveSVG        = "curve.svg"
+)
+
+// Files are the files a run directory may hold (see CheckDir).
+var Files = []string{CheckpointFile, ModelFile, ConfigFile, TrainConfigFile, LogFile, CurvePNG, CurveSVG}
+
+// HeldError says that a directory already holds (part of) a run.
+type HeldError struct {
+	Dir, File string
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("%s holds a training run (%s)", e.Dir, e.File)
+}
+
+// CheckDir refuses (with a *HeldError) a directory that holds (part of) a
+// run unless force, in which case the run's files are removed.
+func CheckDir(dir string, force bool) error {
+	for _, f := range Files {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			if !force {
+				return &HeldError{dir, f}
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	if force {
+		for _, f := range Files {
+			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Options are the settings of a run.
+type Options struct {
+	// Dir is the run directory.
+	Dir string
+	// Meta is stored in every checkpoint (the data's paths and checksums).
+	Meta map[string]string
+	// CheckpointEvery is the interval of checkpoints in steps (0: only at
+	// epoch ends).
+	CheckpointEvery int
+	// Log keeps the training log (LogFile, one JSON line per
+	// transformer.LogEntry) and the training curve (DrawCurve: redrawn at
+	// epoch ends, at most every 30 s, and at the end).
+	Log bool
+	// FinalCheckpoint writes the checkpoint once more when training ends.
+	FinalCheckpoint bool
+	// Progress receives a progress bar of the steps (nil: none), labelled
+	// Label, with Status's text (nil: Run.DefaultStatus).
+	Progress io.Writer
+	Label    string
+	Status   func(step int, loss float64) string
+	// OnStep, if set, is called after every step.
+	OnStep func(step int)
+}
+
+// Run is a training run in its directory.
+type Run[A any, M transformer.Trainable[A]] struct {
+	Options
+	Trainer *transformer.TrainerOf[A, M]
+	// LastCheckpoint is the step of the checkpoint on disk.
+	LastCheckpoint int
+	first          int
+	start          time.Time
+}
+
+// CheckpointPath is the path of the run's checkpoint.
+func (o Options) CheckpointPath() string { return filepath.Join(o.Dir, CheckpointFile) }
+
+// File is a file that Start writes into the run directory.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Start begins a new run of tr in opts.Dir: it creates the directory,
+// writes files (e.g. the configurations), an empty log (with opts.Log) and
+// the first checkpoint.
+func Start[A any, M transformer.Trainable[A]](tr *transformer.TrainerOf[A, M], opts Options, files ...File) (*Run[A, M], error) {
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	if opts.Log {
+		files = append(files, File{LogFile, nil})
+	}
+	for _, f := range files {
+		if err := fsutil.WriteBytes(filepath.Join(opts.Dir, f.Name), true, f.Data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tr.SaveCheckpoint(opts.CheckpointPath(), opts.Meta); err != nil {
+		return nil, err
+	}
+	return &Run[A, M]{Options: opts, Trainer: tr, LastCheckpoint: tr.Step}, nil
+}
+
+// Resume continues the run in opts.Dir with tr (resumed from its
+// checkpoint): it removes the temporary files an interrupted checkpoint
+// write may have left and, with opts.Log, rewrites the log from the
+// checkpoint's history (the log may have lines written after the
+// checkpoint).
+func Resume[A any, M transformer.Trainable[A]](tr *transformer.TrainerOf[A, M], opts Options) (*Run[A, M], error) {
+	if err := transformer.RemoveStaleTemp(opts.CheckpointPath()); err != nil {
+		return nil, err
+	}
+	if opts.Log {
+		if err := fsutil.WriteFile(filepath.Join(opts.Dir, LogFile), true, func(w io.Writer) error { return WriteLog(w, tr.History) }); err != nil {
+			return nil, err
+		}
+	}
+	return &Run[A, M]{Options: opts, Trainer: tr, LastCheckpoint: tr.Step}, nil
+}
+
+// InterruptedError is returned by Run when its context ended; the
+// checkpoint was saved at Step.
+type InterruptedError struct {
+	Step int
+	Err  error // the context's error
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted at step %d: %v", e.Step, e.Err)
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// DefaultStatus is the default progress text: step, epoch, loss, best
+// validation loss and the rate in tokens per second of this session.
+func (r *Run[A, M]) DefaultStatus(step int, loss float64) string {
+	tr := r.Trainer
+	val := ""
+	if !math.IsInf(tr.BestVal, 1) {
+		val = fmt.Sprintf(" best val %.4f", tr.BestVal)
+	}
+	B := min(tr.Cfg.BatchSize, tr.Train.Windows())
+	tokensPerStep := float64(B * len(tr.Train.Window(0)))
+	rate := tokensPerStep * float64(step-r.first) / time.Since(r.start).Seconds()
+	return fmt.Sprintf("step %d epoch %d loss %.4f%s %.0f tok/s", step, tr.Epoch+1, loss, val, rate)
+}
+
+// Run trains to the end. When ctx ends, the checkpoint is saved and an
+// *InterruptedError returned; a divergence (*transformer.DivergedError)
+// leaves the last good checkpoint (LastCheckpoint) on disk. The trainer's
+// callbacks (OnLog, OnStep, OnCheckpoint) are the driver's.
+func (r *Run[A, M]) Run(ctx context.Context) error {
+	tr := r.Trainer
+	var logErr error
+	if r.Log {
+		logFile, err := os.OpenFile(filepath.Join(r.Dir, LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		defer logFile.Close()
+		lastCurve := time.Now()
+		tr.OnLog = func(e transformer.LogEntry) {
+			if logErr == nil {
+				logErr = WriteLog(logFile, []transformer.LogEntry{e})
+			}
+			if e.EpochEnd && time.Since(lastCurve) > 30*time.Second {
+				lastCurve = time.Now()
+				DrawCurve(r.Dir, tr.History) // best effort while training
+			}
+		}
+	}
+	path := r.CheckpointPath()
+	save := func() error {
+		if logErr != nil {
+			return logErr
+		}
+		if err := tr.SaveCheckpoint(path, r.Meta); err != nil {
+			return err
+		}
+		r.LastCheckpoint = tr.Step
+		return nil
+	}
+	tr.CheckpointEvery = r.CheckpointEvery
+	tr.OnCheckpoint = save
+	r.first, r.start = tr.Step, time.Now()
+	status := r.Options.Status
+	if status == nil {
+		status = r.DefaultStatus
+	}
+	var bar *progress.Bar
+	if r.Progress != nil {
+		bar = progress.New(r.Progress, r.Label, max(tr.TotalSteps()-r.first, 0)).DelayStart(2 * time.Second)
+	}
+	tr.OnStep = func(step int, loss float64) {
+		if bar != nil {
+			bar.SetExtra(status(step, loss))
+			bar.Set(step - r.first)
+		}
+		if r.OnStep != nil {
+			r.OnStep(step)
+		}
+	}
+	_, err := tr.Run(ctx)
+	if bar != nil {
+		bar.Done()
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			if serr := tr.SaveCheckpoint(path, r.Meta); serr != nil {
+				return serr
+			}
+			r.LastCheckpoint = tr.Step
+			return &InterruptedError{tr.Step, err}
+		}
+		return err
+	}
+	if logErr != nil {
+		return logErr
+	}
+	if r.FinalCheckpoint {
+		if err := save(); err != nil {
+			return err
+		}
+	}
+	if r.Log {
+		return DrawCurve(r.Dir, tr.History)
+	}
+	return nil
+}
+
+// WriteLog writes entries as JSON lines.
+func WriteLog(w io.Writer, es []transformer.LogEntry) error {
+	var b []byte
+	for _, e := range es {
+		j, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		b = append(append(b, j...), '\n')
+	}
+	_, err := w.Write(b)
+	return err
+}
