@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/npy"
 
 	"bufio"
 	"encoding/binary"
@@ -22,39 +23,6 @@ import (
 // multiple of 64 bytes; the array data follows in C (row-major) order.
 
 const npyMagic = "\x93NUMPY"
-
-// npyHeader returns the complete NPY 1.0 preamble for an array of the given
-// dtype descriptor and shape.
-func npyHeader(descr string, shape []int) ([]byte, error) {
-	dims := make([]string, len(shape))
-	for i, s := range shape {
-		if s < 0 {
-			return nil, fmt.Errorf("dataset: negative NPY dimension %d", s)
-		}
-		dims[i] = strconv.Itoa(s)
-	}
-	tuple := "(" + strings.Join(dims, ", ")
-	if len(shape) == 1 {
-		tuple += ","
-	}
-	tuple += ")"
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, tuple)
-	total := len(npyMagic) + 2 + 2 + len(dict) + 1
-	pad := (64 - total%64) % 64
-	hlen := len(dict) + pad + 1
-	if hlen > 0xffff {
-		return nil, errors.New("dataset: NPY header too long")
-	}
-	b := make([]byte, 0, total+pad)
-	b = append(b, npyMagic...)
-	b = append(b, 1, 0)
-	b = binary.LittleEndian.AppendUint16(b, uint16(hlen))
-	b = append(b, dict...)
-	for range pad {
-		b = append(b, ' ')
-	}
-	return append(b, '\n'), nil
-}
 
 func checkShape(n int, shape []int) error {
 	if len(shape) == 0 {
@@ -80,7 +48,7 @@ func WriteNPYUint8(w io.Writer, data []byte, shape ...int) error {
 	if err := checkShape(len(data), shape); err != nil {
 		return err
 	}
-	h, err := npyHeader("|u1", shape)
+	h, err := npy.Header("|u1", shape)
 	if err != nil {
 		return err
 	}
@@ -97,7 +65,7 @@ func WriteNPYInt32(w io.Writer, data []int32, shape ...int) error {
 	if err := checkShape(len(data), shape); err != nil {
 		return err
 	}
-	h, err := npyHeader("<i4", shape)
+	h, err := npy.Header("<i4", shape)
 	if err != nil {
 		return err
 	}

@@ -22,9 +22,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/vomc/vomc/internal/fsutil"
 )
 
 const magic = "\x93NUMPY"
@@ -141,22 +142,7 @@ func Read(r io.Reader, maxBytes int64) (*Array, error) {
 
 // ReadFile reads the .npy file at path (see Read); the data may not
 // exceed the file's size, which bounds what is allocated.
-func ReadFile(path string) (*Array, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	a, err := Read(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return a, nil
-}
+func ReadFile(path string) (*Array, error) { return fsutil.ReadSized(path, Read) }
 
 func noEOF(err error) error {
 	if err == io.EOF {

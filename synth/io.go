@@ -1,12 +1,10 @@
 package synth
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/vomc/vomc/internal/fsutil"
@@ -86,20 +84,7 @@ func Read(r io.Reader) (*Model, error) { return readModel(r, -1, "") }
 // Load reads a model file written by Save, checking its header against
 // the file's size before reading any data. Errors name the file.
 func Load(path string) (*Model, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	m, err := readModel(bufio.NewReaderSize(f, 1<<20), st.Size(), path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return fsutil.ReadSized(path, func(r io.Reader, size int64) (*Model, error) { return readModel(r, size, path) })
 }
 
 // readModel reads a model file of size bytes (< 0: unknown) named name

@@ -1,7 +1,6 @@
 package transformer
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -281,20 +280,7 @@ func LoadCheckpoint(path string) (*Checkpoint, error) { return LoadCheckpointWit
 // LoadCheckpointWith is LoadCheckpoint that, with allowUnverified, also
 // reads a checkpoint without a checksum (written by an earlier vomc).
 func LoadCheckpointWith(path string, allowUnverified bool) (*Checkpoint, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	c, err := readCheckpoint(bufio.NewReaderSize(f, 1<<20), st.Size(), allowUnverified)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return c, nil
+	return fsutil.ReadSized(path, func(r io.Reader, size int64) (*Checkpoint, error) { return readCheckpoint(r, size, allowUnverified) })
 }
 
 // readCheckpoint reads a checkpoint of size bytes (< 0: unknown). Before

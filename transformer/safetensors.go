@@ -1,10 +1,8 @@
 package transformer
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/vomc/vomc/internal/fsutil"
@@ -51,20 +49,7 @@ func ReadSafetensors(r io.Reader) (*Model, error) { return readModel(r, -1, "") 
 // the header against the file's size before reading any data. Errors
 // name the file.
 func LoadSafetensors(path string) (*Model, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	m, err := readModel(bufio.NewReaderSize(f, 1<<20), st.Size(), path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return fsutil.ReadSized(path, func(r io.Reader, size int64) (*Model, error) { return readModel(r, size, path) })
 }
 
 // maxModelHeader bounds a model file's header: its config (≤ MaxLayers

@@ -9,6 +9,7 @@
 package fsutil
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -64,4 +65,26 @@ func WriteBytes(path string, force bool, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// ReadSized opens the file at path and calls read with a buffered reader
+// of its contents and its size in bytes (for readers that check a header
+// against the size before allocating anything); an error from read is
+// prefixed with path.
+func ReadSized[T any](path string, read func(r io.Reader, size int64) (T, error)) (T, error) {
+	var zero T
+	f, err := os.Open(path)
+	if err != nil {
+		return zero, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return zero, err
+	}
+	v, err := read(bufio.NewReaderSize(f, 1<<20), st.Size())
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
 }
