@@ -284,19 +284,11 @@ func (m *Model) ParamTensor() backend.Tensor { return m.params }
 
 // HostParams returns a host copy of the flat parameter vector (embed,
 // ff.fc, ff.proj, head; weight then bias; weights row-major out×in).
-func (m *Model) HostParams() []float32 {
-	out := make([]float32, m.params.Len)
-	m.be.Download(out, m.params)
-	return out
-}
+func (m *Model) HostParams() []float32 { return backend.ToHost(m.be, m.params) }
 
 // SetParams copies flat (length NumParams) into the model's parameters.
 func (m *Model) SetParams(flat []float32) error {
-	if len(flat) != m.params.Len {
-		return fmt.Errorf("synth: %d parameters, the model has %d", len(flat), m.params.Len)
-	}
-	m.be.Upload(m.params, flat)
-	return nil
+	return backend.FromHost(m.be, m.params, flat, "synth: parameters")
 }
 
 // WindowLimits is the longest window (Context) and the alphabet size A.

@@ -124,19 +124,11 @@ func (m *Model) CheckpointConfig() (format, config string) { return "", m.Config
 
 // HostParams returns a host copy of the flat parameter vector (laid out by
 // Config.Layout).
-func (m *Model) HostParams() []float32 {
-	out := make([]float32, m.params.Len)
-	m.be.Download(out, m.params)
-	return out
-}
+func (m *Model) HostParams() []float32 { return backend.ToHost(m.be, m.params) }
 
 // SetParams copies flat (length NumParams) into the model's parameters.
 func (m *Model) SetParams(flat []float32) error {
-	if len(flat) != m.params.Len {
-		return fmt.Errorf("transformer: %d parameters, model has %d", len(flat), m.params.Len)
-	}
-	m.be.Upload(m.params, flat)
-	return nil
+	return backend.FromHost(m.be, m.params, flat, "transformer: parameters")
 }
 
 // SinusoidalTable returns the fixed (N, E) positional table of Vaswani et

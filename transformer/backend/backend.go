@@ -173,3 +173,20 @@ type Backend interface {
 	// moments m and v in place (all of one length).
 	AdamW(params, grads, m, v Tensor, h AdamWStep)
 }
+
+// ToHost returns a host copy of t (an explicit download).
+func ToHost(be Backend, t Tensor) []float32 {
+	out := make([]float32, t.Len)
+	be.Download(out, t)
+	return out
+}
+
+// FromHost copies src into t (an explicit upload), or returns an error
+// naming what when the lengths differ.
+func FromHost(be Backend, t Tensor, src []float32, what string) error {
+	if len(src) != t.Len {
+		return fmt.Errorf("%s: %d values, want %d", what, len(src), t.Len)
+	}
+	be.Upload(t, src)
+	return nil
+}
