@@ -29,19 +29,10 @@ func WriteErrorPlot(path string, force bool, title string, cs, errs []float64, h
 	if len(cs) == 0 || len(cs) != len(errs) {
 		return fmt.Errorf("construct: %d temperatures and %d errors", len(cs), len(errs))
 	}
-	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
-	switch format {
-	case "png", "svg", "pdf":
-	default:
-		return fmt.Errorf("construct: plot file %s: want a .png, .svg or .pdf extension", path)
+	format, p, err := newErrorPlot(path, title, "temperature c")
+	if err != nil {
+		return err
 	}
-	p := gplot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "temperature c"
-	p.Y.Label.Text = "max |P_TF − P_CTW|"
-	p.X.Scale, p.Y.Scale = gplot.LogScale{}, gplot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = decades{}, decades{}
-	p.Add(plotter.NewGrid())
 	xy := make(plotter.XYs, len(cs))
 	for k := range cs {
 		xy[k].X = cs[k]
@@ -121,19 +112,10 @@ type FFSeries struct {
 // PNG, SVG or PDF by extension. With byK it draws against K (segments per
 // smooth function) instead.
 func WriteFFWidthPlot(path string, force bool, title string, series []FFSeries, byK bool) error {
-	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
-	switch format {
-	case "png", "svg", "pdf":
-	default:
-		return fmt.Errorf("construct: plot file %s: want a .png, .svg or .pdf extension", path)
+	format, p, err := newErrorPlot(path, title, "FF width W (widest hidden ReLU layer)")
+	if err != nil {
+		return err
 	}
-	p := gplot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "FF width W (widest hidden ReLU layer)"
-	p.Y.Label.Text = "max |P_TF − P_CTW|"
-	p.X.Scale, p.Y.Scale = gplot.LogScale{}, gplot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = decades{}, decades{}
-	p.Add(plotter.NewGrid())
 	palette := []color.NRGBA{{0x00, 0x72, 0xB2, 0xFF}, {0xD5, 0x5E, 0x00, 0xFF}, {0x00, 0x9E, 0x73, 0xFF}, {0xCC, 0x79, 0xA7, 0xFF}, {0xE6, 0x9F, 0x00, 0xFF}, {0x56, 0xB4, 0xE9, 0xFF}, {0, 0, 0, 0xFF}}
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}}
 	for i, s := range series {
@@ -201,4 +183,23 @@ func FFSweep(cfg Config, x []byte, maxK int) (FFSeries, error) {
 		s.Err = append(s.Err, maxDiff(tr.Dist, ref))
 	}
 	return s, nil
+}
+
+// newErrorPlot checks path's extension (png, svg or pdf, returned as the
+// format) and makes a log–log plot of max |P_TF − P_CTW| against xLabel.
+func newErrorPlot(path, title, xLabel string) (string, *gplot.Plot, error) {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	switch format {
+	case "png", "svg", "pdf":
+	default:
+		return "", nil, fmt.Errorf("construct: plot file %s: want a .png, .svg or .pdf extension", path)
+	}
+	p := gplot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = "max |P_TF − P_CTW|"
+	p.X.Scale, p.Y.Scale = gplot.LogScale{}, gplot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = decades{}, decades{}
+	p.Add(plotter.NewGrid())
+	return format, p, nil
 }
