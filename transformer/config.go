@@ -24,8 +24,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/vomc/vomc/transformer/backend"
 	"math"
+	"runtime"
+
+	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/kernels"
 )
 
 // Activation names for Config.Activation.
@@ -195,8 +198,11 @@ func (c Config) TrainingBytes(B, T int) float64 {
 	if c.Positional == Sinusoidal {
 		pos = float64(c.Context) * float64(c.Embed)
 	}
-	return 4 * (12*P + pos + c.activationFloats(B, T, true) + c.activationFloats(B, T, false))
+	return 4*(12*P+pos+c.activationFloats(B, T, true)+c.activationFloats(B, T, false)) + scratchBytes()
 }
+
+// scratchBytes is the kernels' packing memory on GOMAXPROCS goroutines.
+func scratchBytes() float64 { return float64(kernels.ScratchBytes(runtime.GOMAXPROCS(0))) }
 
 // InferenceBytes estimates the memory of a model of c with the
 // activations of one forward pass over B windows of T symbols.
@@ -206,7 +212,7 @@ func (c Config) InferenceBytes(B, T int) float64 {
 	if c.Positional == Sinusoidal {
 		pos = float64(c.Context) * float64(c.Embed)
 	}
-	return 4 * (P + pos + c.activationFloats(B, T, false))
+	return 4*(P+pos+c.activationFloats(B, T, false)) + scratchBytes()
 }
 
 // MaxConfigJSON bounds the length of a Config's JSON form that

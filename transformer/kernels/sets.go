@@ -28,7 +28,10 @@ type set struct {
 	why    string // why not, when !usable
 	gemm   func(workers int) Kernel
 	vec    vectorOps
+	tiles  *tiling // the blocking of a tiled GEMM (portable, neon), else nil
 }
+
+func (s *set) tiling() *tiling { return s.tiles }
 
 // vectorOps are a set's vector kernels on raw pointers; a nil entry means
 // the portable Go version.
@@ -46,7 +49,7 @@ type vectorOps struct {
 }
 
 // portableSet is the pure-Go set.
-var portableSet = &set{name: "portable", usable: true, gemm: func(w int) Kernel { return &Blocked{Workers: w} }}
+var portableSet = &set{name: "portable", usable: true, gemm: func(w int) Kernel { return &Blocked{Workers: w} }, tiles: portableTiling}
 
 // allSets are this build's sets in order of preference (archSets is
 // defined per architecture and build tag).
@@ -174,4 +177,20 @@ func Best() Kernel {
 		}
 	}
 	return portableSet.gemm(0)
+}
+
+// ScratchBytes estimates the packing memory the active set's GEMM keeps
+// per call when it runs on workers goroutines: the tiled kernels
+// (portable, neon) pool one mc·kc + kc·nc panel pair per goroutine; the
+// AVX kernels pack at most a block of op(B) and row panels of A per part,
+// bounded here by 1 MiB per goroutine.
+func ScratchBytes(workers int) int64 {
+	if workers < 1 {
+		workers = 1
+	}
+	per := int64(1 << 20)
+	if t := active.tiling(); t != nil {
+		per = int64(4 * (t.mc*t.kc + t.kc*t.nc))
+	}
+	return int64(workers) * per
 }

@@ -11,6 +11,7 @@ func archSets() []*set {
 			name:   "neon",
 			usable: true,
 			gemm:   func(w int) Kernel { return &neonKernel{workers: w} },
+			tiles:  neonTiling,
 			vec: vectorOps{
 				exp:               expNEON,
 				softmax:           softmaxNEON,
