@@ -92,6 +92,10 @@ type Config struct {
 	// training steps (0: as the transformers).
 	SynthVariants []string `json:"synth_variants"`
 	SynthSteps    int      `json:"synth_steps"`
+	// ExtraMethods are methods (methods.Build specs, comma-separated)
+	// evaluated with the baselines and drawn in Fig. 3 beside CTW, e.g.
+	// "markov:k=1,markov:k=2"; empty: none.
+	ExtraMethods string `json:"extra_methods,omitempty"`
 	// Smooth is the moving-average width of the figures (0: N/100).
 	Smooth int `json:"smooth"`
 	// Seed drives every random choice (data, initialisation, shuffling).
@@ -107,7 +111,7 @@ type Config struct {
 }
 
 // Presets lists the preset names in order of size.
-var Presets = []string{"tiny", "small", "medium", "paper"}
+var Presets = []string{"tiny", "small", "depth5", "medium", "paper"}
 
 // Preset returns the named preset:
 //
@@ -147,6 +151,21 @@ func Preset(name string) (Config, error) {
 		c.Fig4Models = []string{"4,4-ff-ln", "4,4,4,4-ff-ln", "1,1", "1,1,1-ff"}
 		c.Batch, c.MaxSteps, c.LR, c.Warmup = 32, 4000, 2e-3, 200
 		c.ConstructWindows, c.HeatmapModel = 50, "4,4"
+	case "depth5":
+		// Mixed depths 1..5 at N = 512 (Dirichlet leaves: the generator of
+		// one training set is one leaf kind), transformers of 1–4 layers,
+		// three training seeds, Markov(k) for k = 1..5 beside CTW; sized
+		// by EstimateHours to ≈ 1.4 h of training on 2 cores.
+		c.Depths, c.N = []int{1, 2, 3, 4, 5}, 512
+		c.TrainTrees, c.TrainNK, c.TestTrees = 10000, 2560, 1000
+		c.Embed = 64
+		c.Fig3Models = []string{"4", "4,4", "4,4,4", "4,4,4,4"}
+		c.Fig4Models = nil
+		c.SynthVariants = nil
+		c.Batch, c.MaxSteps, c.LR, c.Warmup = 32, 1500, 2e-3, 150
+		c.ConstructWindows, c.HeatmapModel = 20, "4,4"
+		c.Seeds = 3
+		c.ExtraMethods = "markov:k=1,markov:k=2,markov:k=3,markov:k=4,markov:k=5"
 	case "medium":
 		c.Depths, c.N = []int{4}, 512
 		c.TrainTrees, c.TrainNK, c.TestTrees = 10000, 5120, 2048

@@ -104,7 +104,7 @@ func writeFigures(cfg Config, sc *StageContext) ([]string, error) {
 	}
 	// Fig. 3: transformers vs KN vs CTW, with every training replicate's
 	// curve when S > 1 (the seed spread).
-	names := append(append([]string{ctwName}, methodNames(res, "KN")...), withReplicates(cfg, res, exact(res, labels(cfg.Fig3Models)...))...)
+	names := append(append([]string{ctwName}, methodNames(res, "KN", "Markov")...), withReplicates(cfg, res, exact(res, labels(cfg.Fig3Models)...))...)
 	if err := drawLoss(res, names, "Fig. 3: transformers vs KN vs CTW ("+sub+")", filepath.Join(sc.Dir, Fig3File), cfg.Smooth); err != nil {
 		return nil, err
 	}

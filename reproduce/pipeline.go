@@ -93,12 +93,16 @@ func Plan(cfg Config, opts Options) []Stage {
 	w := cfg.Workers
 	trainDS := dataset.Config{Prior: cfg.Prior(), K: cfg.TrainTrees, NK: cfg.TrainNK, N: cfg.N, Fresh: false, Seed: cfg.Seed + 1_000_003}
 	testDS := dataset.Config{Prior: cfg.Prior(), K: cfg.TestTrees, NK: cfg.N, N: cfg.N, Fresh: true, Seed: cfg.Seed}
+	bspec := baselineSpec
+	if cfg.ExtraMethods != "" {
+		bspec += "," + cfg.ExtraMethods
+	}
 	stages := []Stage{
 		dataStage(StageTrainData, trainDS, w),
 		dataStage(StageTestData, testDS, w),
 		{
 			Name:   StageBaselines,
-			Inputs: map[string]any{"defaults": defaults(cfg), "methods": baselineSpec, "tune_windows": KNTuneWindows},
+			Inputs: map[string]any{"defaults": defaults(cfg), "methods": bspec, "tune_windows": KNTuneWindows},
 			Deps:   []string{StageTrainData, StageTestData},
 			Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
 				train, err := dataset.Read(filepath.Join(sc.Deps[StageTrainData].Dir, dataDir))
@@ -116,7 +120,7 @@ func Plan(cfg Config, opts Options) []Stage {
 				}
 				d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
 				bar := progress.New(sc.Log, sc.Label, test.Windows()).DelayStart(2 * time.Second)
-				res, _, err := study.Evaluate(ctx, study.Windows(test), baselineSpec, d, eval.Config{Workers: w, Progress: bar.Update})
+				res, _, err := study.Evaluate(ctx, study.Windows(test), bspec, d, eval.Config{Workers: w, Progress: bar.Update})
 				bar.Done()
 				if err != nil {
 					return nil, err
