@@ -92,17 +92,26 @@ type Config struct {
 	// training steps (0: as the transformers).
 	SynthVariants []string `json:"synth_variants"`
 	SynthSteps    int      `json:"synth_steps"`
+	// ExtraMethods are methods (methods.Build specs, comma-separated)
+	// evaluated with the baselines and drawn in Fig. 3 beside CTW, e.g.
+	// "markov:k=1,markov:k=2"; empty: none.
+	ExtraMethods string `json:"extra_methods,omitempty"`
 	// Smooth is the moving-average width of the figures (0: N/100).
 	Smooth int `json:"smooth"`
 	// Seed drives every random choice (data, initialisation, shuffling).
 	Seed uint64 `json:"seed"`
+	// Seeds is the number S of training replicates of every transformer
+	// (0 or 1: one). Replicate r trains on the same data and split with the
+	// initialisation and shuffling seed ReplicateSeed(r); replicate 0 is the
+	// single run of S = 1, whose stages and cache keys it keeps.
+	Seeds int `json:"seeds,omitempty"`
 	// Workers is the number of goroutines for data and evaluation (0: all
 	// cores); it does not change any result.
 	Workers int `json:"workers"`
 }
 
 // Presets lists the preset names in order of size.
-var Presets = []string{"tiny", "small", "medium", "paper"}
+var Presets = []string{"tiny", "small", "depth5", "medium", "paper"}
 
 // Preset returns the named preset:
 //
@@ -142,6 +151,21 @@ func Preset(name string) (Config, error) {
 		c.Fig4Models = []string{"4,4-ff-ln", "4,4,4,4-ff-ln", "1,1", "1,1,1-ff"}
 		c.Batch, c.MaxSteps, c.LR, c.Warmup = 32, 4000, 2e-3, 200
 		c.ConstructWindows, c.HeatmapModel = 50, "4,4"
+	case "depth5":
+		// Mixed depths 1..5 at N = 512 (Dirichlet leaves: the generator of
+		// one training set is one leaf kind), transformers of 1–4 layers,
+		// three training seeds, Markov(k) for k = 1..5 beside CTW; sized
+		// by EstimateHours to ≈ 1.4 h of training on 2 cores.
+		c.Depths, c.N = []int{1, 2, 3, 4, 5}, 512
+		c.TrainTrees, c.TrainNK, c.TestTrees = 10000, 2560, 1000
+		c.Embed = 64
+		c.Fig3Models = []string{"4", "4,4", "4,4,4", "4,4,4,4"}
+		c.Fig4Models = nil
+		c.SynthVariants = nil
+		c.Batch, c.MaxSteps, c.LR, c.Warmup = 32, 1500, 2e-3, 150
+		c.ConstructWindows, c.HeatmapModel = 20, "4,4"
+		c.Seeds = 3
+		c.ExtraMethods = "markov:k=1,markov:k=2,markov:k=3,markov:k=4,markov:k=5"
 	case "medium":
 		c.Depths, c.N = []int{4}, 512
 		c.TrainTrees, c.TrainNK, c.TestTrees = 10000, 5120, 2048
@@ -321,6 +345,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("reproduce: construct_windows=%d outside 1..test_trees", c.ConstructWindows)
 	case c.HeatmapSuffix < 1:
 		return fmt.Errorf("reproduce: heatmap_suffix must be ≥ 1")
+	case c.Seeds < 0:
+		return fmt.Errorf("reproduce: seeds=%d is negative", c.Seeds)
 	}
 	for _, s := range append(append([]string{}, c.Fig3Models...), c.Fig4Models...) {
 		m, err := ParseModel(s)
@@ -351,9 +377,35 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
+// NumSeeds is the number of training replicates S (at least 1).
+func (c Config) NumSeeds() int { return max(1, c.Seeds) }
+
+// normalized is the configuration with Seeds = 1 written as 0, so that
+// S = 1 has the JSON form (and stage hashes) of a configuration without
+// replicates.
+func (c Config) normalized() Config {
+	if c.Seeds <= 1 {
+		c.Seeds = 0
+	}
+	return c
+}
+
+// ReplicateSeed is the initialisation and shuffling seed of training
+// replicate r: Seed itself for r = 0, otherwise a SplitMix64 mix of Seed
+// and r (deterministic, distinct for distinct r).
+func (c Config) ReplicateSeed(r int) uint64 {
+	if r == 0 {
+		return c.Seed
+	}
+	z := c.Seed + uint64(r)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
 // JSON is the indented JSON form of the configuration.
 func (c Config) JSON() string {
-	b, _ := json.MarshalIndent(c, "", "  ")
+	b, _ := json.MarshalIndent(c.normalized(), "", "  ")
 	return string(b)
 }
 
@@ -488,12 +540,13 @@ func (c Config) TrainTokens() float64 {
 	return total
 }
 
-// EstimateHours is the estimated training time of all models (without
-// early stopping) on the 2-core machine of MeasuredRate, in hours.
+// EstimateHours is the estimated training time of all models and all
+// their NumSeeds replicates (without early stopping) on the 2-core machine
+// of MeasuredRate, in hours.
 func (c Config) EstimateHours() float64 {
 	s := 0.0
 	for _, m := range c.Models() {
 		s += c.TrainTokens() / m.EstimateTokensPerSecond(c)
 	}
-	return s / 3600
+	return float64(c.NumSeeds()) * s / 3600
 }

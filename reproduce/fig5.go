@@ -46,13 +46,13 @@ func fig5Stage(cfg Config) (Stage, bool) {
 	return Stage{
 		Name:   StageFig5,
 		Inputs: map[string]any{"model": m.Spec, "k": cfg.HeatmapSuffix, "maxK": cfg.MaxDepth() + 1, "null": fmt.Sprintf("windows=%d seed=%d", fig5Windows, cfg.Seed)},
-		Deps:   []string{StageTestData, trainStageName(m)},
+		Deps:   []string{StageTestData, trainStageName(m, 0)},
 		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
 			test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
 			if err != nil {
 				return nil, err
 			}
-			model, err := transformer.LoadSafetensors(filepath.Join(sc.Deps[trainStageName(m)].Dir, modelFile))
+			model, err := transformer.LoadSafetensors(filepath.Join(sc.Deps[trainStageName(m, 0)].Dir, modelFile))
 			if err != nil {
 				return nil, err
 			}

@@ -96,8 +96,15 @@ func writeFigures(cfg Config, sc *StageContext) ([]string, error) {
 	if err := saveResultAs(sc.Dir, MergedFile, res); err != nil {
 		return nil, err
 	}
-	// Fig. 3: transformers vs KN vs CTW.
-	names := append(append([]string{ctwName}, methodNames(res, "KN")...), exact(res, labels(cfg.Fig3Models)...)...)
+	if st := seedStats(cfg, res); st != nil {
+		if err := writeJSON(sc.Dir, SeedsFile, st); err != nil {
+			return nil, err
+		}
+		outs = append(outs, SeedsFile)
+	}
+	// Fig. 3: transformers vs KN vs CTW, with every training replicate's
+	// curve when S > 1 (the seed spread).
+	names := append(append([]string{ctwName}, methodNames(res, "KN", "Markov")...), withReplicates(cfg, res, exact(res, labels(cfg.Fig3Models)...))...)
 	if err := drawLoss(res, names, "Fig. 3: transformers vs KN vs CTW ("+sub+")", filepath.Join(sc.Dir, Fig3File), cfg.Smooth); err != nil {
 		return nil, err
 	}

@@ -93,12 +93,16 @@ func Plan(cfg Config, opts Options) []Stage {
 	w := cfg.Workers
 	trainDS := dataset.Config{Prior: cfg.Prior(), K: cfg.TrainTrees, NK: cfg.TrainNK, N: cfg.N, Fresh: false, Seed: cfg.Seed + 1_000_003}
 	testDS := dataset.Config{Prior: cfg.Prior(), K: cfg.TestTrees, NK: cfg.N, N: cfg.N, Fresh: true, Seed: cfg.Seed}
+	bspec := baselineSpec
+	if cfg.ExtraMethods != "" {
+		bspec += "," + cfg.ExtraMethods
+	}
 	stages := []Stage{
 		dataStage(StageTrainData, trainDS, w),
 		dataStage(StageTestData, testDS, w),
 		{
 			Name:   StageBaselines,
-			Inputs: map[string]any{"defaults": defaults(cfg), "methods": baselineSpec, "tune_windows": KNTuneWindows},
+			Inputs: map[string]any{"defaults": defaults(cfg), "methods": bspec, "tune_windows": KNTuneWindows},
 			Deps:   []string{StageTrainData, StageTestData},
 			Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
 				train, err := dataset.Read(filepath.Join(sc.Deps[StageTrainData].Dir, dataDir))
@@ -116,7 +120,7 @@ func Plan(cfg Config, opts Options) []Stage {
 				}
 				d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
 				bar := progress.New(sc.Log, sc.Label, test.Windows()).DelayStart(2 * time.Second)
-				res, _, err := study.Evaluate(ctx, study.Windows(test), baselineSpec, d, eval.Config{Workers: w, Progress: bar.Update})
+				res, _, err := study.Evaluate(ctx, study.Windows(test), bspec, d, eval.Config{Workers: w, Progress: bar.Update})
 				bar.Done()
 				if err != nil {
 					return nil, err
@@ -133,11 +137,15 @@ func Plan(cfg Config, opts Options) []Stage {
 			},
 		},
 	}
-	for _, m := range cfg.Models() {
-		stages = append(stages, trainStage(cfg, m, opts))
+	for r := range cfg.NumSeeds() {
+		for _, m := range cfg.Models() {
+			stages = append(stages, trainStage(cfg, m, r, opts))
+		}
 	}
-	for _, m := range cfg.Models() {
-		stages = append(stages, evalModelStage(cfg, m))
+	for r := range cfg.NumSeeds() {
+		for _, m := range cfg.Models() {
+			stages = append(stages, evalModelStage(cfg, m, r))
+		}
 	}
 	if s, ok := fig5Stage(cfg); ok {
 		stages = append(stages, s)
@@ -145,6 +153,10 @@ func Plan(cfg Config, opts Options) []Stage {
 	ss, err := synthStages(cfg, opts)
 	if err == nil {
 		stages = append(stages, ss...)
+	}
+	figInputs := map[string]any{"fig3": cfg.Fig3Models, "fig4": cfg.Fig4Models, "synth": cfg.SynthVariants, "smooth": cfg.Smooth, "N": cfg.N}
+	if cfg.NumSeeds() > 1 {
+		figInputs["seeds"] = cfg.NumSeeds()
 	}
 	var evals []string
 	for _, s := range stages {
@@ -155,7 +167,7 @@ func Plan(cfg Config, opts Options) []Stage {
 	stages = append(stages, Stage{
 		Name:   StageFigures,
 		Kind:   KindFigures,
-		Inputs: map[string]any{"fig3": cfg.Fig3Models, "fig4": cfg.Fig4Models, "synth": cfg.SynthVariants, "smooth": cfg.Smooth, "N": cfg.N},
+		Inputs: figInputs,
 		Deps:   evals,
 		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
 			return writeFigures(cfg, sc)
@@ -168,7 +180,7 @@ func Plan(cfg Config, opts Options) []Stage {
 	stages = append(stages, Stage{
 		Name:   StageReport,
 		Kind:   KindReport,
-		Inputs: cfg,
+		Inputs: cfg.normalized(),
 		Deps:   all,
 		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
 			return writeReport(cfg, opts, sc)
@@ -261,8 +273,27 @@ func runConstruct(ctx context.Context, cfg Config, sc *StageContext) ([]string, 
 	return []string{resFile, "construct.json"}, writeJSON(sc.Dir, "construct.json", info)
 }
 
-func trainStageName(m Model) string { return "train-tf-" + m.Slug() }
-func evalStageName(m Model) string  { return "eval-tf-" + m.Slug() }
+// repSuffix is the stage-name suffix of training replicate r: none for
+// replicate 0, "-s1", "-s2", … otherwise.
+func repSuffix(r int) string {
+	if r == 0 {
+		return ""
+	}
+	return fmt.Sprintf("-s%d", r)
+}
+
+// trainStageName and evalStageName name replicate r's stages of model m.
+func trainStageName(m Model, r int) string { return "train-tf-" + m.Slug() + repSuffix(r) }
+func evalStageName(m Model, r int) string  { return "eval-tf-" + m.Slug() + repSuffix(r) }
+
+// RepLabel is the method name of replicate r of model m in the results:
+// the model's label for replicate 0, "LABEL [seed r]" otherwise.
+func RepLabel(m Model, r int) string {
+	if r == 0 {
+		return m.Label()
+	}
+	return fmt.Sprintf("%s [seed %d]", m.Label(), r)
+}
 
 // trainSplit reads the training set and splits it by tree.
 func trainSplit(cfg Config, sc *StageContext) (train, val transformer.Windows, err error) {
@@ -280,13 +311,18 @@ func trainSplit(cfg Config, sc *StageContext) (train, val transformer.Windows, e
 	return tr, va, nil
 }
 
-func trainStage(cfg Config, m Model, opts Options) Stage {
+// trainStage trains replicate r of model m (seed cfg.ReplicateSeed(r) for
+// the initialisation and the shuffling; the same training data and split
+// for every replicate).
+func trainStage(cfg Config, m Model, r int, opts Options) Stage {
 	tcfg := m.TransformerConfig(cfg)
 	topt := cfg.TrainConfig()
-	name := trainStageName(m)
+	seed := cfg.ReplicateSeed(r)
+	topt.Seed = seed
+	name := trainStageName(m, r)
 	return Stage{
 		Name:      name,
-		Inputs:    map[string]any{"model": tcfg, "train": topt, "val_frac": cfg.ValFrac, "init_seed": cfg.Seed},
+		Inputs:    map[string]any{"model": tcfg, "train": topt, "val_frac": cfg.ValFrac, "init_seed": seed},
 		Deps:      []string{StageTrainData},
 		Resumable: true,
 		Kind:      KindTrain,
@@ -295,22 +331,22 @@ func trainStage(cfg Config, m Model, opts Options) Stage {
 			if err != nil {
 				return nil, err
 			}
-			r, err := resumeOrStart(sc, cfg.CheckpointEvery, name, opts.OnStep, tcfg, topt, cfg.Seed, train, val)
+			run, err := resumeOrStart(sc, cfg.CheckpointEvery, name, opts.OnStep, tcfg, topt, seed, train, val)
 			if err != nil {
 				return nil, err
 			}
-			if err := r.Run(ctx); err != nil {
+			if err := run.Run(ctx); err != nil {
 				var ie *trainrun.InterruptedError
 				if errors.As(err, &ie) {
 					return nil, fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", ie.Step, ie.Err)
 				}
 				return nil, err
 			}
-			tr := r.Trainer
+			tr := run.Trainer
 			if err := tr.Model.SaveSafetensors(filepath.Join(sc.Dir, modelFile)); err != nil {
 				return nil, err
 			}
-			info := TrainInfo{Spec: m.Spec, Label: m.Label(), Name: tr.Model.Name(), Params: tcfg.NumParams(),
+			info := TrainInfo{Spec: m.Spec, Label: RepLabel(m, r), Name: tr.Model.Name(), Params: tcfg.NumParams(),
 				Steps: tr.Step, Epochs: tr.Epoch, Seconds: tr.ElapsedTotal().Seconds(), BestVal: tr.BestVal,
 				Stopped: tr.Stopped}
 			if len(tr.History) > 0 {
@@ -388,21 +424,22 @@ type named struct {
 
 func (n named) Name() string { return n.name }
 
-func evalModelStage(cfg Config, m Model) Stage {
+// evalModelStage evaluates replicate r of model m beside CTW.
+func evalModelStage(cfg Config, m Model, r int) Stage {
 	return Stage{
-		Name:   evalStageName(m),
-		Inputs: map[string]any{"defaults": defaults(cfg), "label": m.Label()},
-		Deps:   []string{StageTestData, trainStageName(m)},
+		Name:   evalStageName(m, r),
+		Inputs: map[string]any{"defaults": defaults(cfg), "label": RepLabel(m, r)},
+		Deps:   []string{StageTestData, trainStageName(m, r)},
 		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
 			test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
 			if err != nil {
 				return nil, err
 			}
-			model, err := transformer.LoadSafetensors(filepath.Join(sc.Deps[trainStageName(m)].Dir, modelFile))
+			model, err := transformer.LoadSafetensors(filepath.Join(sc.Deps[trainStageName(m, r)].Dir, modelFile))
 			if err != nil {
 				return nil, err
 			}
-			return evalWithCTW(ctx, cfg, sc, study.Windows(test), named{model, m.Label()})
+			return evalWithCTW(ctx, cfg, sc, study.Windows(test), named{model, RepLabel(m, r)})
 		},
 	}
 }
@@ -457,18 +494,20 @@ func mergeResults(cfg Config, deps map[string]*Done) (*merged, error) {
 		}
 		return nil
 	}
-	for _, m := range cfg.Models() {
-		if d, ok := deps[evalStageName(m)]; ok {
-			if err := add(d); err != nil {
-				return nil, err
+	for r := range cfg.NumSeeds() {
+		for _, m := range cfg.Models() {
+			if d, ok := deps[evalStageName(m, r)]; ok {
+				if err := add(d); err != nil {
+					return nil, err
+				}
 			}
-		}
-		if d, ok := deps[trainStageName(m)]; ok {
-			var ti TrainInfo
-			if err := readJSON(d.Dir, infoFile, &ti); err != nil {
-				return nil, err
+			if d, ok := deps[trainStageName(m, r)]; ok {
+				var ti TrainInfo
+				if err := readJSON(d.Dir, infoFile, &ti); err != nil {
+					return nil, err
+				}
+				mg.Train[RepLabel(m, r)] = ti
 			}
-			mg.Train[m.Label()] = ti
 		}
 	}
 	if d, ok := deps[StageSynth]; ok {

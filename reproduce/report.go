@@ -40,7 +40,10 @@ type figureSection struct {
 
 type summaryRow struct {
 	Method, Window, Second, ExcessWindow, ExcessSecond, Time, Params, Note string
-	Ref                                                                    bool
+	// SeedSecond and SeedExcessSecond are the second-half loss and excess
+	// over CTW, mean ± 95% Student-t half-width across training seeds.
+	SeedSecond, SeedExcessSecond string
+	Ref                          bool
 }
 
 type stageRow struct {
@@ -52,6 +55,7 @@ type reportData struct {
 	Versions                                   [][2]string
 	Summary                                    []summaryRow
 	SummaryNote                                string
+	Seeds                                      int // S; the seed columns show when > 1
 	Figures                                    []figureSection
 	Stages                                     []stageRow
 }
@@ -125,9 +129,18 @@ func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
 		Versions: [][2]string{{"vomc", opts.Version}, {"Go", runtime.Version()}, {"git commit", commit},
 			{"machine", fmt.Sprintf("%s/%s, %d CPUs, GOMAXPROCS %d, host %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), host)}},
 	}
-	// Summary table.
+	// Summary table: one row per method, a model's replicates r ≥ 1
+	// folded into its row's across-seed columns.
 	res := mg.Res
+	d.Seeds = cfg.NumSeeds()
+	seeds := map[string]SeedStats{}
+	for _, st := range seedStats(cfg, res) {
+		seeds[st.Model] = st
+	}
 	for i, m := range res.Methods {
+		if isReplicate(cfg, m.Name) {
+			continue
+		}
 		r := summaryRow{Method: m.Name, Window: iv(m.Window), Second: iv(m.SecondHalf),
 			ExcessWindow: iv(m.ExcessWindow), ExcessSecond: iv(m.ExcessSecondHalf), Ref: i == res.Reference, Time: "—", Params: "—"}
 		if r.Ref {
@@ -143,6 +156,11 @@ func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
 		}
 		if note := res.Labels[m.Name]; note != "" {
 			r.Note = note
+		}
+		r.SeedSecond, r.SeedExcessSecond = "—", "—"
+		if st, ok := seeds[m.Name]; ok {
+			r.SeedSecond = fmt.Sprintf("%s (%d seeds)", iv(AcrossSeeds(st.SecondHalf)), len(st.Replicates))
+			r.SeedExcessSecond = iv(AcrossSeeds(st.ExcessSecondHalf))
 		}
 		d.Summary = append(d.Summary, r)
 	}
@@ -160,6 +178,13 @@ func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
 		"with %.0f%% confidence half-widths across windows (%s); the excess over CTW is paired window by window. "+
 		"The second half is positions %d..%d. Training time is wall time on this machine.",
 		res.Windows, res.N, indep, 100*res.Confidence, res.CIMethod, res.SecondHalfStart, res.N)
+	if d.Seeds > 1 {
+		d.SummaryNote += fmt.Sprintf(" Every transformer was trained %d times (seeds derived from seed %d and the replicate index; same data). "+
+			"The intervals across windows are those of replicate 0; the columns “across seeds” give the mean of the %d replicates' second-half means "+
+			"± the %.0f%% Student-t half-width over those %d means (df = %d). Each replicate's curves are in results.json (as “LABEL [seed r]”), "+
+			"the per-replicate numbers in %s, and Fig. 3 draws every replicate.",
+			d.Seeds, cfg.Seed, d.Seeds, 100*SeedConfidence, d.Seeds, d.Seeds-1, SeedsFile)
+	}
 	// Figures.
 	add := func(id, title string, files []string, f Finding, missing string) error {
 		s := figureSection{ID: id, Title: title, Finding: f, Missing: missing}
@@ -251,8 +276,8 @@ img { max-width: 100%; border: 1px solid #eee; }
 <p class="small">Reproduction of “An Information-Theoretic Approach to Understanding Transformers’ In-Context Learning of Variable-Order Markov Chains”, generated {{.Generated}} by <code>vomc reproduce</code> from data drawn in this run.</p>
 <h2 id="summary">Summary</h2>
 <table>
-<tr><th class="l">method</th><th>window loss</th><th>second half</th><th>excess over CTW (window)</th><th>excess over CTW (second half)</th><th>training time</th><th>parameters</th><th class="l">note</th></tr>
-{{range .Summary}}<tr{{if .Ref}} class="ref"{{end}}><td class="l">{{.Method}}</td><td>{{.Window}}</td><td>{{.Second}}</td><td>{{.ExcessWindow}}</td><td>{{.ExcessSecond}}</td><td>{{.Time}}</td><td>{{.Params}}</td><td class="l">{{.Note}}</td></tr>
+<tr><th class="l">method</th><th>window loss</th><th>second half</th><th>excess over CTW (window)</th><th>excess over CTW (second half)</th>{{if gt .Seeds 1}}<th>second half, across seeds</th><th>excess (second half), across seeds</th>{{end}}<th>training time</th><th>parameters</th><th class="l">note</th></tr>
+{{$seeds := .Seeds}}{{range .Summary}}<tr{{if .Ref}} class="ref"{{end}}><td class="l">{{.Method}}</td><td>{{.Window}}</td><td>{{.Second}}</td><td>{{.ExcessWindow}}</td><td>{{.ExcessSecond}}</td>{{if gt $seeds 1}}<td>{{.SeedSecond}}</td><td>{{.SeedExcessSecond}}</td>{{end}}<td>{{.Time}}</td><td>{{.Params}}</td><td class="l">{{.Note}}</td></tr>
 {{end}}</table>
 <p class="small">{{.SummaryNote}}</p>
 {{range .Figures}}<h2 id="{{.ID}}">{{.Title}}</h2>

@@ -104,6 +104,11 @@ func publish(out string, done map[string]*Done) (report string, figures []string
 	if err := copyOut(filepath.Join(figs.Dir, MergedFile), filepath.Join(out, "results.json")); err != nil {
 		return "", nil, err
 	}
+	if slices.Contains(figs.Outputs, SeedsFile) {
+		if err := copyOut(filepath.Join(figs.Dir, SeedsFile), filepath.Join(out, SeedsFile)); err != nil {
+			return "", nil, err
+		}
+	}
 	if err := os.MkdirAll(filepath.Join(out, "figures"), 0o755); err != nil {
 		return "", nil, err
 	}

@@ -91,6 +91,7 @@ without heartbeat), so concurrent tasks never compute the same stage.`)
 	var sets setFlags
 	fs.Var(&sets, "set", "override one parameter, key=value (repeatable)")
 	dry := fs.Bool("dry-run", false, "print the effective configuration and the estimated cost, then stop")
+	seeds := fs.Int("seeds", 0, "train every transformer S times (seeds derived from --set seed and the replicate index; 0: the preset's or config's value, 1 without replicates)")
 	stage := fs.String("stage", "", "run only this stage (its inputs must be done under --out)")
 	list := fs.Bool("list-stages", false, "print the stage graph and the stages' states under --out, then stop")
 	slurmDir := fs.String("slurm", "", "write a Slurm submission into this directory instead of running")
@@ -109,6 +110,15 @@ without heartbeat), so concurrent tasks never compute the same stage.`)
 	cfg, err := reproduceConfig(*preset, *file, sets)
 	if err != nil {
 		return err
+	}
+	if *seeds < 0 {
+		return usagef("--seeds %d: want ≥ 1", *seeds)
+	}
+	if *seeds > 0 {
+		cfg.Seeds = *seeds
+		if err := cfg.Validate(); err != nil {
+			return err
+		}
 	}
 	if *out == "" {
 		*out = "reproduce-" + cfg.Preset
@@ -149,8 +159,8 @@ without heartbeat), so concurrent tasks never compute the same stage.`)
 		return nil
 	}
 	fmt.Printf("effective configuration:\n%s\n", cfg.JSON())
-	fmt.Printf("%d transformers, ≤ %.3gM training tokens each; estimated training time on a 2-core AVX-512 machine: %.2f h\n",
-		len(cfg.Models()), cfg.TrainTokens()/1e6, cfg.EstimateHours())
+	fmt.Printf("%d transformers × %d seed(s), ≤ %.3gM training tokens each; estimated training time on a 2-core AVX-512 machine: %.2f h\n",
+		len(cfg.Models()), cfg.NumSeeds(), cfg.TrainTokens()/1e6, cfg.EstimateHours())
 	if *dry {
 		return nil
 	}
