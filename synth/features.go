@@ -59,15 +59,69 @@ func Label(v Variant) string {
 	return "TF 2-0 " + v.String()
 }
 
+// Encodings of the position and the counts (Config.Encoding,
+// Extractor.Enc). They decide how TF 2-0 sees its position and how every
+// variant sees its counts, so that the variants can be compared with the
+// same representation of the quantities "position" and "count":
+//
+//   - Paper (the default, "" = Paper): TF 2-0 gets the construction's
+//     pos_i = (1, cos(iπ/N), sin(iπ/N)) (i = D + j the transformer
+//     position, N = PosN) and has to decode i from the angle; the counts
+//     of the other variants enter as Config.CountNorm says (ln(1+c) by
+//     default). This is the setting of the paper's construction.
+//   - Log: TF 2-0's (cos, sin) are replaced by one column ln(1 + j), pos =
+//     (1, ln(1+j)), where j = i − D is the number of symbols seen — exactly
+//     the total count of "total counts only" and "w/ all counts"; every
+//     count c enters as ln(1 + c) (CountNorm must be Log1p). The
+//     construction's n_{s_l} = j·g·Π g← becomes, for j ≫ 1, a sum
+//     ln j + ln g + Σ ln g← — the same input scale as the variants that
+//     are given ln(1 + n_{s_l}).
+//   - Linear: pos = (1, j/Context) and every count c enters as c/Context
+//     (CountNorm must be Scale).
+//
+// Under Log the features of nocounts, totalcounts and allcounts equal
+// Paper's (with CountNorm log1p); under Linear they equal Paper's with
+// CountNorm scale: only TF 2-0's position changes.
+const (
+	Paper  = "paper"
+	Log    = "log"
+	Linear = "linear"
+)
+
+// ParseEncoding checks an encoding name; "" is Paper.
+func ParseEncoding(s string) (string, error) {
+	switch s {
+	case "", Paper:
+		return Paper, nil
+	case Log, Linear:
+		return s, nil
+	}
+	return "", fmt.Errorf("synth: unknown encoding %q (paper, log, linear)", s)
+}
+
+// posCols is the width of TF 2-0's position block under enc: 3 for Paper
+// (1, cos, sin), 2 otherwise (1, j).
+func posCols(enc string) int {
+	if enc == Paper || enc == "" {
+		return 3
+	}
+	return 2
+}
+
 // Dim is the number of features of a variant for alphabet size A and depth
-// D: (D+1)·A each for s and g, plus (D+1)·A + 3 (g←, pos) for TF20, 1 (the
-// total count) for TotalCountsOnly, (D+1)·A + 1 (the path counts and the
-// total) for WithAllCounts.
-func Dim(A, D int, v Variant) int {
+// D under the Paper encoding: (D+1)·A each for s and g, plus (D+1)·A + 3
+// (g←, pos) for TF20, 1 (the total count) for TotalCountsOnly, (D+1)·A + 1
+// (the path counts and the total) for WithAllCounts.
+func Dim(A, D int, v Variant) int { return DimEnc(A, D, v, Paper) }
+
+// DimEnc is Dim under encoding enc: TF20 has (D+1)·A + 2 columns after s
+// and g under Log and Linear (g←, 1, j); the other variants do not depend
+// on the encoding.
+func DimEnc(A, D int, v Variant, enc string) int {
 	base := 2 * (D + 1) * A
 	switch v {
 	case TF20:
-		return base + (D+1)*A + 3
+		return base + (D+1)*A + posCols(enc)
 	case TotalCountsOnly:
 		return base + 1
 	case WithAllCounts:
@@ -79,12 +133,22 @@ func Dim(A, D int, v Variant) int {
 // CountColumns returns the first and one-past-last columns holding counts
 // (the n_{s_l} block and/or the total count), which grow with the position
 // and are normalised before they enter the model; lo = hi for TF20 and
-// WithoutCounts.
-func CountColumns(A, D int, v Variant) (lo, hi int) {
+// WithoutCounts (Paper encoding).
+func CountColumns(A, D int, v Variant) (lo, hi int) { return CountColumnsEnc(A, D, v, Paper) }
+
+// CountColumnsEnc is CountColumns under encoding enc: under Log and Linear
+// TF20's position column j (the last one) is a count too and is normalised
+// like the counts of the other variants.
+func CountColumnsEnc(A, D int, v Variant, enc string) (lo, hi int) {
 	base := 2 * (D + 1) * A
 	switch v {
 	case TotalCountsOnly, WithAllCounts:
 		return base, Dim(A, D, v)
+	case TF20:
+		if posCols(enc) == 2 {
+			n := DimEnc(A, D, v, enc)
+			return n - 1, n
+		}
 	}
 	return 0, 0
 }
@@ -113,7 +177,9 @@ const maxTable = 1 << 22
 //     symbols (the paper's "initialised arbitrarily");
 //   - row 0 (only padding seen) averages over the padding positions (and,
 //     for l = 0, the BOS sink, whose value is 0);
-//   - pos_i = (1, cos(iπ/N), sin(iπ/N)) with N = PosN;
+//   - pos_i = (1, cos(iπ/N), sin(iπ/N)) with N = PosN under the Paper
+//     encoding (Enc = "" or Paper), (1, j) — raw, normalised like a count
+//     by the model — under Log and Linear;
 //   - the counts of WithAllCounts are n_{j,s_l} (0 for an unseen suffix) and
 //     the total count is j.
 //
@@ -121,6 +187,9 @@ const maxTable = 1 << 22
 type Extractor struct {
 	A, D, PosN int
 	V          Variant
+	// Enc is the encoding (Paper, Log, Linear; "" = Paper); it changes
+	// TF20's position block only. Set by NewExtractorEnc.
+	Enc string
 
 	pow        []int     // A^l, l = 0..D+1
 	cnt, back  [][]int32 // [l][key·A + symbol]
@@ -134,6 +203,16 @@ type Extractor struct {
 // ≥ 1 and positional period posN (it must exceed D + the longest sequence's
 // length, as the construction's N). A^(D+1) is limited to 2^22.
 func NewExtractor(A, D, posN int, v Variant) (*Extractor, error) {
+	return NewExtractorEnc(A, D, posN, v, Paper)
+}
+
+// NewExtractorEnc is NewExtractor with the position block of encoding enc
+// (see Paper, Log, Linear).
+func NewExtractorEnc(A, D, posN int, v Variant, enc string) (*Extractor, error) {
+	enc, err := ParseEncoding(enc)
+	if err != nil {
+		return nil, err
+	}
 	if A < 2 || A > 256 {
 		return nil, fmt.Errorf("synth: alphabet size %d outside 2..256", A)
 	}
@@ -146,7 +225,7 @@ func NewExtractor(A, D, posN int, v Variant) (*Extractor, error) {
 	if posN < D+2 {
 		return nil, fmt.Errorf("synth: positional period N=%d must be at least D+2=%d", posN, D+2)
 	}
-	e := &Extractor{A: A, D: D, PosN: posN, V: v, sumC: make([]float64, A), sumB: make([]float64, A)}
+	e := &Extractor{A: A, D: D, PosN: posN, V: v, Enc: enc, sumC: make([]float64, A), sumB: make([]float64, A)}
 	p := 1
 	for l := 0; l <= D+1; l++ {
 		e.pow = append(e.pow, p)
@@ -167,7 +246,7 @@ func NewExtractor(A, D, posN int, v Variant) (*Extractor, error) {
 }
 
 // Dim is the number of features per row.
-func (e *Extractor) Dim() int { return Dim(e.A, e.D, e.V) }
+func (e *Extractor) Dim() int { return DimEnc(e.A, e.D, e.V, e.Enc) }
 
 // Len is j, the number of symbols pushed since the last Reset.
 func (e *Extractor) Len() int { return len(e.hist) }
@@ -279,8 +358,12 @@ func (e *Extractor) Row(dst []float64) {
 	}
 	switch e.V {
 	case TF20:
-		th := float64(D+j) * math.Pi / float64(e.PosN)
 		p := dst[3*stride:]
+		if posCols(e.Enc) == 2 {
+			p[0], p[1] = 1, float64(j)
+			break
+		}
+		th := float64(D+j) * math.Pi / float64(e.PosN)
 		p[0], p[1], p[2] = 1, math.Cos(th), math.Sin(th)
 	case TotalCountsOnly:
 		dst[2*stride] = float64(j)

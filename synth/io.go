@@ -26,6 +26,8 @@ type fileConfig struct {
 	Hidden     int    `json:"hidden"`
 	Activation string `json:"activation"`
 	CountNorm  string `json:"count_norm"`
+	// Encoding is absent for Paper (files of before the encodings).
+	Encoding string `json:"encoding,omitempty"`
 }
 
 // infoJSON encodes info, writing the NaN losses of a run without

@@ -56,8 +56,13 @@ type Config struct {
 	Hidden int
 	// Activation is GELU (default when empty) or ReLU.
 	Activation string
-	// CountNorm is Log1p (default when empty) or Scale.
+	// CountNorm is Log1p or Scale (default when empty: Scale under the
+	// Linear encoding, else Log1p).
 	CountNorm string
+	// Encoding is Paper (default when empty), Log or Linear: how TF 2-0's
+	// position and every count enter (see Paper). Log requires CountNorm
+	// Log1p, Linear requires Scale.
+	Encoding string
 }
 
 // withDefaults fills the zero fields that have defaults.
@@ -74,8 +79,14 @@ func (c Config) withDefaults() Config {
 	if c.Activation == "" {
 		c.Activation = GELU
 	}
+	if c.Encoding == "" {
+		c.Encoding = Paper
+	}
 	if c.CountNorm == "" {
 		c.CountNorm = Log1p
+		if c.Encoding == Linear {
+			c.CountNorm = Scale
+		}
 	}
 	return c
 }
@@ -99,6 +110,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("synth: activation %q (gelu, relu)", c.Activation)
 	case c.CountNorm != Log1p && c.CountNorm != Scale:
 		return fmt.Errorf("synth: count normalisation %q (log1p, scale)", c.CountNorm)
+	case c.Encoding != Paper && c.Encoding != Log && c.Encoding != Linear:
+		return fmt.Errorf("synth: unknown encoding %q (paper, log, linear)", c.Encoding)
+	case c.Encoding == Log && c.CountNorm != Log1p, c.Encoding == Linear && c.CountNorm != Scale:
+		return fmt.Errorf("synth: encoding %s needs count normalisation %s (have %s)", c.Encoding,
+			map[string]string{Log: Log1p, Linear: Scale}[c.Encoding], c.CountNorm)
 	case c.Context > MaxContext || c.PosN > 4*MaxContext:
 		return fmt.Errorf("synth: context %d (limit %d), positional period %d (limit %d)", c.Context, MaxContext, c.PosN, 4*MaxContext)
 	case c.Embed > MaxWidth || c.Hidden > MaxWidth:
@@ -127,7 +143,7 @@ const (
 )
 
 // Features is F, the number of input features.
-func (c Config) Features() int { return Dim(c.A, c.D, c.Variant) }
+func (c Config) Features() int { return DimEnc(c.A, c.D, c.Variant, c.Encoding) }
 
 // Width is the width of the residual stream: Embed, or F without embedding.
 func (c Config) Width() int {
@@ -302,8 +318,14 @@ func (m *Model) CheckpointConfig() (format, config string) {
 }
 
 // fileJSON is the configuration as stored in files (JSON of fileConfig).
+// The Paper encoding is not written (the files of before the encodings
+// are byte-identical), the others are.
 func (c Config) fileJSON() string {
-	b, _ := json.Marshal(fileConfig{ShortName(c.Variant), c.A, c.D, c.Context, c.PosN, c.Embed, c.Hidden, c.Activation, c.CountNorm})
+	enc := c.Encoding
+	if enc == Paper {
+		enc = ""
+	}
+	b, _ := json.Marshal(fileConfig{ShortName(c.Variant), c.A, c.D, c.Context, c.PosN, c.Embed, c.Hidden, c.Activation, c.CountNorm, enc})
 	return string(b)
 }
 
@@ -318,7 +340,10 @@ func parseFileConfig(s string) (Config, error) {
 		return Config{}, err
 	}
 	cfg := Config{Variant: v, A: fc.A, D: fc.D, Context: fc.Context, PosN: fc.PosN, Embed: fc.Embed,
-		Hidden: fc.Hidden, Activation: fc.Activation, CountNorm: fc.CountNorm}
+		Hidden: fc.Hidden, Activation: fc.Activation, CountNorm: fc.CountNorm, Encoding: fc.Encoding}
+	if cfg.Encoding == "" { // files without an encoding: Paper
+		cfg.Encoding = Paper
+	}
 	return cfg, cfg.Validate()
 }
 

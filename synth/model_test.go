@@ -108,6 +108,18 @@ var gradCases = []struct {
 	act   string
 }{{TF20, 0, GELU}, {WithAllCounts, 0, ReLU}, {TotalCountsOnly, 5, GELU}, {WithoutCounts, 4, ReLU}}
 
+// gradEnc[i] is the encoding of gradCases[i] (nil: all Paper); set by
+// TestEncodingGradients.
+var gradEnc []string
+
+// gradEncoding is the encoding of gradCases[i].
+func gradEncoding(i int) string {
+	if i < len(gradEnc) {
+		return gradEnc[i]
+	}
+	return Paper
+}
+
 func f64s(x []float32) []float64 {
 	y := make([]float64, len(x))
 	for i, v := range x {
@@ -121,8 +133,8 @@ func f64s(x []float32) []float64 {
 // refLoss, and the engine's loss with the reference's.
 func TestGradients(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, tc := range gradCases {
-		m, err := New(Config{Variant: tc.v, A: 3, D: 2, Context: 12, Embed: tc.embed, Hidden: 7, Activation: tc.act}, 5)
+	for i, tc := range gradCases {
+		m, err := New(Config{Variant: tc.v, A: 3, D: 2, Context: 12, Embed: tc.embed, Hidden: 7, Activation: tc.act, Encoding: gradEncoding(i)}, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +181,7 @@ func TestGradients(t *testing.T) {
 				t.Errorf("%v embed=%d %s: param %d: analytic %g, finite differences %g", tc.v, tc.embed, tc.act, i, g[i], fd[i])
 			}
 		}
-		t.Logf("%v embed=%d %s: %d params, worst error/bound %.3f", tc.v, tc.embed, tc.act, len(p), worst)
+		t.Logf("%v embed=%d %s %s: %d params, worst error/bound %.3f", tc.v, tc.embed, tc.act, m.Config.Encoding, len(p), worst)
 	}
 }
 
@@ -179,8 +191,8 @@ func TestGradients(t *testing.T) {
 // of the former implementation on the same parameters.
 func TestPredictionsMatchReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	for _, tc := range gradCases {
-		m, err := New(Config{Variant: tc.v, A: 3, D: 2, Context: 10, Embed: tc.embed, Hidden: 9, Activation: tc.act}, 6)
+	for i, tc := range gradCases {
+		m, err := New(Config{Variant: tc.v, A: 3, D: 2, Context: 10, Embed: tc.embed, Hidden: 9, Activation: tc.act, Encoding: gradEncoding(i)}, 6)
 		if err != nil {
 			t.Fatal(err)
 		}

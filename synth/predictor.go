@@ -21,9 +21,9 @@ func (m *Model) Name() string {
 func (m *Model) AlphabetSize() int { return m.Config.A }
 
 // NewExtractor returns a feature extractor for the model's variant,
-// depth and positional period.
+// depth, positional period and encoding.
 func (m *Model) NewExtractor() *Extractor {
-	e, err := NewExtractor(m.Config.A, m.Config.D, m.Config.PosN, m.Config.Variant)
+	e, err := NewExtractorEnc(m.Config.A, m.Config.D, m.Config.PosN, m.Config.Variant, m.Config.Encoding)
 	if err != nil {
 		panic(err) // the configuration was validated
 	}
@@ -32,10 +32,11 @@ func (m *Model) NewExtractor() *Extractor {
 
 // Input writes the model input of the extractor's current row into dst
 // (length F): the raw features with the count columns normalised by
-// CountNorm; raw is scratch of length F.
+// CountNorm (c ↦ ln(1+c) or c/Context; under the Log and Linear encodings
+// TF 2-0's position j is such a column); raw is scratch of length F.
 func (m *Model) Input(e *Extractor, raw []float64, dst []float32) {
 	e.Row(raw)
-	lo, hi := CountColumns(m.Config.A, m.Config.D, m.Config.Variant)
+	lo, hi := CountColumnsEnc(m.Config.A, m.Config.D, m.Config.Variant, m.Config.Encoding)
 	for k, v := range raw {
 		if k >= lo && k < hi {
 			if m.Config.CountNorm == Scale {

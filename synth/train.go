@@ -177,5 +177,8 @@ func RunSummary(m *Model, t *Trainer, data, val string) map[string]any {
 	if !math.IsNaN(m.Info.BestVal) {
 		info["best_val"] = m.Info.BestVal
 	}
+	if c.Encoding != Paper { // absent for Paper, as before the encodings
+		info["encoding"] = c.Encoding
+	}
 	return info
 }

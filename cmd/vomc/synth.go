@@ -36,7 +36,13 @@ output layer softmax(Wo·h + bo). The variants give the FF layer
   nocounts     (s; g)                                     "TF 2-0 w/o counts"
   totalcounts  (s; g; i)                                  "TF 2-0 total counts only"
   allcounts    (s; g; n_{s_l}, l=0..D; i)                 "TF 2-0 w/ all counts"
-Counts enter as ln(1+c) (--count-norm log1p) or c/N (scale). Position t
+Counts enter as ln(1+c) (--count-norm log1p) or c/N (scale). --encoding
+chooses the representation of TF 2-0's position i and of the counts:
+  paper   pos = (1, cos(iπ/P), sin(iπ/P)), counts by --count-norm (default)
+  log     pos = (1, ln(1+j)), counts ln(1+c)   (j = i−D, symbols seen)
+  linear  pos = (1, j/N), counts c/N
+so that log and linear give TF 2-0 its position exactly as the other
+variants get their total count (only TF 2-0's features change). Position t
 predicts x_{t+1} (T−1 targets per window, as for 'vomc train'); losses are
 mean cross-entropies in nats per symbol.
 
@@ -65,7 +71,8 @@ and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 	embed := fs.Int("embed", 0, "width of an optional linear input embedding (0: none, the FF acts on the features)")
 	hidden := fs.Int("hidden", 0, "FF hidden width (0: 4 × the stream width)")
 	act := fs.String("act", synth.GELU, "FF activation: gelu or relu")
-	norm := fs.String("count-norm", synth.Log1p, "count normalisation: log1p (ln(1+c)) or scale (c/N)")
+	norm := fs.String("count-norm", synth.Log1p, "count normalisation: log1p (ln(1+c)) or scale (c/N); --encoding log and linear imply log1p and scale")
+	enc := fs.String("encoding", synth.Paper, "representation of TF 2-0's position and of the counts: paper, log or linear")
 	tc := synth.DefaultTrainConfig()
 	fs.IntVar(&tc.BatchSize, "batch", tc.BatchSize, "windows per step")
 	fs.IntVar(&tc.Epochs, "epochs", tc.Epochs, "maximum number of epochs")
@@ -126,6 +133,15 @@ and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 		if *maxWin < 0 {
 			return usagef("--max-windows %d is negative", *maxWin)
 		}
+		encoding, err := synth.ParseEncoding(*enc)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		normSet := false
+		fs.Visit(func(f *flag.Flag) { normSet = normSet || f.Name == "count-norm" })
+		if encoding != synth.Paper && !normSet {
+			*norm = "" // the encoding's
+		}
 		if err := checkRunDir(*out, *force); err != nil {
 			return err
 		}
@@ -138,7 +154,7 @@ and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 		if *D == 0 {
 			*D = max(trainrun.MaxDepth(train), 1)
 		}
-		cfg := synth.Config{Variant: v, A: A, D: *D, Embed: *embed, Hidden: *hidden, Activation: *act, CountNorm: *norm}
+		cfg := synth.Config{Variant: v, A: A, D: *D, Embed: *embed, Hidden: *hidden, Activation: *act, CountNorm: *norm, Encoding: encoding}
 		tr, err := synth.NewTrainer(nil, cfg, train, val, tc)
 		if err != nil {
 			return err
@@ -151,7 +167,7 @@ and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 			nv = val.Windows()
 		}
 		fmt.Printf("%s: D=%d, %d features, %d parameters; %d training and %d validation windows of %d symbols; ≤ %d steps\n",
-			synth.Label(v), *D, synth.Dim(A, *D, v), tr.Model.NumParams(), train.Windows(), nv, len(train.Window(0)), tr.TotalSteps())
+			synth.Label(v), *D, tr.Model.Config.Features(), tr.Model.NumParams(), train.Windows(), nv, len(train.Window(0)), tr.TotalSteps())
 	}
 	if err := runTrainer(r, "synth"); err != nil {
 		return err

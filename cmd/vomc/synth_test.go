@@ -24,11 +24,17 @@ func TestSynthCLI(t *testing.T) {
 	runFail(t, append(common, "--variant", "bogus", "--out", p("x"))...)
 	runFail(t, append(common, "--variant", "tf20", "--out", p("x"), "--act", "tanh")...)
 	runFail(t, append(common, "--variant", "tf20", "--out", p("x"), "--eval-every", "3")...) // removed
-	runOK(t, "synth", "--out", p("all"), "--resume")                                         // finished: rewrites the outputs
-	runFail(t, "synth", "--out", p("all"), "--resume", "--lr", "0.1")                        // settings are in the checkpoint
+	runOK(t, append(common, "--variant", "tf20", "--out", p("lin"), "--encoding", "linear")...)
+	runFail(t, append(common, "--variant", "tf20", "--out", p("x"), "--encoding", "cubic")...)
+	runFail(t, append(common, "--variant", "tf20", "--out", p("x"), "--encoding", "log", "--count-norm", "scale")...)
+	if m, err := synth.Load(p("lin/" + synthModel)); err != nil || m.Config.Encoding != synth.Linear || m.Config.CountNorm != synth.Scale {
+		t.Fatalf("linear model: %+v, %v", m, err)
+	}
+	runOK(t, "synth", "--out", p("all"), "--resume")                  // finished: rewrites the outputs
+	runFail(t, "synth", "--out", p("all"), "--resume", "--lr", "0.1") // settings are in the checkpoint
 	exists(t, p("all/"+synthModel), p("all/"+synthLog), p("all/"+synthInfo), p("all/"+trainCheckpoint), p("all/"+trainCurvePNG))
 	m, err := synth.Load(p("tf20/" + synthModel))
-	if err != nil || m.Config.Embed != 8 || m.Config.Hidden != 16 || m.Config.D != 2 || m.Config.Context != 24 {
+	if err != nil || m.Config.Embed != 8 || m.Config.Hidden != 16 || m.Config.D != 2 || m.Config.Context != 24 || m.Config.Encoding != synth.Paper {
 		t.Fatalf("tf20 model: %+v, %v", m, err)
 	}
 	runOK(t, "eval", "--data", p("test"), "--methods", "ctw,synth:path="+p("all")+",synth:path="+p("tf20"), "--out", p("ev"))
