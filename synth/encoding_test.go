@@ -2,10 +2,8 @@ package synth
 
 import (
 	"bytes"
-	"context"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -124,20 +122,9 @@ func TestEncodingTrainDeterministic(t *testing.T) {
 	train, val := order1(rng, 120, 32), order1(rng, 20, 32)
 	tc := DefaultTrainConfig()
 	tc.BatchSize, tc.Epochs, tc.WarmupSteps, tc.LR, tc.LogEvery = 16, 5, 10, 1e-2, 5
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, enc := range []string{Log, Linear} {
 		cfg := Config{Variant: TF20, A: 3, D: 2, Encoding: enc}
-		runtime.GOMAXPROCS(1)
-		m1, err := Train(context.Background(), cfg, train, val, tc, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runtime.GOMAXPROCS(3)
-		m2, err := Train(context.Background(), cfg, train, val, tc, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameParams(t, enc+": GOMAXPROCS 1 vs 3", m1.HostParams(), m2.HostParams())
+		m1 := trainOnProcs1And3(t, enc+": ", cfg, train, val, tc)
 		if v := m1.Evaluate(val); !(v < 0.95) {
 			t.Errorf("%s: validation loss %v, want < 0.95", enc, v)
 		}

@@ -281,18 +281,7 @@ func TestTrainDeterministicAndLearns(t *testing.T) {
 	tc := DefaultTrainConfig()
 	tc.BatchSize, tc.Epochs, tc.WarmupSteps, tc.LR, tc.LogEvery = 16, 6, 10, 1e-2, 5
 	cfg := Config{Variant: WithAllCounts, A: 3, D: 2}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	runtime.GOMAXPROCS(1)
-	m1, err := Train(context.Background(), cfg, train, val, tc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runtime.GOMAXPROCS(3)
-	m2, err := Train(context.Background(), cfg, train, val, tc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameParams(t, "GOMAXPROCS 1 vs 3", m1.HostParams(), m2.HostParams())
+	m1 := trainOnProcs1And3(t, "", cfg, train, val, tc)
 	// H(X_t | X_{t−1}) for this chain is about 0.78 nats; uniform is ln 3.
 	if v := m1.Evaluate(val); !(v < 0.95) || math.Abs(v-m1.Info.BestVal) > 1e-9 {
 		t.Errorf("validation loss %v (best %v), want < 0.95 and equal", v, m1.Info.BestVal)
@@ -507,4 +496,22 @@ func TestReadFormerFile(t *testing.T) {
 		t.Fatalf("config %+v, info %+v", m.Config, m.Info)
 	}
 	sameParams(t, "former file", m.HostParams(), params)
+}
+
+// trainOnProcs1And3 trains cfg with GOMAXPROCS 1 and 3, checks that the
+// parameters are bit-identical and returns the first model.
+func trainOnProcs1And3(t *testing.T, what string, cfg Config, train, val transformer.Windows, tc transformer.TrainConfig) *Model {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var ms [2]*Model
+	for i, procs := range []int{1, 3} {
+		runtime.GOMAXPROCS(procs)
+		m, err := Train(context.Background(), cfg, train, val, tc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms[i] = m
+	}
+	sameParams(t, what+"GOMAXPROCS 1 vs 3", ms[0].HostParams(), ms[1].HostParams())
+	return ms[0]
 }
