@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/vomc/vomc/dataset"
@@ -524,11 +523,4 @@ func mergeResults(cfg Config, deps map[string]*Done) (*merged, error) {
 		}
 	}
 	return mg, nil
-}
-
-func workers(w int) int {
-	if w <= 0 {
-		return runtime.GOMAXPROCS(0)
-	}
-	return w
 }

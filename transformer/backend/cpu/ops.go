@@ -336,7 +336,6 @@ type elemOp int
 
 const (
 	opGeluForward elemOp = iota
-	opGeluBackward
 	opGeluBackwardSet
 )
 
@@ -367,8 +366,6 @@ func (t *elemTask) RunPart(i int) {
 	switch t.op {
 	case opGeluForward:
 		kernels.GeluForward(t.x[lo:hi], t.y[lo:hi])
-	case opGeluBackward:
-		kernels.GeluBackward(t.x[lo:hi], t.y[lo:hi], t.z[lo:hi])
 	case opGeluBackwardSet:
 		clear(t.x[lo:hi]) // a chunk in cache: cheaper than a separate pass
 		kernels.GeluBackward(t.x[lo:hi], t.y[lo:hi], t.z[lo:hi])
