@@ -85,6 +85,14 @@ type Options struct {
 	LegendInside bool
 	// DPI is the PNG resolution (0 means DefaultDPI).
 	DPI int
+	// Replicates maps a method's name to the name of the method it
+	// replicates (e.g. another training seed of the same model). A
+	// replicate whose parent is drawn gets the parent's colour as a thin
+	// solid line without a band or legend entry, so that the spread across
+	// replicates shows without crowding the legend; the legend then has
+	// one entry explaining the thin lines. A replicate whose parent is not
+	// drawn is drawn as an ordinary method.
+	Replicates map[string]string
 }
 
 // Figure is a rendered-on-demand figure returned by LossVsPosition. Its
@@ -112,6 +120,8 @@ type Style struct {
 	Color color.Color
 	// Dashes is the dash pattern (on, off, … lengths); nil is solid.
 	Dashes []vg.Length
+	// Width is the line width; 0 means 1.4 points.
+	Width vg.Length
 }
 
 // palette holds distinct, colour-blind-friendly colours (Okabe–Ito first,
@@ -246,15 +256,36 @@ func LossVsPosition(res *eval.Result, opts Options) (*Figure, error) {
 		f.Loss.X.Tick.Marker = unlabelled{f.Loss.X.Tick.Marker}
 	}
 
-	// Styles: reference black; others in selection order.
+	// Styles: reference black; others in selection order; replicates of a
+	// drawn method in its colour, thin.
 	styles := make([]Style, len(sel))
+	styleOf := map[string]Style{}
+	thin := make([]bool, len(sel))
+	drawn := map[string]bool{}
+	for _, k := range sel {
+		drawn[res.Methods[k].Name] = true
+	}
 	other := 0
 	for s, k := range sel {
+		name := res.Methods[k].Name
+		if p, ok := opts.Replicates[name]; ok && drawn[p] && p != name && k != res.Reference {
+			thin[s] = true
+			continue
+		}
 		if k == res.Reference {
 			styles[s] = MethodStyle(0, true)
 		} else {
 			styles[s] = MethodStyle(other, false)
 			other++
+		}
+		styleOf[name] = styles[s]
+	}
+	anyThin := false
+	for s, k := range sel {
+		if thin[s] {
+			p := styleOf[opts.Replicates[res.Methods[k].Name]]
+			styles[s] = Style{Color: p.Color, Width: vg.Points(0.6)}
+			anyThin = true
 		}
 	}
 
@@ -266,13 +297,18 @@ func LossVsPosition(res *eval.Result, opts Options) (*Figure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plot: method %q: %w", m.Name, err)
 		}
+		if thin[s] {
+			band = nil
+		}
 		if band != nil && !opts.NoBands {
 			lossBands = append(lossBands, band)
 		}
 		lossLines = append(lossLines, line)
-		if band != nil && !opts.NoBands {
+		switch {
+		case thin[s]:
+		case band != nil && !opts.NoBands:
 			f.Legend.Add(m.Name, band, line)
-		} else {
+		default:
 			f.Legend.Add(m.Name, line)
 		}
 		if f.Excess != nil && k != res.Reference {
@@ -280,11 +316,19 @@ func LossVsPosition(res *eval.Result, opts Options) (*Figure, error) {
 			if err != nil {
 				return nil, fmt.Errorf("plot: method %q excess: %w", m.Name, err)
 			}
-			if band != nil && !opts.NoBands {
+			if band != nil && !opts.NoBands && !thin[s] {
 				exBands = append(exBands, band)
 			}
 			exLines = append(exLines, line)
 		}
+	}
+	if anyThin {
+		key, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 0}, {X: 2, Y: 0}})
+		if err != nil {
+			return nil, err
+		}
+		key.LineStyle = draw.LineStyle{Color: color.NRGBA{0x7F, 0x7F, 0x7F, 0xFF}, Width: vg.Points(0.6)}
+		f.Legend.Add("thin: replicates (other seeds)", key)
 	}
 	f.Loss.Add(lossBands...)
 	f.Loss.Add(lossLines...)
@@ -335,7 +379,11 @@ func series(ivs []eval.Interval, scale float64, smooth int, sty Style) (*plotter
 	if err != nil {
 		return nil, nil, err
 	}
-	line.LineStyle = draw.LineStyle{Color: sty.Color, Width: vg.Points(1.4), Dashes: sty.Dashes}
+	width := sty.Width
+	if width == 0 {
+		width = vg.Points(1.4)
+	}
+	line.LineStyle = draw.LineStyle{Color: sty.Color, Width: width, Dashes: sty.Dashes}
 	if !bands {
 		return nil, line, nil
 	}

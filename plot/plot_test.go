@@ -476,3 +476,50 @@ func BenchmarkRenderPNG(b *testing.B) {
 		}
 	}
 }
+
+// TestReplicates checks the thin-line drawing of replicates: a replicate of
+// a drawn method has no legend entry of its own (one explanatory entry is
+// added), is drawn in its parent's colour at 0.6 pt, and does not take a
+// colour from the palette; a replicate whose parent is not drawn is an
+// ordinary method.
+func TestReplicates(t *testing.T) {
+	res := sampleResult(t, 12, 64)
+	svg := func(opts plot.Options) string {
+		t.Helper()
+		fig, err := plot.LossVsPosition(res, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := fig.Render(&buf, "svg", 6*plot.Inch, 4*plot.Inch); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	names := []string{"uniform", "unigram (KT)", "order-1 (KT)", "order-3 (KT)"}
+	plain := svg(plot.Options{Methods: names, Excess: true})
+	rep := svg(plot.Options{Methods: names, Excess: true, Replicates: map[string]string{"order-3 (KT)": "order-1 (KT)"}})
+	if !strings.Contains(plain, "order-3 (KT)") || strings.Contains(plain, "thin: replicates") {
+		t.Fatal("without Replicates: legend should name order-3 and have no replicate key")
+	}
+	if strings.Contains(rep, "order-3 (KT)") || !strings.Contains(rep, "thin: replicates") {
+		t.Error("with Replicates: the replicate should have no legend entry and the key should be present")
+	}
+	// Colours in selection order: uniform #0072B2, unigram #D55E00,
+	// order-1 #009E73, order-3 #CC79A7. As a replicate of order-1, order-3
+	// takes no colour of its own and is drawn in order-1's, thin.
+	if !strings.Contains(plain, "stroke:#CC79A7;stroke-width:1.4") || !strings.Contains(plain, "stroke:#009E73;stroke-width:1.4") {
+		t.Fatal("test premise: the plain figure should draw order-1 in #009E73 and order-3 in #CC79A7")
+	}
+	if strings.Contains(rep, "#CC79A7") {
+		t.Error("the replicate took a palette colour of its own")
+	}
+	if !strings.Contains(rep, "stroke:#009E73;stroke-width:0.6") {
+		t.Error("the replicate is not drawn thin in its parent's colour")
+	}
+	// Parent not drawn: the replicate is an ordinary method.
+	orphan := svg(plot.Options{Methods: []string{"uniform", "order-3 (KT)"}, Replicates: map[string]string{"order-3 (KT)": "order-1 (KT)"}})
+	if !strings.Contains(orphan, "order-3 (KT)") || strings.Contains(orphan, "thin: replicates") {
+		t.Error("a replicate whose parent is not drawn should be drawn as an ordinary method")
+	}
+}

@@ -50,6 +50,15 @@ type Config struct {
 	Depths []int   `json:"depths"`
 	Lambda float64 `json:"lambda"`
 	Alpha  float64 `json:"alpha"`
+	// Leaves is the leaf generator of the training and test trees:
+	// "dirichlet" (or empty: Dir(α), under which CTW is exactly
+	// Bayes-optimal), "sparse", or "mixed" (each tree's leaves from one of
+	// the two, sparse with probability SparseFrac; the paper's training
+	// distribution). See source.LeafKind.
+	Leaves string `json:"leaves,omitempty"`
+	// SparseFrac is, for mixed leaves, the probability that a tree gets
+	// sparse leaves (0: source.DefaultSparseFrac).
+	SparseFrac float64 `json:"sparse_frac,omitempty"`
 	// N is the context window length.
 	N int `json:"N"`
 	// TrainTrees is the number K of training trees, TrainNK the symbols
@@ -152,11 +161,13 @@ func Preset(name string) (Config, error) {
 		c.Batch, c.MaxSteps, c.LR, c.Warmup = 32, 4000, 2e-3, 200
 		c.ConstructWindows, c.HeatmapModel = 50, "4,4"
 	case "depth5":
-		// Mixed depths 1..5 at N = 512 (Dirichlet leaves: the generator of
-		// one training set is one leaf kind), transformers of 1–4 layers,
-		// three training seeds, Markov(k) for k = 1..5 beside CTW; sized
-		// by EstimateHours to ≈ 1.4 h of training on 2 cores.
+		// The paper's data distribution at N = 512: mixed depths 1..5 and
+		// both leaf generators (each tree Dirichlet or sparse with
+		// probability 1/2), transformers of 1–4 layers, three training
+		// seeds, Markov(k) for k = 1..5 beside CTW; sized by EstimateHours
+		// to ≈ 1.4 h of training on 2 cores.
 		c.Depths, c.N = []int{1, 2, 3, 4, 5}, 512
+		c.Leaves, c.SparseFrac = "mixed", 0.5
 		c.TrainTrees, c.TrainNK, c.TestTrees = 10000, 2560, 1000
 		c.Embed = 64
 		c.Fig3Models = []string{"4", "4,4", "4,4,4", "4,4,4,4"}
@@ -308,10 +319,24 @@ func (c *Config) Set(key, value string) error {
 	return fmt.Errorf("reproduce: unknown key %q (keys: %s)", key, strings.Join(ks, ", "))
 }
 
-// Prior is the prior of the training and test trees.
+// Prior is the prior of the training and test trees. An unknown Leaves
+// name gives a prior with an invalid leaf kind, which Validate reports.
 func (c Config) Prior() source.Prior {
-	return source.Prior{A: c.A, Depths: c.Depths, Lambda: c.Lambda, Alpha: []float64{c.Alpha}}
+	p := source.Prior{A: c.A, Depths: c.Depths, Lambda: c.Lambda, Alpha: []float64{c.Alpha}, SparseFrac: c.SparseFrac}
+	if c.Leaves != "" {
+		k, err := source.ParseLeafKind(c.Leaves)
+		if err != nil {
+			k = -1
+		}
+		p.Leaves = k
+	}
+	return p
 }
+
+// CTWOptimal reports whether CTW with the study's (D, λ, α) is exactly
+// Bayes-optimal on the test windows: only with Dirichlet leaves (one fresh
+// window per tree).
+func (c Config) CTWOptimal() bool { return c.Prior().Leaves == source.Dirichlet }
 
 // MaxDepth is the largest depth of the prior: the depth of CTW, the
 // construction and the order of KN and PPM.
@@ -325,6 +350,11 @@ func (c Config) MaxDepth() int {
 
 // Validate reports the first problem with the configuration.
 func (c Config) Validate() error {
+	if c.Leaves != "" {
+		if _, err := source.ParseLeafKind(c.Leaves); err != nil {
+			return fmt.Errorf("reproduce: leaves %q: want dirichlet, sparse or mixed", c.Leaves)
+		}
+	}
 	if err := c.Prior().Validate(); err != nil {
 		return err
 	}

@@ -73,11 +73,11 @@ func fullReference(cfg Config) (Model, bool) {
 	return best, ok
 }
 
-func drawLoss(res *eval.Result, names []string, title, path string, smooth int) error {
+func drawLoss(res *eval.Result, names []string, title, path string, smooth int, replicates map[string]string) error {
 	if smooth == 0 {
 		smooth = max(1, res.N/100)
 	}
-	fig, err := plot.LossVsPosition(res, plot.Options{Title: title, Methods: names, Excess: len(names) > 1, Smooth: smooth})
+	fig, err := plot.LossVsPosition(res, plot.Options{Title: title, Methods: names, Excess: len(names) > 1, Smooth: smooth, Replicates: replicates})
 	if err != nil {
 		return err
 	}
@@ -103,9 +103,9 @@ func writeFigures(cfg Config, sc *StageContext) ([]string, error) {
 		outs = append(outs, SeedsFile)
 	}
 	// Fig. 3: transformers vs KN vs CTW, with every training replicate's
-	// curve when S > 1 (the seed spread).
+	// curve when S > 1 (the seed spread), drawn thin in its model's colour.
 	names := append(append([]string{ctwName}, methodNames(res, "KN", "Markov")...), withReplicates(cfg, res, exact(res, labels(cfg.Fig3Models)...))...)
-	if err := drawLoss(res, names, "Fig. 3: transformers vs KN vs CTW ("+sub+")", filepath.Join(sc.Dir, Fig3File), cfg.Smooth); err != nil {
+	if err := drawLoss(res, names, "Fig. 3: transformers vs KN vs CTW ("+sub+")", filepath.Join(sc.Dir, Fig3File), cfg.Smooth, replicateOf(cfg)); err != nil {
 		return nil, err
 	}
 	outs = append(outs, Fig3File)
@@ -116,21 +116,21 @@ func writeFigures(cfg Config, sc *StageContext) ([]string, error) {
 			names = append(names, exact(res, ref.Label())...)
 		}
 		names = append(names, exact(res, labels(cfg.Fig4Models)...)...)
-		if err := drawLoss(res, names, "Fig. 4: attention-only vs full transformers ("+sub+")", filepath.Join(sc.Dir, Fig4File), cfg.Smooth); err != nil {
+		if err := drawLoss(res, names, "Fig. 4: attention-only vs full transformers ("+sub+")", filepath.Join(sc.Dir, Fig4File), cfg.Smooth, nil); err != nil {
 			return nil, err
 		}
 		outs = append(outs, Fig4File)
 	}
 	// Fig. 10: PPM (method A) in its three variants vs the transformers.
 	names = append(append([]string{ctwName}, methodNames(res, "PPM")...), exact(res, labels(cfg.Fig3Models)...)...)
-	if err := drawLoss(res, names, "Fig. 10: PPM (method A; as is, normalised, with exclusion) vs transformers ("+sub+")", filepath.Join(sc.Dir, Fig10File), cfg.Smooth); err != nil {
+	if err := drawLoss(res, names, "Fig. 10: PPM (method A; as is, normalised, with exclusion) vs transformers ("+sub+")", filepath.Join(sc.Dir, Fig10File), cfg.Smooth, nil); err != nil {
 		return nil, err
 	}
 	outs = append(outs, Fig10File)
 	// Fig. 8: normal vs synthetic two-layer transformers.
 	if _, ok := sc.Deps[StageSynth]; ok {
 		names := fig8Names(cfg, res, sc.Deps)
-		if err := drawLoss(res, names, "Fig. 8: normal (TF 0-2) vs synthetic (TF 2-0) two-layer transformers ("+sub+")", filepath.Join(sc.Dir, Fig8File), cfg.Smooth); err != nil {
+		if err := drawLoss(res, names, "Fig. 8: normal (TF 0-2) vs synthetic (TF 2-0) two-layer transformers ("+sub+")", filepath.Join(sc.Dir, Fig8File), cfg.Smooth, nil); err != nil {
 			return nil, err
 		}
 		outs = append(outs, Fig8File)
@@ -138,7 +138,7 @@ func writeFigures(cfg Config, sc *StageContext) ([]string, error) {
 	// The construction beside CTW.
 	if mg.Construct != nil {
 		title := fmt.Sprintf("(D+2)=%d-layer constructed transformer vs CTW (%d windows)", mg.CInfo.Layers, mg.Construct.Windows)
-		if err := drawLoss(mg.Construct, nil, title, filepath.Join(sc.Dir, ConstructFile), cfg.Smooth); err != nil {
+		if err := drawLoss(mg.Construct, nil, title, filepath.Join(sc.Dir, ConstructFile), cfg.Smooth, nil); err != nil {
 			return nil, err
 		}
 		outs = append(outs, ConstructFile)

@@ -102,6 +102,14 @@ func findFig3(cfg Config, mg *merged) Finding {
 	if kn != nil {
 		f.Found += fmt.Sprintf(" KN: %s.", excessSH(kn))
 	}
+	var tfs []*eval.MethodResult
+	for _, x := range ms {
+		tfs = append(tfs, x.m)
+	}
+	f.Found += markovSentence(res, tfs)
+	if !cfg.CTWOptimal() {
+		f.Found += fmt.Sprintf(" The trees' leaves are %q here, so CTW with Dirichlet(α = %g) leaf estimators is the reference but not exactly Bayes-optimal (the sparse leaves' prior is not Dir(α)): a method may beat it.", cfg.Prior().Leaves, cfg.Alpha)
+	}
 	var one *eval.MethodResult
 	var multi []lm
 	for _, x := range ms {
@@ -154,6 +162,43 @@ func findFig3(cfg Config, mg *merged) Finding {
 		f.Found += " (Preset tiny trains for a few hundred steps only: it checks the pipeline, not the science.)"
 	}
 	return f
+}
+
+// markovSentence compares the fixed-order Markov(k) estimators (methods
+// named "Markov…") with CTW and the best transformer of ms: a fixed order
+// that comes close to CTW means the data barely test variable order.
+func markovSentence(res *eval.Result, tfs []*eval.MethodResult) string {
+	mk := methodNames(res, "Markov")
+	if len(mk) == 0 {
+		return ""
+	}
+	var parts []string
+	var best *eval.MethodResult
+	for _, n := range mk {
+		r := res.Method(n)
+		parts = append(parts, fmt.Sprintf("%s %s", r.Name, excessSH(r)))
+		if best == nil || r.ExcessSecondHalf.Mean < best.ExcessSecondHalf.Mean {
+			best = r
+		}
+	}
+	out := " Fixed-order estimators, second half above CTW: " + strings.Join(parts, "; ") + "."
+	var tf *eval.MethodResult
+	for _, r := range tfs {
+		if tf == nil || r.ExcessSecondHalf.Mean < tf.ExcessSecondHalf.Mean {
+			tf = r
+		}
+	}
+	if tf != nil {
+		rel := "within noise of"
+		switch {
+		case clearlyAbove(best, tf):
+			rel = "clearly worse than"
+		case clearlyAbove(tf, best):
+			rel = "clearly better than"
+		}
+		out += fmt.Sprintf(" The best fixed order, %s, is %s the best transformer, %s (%s).", best.Name, rel, tf.Name, excessSH(tf))
+	}
+	return out
 }
 
 func plural(n int) string {

@@ -136,3 +136,15 @@ func withReplicates(cfg Config, res *eval.Result, names []string) []string {
 	}
 	return out
 }
+
+// replicateOf maps the method name of every replicate r ≥ 1 of cfg's
+// models to the model's label (replicate 0's name), for plot.Options.
+func replicateOf(cfg Config) map[string]string {
+	out := map[string]string{}
+	for r := 1; r < cfg.NumSeeds(); r++ {
+		for _, m := range cfg.Models() {
+			out[RepLabel(m, r)] = m.Label()
+		}
+	}
+	return out
+}

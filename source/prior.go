@@ -21,22 +21,33 @@ const (
 	// symbols get i.i.d. Uniform(0,1] values which are then normalised to
 	// sum to 1.
 	Sparse
+	// Mixed draws, once per tree, which of the two generators gives all of
+	// that tree's leaves: Sparse with probability SparseFrac, Dirichlet
+	// otherwise. This is the paper's training distribution, which uses
+	// "two different ways of generating these probability distributions"
+	// (Appendix "Training Details"). Under it, CTW with Dirichlet(α) leaf
+	// estimators is no longer exactly Bayes-optimal: the sparse trees' leaf
+	// prior is not Dir(α).
+	Mixed
 )
 
-// String returns "dirichlet" or "sparse".
+// String returns "dirichlet", "sparse" or "mixed".
 func (k LeafKind) String() string {
 	switch k {
 	case Dirichlet:
 		return "dirichlet"
 	case Sparse:
 		return "sparse"
+	case Mixed:
+		return "mixed"
 	}
 	return fmt.Sprintf("LeafKind(%d)", int(k))
 }
 
-// MarshalText implements encoding.TextMarshaler ("dirichlet" or "sparse").
+// MarshalText implements encoding.TextMarshaler ("dirichlet", "sparse" or
+// "mixed").
 func (k LeafKind) MarshalText() ([]byte, error) {
-	if k != Dirichlet && k != Sparse {
+	if k != Dirichlet && k != Sparse && k != Mixed {
 		return nil, fmt.Errorf("source: unknown leaf kind %d", int(k))
 	}
 	return []byte(k.String()), nil
@@ -52,8 +63,10 @@ func (k *LeafKind) UnmarshalText(b []byte) error {
 		*k = Dirichlet
 	case "sparse":
 		*k = Sparse
+	case "mixed":
+		*k = Mixed
 	default:
-		return fmt.Errorf("source: unknown leaf kind %q (want \"dirichlet\" or \"sparse\")", b)
+		return fmt.Errorf("source: unknown leaf kind %q (want \"dirichlet\", \"sparse\" or \"mixed\")", b)
 	}
 	return nil
 }
@@ -61,6 +74,21 @@ func (k *LeafKind) UnmarshalText(b []byte) error {
 // DefaultSparseZero is the probability with which the Sparse generator
 // zeroes each symbol when Prior.SparseZero is 0.
 const DefaultSparseZero = 0.5
+
+// DefaultSparseFrac is the probability with which a Mixed prior gives a
+// tree Sparse leaves when Prior.SparseFrac is 0.
+const DefaultSparseFrac = 0.5
+
+// ParseLeafKind returns the leaf kind named "dirichlet", "sparse" or
+// "mixed".
+func ParseLeafKind(s string) (LeafKind, error) {
+	if s == "" {
+		return Dirichlet, fmt.Errorf("source: empty leaf kind (want \"dirichlet\", \"sparse\" or \"mixed\")")
+	}
+	var k LeafKind
+	err := k.UnmarshalText([]byte(s))
+	return k, err
+}
 
 // Prior is the prior π_CTW(D, λ, α) over context trees of Section 4.2,
 //
@@ -86,13 +114,17 @@ type Prior struct {
 	Lambda float64 `json:"lambda"`
 	// Alpha are the Dirichlet parameters α(a) > 0: one value (symmetric
 	// Dir(α, …, α); the paper uses 0.5, the Jeffreys prior) or A values.
-	// Required for Dirichlet leaves, ignored for Sparse leaves.
+	// Required for Dirichlet and Mixed leaves, ignored for Sparse leaves.
 	Alpha []float64 `json:"alpha,omitempty"`
 	// Leaves selects the leaf-distribution generator.
 	Leaves LeafKind `json:"leaves"`
 	// SparseZero is the Sparse generator's per-symbol zeroing probability,
 	// in (0,1]; 0 means DefaultSparseZero (0.5). Ignored for Dirichlet.
 	SparseZero float64 `json:"sparse_zero,omitempty"`
+	// SparseFrac is, for Mixed leaves, the probability that a tree's leaves
+	// come from the Sparse generator, in (0,1); 0 means DefaultSparseFrac
+	// (0.5). It must be 0 for the other kinds.
+	SparseFrac float64 `json:"sparse_frac,omitempty"`
 }
 
 // PaperPrior returns the paper's prior for maximum depth D (Section 3):
@@ -116,6 +148,14 @@ func (p Prior) AlphaVector() []float64 {
 		return append([]float64(nil), p.Alpha...)
 	}
 	return nil
+}
+
+// sparseFrac returns the effective SparseFrac.
+func (p Prior) sparseFrac() float64 {
+	if p.SparseFrac == 0 {
+		return DefaultSparseFrac
+	}
+	return p.SparseFrac
 }
 
 // sparseZero returns the effective SparseZero.
@@ -157,8 +197,10 @@ func (p Prior) ExpectedNodes() float64 {
 }
 
 // Validate checks the prior: 2 ≤ A ≤ 256; at least one depth, each in
-// 0..MaxDepth; 0 < λ < 1; for Dirichlet leaves 1 or A finite α > 0; for
-// Sparse leaves 0 ≤ SparseZero ≤ 1; a known leaf kind; and that the expected
+// 0..MaxDepth; 0 < λ < 1; for Dirichlet and Mixed leaves 1 or A finite
+// α > 0; for Sparse and Mixed leaves 0 ≤ SparseZero ≤ 1; for Mixed leaves
+// 0 ≤ SparseFrac < 1 (SparseFrac = 0 otherwise); a known leaf kind; and that
+// the expected
 // tree size Σ_d (A(1−λ))^d (for the largest D) is at most MaxTreeNodes,
 // reporting the estimate and its memory otherwise.
 func (p Prior) Validate() error {
@@ -177,7 +219,18 @@ func (p Prior) Validate() error {
 		return fmt.Errorf("source: prior λ = %v must lie strictly between 0 and 1", p.Lambda)
 	}
 	switch p.Leaves {
-	case Dirichlet:
+	case Dirichlet, Sparse, Mixed:
+	default:
+		return fmt.Errorf("source: prior has unknown leaf kind %d", int(p.Leaves))
+	}
+	if p.Leaves == Mixed {
+		if !(p.SparseFrac >= 0 && p.SparseFrac < 1) {
+			return fmt.Errorf("source: prior sparse_frac = %v outside [0,1) (the probability that a tree gets sparse leaves; 0 means the default %v)", p.SparseFrac, DefaultSparseFrac)
+		}
+	} else if p.SparseFrac != 0 {
+		return fmt.Errorf("source: prior sparse_frac = %v is only meaningful for mixed leaves (leaves are %v)", p.SparseFrac, p.Leaves)
+	}
+	if p.Leaves == Dirichlet || p.Leaves == Mixed {
 		if len(p.Alpha) != 1 && len(p.Alpha) != p.A {
 			return fmt.Errorf("source: prior has %d Dirichlet parameters α, want 1 (symmetric) or A = %d", len(p.Alpha), p.A)
 		}
@@ -186,12 +239,11 @@ func (p Prior) Validate() error {
 				return fmt.Errorf("source: prior α[%d] = %v must be finite and > 0", i, a)
 			}
 		}
-	case Sparse:
+	}
+	if p.Leaves == Sparse || p.Leaves == Mixed {
 		if !(p.SparseZero >= 0 && p.SparseZero <= 1) {
 			return fmt.Errorf("source: prior sparse_zero = %v outside [0,1] (0 means the default %v)", p.SparseZero, DefaultSparseZero)
 		}
-	default:
-		return fmt.Errorf("source: prior has unknown leaf kind %d", int(p.Leaves))
 	}
 	for _, D := range p.Depths {
 		if n := expectedNodes(p.A, D, p.Lambda); n > MaxTreeNodes {
@@ -203,7 +255,9 @@ func (p Prior) Validate() error {
 }
 
 // Sample draws a context tree from π_CTW (Section 4.2): D uniformly from
-// Depths (no random number is used when there is one depth), then the tree
+// Depths (no random number is used when there is one depth), for Mixed
+// leaves the tree's leaf generator (Sparse when rng.Float64() < SparseFrac;
+// no random number is used for the other kinds), then the tree
 // grown depth-first with children in symbol order 0..A−1: a node at depth
 // d < D stops (becomes a leaf) when rng.Float64() < λ and otherwise gets A
 // children; a node at depth D is a leaf without a coin. Each leaf's p_s is
@@ -221,6 +275,10 @@ func (p Prior) Sample(rng *rand.Rand) (*Tree, error) {
 	if len(p.Depths) > 1 {
 		D = p.Depths[rng.IntN(len(p.Depths))]
 	}
+	sparse := p.Leaves == Sparse
+	if p.Leaves == Mixed {
+		sparse = rng.Float64() < p.sparseFrac()
+	}
 	alpha := p.AlphaVector()
 	zero := p.sparseZero()
 	scratch := make([]float64, p.A)
@@ -233,7 +291,7 @@ func (p Prior) Sample(rng *rand.Rand) (*Tree, error) {
 		}
 		if depth == D || rng.Float64() < p.Lambda {
 			P := make([]float64, p.A)
-			if p.Leaves == Sparse {
+			if sparse {
 				sparseLeaf(rng, zero, P)
 			} else {
 				dirichlet(rng, alpha, P, scratch)

@@ -451,6 +451,11 @@ func TestPriorValidate(t *testing.T) {
 		{"no α", func(p *Prior) { p.Alpha = nil }, "0 Dirichlet parameters"},
 		{"sparse zero", func(p *Prior) { p.Leaves, p.SparseZero = Sparse, 1.5 }, "sparse_zero"},
 		{"kind", func(p *Prior) { p.Leaves = 7 }, "unknown leaf kind"},
+		{"mixed frac 1", func(p *Prior) { p.Leaves, p.SparseFrac = Mixed, 1 }, "sparse_frac"},
+		{"mixed frac NaN", func(p *Prior) { p.Leaves, p.SparseFrac = Mixed, math.NaN() }, "sparse_frac"},
+		{"frac without mixed", func(p *Prior) { p.SparseFrac = 0.3 }, "only meaningful for mixed"},
+		{"mixed without α", func(p *Prior) { p.Leaves, p.Alpha = Mixed, nil }, "0 Dirichlet parameters"},
+		{"mixed sparse zero", func(p *Prior) { p.Leaves, p.SparseZero = Mixed, -0.5 }, "sparse_zero"},
 		{"huge", func(p *Prior) { p.A, p.Depths, p.Lambda = 256, []int{8}, 0.01 }, "nodes on average"},
 	}
 	for _, c := range cases {
@@ -533,5 +538,65 @@ func TestPriorLeavesDefault(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"leaves":"Dirichlet"}`), &q); err == nil {
 		t.Error("leaves \"Dirichlet\" (capitalised) accepted")
+	}
+}
+
+// TestMixedLeaves checks that a Mixed prior gives whole trees of one kind,
+// Sparse with probability SparseFrac (a binomial test over 2000 trees), and
+// that the per-tree choice is drawn from the tree's own stream.
+func TestMixedLeaves(t *testing.T) {
+	for _, frac := range []float64{0.2, 0.5, 0.8} {
+		p := Prior{A: 3, Depths: []int{2}, Lambda: 0.3, Alpha: []float64{0.5}, Leaves: Mixed, SparseFrac: frac, SparseZero: 0.9}
+		const n = 2000
+		sparse := 0
+		for i := range n {
+			tr, err := p.Sample(RNG(5, uint64(i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			zeros, all := 0, 0
+			for _, l := range tr.Leaves() {
+				all++
+				for _, q := range l.P {
+					if q == 0 {
+						zeros++
+						break
+					}
+				}
+			}
+			// A sparse tree at SparseZero 0.9 has a zero in every leaf
+			// (1 − 0.1³ per leaf, so allow one leaf without); a Dirichlet
+			// tree has none.
+			switch {
+			case zeros == 0:
+			case zeros >= all-1 && all > 1 || zeros == all:
+				sparse++
+			default:
+				t.Fatalf("frac %v tree %d: %d of %d leaves have zeros: leaves of both kinds in one tree", frac, i, zeros, all)
+			}
+		}
+		got := float64(sparse) / n
+		if sd := math.Sqrt(frac * (1 - frac) / n); math.Abs(got-frac) > 4.5*sd {
+			t.Errorf("frac %v: %d of %d trees sparse (%.3f), more than 4.5 SD from %v", frac, sparse, n, got, frac)
+		}
+	}
+	// The default fraction is DefaultSparseFrac, and the JSON form names it.
+	p := Prior{A: 3, Depths: []int{1, 5}, Lambda: 0.15, Alpha: []float64{0.5}, Leaves: Mixed}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(Prior{A: 3, Depths: []int{5}, Lambda: 0.15, Alpha: []float64{0.5}, Leaves: Mixed, SparseFrac: 0.25})
+	if want := `{"alphabet":3,"depths":[5],"lambda":0.15,"alpha":[0.5],"leaves":"mixed","sparse_frac":0.25}`; string(b) != want {
+		t.Errorf("JSON %s, want %s", b, want)
+	}
+	var q Prior
+	if err := json.Unmarshal(b, &q); err != nil || q.Leaves != Mixed || q.SparseFrac != 0.25 {
+		t.Errorf("round trip: %+v, %v", q, err)
+	}
+	if k, err := ParseLeafKind("mixed"); err != nil || k != Mixed {
+		t.Errorf("ParseLeafKind(mixed) = %v, %v", k, err)
+	}
+	if _, err := ParseLeafKind("uniform"); err == nil {
+		t.Error("ParseLeafKind(uniform) accepted")
 	}
 }

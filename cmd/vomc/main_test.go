@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/source"
 )
 
 // runOK runs the CLI and fails the test unless it exits 0.
@@ -117,5 +120,37 @@ func TestBadInput(t *testing.T) {
 	runFail(t, "generate", "-n", "10", "--out", p("keep.txt"), p("missing.json"))
 	if b, _ := os.ReadFile(p("keep.txt")); string(b) != "precious" {
 		t.Errorf("existing file overwritten: %q", b)
+	}
+}
+
+// TestDataLeaves checks --leaves: a mixed data set records its prior, and
+// impossible leaf settings are refused before anything is written.
+func TestDataLeaves(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "3", "-D", "1,2,3", "-K", "30", "-N", "32", "--leaves", "mixed", "--sparse-frac", "0.3", "--seed", "2", "--out", p("mixed"))
+	b, err := os.ReadFile(p("mixed/manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man struct{ Prior source.Prior }
+	if err := json.Unmarshal(b, &man); err != nil {
+		t.Fatal(err)
+	}
+	if man.Prior.Leaves != source.Mixed || man.Prior.SparseFrac != 0.3 || man.Prior.SparseZero != 0.5 {
+		t.Errorf("manifest prior %+v, want mixed leaves with sparse_frac 0.3, sparse_zero 0.5", man.Prior)
+	}
+	for i, args := range [][]string{
+		{"--leaves", "gaussian"},
+		{"--leaves", "mixed", "--sparse-frac", "1"},
+		{"--leaves", "mixed", "--sparse-frac", "0"},
+		{"--leaves", "mixed", "--sparse"},
+		{"--leaves", "sparse", "--sparse-zero", "2"},
+	} {
+		out := p(fmt.Sprintf("bad%d", i))
+		runFail(t, append([]string{"data", "-K", "5", "-N", "16", "--out", out}, args...)...)
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: output written despite the error", args)
+		}
 	}
 }

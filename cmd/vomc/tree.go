@@ -22,7 +22,9 @@ type priorFlags struct {
 	lambda     float64
 	alpha      string
 	sparse     bool
+	leaves     string
 	sparseZero float64
+	sparseFrac float64
 }
 
 func (p *priorFlags) register(fs *flag.FlagSet, defD string) {
@@ -30,8 +32,10 @@ func (p *priorFlags) register(fs *flag.FlagSet, defD string) {
 	fs.StringVar(&p.depths, "D", defD, "maximum depth D; a comma list (e.g. 1,2,3,4,5) draws each tree's D uniformly from it")
 	fs.Float64Var(&p.lambda, "lambda", 0.15, "stop probability λ ∈ (0,1): a node above depth D is a leaf with probability λ")
 	fs.StringVar(&p.alpha, "alpha", "0.5", "Dirichlet parameter α of the leaves: one value, or A comma-separated values")
-	fs.BoolVar(&p.sparse, "sparse", false, "use the paper's sparse leaf generator (random zeros, the rest uniform then normalised) instead of Dirichlet(α)")
-	fs.Float64Var(&p.sparseZero, "sparse-zero", 0.5, "with --sparse: the probability that each symbol's probability is set to zero")
+	fs.StringVar(&p.leaves, "leaves", "dirichlet", "leaf distributions: dirichlet (Dir(α)), sparse (the paper's second generator: random zeros, the rest uniform then normalised) or mixed (each tree's leaves from one of the two, sparse with probability --sparse-frac)")
+	fs.BoolVar(&p.sparse, "sparse", false, "the same as --leaves sparse")
+	fs.Float64Var(&p.sparseZero, "sparse-zero", 0.5, "with sparse or mixed leaves: the probability that each symbol's probability is set to zero")
+	fs.Float64Var(&p.sparseFrac, "sparse-frac", 0.5, "with --leaves mixed: the probability that a tree gets sparse leaves, in (0,1)")
 }
 
 func parseInts(s string) ([]int, error) {
@@ -67,10 +71,25 @@ func (p *priorFlags) prior() (source.Prior, error) {
 	if err != nil {
 		return source.Prior{}, err
 	}
-	pr := source.Prior{A: p.A, Depths: depths, Lambda: p.lambda, Alpha: alpha, Leaves: source.Dirichlet}
+	kind, err := source.ParseLeafKind(p.leaves)
+	if err != nil {
+		return source.Prior{}, usagef("--leaves %q: want dirichlet, sparse or mixed", p.leaves)
+	}
 	if p.sparse {
-		pr.Leaves = source.Sparse
+		if kind == source.Mixed {
+			return source.Prior{}, usagef("--sparse and --leaves mixed contradict each other (--sparse is --leaves sparse)")
+		}
+		kind = source.Sparse
+	}
+	pr := source.Prior{A: p.A, Depths: depths, Lambda: p.lambda, Alpha: alpha, Leaves: kind}
+	if kind != source.Dirichlet {
 		pr.SparseZero = p.sparseZero
+	}
+	if kind == source.Mixed {
+		if !(p.sparseFrac > 0 && p.sparseFrac < 1) {
+			return source.Prior{}, usagef("--sparse-frac %v: want a probability strictly between 0 and 1", p.sparseFrac)
+		}
+		pr.SparseFrac = p.sparseFrac
 	}
 	if err := pr.Validate(); err != nil {
 		return pr, err
