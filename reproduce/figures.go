@@ -129,11 +129,17 @@ func writeFigures(cfg Config, sc *StageContext) ([]string, error) {
 	outs = append(outs, Fig10File)
 	// Fig. 8: normal vs synthetic two-layer transformers.
 	if _, ok := sc.Deps[StageSynth]; ok {
-		names := fig8Names(cfg, res, sc.Deps)
-		if err := drawLoss(res, names, "Fig. 8: normal (TF 0-2) vs synthetic (TF 2-0) two-layer transformers ("+sub+")", filepath.Join(sc.Dir, Fig8File), cfg.Smooth, nil); err != nil {
-			return nil, err
+		for _, enc := range cfg.Encodings() {
+			names := fig8Names(cfg, res, enc)
+			title := "Fig. 8: normal (TF 0-2) vs synthetic (TF 2-0) two-layer transformers (" + sub + ")"
+			if len(cfg.SynthEncodings) > 0 {
+				title = "Fig. 8, " + enc + " encoding: TF 0-2 vs TF 2-0 (" + sub + ")"
+			}
+			if err := drawLoss(res, names, title, filepath.Join(sc.Dir, fig8File(enc)), cfg.Smooth, nil); err != nil {
+				return nil, err
+			}
+			outs = append(outs, fig8File(enc))
 		}
-		outs = append(outs, Fig8File)
 	}
 	// The construction beside CTW.
 	if mg.Construct != nil {

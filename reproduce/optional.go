@@ -30,12 +30,43 @@ type synthRecord struct {
 	Note    string
 }
 
-func synthVariantStage(cfg Config, short string, opts Options) (Stage, error) {
+// synthLabel is the method name of variant v trained under encoding enc:
+// the paper's label under synth.Paper, "LABEL [enc]" otherwise.
+func synthLabel(v synth.Variant, enc string) string {
+	if enc == synth.Paper || enc == "" {
+		return synth.Label(v)
+	}
+	return synth.Label(v) + " [" + enc + "]"
+}
+
+// effectiveEncoding is the encoding whose model serves variant v under
+// enc. Models whose features do not change are not trained twice: "w/o
+// counts" sees neither a position nor a count, so every encoding gives the
+// paper's features; under synth.Log the count variants see exactly the
+// paper's features (the counts as ln(1+c) either way; only TF 2-0's
+// position changes).
+func effectiveEncoding(v synth.Variant, enc string) string {
+	if v == synth.WithoutCounts || (enc == synth.Log && v != synth.TF20) {
+		return synth.Paper
+	}
+	return enc
+}
+
+func synthVariantStage(cfg Config, short, enc string, opts Options) (Stage, error) {
 	v, err := synth.ParseVariant(short)
 	if err != nil {
 		return Stage{}, err
 	}
+	enc = effectiveEncoding(v, enc)
 	sc := synth.Config{Variant: v, A: cfg.A, D: cfg.MaxDepth(), Context: cfg.N}
+	name := "synth-" + synth.ShortName(v)
+	if enc != synth.Paper {
+		// The paper's encoding stays the zero value, so that its stages
+		// keep the hashes they had before the encodings.
+		sc.Encoding = enc
+		name += "-" + enc
+	}
+	label := synthLabel(v, enc)
 	tc := synth.DefaultTrainConfig()
 	tc.BatchSize, tc.LR, tc.Seed = cfg.Batch, cfg.LR, cfg.Seed
 	tc.MaxSteps = cfg.SynthSteps
@@ -44,7 +75,6 @@ func synthVariantStage(cfg Config, short string, opts Options) (Stage, error) {
 	}
 	tc.Epochs = cfg.Epochs
 	tc.WarmupSteps = min(cfg.Warmup, max(tc.MaxSteps/10, 1))
-	name := "synth-" + synth.ShortName(v)
 	return Stage{
 		Name:   name,
 		Kind:   KindTrain,
@@ -71,36 +101,71 @@ func synthVariantStage(cfg Config, short string, opts Options) (Stage, error) {
 			if err := m.Save(filepath.Join(stc.Dir, modelFile)); err != nil {
 				return nil, err
 			}
-			rec := synthRecord{Variant: synth.ShortName(v), Label: m.Name(), Params: m.Config.NumParams(), Steps: m.Info.Steps,
+			rec := synthRecord{Variant: synth.ShortName(v), Label: label, Params: m.Config.NumParams(), Steps: m.Info.Steps,
 				Seconds: time.Since(start).Seconds(), BestVal: m.Info.BestVal}
 			if math.IsNaN(rec.BestVal) || math.IsInf(rec.BestVal, 0) {
 				rec.BestVal = -1
 			}
 			rec.Note = fmt.Sprintf("%d steps, %d features", rec.Steps, m.Config.Features())
+			if enc != synth.Paper {
+				rec.Note += ", encoding " + enc
+			}
 			return []string{modelFile}, writeJSON(stc.Dir, "synth.json", rec)
 		},
 	}, nil
 }
 
-// synthStages are the Fig. 8 stages: one per variant, then the evaluation
-// of all of them beside CTW (StageSynth).
+// GapsFile holds, per encoding, the paired gap "TF 2-0 − TF 2-0 w/ all
+// counts" (written by the fig8-synth stage).
+const GapsFile = "gaps.json"
+
+// synthGap is the paired difference of TF 2-0 and TF 2-0 w/ all counts
+// under one encoding: mean loss differences over the window and over the
+// second half, nats per symbol, with 95% intervals across test windows.
+type synthGap struct {
+	Encoding   string
+	TF20       string
+	AllCounts  string
+	Window     jsonInterval
+	SecondHalf jsonInterval
+}
+
+// synthStages are the Fig. 8 stages: one per variant and encoding (see
+// effectiveEncoding), then the evaluation of all of them beside CTW
+// (StageSynth), which also measures the paired gap TF 2-0 − w/ all counts
+// under every encoding.
 func synthStages(cfg Config, opts Options) ([]Stage, error) {
 	if len(cfg.SynthVariants) == 0 {
 		return nil, nil
 	}
 	var out []Stage
 	deps := []string{StageTestData}
-	for _, s := range cfg.SynthVariants {
-		st, err := synthVariantStage(cfg, s, opts)
+	seen := map[string]bool{}
+	for _, enc := range cfg.Encodings() {
+		enc, err := synth.ParseEncoding(enc)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, st)
-		deps = append(deps, st.Name)
+		for _, s := range cfg.SynthVariants {
+			st, err := synthVariantStage(cfg, s, enc, opts)
+			if err != nil {
+				return nil, err
+			}
+			if seen[st.Name] {
+				continue
+			}
+			seen[st.Name] = true
+			out = append(out, st)
+			deps = append(deps, st.Name)
+		}
+	}
+	inputs := map[string]any{"defaults": defaults(cfg)}
+	if len(cfg.SynthEncodings) > 0 {
+		inputs["encodings"] = cfg.Encodings()
 	}
 	out = append(out, Stage{
 		Name:   StageSynth,
-		Inputs: map[string]any{"defaults": defaults(cfg)},
+		Inputs: inputs,
 		Deps:   deps,
 		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
 			test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
@@ -109,6 +174,7 @@ func synthStages(cfg Config, opts Options) ([]Stage, error) {
 			}
 			var ps []predict.Predictor
 			var recs []synthRecord
+			byLabel := map[string]predict.Predictor{}
 			for _, d := range deps[1:] {
 				m, err := synth.Load(filepath.Join(sc.Deps[d].Dir, modelFile))
 				if err != nil {
@@ -118,12 +184,38 @@ func synthStages(cfg Config, opts Options) ([]Stage, error) {
 				if err := readJSON(sc.Deps[d].Dir, "synth.json", &r); err != nil {
 					return nil, err
 				}
+				m.DisplayName = r.Label
 				ps = append(ps, m)
 				recs = append(recs, r)
+				byLabel[r.Label] = m
 			}
-			outs, err := evalWithCTW(ctx, cfg, sc, study.Windows(test), ps...)
+			ws := study.Windows(test)
+			outs, err := evalWithCTW(ctx, cfg, sc, ws, ps...)
 			if err != nil {
 				return nil, err
+			}
+			if len(cfg.SynthEncodings) > 0 {
+				var gaps []synthGap
+				for _, enc := range cfg.Encodings() {
+					enc, _ := synth.ParseEncoding(enc)
+					tl := synthLabel(synth.TF20, effectiveEncoding(synth.TF20, enc))
+					al := synthLabel(synth.WithAllCounts, effectiveEncoding(synth.WithAllCounts, enc))
+					tf, all := byLabel[tl], byLabel[al]
+					if tf == nil || all == nil {
+						continue
+					}
+					res, err := eval.Evaluate(ctx, ws, cfg.A, []predict.Predictor{all, tf}, eval.Config{Workers: cfg.Workers, Reference: al})
+					if err != nil {
+						return nil, err
+					}
+					m := res.Method(tl)
+					gaps = append(gaps, synthGap{Encoding: enc, TF20: tl, AllCounts: al,
+						Window: toJSONInterval(m.ExcessWindow), SecondHalf: toJSONInterval(m.ExcessSecondHalf)})
+				}
+				if err := writeJSON(sc.Dir, GapsFile, gaps); err != nil {
+					return nil, err
+				}
+				outs = append(outs, GapsFile)
 			}
 			return outs, writeJSON(sc.Dir, "synth.json", recs)
 		},
@@ -156,15 +248,26 @@ func twoLayer(cfg Config) (Model, bool) {
 	return Model{}, false
 }
 
-// fig8Names are the methods drawn in Fig. 8.
-func fig8Names(cfg Config, res *eval.Result, deps map[string]*Done) []string {
+// fig8File is the Fig. 8 figure of encoding enc: Fig8File for the paper's,
+// "fig8_synthetic_<enc>.png" otherwise.
+func fig8File(enc string) string {
+	if enc == synth.Paper || enc == "" {
+		return Fig8File
+	}
+	return "fig8_synthetic_" + enc + ".png"
+}
+
+// fig8Names are the methods drawn in Fig. 8 under encoding enc.
+func fig8Names(cfg Config, res *eval.Result, enc string) []string {
 	names := []string{res.Ref().Name}
 	if m, ok := twoLayer(cfg); ok && res.Method(m.Label()) != nil {
 		names = append(names, m.Label())
 	}
 	for _, v := range cfg.SynthVariants {
-		if p, err := synth.ParseVariant(v); err == nil && res.Method(synth.Label(p)) != nil {
-			names = append(names, synth.Label(p))
+		if p, err := synth.ParseVariant(v); err == nil {
+			if l := synthLabel(p, effectiveEncoding(p, enc)); res.Method(l) != nil {
+				names = append(names, l)
+			}
 		}
 	}
 	return names
@@ -216,8 +319,61 @@ func fig8Section(cfg Config, mg *merged, deps map[string]*Done) (Finding, []stri
 		f.Agrees = true
 		f.Found += " The ordering agrees with the paper: less counting information, higher loss."
 	}
+	var gaps []synthGap
+	if readJSON(deps[StageSynth].Dir, GapsFile, &gaps) == nil && len(gaps) > 0 {
+		f.Found += " " + gapSentence(gaps)
+	}
 	if d, ok := deps[StageFigures]; ok {
-		return f, []string{filepath.Join(d.Dir, Fig8File)}, ""
+		var files []string
+		for _, enc := range cfg.Encodings() {
+			files = append(files, filepath.Join(d.Dir, fig8File(enc)))
+		}
+		return f, files, ""
 	}
 	return f, nil, ""
+}
+
+// GapTolerance is the largest |TF 2-0 − TF 2-0 w/ all counts| (nats per
+// symbol over the second half) that the report calls "almost equal" when
+// the paired interval excludes zero.
+const GapTolerance = 0.005
+
+// gapSentence reports, per encoding, whether TF 2-0 ≈ TF 2-0 w/ all counts
+// holds: yes when the paired 95% interval of the second-half gap contains
+// zero or lies within ±GapTolerance.
+func gapSentence(gaps []synthGap) string {
+	var parts []string
+	for _, g := range gaps {
+		if g.SecondHalf.Mean == nil {
+			continue
+		}
+		m := *g.SecondHalf.Mean
+		half := math.NaN()
+		if g.SecondHalf.Lo != nil && g.SecondHalf.Hi != nil {
+			half = (*g.SecondHalf.Hi - *g.SecondHalf.Lo) / 2
+		}
+		verdict := "does not hold"
+		switch {
+		case math.IsNaN(half):
+			verdict = "cannot be decided (one window)"
+		case m-half <= 0 && m+half >= 0:
+			verdict = "holds (the interval contains 0)"
+		case m-half >= -GapTolerance && m+half <= GapTolerance:
+			verdict = fmt.Sprintf("holds (within ±%g nats)", GapTolerance)
+		}
+		parts = append(parts, fmt.Sprintf("%s encoding: %+.4f ± %.4f (window %+.4f), %s", g.Encoding, m, half, deref(g.Window.Mean), verdict))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "With matched encodings of the position and the counts (every variant sees the same representation; see synth's Paper, Log, Linear), " +
+		"the paired gap TF 2-0 − TF 2-0 w/ all counts over the second half (nats per symbol, 95% CI across test windows) and whether “TF 2-0 ≈ TF 2-0 w/ all counts” holds: " +
+		strings.Join(parts, "; ") + "."
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
 }

@@ -157,6 +157,9 @@ func Plan(cfg Config, opts Options) []Stage {
 	if cfg.NumSeeds() > 1 {
 		figInputs["seeds"] = cfg.NumSeeds()
 	}
+	if len(cfg.SynthEncodings) > 0 {
+		figInputs["encodings"] = cfg.Encodings()
+	}
 	var evals []string
 	for _, s := range stages {
 		if s.Name == StageBaselines || s.Name == StageConstruct || s.Name == StageSynth || (len(s.Name) > 8 && s.Name[:8] == "eval-tf-") {

@@ -103,6 +103,7 @@ func TestTinyEndToEnd(t *testing.T) {
 		cfg.MaxSteps, cfg.SynthSteps, cfg.Warmup, cfg.CheckpointEvery = 60, 60, 10, 30
 		cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 50, 80, 6
 	}
+	cfg.SynthEncodings = []string{"paper", "linear"}
 	out := t.TempDir()
 	opts := Options{Out: out, Version: "test", CodeKey: "test", Log: testLog(t)}
 	res, err := Run(context.Background(), cfg, opts)
@@ -112,7 +113,7 @@ func TestTinyEndToEnd(t *testing.T) {
 	if len(res.Skipped) != 0 {
 		t.Errorf("fresh run skipped %v", res.Skipped)
 	}
-	for _, f := range []string{Fig3File, Fig4File, Fig10File, ConstructFile, Fig8File, Fig5HeatmapFile} {
+	for _, f := range []string{Fig3File, Fig4File, Fig10File, ConstructFile, Fig8File, fig8File("linear"), Fig5HeatmapFile} {
 		if st, err := os.Stat(filepath.Join(out, "figures", f)); err != nil || st.Size() < 1000 {
 			t.Errorf("figure %s: %v", f, err)
 		}
@@ -123,13 +124,13 @@ func TestTinyEndToEnd(t *testing.T) {
 	}
 	checkHTML(t, html)
 	for _, want := range []string{"Fig. 3", "Fig. 4", "Fig. 5", "Fig. 8", "Fig. 10", "construct", "TF(1,1)", "TF(2,2) attn-only",
-		"TF 2-0 w/ all counts", "KN(D=2", "PPM(D=2,A)", "PPM(D=2,A,norm)", "PPM(D=2,A,excl)", "Which statements depend on the PPM variant", "null test per head and hypothesis", "excess over CTW", "&#34;preset&#34;: &#34;tiny&#34;", "They coincide"} {
+		"TF 2-0 w/ all counts", "TF 2-0 w/ all counts [linear]", "linear encoding: ", "paper encoding: ", "KN(D=2", "PPM(D=2,A)", "PPM(D=2,A,norm)", "PPM(D=2,A,excl)", "Which statements depend on the PPM variant", "null test per head and hypothesis", "excess over CTW", "&#34;preset&#34;: &#34;tiny&#34;", "They coincide"} {
 		if !bytes.Contains(html, []byte(want)) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	if n := bytes.Count(html, []byte(`src="data:image/png;base64,`)); n < 7 {
-		t.Errorf("report embeds %d images, want ≥ 7", n)
+	if n := bytes.Count(html, []byte(`src="data:image/png;base64,`)); n < 8 {
+		t.Errorf("report embeds %d images, want ≥ 8", n)
 	}
 
 	// Second run: every stage cached.
