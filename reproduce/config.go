@@ -108,6 +108,10 @@ type Config struct {
 	// all counts" under each (the paper's observation with matched
 	// representations of position and counts).
 	SynthEncodings []string `json:"synth_encodings,omitempty"`
+	// SynthSeeds is the number of training replicates of every TF 2-0
+	// model (0: Seeds). They are cheap beside the transformers, so a run
+	// can replicate them more often.
+	SynthSeeds int `json:"synth_seeds,omitempty"`
 	// ExtraMethods are methods (methods.Build specs, comma-separated)
 	// evaluated with the baselines and drawn in Fig. 3 beside CTW, e.g.
 	// "markov:k=1,markov:k=2"; empty: none.
@@ -386,6 +390,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("reproduce: heatmap_suffix must be ≥ 1")
 	case c.Seeds < 0:
 		return fmt.Errorf("reproduce: seeds=%d is negative", c.Seeds)
+	case c.SynthSeeds < 0:
+		return fmt.Errorf("reproduce: synth_seeds=%d is negative", c.SynthSeeds)
 	}
 	for _, s := range append(append([]string{}, c.Fig3Models...), c.Fig4Models...) {
 		m, err := ParseModel(s)
@@ -439,6 +445,15 @@ func (c Config) Encodings() []string {
 	return c.SynthEncodings
 }
 
+// NumSynthSeeds is the number of training replicates of every TF 2-0
+// model: SynthSeeds, or NumSeeds when it is 0.
+func (c Config) NumSynthSeeds() int {
+	if c.SynthSeeds > 0 {
+		return c.SynthSeeds
+	}
+	return c.NumSeeds()
+}
+
 // NumSeeds is the number of training replicates S (at least 1).
 func (c Config) NumSeeds() int { return max(1, c.Seeds) }
 
@@ -446,6 +461,9 @@ func (c Config) NumSeeds() int { return max(1, c.Seeds) }
 // S = 1 has the JSON form (and stage hashes) of a configuration without
 // replicates.
 func (c Config) normalized() Config {
+	if c.SynthSeeds == c.NumSeeds() {
+		c.SynthSeeds = 0
+	}
 	if c.Seeds <= 1 {
 		c.Seeds = 0
 	}

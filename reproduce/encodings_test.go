@@ -81,6 +81,18 @@ func TestGapSentence(t *testing.T) {
 			t.Errorf("gap %v ± : %q, want %q", *c.gap.Mean, s, c.want)
 		}
 	}
+	multi := gapSentence([]synthGap{
+		{Encoding: "paper", Replicate: 0, SecondHalf: iv(0.02, 0.005), Window: iv(0.02, 0.005)},
+		{Encoding: "paper", Replicate: 1, SecondHalf: iv(0.001, 0.004), Window: iv(0.001, 0.004)},
+		{Encoding: "paper", Replicate: 2, SecondHalf: iv(0.03, 0.005), Window: iv(0.03, 0.005)},
+		{Encoding: "linear", Replicate: 0, SecondHalf: iv(0.002, 0.001), Window: iv(0.002, 0.001)},
+	})
+	for _, want := range []string{"paper encoding: seed 0 +0.0200 ± 0.0050, seed 1 +0.0010 ± 0.0040, seed 2 +0.0300 ± 0.0050; it holds in 1 of 3 seeds; across seeds +0.0170 ±",
+		"linear encoding: +0.0020 ± 0.0010 (window +0.0020), holds (within ±0.005 nats)"} {
+		if !strings.Contains(multi, want) {
+			t.Errorf("gap sentence %q lacks %q", multi, want)
+		}
+	}
 	if gapSentence(nil) != "" {
 		t.Error("no gaps should give no sentence")
 	}

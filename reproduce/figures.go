@@ -130,12 +130,12 @@ func writeFigures(cfg Config, sc *StageContext) ([]string, error) {
 	// Fig. 8: normal vs synthetic two-layer transformers.
 	if _, ok := sc.Deps[StageSynth]; ok {
 		for _, enc := range cfg.Encodings() {
-			names := fig8Names(cfg, res, enc)
+			names := withReplicates(cfg, res, fig8Names(cfg, res, enc))
 			title := "Fig. 8: normal (TF 0-2) vs synthetic (TF 2-0) two-layer transformers (" + sub + ")"
 			if len(cfg.SynthEncodings) > 0 {
 				title = "Fig. 8, " + enc + " encoding: TF 0-2 vs TF 2-0 (" + sub + ")"
 			}
-			if err := drawLoss(res, names, title, filepath.Join(sc.Dir, fig8File(enc)), cfg.Smooth, nil); err != nil {
+			if err := drawLoss(res, names, title, filepath.Join(sc.Dir, fig8File(enc)), cfg.Smooth, replicateOf(cfg)); err != nil {
 				return nil, err
 			}
 			outs = append(outs, fig8File(enc))

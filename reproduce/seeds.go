@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/synth"
 )
 
 // SeedsFile is the across-seed statistics file the figures stage writes
@@ -74,18 +75,64 @@ func toJSONInterval(iv eval.Interval) jsonInterval {
 	return jsonInterval{Mean: p(iv.Mean), SD: p(iv.SD), Lo: p(iv.Lo), Hi: p(iv.Hi)}
 }
 
-// seedStats collects, for every model of cfg with more than one replicate
-// evaluated in res, its SeedStats (models in cfg.Models order); nil when
-// S = 1.
-func seedStats(cfg Config, res *eval.Result) []SeedStats {
-	if cfg.NumSeeds() < 2 {
-		return nil
-	}
-	var out []SeedStats
+// replicaSet is one trained model's replicates: Names[r] is the method
+// name of replicate r (Names[0] the model's label, Base).
+type replicaSet struct {
+	Base  string
+	Names []string
+}
+
+// replicas lists every trained model's replicates: the transformers of
+// cfg.Models (NumSeeds each, RepLabel) and the TF 2-0 models of Fig. 8
+// (NumSynthSeeds each, one per distinct variant and effective encoding,
+// named synthRepLabel).
+func replicas(cfg Config) []replicaSet {
+	var out []replicaSet
 	for _, m := range cfg.Models() {
-		st := SeedStats{Model: m.Label()}
+		rs := replicaSet{Base: m.Label()}
 		for r := range cfg.NumSeeds() {
-			mr := res.Method(RepLabel(m, r))
+			rs.Names = append(rs.Names, RepLabel(m, r))
+		}
+		out = append(out, rs)
+	}
+	seen := map[string]bool{}
+	for _, enc := range cfg.Encodings() {
+		enc, err := synth.ParseEncoding(enc)
+		if err != nil {
+			continue
+		}
+		for _, s := range cfg.SynthVariants {
+			v, err := synth.ParseVariant(s)
+			if err != nil {
+				continue
+			}
+			base := synthLabel(v, effectiveEncoding(v, enc))
+			if seen[base] {
+				continue
+			}
+			seen[base] = true
+			rs := replicaSet{Base: base}
+			for r := range cfg.NumSynthSeeds() {
+				rs.Names = append(rs.Names, synthRepLabel(base, r))
+			}
+			out = append(out, rs)
+		}
+	}
+	return out
+}
+
+// seedStats collects, for every model of cfg with more than one replicate
+// evaluated in res, its SeedStats (transformers in cfg.Models order, then
+// the TF 2-0 models); nil when no model has two replicates.
+func seedStats(cfg Config, res *eval.Result) []SeedStats {
+	var out []SeedStats
+	for _, rs := range replicas(cfg) {
+		if len(rs.Names) < 2 {
+			continue
+		}
+		st := SeedStats{Model: rs.Base}
+		for _, name := range rs.Names {
+			mr := res.Method(name)
 			if mr == nil {
 				continue
 			}
@@ -108,29 +155,21 @@ func seedStats(cfg Config, res *eval.Result) []SeedStats {
 }
 
 // isReplicate reports whether name is the method name of a replicate r ≥ 1
-// of one of cfg's models.
+// of one of cfg's trained models.
 func isReplicate(cfg Config, name string) bool {
-	for r := 1; r < cfg.NumSeeds(); r++ {
-		for _, m := range cfg.Models() {
-			if RepLabel(m, r) == name {
-				return true
-			}
-		}
-	}
-	return false
+	_, ok := replicateOf(cfg)[name]
+	return ok
 }
 
-// withReplicates returns names followed, for each name that is a model's
-// label, by the names of its replicates r ≥ 1 that res holds.
+// withReplicates returns names followed, for each name that is a trained
+// model's label, by the names of its replicates r ≥ 1 that res holds.
 func withReplicates(cfg Config, res *eval.Result, names []string) []string {
 	out := append([]string(nil), names...)
+	sets := replicas(cfg)
 	for _, n := range names {
-		for _, m := range cfg.Models() {
-			if m.Label() != n {
-				continue
-			}
-			for r := 1; r < cfg.NumSeeds(); r++ {
-				out = append(out, exact(res, RepLabel(m, r))...)
+		for _, rs := range sets {
+			if rs.Base == n && len(rs.Names) > 1 {
+				out = append(out, exact(res, rs.Names[1:]...)...)
 			}
 		}
 	}
@@ -138,12 +177,13 @@ func withReplicates(cfg Config, res *eval.Result, names []string) []string {
 }
 
 // replicateOf maps the method name of every replicate r ≥ 1 of cfg's
-// models to the model's label (replicate 0's name), for plot.Options.
+// trained models to the model's label (replicate 0's name), for
+// plot.Options.
 func replicateOf(cfg Config) map[string]string {
 	out := map[string]string{}
-	for r := 1; r < cfg.NumSeeds(); r++ {
-		for _, m := range cfg.Models() {
-			out[RepLabel(m, r)] = m.Label()
+	for _, rs := range replicas(cfg) {
+		for _, n := range rs.Names[1:] {
+			out[n] = rs.Base
 		}
 	}
 	return out

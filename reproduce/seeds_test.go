@@ -105,9 +105,19 @@ func TestSeedsGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nm := len(cfg.Models())
-	if len(g2) != len(g1)+2*nm {
-		t.Errorf("S=2: %d stages, want %d", len(g2), len(g1)+2*nm)
+	nm, ns := len(cfg.Models()), len(cfg.SynthVariants)
+	if len(g2) != len(g1)+2*nm+ns {
+		t.Errorf("S=2: %d stages, want %d (a training and an evaluation replicate per transformer, a training replicate per TF 2-0 variant)", len(g2), len(g1)+2*nm+ns)
+	}
+	// synth_seeds decouples the TF 2-0 replicates from the transformers'.
+	syn := cfg
+	syn.SynthSeeds = 3
+	g3, err := Graph(syn, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g3) != len(g1)+2*ns {
+		t.Errorf("synth_seeds=3: %d stages, want %d", len(g3), len(g1)+2*ns)
 	}
 	by := map[string]StageInfo{}
 	for _, s := range g2 {
