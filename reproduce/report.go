@@ -239,7 +239,7 @@ func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
 		d.Stages = append(d.Stages, stageRow{Name: n, Hash: dd.Hash, Seconds: fmt.Sprintf("%.1f", dd.Seconds), Status: st})
 	}
 	d.Cost = fmt.Sprintf("Stages took %.0f s (%.2f h) in all, as recorded when each ran. Each transformer sees at most %.3gM training tokens; "+
-		"the estimate for training all %d models on a 2-core AVX-512 machine (≈ 90k tokens/s for a 2-layer E=64 N=256 model, scaled by model cost) is %.2f h.",
+		"the estimate for training all %d models on a 2-core AVX-512 machine (≈ 165k tokens/s for a 2-layer E=64 N=512 model, scaled by model cost) is %.2f h.",
 		total, total/3600, cfg.TrainTokens()/1e6, len(cfg.Models()), cfg.EstimateHours())
 	var buf bytes.Buffer
 	if err := reportTmpl.Execute(&buf, d); err != nil {
