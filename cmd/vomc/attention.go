@@ -98,6 +98,8 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 	seed := fs.Uint64("seed", 1, "seed of the null test's permutations")
 	D := fs.Int("D", -1, "source depth D: hypotheses up to k, d = D+1 (default: the data set's largest depth; 3 with --file)")
 	gamma := fs.Float64("gamma", 0.5, "heatmap colour = weight^gamma")
+	profile := fs.String("profile", "", "also write FILE.csv: every head's attention by query position (relative offsets d and suffix matches k, offset 1), averaged over --profile-windows windows (attnmap.PositionProfile)")
+	pwin := fs.Int("profile-windows", 256, "with --profile: windows averaged (from --window of --data, wrapping, or consecutive windows of --file from --start)")
 	force := fs.Bool("force", false, "overwrite existing output files")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -120,6 +122,14 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 	if *nwin < 1 || *perms < 0 {
 		return usagef("--windows %d, --perms %d: want ≥ 1 and ≥ 0", *nwin, *perms)
 	}
+	if *pwin < 1 {
+		return usagef("--profile-windows %d: want ≥ 1", *pwin)
+	}
+	if *profile != "" {
+		if err := checkOutputs(*force, *profile); err != nil {
+			return err
+		}
+	}
 	if !(*gamma > 0) || math.IsInf(*gamma, 1) {
 		return usagef("--gamma %v: want a finite number > 0", *gamma)
 	}
@@ -138,7 +148,8 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 	N, A := m.Config.Context, m.Config.Alphabet
 
 	rep := attnReport{Model: m.Name(), Window: -1, Perms: *perms, Seed: *seed, Alpha: attnmap.Alpha, MinLift: attnmap.MinLift}
-	var xs [][]byte // the windows of the null test, the shown one first
+	var xs [][]byte  // the windows of the null test, the shown one first
+	var pxs [][]byte // the windows of --profile
 	depth := *D
 	if *data != "" {
 		if *start != 0 {
@@ -159,6 +170,11 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 			w := (*window + i) % ds.Windows()
 			xs = append(xs, ds.Window(w))
 			rep.Windows = append(rep.Windows, w)
+		}
+		if *profile != "" {
+			for i := range min(*pwin, ds.Windows()) {
+				pxs = append(pxs, ds.Window((*window+i)%ds.Windows()))
+			}
 		}
 		if depth < 0 {
 			depth = 0
@@ -185,6 +201,11 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 		for off := *start; len(xs) < *nwin && (len(xs) == 0 || off+N <= len(all)); off += N {
 			xs = append(xs, all[off:min(off+N, len(all))])
 			rep.Windows = append(rep.Windows, off)
+		}
+		if *profile != "" {
+			for off := *start; len(pxs) < *pwin && (len(pxs) == 0 || off+N <= len(all)); off += N {
+				pxs = append(pxs, all[off:min(off+N, len(all))])
+			}
 		}
 		if depth < 0 {
 			depth = 3
@@ -263,6 +284,17 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 	fmt.Printf("\nsuffix_match: layer %d head %d, k=%d offset %d: mean mass %.2f (chance %.2f, p_adj %.2g) over %d queries of %d windows\n",
 		fig.Layer, fig.Head, fig.K, fig.Offset, fig.Score.Mass, fig.Score.Chance, fig.Score.PAdj, fig.Score.Queries, len(xs))
 	fmt.Printf("wrote %s/{%s,%s,%s,%s,%s}\n", *out, attnHeatPNG, attnHeatSVG, attnSuffixPNG, attnSuffixSVG, attnScores)
+	if *profile != "" {
+		pxs, _ = attnmap.Windows(pxs, make([]int, len(pxs)), N)
+		pr, err := attnmap.PositionProfile(pxs, func(w int) ([][][]float32, error) { return m.AttentionMaps(pxs[w]) }, maxK)
+		if err != nil {
+			return err
+		}
+		if err := fsutil.WriteFile(*profile, *force, pr.WriteCSV); err != nil {
+			return err
+		}
+		fmt.Printf("wrote %s (%d windows)\n", *profile, len(pxs))
+	}
 	return nil
 }
 

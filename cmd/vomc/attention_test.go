@@ -53,6 +53,23 @@ func TestAttention(t *testing.T) {
 		}
 	}
 
+	// --profile: one CSV row per head and query position of the model's N
+	runOK(t, "attention", "--model", p("model"), "--data", p("test"), "--out", p("pa"), "--profile", p("prof.csv"), "--profile-windows", "3")
+	pb, err := os.ReadFile(p("prof.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(string(pb)), "\n")
+	if len(rows) != 1+3*48 || !strings.HasPrefix(rows[0], "layer,head,position,rel_0,") {
+		t.Fatalf("profile CSV: %d rows, header %q", len(rows), rows[0])
+	}
+	// position 10 of layer 1 head 1: all 3 windows have k=0 matches
+	if f := strings.Split(rows[11], ","); len(f) != 15 || f[2] != "10" || f[11] != "3" {
+		t.Errorf("profile row %q: want position 10 with matched_0 = 3", rows[11])
+	}
+	runFail(t, "attention", "--model", p("model"), "--data", p("test"), "--out", p("pb"), "--profile", p("prof.csv")) // exists
+	runFail(t, "attention", "--model", p("model"), "--data", p("test"), "--out", p("pc"), "--profile", p("p2.csv"), "--profile-windows", "0")
+
 	// existing outputs need --force; a file input with a chosen head
 	runFail(t, "attention", "--model", p("model"), "--data", p("test"), "--out", p("a"))
 	if err := os.WriteFile(p("seq.txt"), []byte(strings.Repeat("abcab", 20)), 0o644); err != nil {
