@@ -269,8 +269,12 @@ func LossVsPosition(res *eval.Result, opts Options) (*Figure, error) {
 	for s, k := range sel {
 		name := res.Methods[k].Name
 		if p, ok := opts.Replicates[name]; ok && drawn[p] && p != name && k != res.Reference {
-			thin[s] = true
-			continue
+			// A parent that is itself drawn thin has no colour of its own
+			// to lend: such a chain is drawn as ordinary methods.
+			if pp, ok := opts.Replicates[p]; !ok || !drawn[pp] || pp == p {
+				thin[s] = true
+				continue
+			}
 		}
 		if k == res.Reference {
 			styles[s] = MethodStyle(0, true)

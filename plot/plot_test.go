@@ -517,6 +517,12 @@ func TestReplicates(t *testing.T) {
 	if !strings.Contains(rep, "stroke:#009E73;stroke-width:0.6") {
 		t.Error("the replicate is not drawn thin in its parent's colour")
 	}
+	// A chain (order-3 → order-1 → unigram): order-1 is thin in unigram's
+	// colour, order-3 ordinary (its parent has no colour of its own).
+	chain := svg(plot.Options{Methods: names, Replicates: map[string]string{"order-3 (KT)": "order-1 (KT)", "order-1 (KT)": "unigram (KT)"}})
+	if !strings.Contains(chain, "order-3 (KT)") || strings.Contains(chain, ">order-1 (KT)<") || !strings.Contains(chain, "stroke:#D55E00;stroke-width:0.6") {
+		t.Error("chained replicates: want order-1 thin in unigram's colour and order-3 drawn as an ordinary method")
+	}
 	// Parent not drawn: the replicate is an ordinary method.
 	orphan := svg(plot.Options{Methods: []string{"uniform", "order-3 (KT)"}, Replicates: map[string]string{"order-3 (KT)": "order-1 (KT)"}})
 	if !strings.Contains(orphan, "order-3 (KT)") || strings.Contains(orphan, "thin: replicates") {

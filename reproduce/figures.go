@@ -132,7 +132,7 @@ func writeFigures(cfg Config, sc *StageContext) ([]string, error) {
 		for _, enc := range cfg.Encodings() {
 			names := withReplicates(cfg, res, fig8Names(cfg, res, enc))
 			title := "Fig. 8: normal (TF 0-2) vs synthetic (TF 2-0) two-layer transformers (" + sub + ")"
-			if len(cfg.SynthEncodings) > 0 {
+			if cfg.normalized().SynthEncodings != nil {
 				title = "Fig. 8, " + enc + " encoding: TF 0-2 vs TF 2-0 (" + sub + ")"
 			}
 			if err := drawLoss(res, names, title, filepath.Join(sc.Dir, fig8File(enc)), cfg.Smooth, replicateOf(cfg)); err != nil {

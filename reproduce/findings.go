@@ -107,8 +107,8 @@ func findFig3(cfg Config, mg *merged) Finding {
 		tfs = append(tfs, x.m)
 	}
 	f.Found += markovSentence(res, tfs)
-	if !cfg.CTWOptimal() {
-		f.Found += fmt.Sprintf(" The trees' leaves are %q here, so CTW with Dirichlet(α = %g) leaf estimators is the reference but not exactly Bayes-optimal (the sparse leaves' prior is not Dir(α)): a method may beat it.", cfg.Prior().Leaves, cfg.Alpha)
+	if why := cfg.notOptimal(); len(why) > 0 {
+		f.Found += fmt.Sprintf(" CTW(D=%d, λ=%g, α=%g) is the reference here but not exactly Bayes-optimal, because %s: a method may beat it.", cfg.MaxDepth(), cfg.Lambda, cfg.Alpha, strings.Join(why, ", and "))
 	}
 	var one *eval.MethodResult
 	var multi []lm

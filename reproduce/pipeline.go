@@ -157,7 +157,7 @@ func Plan(cfg Config, opts Options) []Stage {
 	if cfg.NumSeeds() > 1 {
 		figInputs["seeds"] = cfg.NumSeeds()
 	}
-	if len(cfg.SynthEncodings) > 0 {
+	if cfg.normalized().SynthEncodings != nil {
 		figInputs["encodings"] = cfg.Encodings()
 	}
 	var evals []string

@@ -132,7 +132,7 @@ func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
 	// Summary table: one row per method, a model's replicates r ≥ 1
 	// folded into its row's across-seed columns.
 	res := mg.Res
-	d.Seeds = cfg.NumSeeds()
+	d.Seeds = max(cfg.NumSeeds(), cfg.NumSynthSeeds())
 	seeds := map[string]SeedStats{}
 	for _, st := range seedStats(cfg, res) {
 		seeds[st.Model] = st
@@ -179,11 +179,18 @@ func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
 		"The second half is positions %d..%d. Training time is wall time on this machine.",
 		res.Windows, res.N, indep, 100*res.Confidence, res.CIMethod, res.SecondHalfStart, res.N)
 	if d.Seeds > 1 {
-		d.SummaryNote += fmt.Sprintf(" Every transformer was trained %d times (seeds derived from seed %d and the replicate index; same data). "+
-			"The intervals across windows are those of replicate 0; the columns “across seeds” give the mean of the %d replicates' second-half means "+
-			"± the %.0f%% Student-t half-width over those %d means (df = %d). Each replicate's curves are in results.json (as “LABEL [seed r]”), "+
-			"the per-replicate numbers in %s, and Fig. 3 draws every replicate.",
-			d.Seeds, cfg.Seed, d.Seeds, 100*SeedConfidence, d.Seeds, d.Seeds-1, SeedsFile)
+		var who []string
+		if cfg.NumSeeds() > 1 {
+			who = append(who, fmt.Sprintf("every transformer %d times", cfg.NumSeeds()))
+		}
+		if len(cfg.SynthVariants) > 0 && cfg.NumSynthSeeds() > 1 {
+			who = append(who, fmt.Sprintf("every TF 2-0 model %d times", cfg.NumSynthSeeds()))
+		}
+		d.SummaryNote += fmt.Sprintf(" Trained %s (seeds derived from seed %d and the replicate index; same data). "+
+			"The intervals across windows are those of replicate 0; the columns “across seeds” give the mean of the replicates' second-half means "+
+			"± the %.0f%% Student-t half-width over those means (df = replicates − 1; the count is in each row). Each replicate's curves are in results.json (as “LABEL [seed r]”), "+
+			"the per-replicate numbers in %s, and Figs. 3 and 8 draw every replicate (thin lines).",
+			strings.Join(who, " and "), cfg.Seed, 100*SeedConfidence, SeedsFile)
 	}
 	// Figures.
 	add := func(id, title string, files []string, f Finding, missing string) error {

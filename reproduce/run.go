@@ -109,6 +109,11 @@ func publish(out string, done map[string]*Done) (report string, figures []string
 			return "", nil, err
 		}
 	}
+	if d, ok := done[StageSynth]; ok && slices.Contains(d.Outputs, GapsFile) {
+		if err := copyOut(filepath.Join(d.Dir, GapsFile), filepath.Join(out, GapsFile)); err != nil {
+			return "", nil, err
+		}
+	}
 	if err := os.MkdirAll(filepath.Join(out, "figures"), 0o755); err != nil {
 		return "", nil, err
 	}

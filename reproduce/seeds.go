@@ -8,7 +8,8 @@ import (
 )
 
 // SeedsFile is the across-seed statistics file the figures stage writes
-// (and the run publishes at the top of its output) when S > 1.
+// (and the run publishes at the top of its output) when some model (a
+// transformer or a TF 2-0 model) has more than one replicate.
 const SeedsFile = "seeds.json"
 
 // SeedConfidence is the confidence level of the across-seed intervals.

@@ -199,7 +199,7 @@ func TestTinySeedsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"across seeds", "(2 seeds)", "trained 2 times"} {
+	for _, want := range []string{"across seeds", "(2 seeds)", "every transformer 2 times"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -580,10 +580,31 @@ func TestMixedLeaves(t *testing.T) {
 			t.Errorf("frac %v: %d of %d trees sparse (%.3f), more than 4.5 SD from %v", frac, sparse, n, got, frac)
 		}
 	}
-	// The default fraction is DefaultSparseFrac, and the JSON form names it.
-	p := Prior{A: 3, Depths: []int{1, 5}, Lambda: 0.15, Alpha: []float64{0.5}, Leaves: Mixed}
+	// The default fraction is DefaultSparseFrac (= 1/2): trees with a zero
+	// among 2000 at SparseZero 0.9 (a sparse tree has one with probability
+	// ≥ 0.999, a Dirichlet tree never).
+	p := Prior{A: 3, Depths: []int{1, 5}, Lambda: 0.15, Alpha: []float64{0.5}, Leaves: Mixed, SparseZero: 0.9}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
+	}
+	zeros := 0
+	for i := range 2000 {
+		tr, err := p.Sample(RNG(6, uint64(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+	leaves:
+		for _, l := range tr.Leaves() {
+			for _, q := range l.P {
+				if q == 0 {
+					zeros++
+					break leaves
+				}
+			}
+		}
+	}
+	if got := float64(zeros) / 2000; DefaultSparseFrac != 0.5 || math.Abs(got-0.5) > 4.5*math.Sqrt(0.25/2000) {
+		t.Errorf("default sparse_frac: %.3f of trees sparse, want ≈ %v", got, DefaultSparseFrac)
 	}
 	b, _ := json.Marshal(Prior{A: 3, Depths: []int{5}, Lambda: 0.15, Alpha: []float64{0.5}, Leaves: Mixed, SparseFrac: 0.25})
 	if want := `{"alphabet":3,"depths":[5],"lambda":0.15,"alpha":[0.5],"leaves":"mixed","sparse_frac":0.25}`; string(b) != want {

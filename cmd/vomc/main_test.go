@@ -146,6 +146,10 @@ func TestDataLeaves(t *testing.T) {
 		{"--leaves", "mixed", "--sparse-frac", "0"},
 		{"--leaves", "mixed", "--sparse"},
 		{"--leaves", "sparse", "--sparse-zero", "2"},
+		{"--leaves", "dirichlet", "--sparse-frac", "0.3"},
+		{"--sparse", "--sparse-frac", "0.3"},
+		{"--sparse", "--leaves", "dirichlet"},
+		{"--sparse-zero", "0.3"},
 	} {
 		out := p(fmt.Sprintf("bad%d", i))
 		runFail(t, append([]string{"data", "-K", "5", "-N", "16", "--out", out}, args...)...)

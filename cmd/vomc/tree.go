@@ -25,9 +25,11 @@ type priorFlags struct {
 	leaves     string
 	sparseZero float64
 	sparseFrac float64
+	fs         *flag.FlagSet
 }
 
 func (p *priorFlags) register(fs *flag.FlagSet, defD string) {
+	p.fs = fs
 	fs.IntVar(&p.A, "A", 3, "alphabet size A (2..256)")
 	fs.StringVar(&p.depths, "D", defD, "maximum depth D; a comma list (e.g. 1,2,3,4,5) draws each tree's D uniformly from it")
 	fs.Float64Var(&p.lambda, "lambda", 0.15, "stop probability λ ∈ (0,1): a node above depth D is a leaf with probability λ")
@@ -75,11 +77,21 @@ func (p *priorFlags) prior() (source.Prior, error) {
 	if err != nil {
 		return source.Prior{}, usagef("--leaves %q: want dirichlet, sparse or mixed", p.leaves)
 	}
+	set := map[string]bool{}
+	if p.fs != nil {
+		p.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	}
 	if p.sparse {
-		if kind == source.Mixed {
-			return source.Prior{}, usagef("--sparse and --leaves mixed contradict each other (--sparse is --leaves sparse)")
+		if set["leaves"] && kind != source.Sparse {
+			return source.Prior{}, usagef("--sparse and --leaves %s contradict each other (--sparse is --leaves sparse)", kind)
 		}
 		kind = source.Sparse
+	}
+	if set["sparse-frac"] && kind != source.Mixed {
+		return source.Prior{}, usagef("--sparse-frac is for --leaves mixed (the leaves are %s)", kind)
+	}
+	if set["sparse-zero"] && kind == source.Dirichlet {
+		return source.Prior{}, usagef("--sparse-zero is for sparse or mixed leaves (the leaves are dirichlet)")
 	}
 	pr := source.Prior{A: p.A, Depths: depths, Lambda: p.lambda, Alpha: alpha, Leaves: kind}
 	if kind != source.Dirichlet {
