@@ -17,20 +17,20 @@ var nan = math.NaN()
 //
 // For head (l, h) and query position i (0-based):
 //
-//	Rel[l][h][i][d]    = mean over windows of a_i(i−d), d = 0..MaxK
-//	                     (NaN for d > i: no such key);
-//	Suffix[l][h][i][k] = mean over windows with S_i ≠ ∅ of Σ_{j∈S_i} a_i(j)
-//	                     for the suffix matches S_i of length k, offset 1
-//	                     (SuffixMatches), k = 0..MaxK (NaN when no window
-//	                     has a match);
-//	Matched[i][k]      = the number of windows with S_i ≠ ∅.
+//	Rel[l][h][i][d]        = mean over windows of a_i(i−d), d = 0..MaxK
+//	                         (NaN for d > i: no such key);
+//	Suffix[o][l][h][i][k]  = mean over windows with S_i ≠ ∅ of
+//	                         Σ_{j∈S_i} a_i(j) for the suffix matches S_i of
+//	                         length k at offset o = 0, 1 (SuffixMatches),
+//	                         k = 0..MaxK (NaN when no window has a match);
+//	Matched[o][i][k]       = the number of windows with S_i ≠ ∅.
 //
 // Masses are fractions of the query's attention (each row sums to 1).
 type Profile struct {
 	T, MaxK, Windows int
 	Rel              [][][][]float64
-	Suffix           [][][][]float64
-	Matched          [][]int
+	Suffix           [2][][][][]float64
+	Matched          [2][][]int
 }
 
 // PositionProfile computes the Profile of the windows xs (all of length T;
@@ -45,9 +45,11 @@ func PositionProfile(xs [][]byte, mapsOf func(w int) ([][][]float32, error), max
 	}
 	T := len(xs[0])
 	p := &Profile{T: T, MaxK: maxK, Windows: len(xs)}
-	p.Matched = make([][]int, T)
-	for i := range p.Matched {
-		p.Matched[i] = make([]int, maxK+1)
+	for o := range 2 {
+		p.Matched[o] = make([][]int, T)
+		for i := range T {
+			p.Matched[o][i] = make([]int, maxK+1)
+		}
 	}
 	for w, x := range xs {
 		if len(x) != T {
@@ -59,13 +61,19 @@ func PositionProfile(xs [][]byte, mapsOf func(w int) ([][][]float32, error), max
 		}
 		if p.Rel == nil {
 			p.Rel = make([][][][]float64, len(maps))
-			p.Suffix = make([][][][]float64, len(maps))
+			for o := range 2 {
+				p.Suffix[o] = make([][][][]float64, len(maps))
+			}
 			for l := range maps {
 				p.Rel[l] = make([][][]float64, len(maps[l]))
-				p.Suffix[l] = make([][][]float64, len(maps[l]))
+				for o := range 2 {
+					p.Suffix[o][l] = make([][][]float64, len(maps[l]))
+				}
 				for h := range maps[l] {
 					p.Rel[l][h] = grid(T, maxK+1)
-					p.Suffix[l][h] = grid(T, maxK+1)
+					for o := range 2 {
+						p.Suffix[o][l][h] = grid(T, maxK+1)
+					}
 				}
 			}
 		} else if len(maps) != len(p.Rel) {
@@ -82,12 +90,14 @@ func PositionProfile(xs [][]byte, mapsOf func(w int) ([][][]float32, error), max
 			}
 		}
 		for i := range T {
-			var sets [][]int
-			for k := 0; k <= maxK; k++ {
-				s := SuffixMatches(x, i, k, 1)
-				sets = append(sets, s)
-				if len(s) > 0 {
-					p.Matched[i][k]++
+			var sets [2][][]int
+			for o := range 2 {
+				for k := 0; k <= maxK; k++ {
+					s := SuffixMatches(x, i, k, o)
+					sets[o] = append(sets[o], s)
+					if len(s) > 0 {
+						p.Matched[o][i][k]++
+					}
 				}
 			}
 			for l := range maps {
@@ -96,9 +106,11 @@ func PositionProfile(xs [][]byte, mapsOf func(w int) ([][][]float32, error), max
 					for d := 0; d <= min(maxK, i); d++ {
 						p.Rel[l][h][i][d] += float64(row[i-d])
 					}
-					for k, s := range sets {
-						for _, j := range s {
-							p.Suffix[l][h][i][k] += float64(row[j])
+					for o := range 2 {
+						for k, s := range sets[o] {
+							for _, j := range s {
+								p.Suffix[o][l][h][i][k] += float64(row[j])
+							}
 						}
 					}
 				}
@@ -115,16 +127,97 @@ func PositionProfile(xs [][]byte, mapsOf func(w int) ([][][]float32, error), max
 					} else {
 						p.Rel[l][h][i][d] /= W
 					}
-					if n := p.Matched[i][d]; n > 0 {
-						p.Suffix[l][h][i][d] /= float64(n)
-					} else {
-						p.Suffix[l][h][i][d] = nan
+					for o := range 2 {
+						if n := p.Matched[o][i][d]; n > 0 {
+							p.Suffix[o][l][h][i][d] /= float64(n)
+						} else {
+							p.Suffix[o][l][h][i][d] = nan
+						}
 					}
 				}
 			}
 		}
 	}
 	return p, nil
+}
+
+// Series is the mass of head (layer, head) (1-based) on the positions of
+// hypothesis s, by query position: Rel for a relative position, Suffix
+// for a suffix match; nil for a head or hypothesis outside the profile.
+func (p *Profile) Series(layer, head int, s Score) []float64 {
+	l, h := layer-1, head-1
+	if l < 0 || l >= len(p.Rel) || h < 0 || h >= len(p.Rel[l]) {
+		return nil
+	}
+	out := make([]float64, p.T)
+	for i := range p.T {
+		switch {
+		case s.Kind == Relative && s.D >= 0 && s.D <= p.MaxK:
+			out[i] = p.Rel[l][h][i][s.D]
+		case s.Kind == SuffixMatch && s.K >= 0 && s.K <= p.MaxK && (s.Offset == 0 || s.Offset == 1):
+			out[i] = p.Suffix[s.Offset][l][h][i][s.K]
+		default:
+			return nil
+		}
+	}
+	return out
+}
+
+// Drop is a labelled head whose mass on its label's positions falls, in
+// some part of the window, far below what it reaches elsewhere.
+type Drop struct {
+	Layer, Head int
+	Label       Score
+	// Best and Worst are the highest and lowest mean mass over the Parts
+	// equal parts of the queries ≥ MaxK; WorstFrom..WorstTo are the
+	// worst part's positions (0-based, inclusive).
+	Best, Worst       float64
+	WorstFrom, WorstTo int
+}
+
+// Drops lists the labelled heads of scores whose label mass, averaged over
+// each of parts equal parts of the query positions i ≥ MaxK, falls below
+// half of its best part's: heads that do their job in one part of the
+// window only (e.g. a previous-token head that fails late in the window).
+func (p *Profile) Drops(scores []HeadScore, parts int) []Drop {
+	var out []Drop
+	q0 := min(p.MaxK, p.T-1)
+	n := p.T - q0
+	if parts < 1 || n < parts {
+		return nil
+	}
+	for _, hs := range scores {
+		if !hs.Labelled {
+			continue
+		}
+		ser := p.Series(hs.Layer, hs.Head, hs.Best)
+		if ser == nil {
+			continue
+		}
+		d := Drop{Layer: hs.Layer, Head: hs.Head, Label: hs.Best, Best: math.Inf(-1), Worst: math.Inf(1)}
+		for k := range parts {
+			a, b := q0+k*n/parts, q0+(k+1)*n/parts-1
+			sum, cnt := 0.0, 0
+			for _, v := range ser[a : b+1] {
+				if !math.IsNaN(v) {
+					sum += v
+					cnt++
+				}
+			}
+			if cnt == 0 {
+				continue
+			}
+			m := sum / float64(cnt)
+			d.Best = max(d.Best, m)
+			if m < d.Worst {
+				d.Worst, d.WorstFrom, d.WorstTo = m, a, b
+			}
+		}
+		if d.Worst < d.Best/2 {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func grid(n, m int) [][]float64 {
@@ -137,19 +230,23 @@ func grid(n, m int) [][]float64 {
 
 // WriteCSV writes the profile as CSV with a header: one row per layer,
 // head (1-based) and query position (0-based), with rel_d (d = 0..MaxK),
-// suffix_k (k = 0..MaxK, offset 1) and matched_k columns; NaN is written
-// as an empty field.
+// suffix0_k and suffix1_k (k = 0..MaxK, offsets 0 and 1) and matched0_k,
+// matched1_k columns; NaN is written as an empty field.
 func (p *Profile) WriteCSV(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("layer,head,position")
 	for d := 0; d <= p.MaxK; d++ {
 		fmt.Fprintf(bw, ",rel_%d", d)
 	}
-	for k := 0; k <= p.MaxK; k++ {
-		fmt.Fprintf(bw, ",suffix_%d", k)
+	for o := range 2 {
+		for k := 0; k <= p.MaxK; k++ {
+			fmt.Fprintf(bw, ",suffix%d_%d", o, k)
+		}
 	}
-	for k := 0; k <= p.MaxK; k++ {
-		fmt.Fprintf(bw, ",matched_%d", k)
+	for o := range 2 {
+		for k := 0; k <= p.MaxK; k++ {
+			fmt.Fprintf(bw, ",matched%d_%d", o, k)
+		}
 	}
 	bw.WriteByte('\n')
 	num := func(v float64) string {
@@ -165,11 +262,15 @@ func (p *Profile) WriteCSV(w io.Writer) error {
 				for _, v := range p.Rel[l][h][i] {
 					bw.WriteString("," + num(v))
 				}
-				for _, v := range p.Suffix[l][h][i] {
-					bw.WriteString("," + num(v))
+				for o := range 2 {
+					for _, v := range p.Suffix[o][l][h][i] {
+						bw.WriteString("," + num(v))
+					}
 				}
-				for _, n := range p.Matched[i] {
-					fmt.Fprintf(bw, ",%d", n)
+				for o := range 2 {
+					for _, n := range p.Matched[o][i] {
+						fmt.Fprintf(bw, ",%d", n)
+					}
 				}
 				bw.WriteByte('\n')
 			}

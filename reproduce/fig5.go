@@ -2,8 +2,10 @@ package reproduce
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vomc/vomc/attnmap"
@@ -15,6 +17,7 @@ import (
 const (
 	Fig5HeatmapFile = "fig5_heatmaps.png"
 	Fig5SuffixFile  = "fig5_suffix_match.png"
+	Fig5ProfileFile = "fig5_profile.png"
 	fig5JSON        = "fig5.json"
 )
 
@@ -33,6 +36,12 @@ type Fig5Info struct {
 	Mass    float64
 	Chance  float64
 	Queries []int
+	// ProfileWindows is the number of test windows of the per-position
+	// profile (attnmap.PositionProfile); Drops are the labelled heads
+	// whose label mass falls below half its best in one eighth of the
+	// window (attnmap.Profile.Drops).
+	ProfileWindows int
+	Drops          []attnmap.Drop
 }
 
 func fig5Stage(cfg Config) (Stage, bool) {
@@ -44,9 +53,10 @@ func fig5Stage(cfg Config) (Stage, bool) {
 		return Stage{}, false
 	}
 	return Stage{
-		Name:   StageFig5,
-		Inputs: map[string]any{"model": m.Spec, "k": cfg.HeatmapSuffix, "maxK": cfg.MaxDepth() + 1, "null": fmt.Sprintf("windows=%d seed=%d", fig5Windows, cfg.Seed)},
-		Deps:   []string{StageTestData, trainStageName(m, 0)},
+		Name: StageFig5,
+		Inputs: map[string]any{"model": m.Spec, "k": cfg.HeatmapSuffix, "maxK": cfg.MaxDepth() + 1, "null": fmt.Sprintf("windows=%d seed=%d", fig5Windows, cfg.Seed),
+			"profile_windows": fig5ProfileWindows},
+		Deps: []string{StageTestData, trainStageName(m, 0)},
 		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
 			test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
 			if err != nil {
@@ -92,10 +102,33 @@ func fig5Stage(cfg Config) (Stage, bool) {
 					outs = append(outs, Fig5SuffixFile)
 				}
 			}
+			// Every head by query position: does it do its job over the
+			// whole window?
+			pxs := make([][]byte, min(fig5ProfileWindows, test.Windows()))
+			for w := range pxs {
+				pxs[w] = test.Window(w)
+			}
+			pr, err := attnmap.PositionProfile(pxs, func(w int) ([][][]float32, error) { return model.AttentionMaps(pxs[w]) }, cfg.MaxDepth()+1)
+			if err != nil {
+				return nil, err
+			}
+			info.ProfileWindows = len(pxs)
+			info.Drops = pr.Drops(scores, 8)
+			ptitle := fmt.Sprintf("%s: each labelled head's mass on its label's positions, by position (%d test windows)", m.Label(), len(pxs))
+			switch err := attnmap.ProfileFigure(filepath.Join(sc.Dir, Fig5ProfileFile), pr, scores, max(1, len(x)/50), ptitle); {
+			case err == nil:
+				outs = append(outs, Fig5ProfileFile)
+			case !errors.Is(err, attnmap.ErrNoLabelled):
+				return nil, err
+			}
 			return outs, writeJSON(sc.Dir, fig5JSON, info)
 		},
 	}, true
 }
+
+// fig5ProfileWindows is the number of test windows of the Fig. 5
+// per-position profile.
+const fig5ProfileWindows = 200
 
 // fig5Windows is the number of test windows of the Fig. 5 null test.
 const fig5Windows = 16
@@ -142,6 +175,20 @@ func fig5Section(cfg Config, deps map[string]*Done) (Finding, []string, string) 
 			files = append(files, filepath.Join(d.Dir, Fig5SuffixFile))
 		}
 	}
+	if info.ProfileWindows > 0 {
+		if len(info.Drops) == 0 {
+			f.Found += fmt.Sprintf(" By query position (%d test windows; the last figure), every labelled head keeps at least half of its best mass on its label's positions in every eighth of the window.", info.ProfileWindows)
+		} else {
+			var ds []string
+			for _, d := range info.Drops {
+				ds = append(ds, fmt.Sprintf("layer %d head %d (%s) %.2f at positions %d–%d vs %.2f in its best eighth", d.Layer, d.Head, labelShort(d.Label), d.Worst, d.WorstFrom, d.WorstTo, d.Best))
+			}
+			f.Found += fmt.Sprintf(" By query position (%d test windows; the last figure), some labelled heads fail in part of the window (mass on the label's positions below half of their best eighth): %s. Where such a head fails, the model loses what it provides (e.g. the copied previous symbols), which shows as excess loss at those positions.", info.ProfileWindows, strings.Join(ds, "; "))
+		}
+	}
+	if slices.Contains(d.Outputs, Fig5ProfileFile) {
+		files = append(files, filepath.Join(d.Dir, Fig5ProfileFile))
+	}
 	f.Agrees = len(rel) > 0 && len(suf) > 0
 	if f.Agrees {
 		f.Found += " Both patterns of the paper are present."
@@ -149,4 +196,12 @@ func fig5Section(cfg Config, deps map[string]*Done) (Finding, []string, string) 
 		f.Found += " This differs from the paper: not both patterns (a relative-position head and a suffix-match head, each significant under the null test) were found in this model."
 	}
 	return f, files, ""
+}
+
+// labelShort names a hypothesis briefly: "d=1" or "k=3, offset 1".
+func labelShort(s attnmap.Score) string {
+	if s.Kind == attnmap.SuffixMatch {
+		return fmt.Sprintf("k=%d, offset %d", s.K, s.Offset)
+	}
+	return fmt.Sprintf("d=%d", s.D)
 }

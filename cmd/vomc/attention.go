@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -98,7 +99,7 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 	seed := fs.Uint64("seed", 1, "seed of the null test's permutations")
 	D := fs.Int("D", -1, "source depth D: hypotheses up to k, d = D+1 (default: the data set's largest depth; 3 with --file)")
 	gamma := fs.Float64("gamma", 0.5, "heatmap colour = weight^gamma")
-	profile := fs.String("profile", "", "also write FILE.csv: every head's attention by query position (relative offsets d and suffix matches k, offset 1), averaged over --profile-windows windows (attnmap.PositionProfile)")
+	profile := fs.String("profile", "", "also write FILE.csv (every head's attention by query position: relative offsets d, suffix matches k at offsets 0 and 1, averaged over --profile-windows windows; attnmap.PositionProfile) and FILE.png (each labelled head's mass on its label's positions by position), and list the heads that fail in part of the window")
 	pwin := fs.Int("profile-windows", 256, "with --profile: windows averaged (from --window of --data, wrapping, or consecutive windows of --file from --start)")
 	force := fs.Bool("force", false, "overwrite existing output files")
 	if err := parse(fs, args); err != nil {
@@ -125,8 +126,12 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 	if *pwin < 1 {
 		return usagef("--profile-windows %d: want ≥ 1", *pwin)
 	}
+	profilePNG := strings.TrimSuffix(*profile, filepath.Ext(*profile)) + ".png"
 	if *profile != "" {
-		if err := checkOutputs(*force, *profile); err != nil {
+		if !strings.EqualFold(filepath.Ext(*profile), ".csv") {
+			return usagef("--profile %s: want a .csv file name", *profile)
+		}
+		if err := checkOutputs(*force, *profile, profilePNG); err != nil {
 			return err
 		}
 	}
@@ -293,7 +298,19 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 		if err := fsutil.WriteFile(*profile, *force, pr.WriteCSV); err != nil {
 			return err
 		}
-		fmt.Printf("wrote %s (%d windows)\n", *profile, len(pxs))
+		title := fmt.Sprintf("%s: attention on each head's label positions by query position (%d windows)", m.Name(), len(pxs))
+		switch err := attnmap.ProfileFigure(profilePNG, pr, an.Scores, max(1, T/50), title); {
+		case errors.Is(err, attnmap.ErrNoLabelled):
+			fmt.Printf("wrote %s (%d windows); no head is labelled, so %s was not drawn\n", *profile, len(pxs), profilePNG)
+		case err != nil:
+			return err
+		default:
+			fmt.Printf("wrote %s and %s (%d windows)\n", *profile, profilePNG, len(pxs))
+		}
+		for _, d := range pr.Drops(an.Scores, 8) {
+			fmt.Printf("head %d.%d (%s) fails in part of the window: mass %.2f at positions %d..%d, %.2f in its best eighth\n",
+				d.Layer, d.Head, d.Label, d.Worst, d.WorstFrom, d.WorstTo, d.Best)
+		}
 	}
 	return nil
 }

@@ -64,11 +64,12 @@ func TestAttention(t *testing.T) {
 		t.Fatalf("profile CSV: %d rows, header %q", len(rows), rows[0])
 	}
 	// position 10 of layer 1 head 1: all 3 windows have k=0 matches
-	if f := strings.Split(rows[11], ","); len(f) != 15 || f[2] != "10" || f[11] != "3" {
+	if f := strings.Split(rows[11], ","); len(f) != 23 || f[2] != "10" || f[15] != "3" {
 		t.Errorf("profile row %q: want position 10 with matched_0 = 3", rows[11])
 	}
 	runFail(t, "attention", "--model", p("model"), "--data", p("test"), "--out", p("pb"), "--profile", p("prof.csv")) // exists
 	runFail(t, "attention", "--model", p("model"), "--data", p("test"), "--out", p("pc"), "--profile", p("p2.csv"), "--profile-windows", "0")
+	runFail(t, "attention", "--model", p("model"), "--data", p("test"), "--out", p("pd"), "--profile", p("p3.txt"))
 
 	// existing outputs need --force; a file input with a chosen head
 	runFail(t, "attention", "--model", p("model"), "--data", p("test"), "--out", p("a"))
