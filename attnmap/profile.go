@@ -171,7 +171,7 @@ type Drop struct {
 	// Best and Worst are the highest and lowest mean mass over the Parts
 	// equal parts of the queries ≥ MaxK; WorstFrom..WorstTo are the
 	// worst part's positions (0-based, inclusive).
-	Best, Worst       float64
+	Best, Worst        float64
 	WorstFrom, WorstTo int
 }
 
