@@ -73,7 +73,21 @@ func ProfileFigure(path string, p *Profile, scores []HeadScore, smooth int, titl
 	if n == 0 {
 		return ErrNoLabelled
 	}
-	pl.Legend.Top, pl.Legend.Left = false, false
+	// Headroom above the curves for the legend (one line ≈ 0.055 of the
+	// axis at this size), and integer position ticks.
+	pl.Y.Max = 1.05 + 0.055*float64(n)
+	var ticks []gplot.Tick
+	step := max(1, niceStep(p.T))
+	for v := 0; v < p.T; v += step {
+		ticks = append(ticks, gplot.Tick{Value: float64(v), Label: fmt.Sprint(v)})
+	}
+	pl.X.Tick.Marker = gplot.ConstantTicks(ticks)
+	var yt []gplot.Tick
+	for v := 0; v <= 10; v += 2 {
+		yt = append(yt, gplot.Tick{Value: float64(v) / 10, Label: fmt.Sprintf("%.1f", float64(v)/10)})
+	}
+	pl.Y.Tick.Marker = gplot.ConstantTicks(yt)
+	pl.Legend.Top, pl.Legend.Left = true, false
 	pl.Legend.TextStyle.Font.Size = vg.Points(8)
 	pl.Legend.Padding = vg.Points(1)
 	return render(path, 9*vg.Inch, 4.5*vg.Inch, DefaultDPI, func(c draw.Canvas) {
@@ -101,4 +115,16 @@ func smoothNaN(v []float64, w int) plotter.XYs {
 		}
 	}
 	return out
+}
+
+// niceStep is a tick spacing of 1, 2 or 5 × 10^k giving 5 to 10 ticks
+// over 0..T−1.
+func niceStep(T int) int {
+	for p := 1; ; p *= 10 {
+		for _, m := range []int{1, 2, 5} {
+			if T/(m*p) <= 10 {
+				return m * p
+			}
+		}
+	}
 }
