@@ -36,10 +36,11 @@ import (
 // Config is the whole study's configuration. Every field can be set by
 // name (its JSON key) with Config.Set, from a JSON file with Config.Load, or
 // by starting from a preset (Preset). Model lists use the notation
-// "H1,H2,…[-ff][-ln]": the number of attention heads of each layer (so the
-// number of layers is the list's length), "-ff" removes the feed-forward
-// sub-layers and "-ln" the LayerNorms ("4,4-ff-ln" is a two-layer
-// attention-only network with 4 heads per layer).
+// "H1,H2,…[-ff][-ln][-sin]": the number of attention heads of each layer
+// (so the number of layers is the list's length), "-ff" removes the
+// feed-forward sub-layers, "-ln" the LayerNorms, and "-sin" replaces the
+// learned positional embeddings by fixed sinusoidal ones ("4,4-ff-ln" is a
+// two-layer attention-only network with 4 heads per layer).
 type Config struct {
 	// Preset names the preset the configuration started from.
 	Preset string `json:"preset"`
@@ -146,7 +147,9 @@ var Presets = []string{"tiny", "small", "depth5", "medium", "paper"}
 //     1e-3 stop before the 2-layer model's induction-head transition, seen
 //     here near 20M tokens; 4000 steps at 2e-3 bring it within 0.022 nats
 //     of CTW over the second half of the window); Fig. 8's TF 2-0 variants
-//     are trained under all three encodings with three seeds each;
+//     are trained under all three encodings with three seeds each, and
+//     TF(4,4) also with sinusoidal positions (learned ones fail at some
+//     positions, see attnmap.Profile.Drops);
 //   - medium: D=4, N=512, E=128, 8 heads, layers 1–4 and 6, 6000 steps of 64
 //     windows — many hours on 2 cores;
 //   - paper: the paper's Appendix "Training Details": depths 1..5 mixed,
@@ -173,7 +176,7 @@ func Preset(name string) (Config, error) {
 		c.SynthSeeds = 3
 		c.TrainTrees, c.TrainNK, c.TestTrees = 10000, 2560, 1000
 		c.Embed = 64
-		c.Fig3Models = []string{"4", "4,4", "4,4,4", "4,4,4,4"}
+		c.Fig3Models = []string{"4", "4,4", "4,4,4", "4,4,4,4", "4,4-sin"}
 		c.Fig4Models = []string{"4,4-ff-ln", "4,4,4,4-ff-ln", "1,1", "1,1,1-ff"}
 		c.Batch, c.MaxSteps, c.LR, c.Warmup = 32, 4000, 2e-3, 200
 		c.ConstructWindows, c.HeatmapModel = 50, "4,4"
@@ -530,9 +533,12 @@ type Model struct {
 	// LayerNorms are present.
 	Heads  []int
 	FF, LN bool
+	// Sin selects fixed sinusoidal positional embeddings instead of
+	// learned ones (suffix "-sin").
+	Sin bool
 }
 
-// ParseModel reads the notation "H1,H2,…[-ff][-ln]".
+// ParseModel reads the notation "H1,H2,…[-ff][-ln][-sin]".
 func ParseModel(s string) (Model, error) {
 	m := Model{Spec: s, FF: true, LN: true}
 	parts := strings.Split(strings.TrimSpace(s), "-")
@@ -549,15 +555,18 @@ func ParseModel(s string) (Model, error) {
 			m.FF = false
 		case "ln":
 			m.LN = false
+		case "sin":
+			m.Sin = true
 		default:
-			return m, fmt.Errorf("reproduce: model %q: unknown suffix -%s (-ff, -ln)", s, p)
+			return m, fmt.Errorf("reproduce: model %q: unknown suffix -%s (-ff, -ln, -sin)", s, p)
 		}
 	}
 	return m, nil
 }
 
 // Label is the paper's notation: "TF(4,4)", with " attn-only" for
-// networks without FF and LayerNorm, " w/o FF" or " w/o LN" otherwise.
+// networks without FF and LayerNorm, " w/o FF" or " w/o LN" otherwise, and
+// " sin" for sinusoidal positions.
 func (m Model) Label() string {
 	hs := make([]string, len(m.Heads))
 	for i, h := range m.Heads {
@@ -572,6 +581,9 @@ func (m Model) Label() string {
 	case !m.LN:
 		l += " w/o LN"
 	}
+	if m.Sin {
+		l += " sin"
+	}
 	return l
 }
 
@@ -584,6 +596,9 @@ func (m Model) Slug() string {
 	if !m.LN {
 		s += "-noln"
 	}
+	if m.Sin {
+		s += "-sin"
+	}
 	return "h" + s
 }
 
@@ -593,6 +608,9 @@ func (m Model) TransformerConfig(c Config) transformer.Config {
 	tc := transformer.DefaultConfig(len(m.Heads), 1, c.Embed, c.N, c.A)
 	tc.Heads = append([]int(nil), m.Heads...)
 	tc.FeedForward, tc.LayerNorm = m.FF, m.LN
+	if m.Sin {
+		tc.Positional = transformer.Sinusoidal
+	}
 	return tc
 }
 

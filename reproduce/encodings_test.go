@@ -190,3 +190,29 @@ func TestMarkovSentenceAndOptimality(t *testing.T) {
 		t.Error("mixed depths with Dirichlet leaves: CTW is not exactly Bayes-optimal")
 	}
 }
+
+// TestFig3Sinusoidal checks that a sinusoidal-position model is compared
+// with its learned counterpart and kept out of the layer comparison.
+func TestFig3Sinusoidal(t *testing.T) {
+	cfg, _ := Preset("tiny")
+	cfg.Fig3Models = []string{"2", "2,2", "2,2-sin"}
+	iv := func(m, h float64) eval.Interval { return eval.Interval{Mean: m, Lo: m - h, Hi: m + h} }
+	res := &eval.Result{Windows: 100, N: 64}
+	for _, m := range []struct {
+		name string
+		ex   float64
+	}{{"CTW", 0}, {"Unigram", 0.25}, {"TF(2)", 0.24}, {"TF(2,2)", 0.08}, {"TF(2,2) sin", 0.02}} {
+		mr := eval.MethodResult{Name: m.name, ExcessSecondHalf: iv(m.ex, 0.005), SecondHalf: iv(0.7+m.ex, 0.01)}
+		for range 64 {
+			mr.Excess = append(mr.Excess, iv(m.ex, 0.01))
+		}
+		res.Methods = append(res.Methods, mr)
+	}
+	f := findFig3(cfg, &merged{Res: res})
+	if !strings.Contains(f.Found, "With fixed sinusoidal instead of learned positions, TF(2,2) sin is 0.020 ± 0.005 above CTW, clearly better than TF(2,2)") {
+		t.Errorf("no sinusoidal comparison: %q", f.Found)
+	}
+	if strings.Contains(f.Found, "TF(2,2) sin (2 layers)") {
+		t.Errorf("the sinusoidal model is in the layer comparison: %q", f.Found)
+	}
+}

@@ -81,8 +81,13 @@ func findFig3(cfg Config, mg *merged) Finding {
 		m *eval.MethodResult
 	}
 	var ms []lm
+	var sins []Model // sinusoidal-position models: beside, not in, the layer comparison
 	for _, s := range cfg.Fig3Models {
 		m, _ := ParseModel(s)
+		if m.Sin {
+			sins = append(sins, m)
+			continue
+		}
 		if r := res.Method(m.Label()); r != nil {
 			ms = append(ms, lm{len(m.Heads), r})
 			parts = append(parts, fmt.Sprintf("%s (%d layer%s) %s", m.Label(), len(m.Heads), plural(len(m.Heads)), excessSH(r)))
@@ -90,7 +95,29 @@ func findFig3(cfg Config, mg *merged) Finding {
 	}
 	f.Found = "Second-half loss above CTW, in nats per symbol (95% CI): " + strings.Join(parts, "; ") + "."
 	var sp []string
-	for _, x := range ms {
+	spikeOf := append([]lm(nil), ms...)
+	for _, m := range sins {
+		r := res.Method(m.Label())
+		if r == nil {
+			continue
+		}
+		spikeOf = append(spikeOf, lm{len(m.Heads), r})
+		learned := m
+		learned.Sin = false
+		if l := res.Method(learned.Label()); l != nil {
+			rel := "within noise of"
+			switch {
+			case clearlyAbove(l, r):
+				rel = "clearly better than"
+			case clearlyAbove(r, l):
+				rel = "clearly worse than"
+			}
+			f.Found += fmt.Sprintf(" With fixed sinusoidal instead of learned positions, %s is %s above CTW, %s %s (%s).", r.Name, excessSH(r), rel, l.Name, excessSH(l))
+		} else {
+			f.Found += fmt.Sprintf(" %s (sinusoidal positions): %s.", r.Name, excessSH(r))
+		}
+	}
+	for _, x := range spikeOf {
 		for _, k := range spikes(x.m, res.Windows, 0.03) {
 			sp = append(sp, fmt.Sprintf("%s at position %d (%.3f ± %.3f vs %.3f around it; ≈ %.0f windows)", x.m.Name, k.Pos, k.Excess, k.Half, k.Base, k.Windows))
 		}

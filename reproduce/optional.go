@@ -259,7 +259,7 @@ func synthInfo(deps map[string]*Done) map[string]synthRecord {
 // the first full two-layer model of Fig3Models.
 func twoLayer(cfg Config) (Model, bool) {
 	for _, s := range cfg.Fig3Models {
-		if m, err := ParseModel(s); err == nil && len(m.Heads) == 2 && m.FF && m.LN {
+		if m, err := ParseModel(s); err == nil && len(m.Heads) == 2 && m.FF && m.LN && !m.Sin {
 			return m, true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"github.com/vomc/vomc/transformer"
 	"io"
 	"math"
 	"os"
@@ -61,6 +62,13 @@ func TestSetAndLoad(t *testing.T) {
 	}
 	if _, err := ParseModel("4,x"); err == nil {
 		t.Error("bad model accepted")
+	}
+	sm, err := ParseModel("4,4-sin")
+	if err != nil || !sm.Sin || sm.Label() != "TF(4,4) sin" || sm.Slug() != "h4-4-sin" || sm.TransformerConfig(c).Positional != transformer.Sinusoidal {
+		t.Errorf("ParseModel(4,4-sin): %+v %v, label %q slug %q", sm, err, sm.Label(), sm.Slug())
+	}
+	if m, _ := ParseModel("4,4"); m.TransformerConfig(c).Positional != transformer.Learned {
+		t.Error("default positions should be learned")
 	}
 	c.Fig3Models = []string{"3"} // E=48 is not divisible by... 3 is fine; 5 is not
 	c.Fig3Models = []string{"5"}
