@@ -60,9 +60,21 @@ type reportData struct {
 	Stages                                     []stageRow
 }
 
-// VCSInfo returns the git commit of the build (or of the working directory)
-// and whether the tree had local modifications; "" when unknown.
-func VCSInfo() (commit string, modified bool) {
+// codeKeyOf is opts.CodeKey or, when unset, CodeKey().
+func codeKeyOf(opts Options) string {
+	if opts.CodeKey != "" {
+		return opts.CodeKey
+	}
+	k, err := CodeKey()
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	return k
+}
+
+// buildVCS returns the git commit stamped into the binary and whether its
+// tree had local modifications; "" without a stamp (-buildvcs=false).
+func buildVCS() (commit string, modified bool) {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {
@@ -73,6 +85,15 @@ func VCSInfo() (commit string, modified bool) {
 			}
 		}
 	}
+	return commit, modified
+}
+
+// VCSInfo returns the git commit of the build (or, without a VCS stamp, of
+// the source tree this package was compiled from or the working
+// directory, as it is now) and whether the tree had local modifications;
+// "" when unknown.
+func VCSInfo() (commit string, modified bool) {
+	commit, modified = buildVCS()
 	if commit == "" {
 		// The source tree this package was compiled from, then the
 		// working directory.
@@ -114,10 +135,21 @@ func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
 		return nil, err
 	}
 	figDir := sc.Deps[StageFigures].Dir
-	commit, modified := VCSInfo()
-	if commit == "" {
-		commit = "unknown (not built from a git checkout)"
-	} else if modified {
+	commit, modified := buildVCS()
+	switch {
+	case commit == "":
+		// No VCS stamp in the binary (-buildvcs=false, go run, tests):
+		// the checkout's HEAD may have moved on since the build, so it is
+		// named as such, beside the code key that identifies the binary.
+		commit = "unknown: the binary carries no VCS information"
+		if c, m := VCSInfo(); c != "" {
+			commit += "; the source checkout was at " + c
+			if m {
+				commit += " with uncommitted changes"
+			}
+			commit += " when the report was written"
+		}
+	case modified:
 		commit += " (with uncommitted changes)"
 	}
 	host, _ := os.Hostname()
@@ -126,7 +158,7 @@ func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
 		Generated:  time.Now().UTC().Format(time.RFC3339),
 		Preset:     cfg.Preset,
 		ConfigJSON: cfg.JSON(),
-		Versions: [][2]string{{"vomc", opts.Version}, {"Go", runtime.Version()}, {"git commit", commit},
+		Versions: [][2]string{{"vomc", opts.Version}, {"Go", runtime.Version()}, {"git commit", commit}, {"code key (part of every stage hash)", codeKeyOf(opts)},
 			{"machine", fmt.Sprintf("%s/%s, %d CPUs, GOMAXPROCS %d, host %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), host)}},
 	}
 	// Summary table: one row per method, a model's replicates r ≥ 1
