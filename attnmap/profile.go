@@ -163,6 +163,27 @@ func (p *Profile) Series(layer, head int, s Score) []float64 {
 	return out
 }
 
+// labelled is a labelled head with its label's Series.
+type labelled struct {
+	head   HeadScore
+	series []float64
+}
+
+// labelledSeries returns the labelled heads of scores that the profile
+// covers, each with the Series of its label.
+func (p *Profile) labelledSeries(scores []HeadScore) []labelled {
+	var out []labelled
+	for _, hs := range scores {
+		if !hs.Labelled {
+			continue
+		}
+		if ser := p.Series(hs.Layer, hs.Head, hs.Best); ser != nil {
+			out = append(out, labelled{hs, ser})
+		}
+	}
+	return out
+}
+
 // Drop is a labelled head whose mass on its label's positions falls, in
 // some part of the window, far below what it reaches elsewhere.
 type Drop struct {
@@ -186,14 +207,8 @@ func (p *Profile) Drops(scores []HeadScore, parts int) []Drop {
 	if parts < 1 || n < parts {
 		return nil
 	}
-	for _, hs := range scores {
-		if !hs.Labelled {
-			continue
-		}
-		ser := p.Series(hs.Layer, hs.Head, hs.Best)
-		if ser == nil {
-			continue
-		}
+	for _, ls := range p.labelledSeries(scores) {
+		hs, ser := ls.head, ls.series
 		d := Drop{Layer: hs.Layer, Head: hs.Head, Label: hs.Best, Best: math.Inf(-1), Worst: math.Inf(1)}
 		for k := range parts {
 			a, b := q0+k*n/parts, q0+(k+1)*n/parts-1

@@ -42,15 +42,9 @@ func ProfileFigure(path string, p *Profile, scores []HeadScore, smooth int, titl
 	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xE0}, color.Gray{0xE0}
 	pl.Add(grid)
 	n := 0
-	for _, hs := range scores {
-		if !hs.Labelled {
-			continue
-		}
-		ser := p.Series(hs.Layer, hs.Head, hs.Best)
-		if ser == nil {
-			continue
-		}
-		xy := smoothNaN(ser, smooth)
+	for _, ls := range p.labelledSeries(scores) {
+		hs := ls.head
+		xy := smoothNaN(ls.series, smooth)
 		if len(xy) < 2 {
 			continue
 		}

@@ -19,6 +19,19 @@ func clearlyAbove(a, b *eval.MethodResult) bool {
 	return a.ExcessSecondHalf.Lo > b.ExcessSecondHalf.Hi
 }
 
+// relation says how a compares with b over the second half: "clearly
+// better than", "clearly worse than" (disjoint intervals) or "within noise
+// of".
+func relation(a, b *eval.MethodResult) string {
+	switch {
+	case clearlyAbove(a, b):
+		return "clearly worse than"
+	case clearlyAbove(b, a):
+		return "clearly better than"
+	}
+	return "within noise of"
+}
+
 func first(res *eval.Result, prefix string) *eval.MethodResult {
 	for i := range res.Methods {
 		if strings.HasPrefix(res.Methods[i].Name, prefix) {
@@ -105,14 +118,7 @@ func findFig3(cfg Config, mg *merged) Finding {
 		learned := m
 		learned.Sin = false
 		if l := res.Method(learned.Label()); l != nil {
-			rel := "within noise of"
-			switch {
-			case clearlyAbove(l, r):
-				rel = "clearly better than"
-			case clearlyAbove(r, l):
-				rel = "clearly worse than"
-			}
-			f.Found += fmt.Sprintf(" With fixed sinusoidal instead of learned positions, %s is %s above CTW, %s %s (%s).", r.Name, excessSH(r), rel, l.Name, excessSH(l))
+			f.Found += fmt.Sprintf(" With fixed sinusoidal instead of learned positions, %s is %s above CTW, %s %s (%s).", r.Name, excessSH(r), relation(r, l), l.Name, excessSH(l))
 		} else {
 			f.Found += fmt.Sprintf(" %s (sinusoidal positions): %s.", r.Name, excessSH(r))
 		}
@@ -216,14 +222,7 @@ func markovSentence(res *eval.Result, tfs []*eval.MethodResult) string {
 		}
 	}
 	if tf != nil {
-		rel := "within noise of"
-		switch {
-		case clearlyAbove(best, tf):
-			rel = "clearly worse than"
-		case clearlyAbove(tf, best):
-			rel = "clearly better than"
-		}
-		out += fmt.Sprintf(" The best fixed order, %s, is %s the best transformer, %s (%s).", best.Name, rel, tf.Name, excessSH(tf))
+		out += fmt.Sprintf(" The best fixed order, %s, is %s the best transformer, %s (%s).", best.Name, relation(best, tf), tf.Name, excessSH(tf))
 	}
 	return out
 }
