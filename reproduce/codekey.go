@@ -40,18 +40,7 @@ var (
 // computeCodeKey is CodeKey with the build information and the executable's
 // path injected.
 func computeCodeKey(info func() (*debug.BuildInfo, bool), exe func() (string, error)) (string, error) {
-	var rev string
-	modified := false
-	if bi, ok := info(); ok {
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-	}
+	rev, modified := vcsStamp(info)
 	if rev != "" && !modified {
 		return "vcs " + rev, nil
 	}
@@ -67,6 +56,22 @@ func computeCodeKey(info func() (*debug.BuildInfo, bool), exe func() (string, er
 		return "vcs " + rev + " modified exe " + sum, nil
 	}
 	return "exe " + sum, nil
+}
+
+// vcsStamp returns the VCS revision stamped into the build information and
+// whether its tree was modified; "" without a stamp (-buildvcs=false).
+func vcsStamp(info func() (*debug.BuildInfo, bool)) (rev string, modified bool) {
+	if bi, ok := info(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	return rev, modified
 }
 
 func fileSHA256(path string) (string, error) {

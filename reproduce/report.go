@@ -74,19 +74,7 @@ func codeKeyOf(opts Options) string {
 
 // buildVCS returns the git commit stamped into the binary and whether its
 // tree had local modifications; "" without a stamp (-buildvcs=false).
-func buildVCS() (commit string, modified bool) {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				commit = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-	}
-	return commit, modified
-}
+func buildVCS() (commit string, modified bool) { return vcsStamp(debug.ReadBuildInfo) }
 
 // VCSInfo returns the git commit of the build (or, without a VCS stamp, of
 // the source tree this package was compiled from or the working
