@@ -30,9 +30,11 @@ type synthRecord struct {
 	Note    string
 }
 
-// synthLabel is the method name of variant v trained under encoding enc:
-// the paper's label under synth.Paper, "LABEL [enc]" otherwise.
+// synthLabel is the method name of the model that serves variant v under
+// encoding enc (effectiveEncoding): the paper's label when that is
+// synth.Paper, "LABEL [enc]" otherwise.
 func synthLabel(v synth.Variant, enc string) string {
+	enc = effectiveEncoding(v, enc)
 	if enc == synth.Paper || enc == "" {
 		return synth.Label(v)
 	}
@@ -215,8 +217,8 @@ func synthStages(cfg Config, opts Options) ([]Stage, error) {
 				for _, enc := range cfg.Encodings() {
 					enc, _ := synth.ParseEncoding(enc)
 					for r := range cfg.NumSynthSeeds() {
-						tl := synthRepLabel(synthLabel(synth.TF20, effectiveEncoding(synth.TF20, enc)), r)
-						al := synthRepLabel(synthLabel(synth.WithAllCounts, effectiveEncoding(synth.WithAllCounts, enc)), r)
+						tl := synthRepLabel(synthLabel(synth.TF20, enc), r)
+						al := synthRepLabel(synthLabel(synth.WithAllCounts, enc), r)
 						tf, all := byLabel[tl], byLabel[al]
 						if tf == nil || all == nil {
 							continue
@@ -283,7 +285,7 @@ func fig8Names(cfg Config, res *eval.Result, enc string) []string {
 	}
 	for _, v := range cfg.SynthVariants {
 		if p, err := synth.ParseVariant(v); err == nil {
-			if l := synthLabel(p, effectiveEncoding(p, enc)); res.Method(l) != nil {
+			if l := synthLabel(p, enc); res.Method(l) != nil {
 				names = append(names, l)
 			}
 		}
@@ -303,7 +305,7 @@ func fig8Section(cfg Config, mg *merged, deps map[string]*Done) (Finding, []stri
 	// The finding is about the first configured encoding (the paper's,
 	// unless synth_encodings leaves it out), replicate 0 for the losses.
 	enc0, _ := synth.ParseEncoding(cfg.Encodings()[0])
-	get := func(v synth.Variant) *eval.MethodResult { return res.Method(synthLabel(v, effectiveEncoding(v, enc0))) }
+	get := func(v synth.Variant) *eval.MethodResult { return res.Method(synthLabel(v, enc0)) }
 	var parts []string
 	if m, ok := twoLayer(cfg); ok {
 		if r := res.Method(m.Label()); r != nil {

@@ -107,7 +107,7 @@ func replicas(cfg Config) []replicaSet {
 			if err != nil {
 				continue
 			}
-			base := synthLabel(v, effectiveEncoding(v, enc))
+			base := synthLabel(v, enc)
 			if seen[base] {
 				continue
 			}
