@@ -1,0 +1,203 @@
+"""vomc's PyTorch engine from the command line.
+
+  python -m vomc_torch check   [--device auto|cpu|cuda]
+  python -m vomc_torch train   --out DIR --data DIR [model and training flags]
+  python -m vomc_torch train   --out DIR --resume [--data DIR] [--val DIR]
+  python -m vomc_torch predict --model FILE|DIR --data DIR --out FILE.npy
+
+`vomc train --engine torch` runs `train --out DIR --resume` on a run
+directory it has prepared (config.json, train_config.json and the step-0
+checkpoint with vomc's initial parameters); the flags of `train` are those of
+`vomc train`.  Exit status: 0 done, 2 bad input (nothing trained), 3
+diverged (last good checkpoint kept), 4 environment (no CUDA), 130
+interrupted (checkpoint saved; continue with --resume).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+
+EXIT_BAD, EXIT_DIVERGED, EXIT_ENV, EXIT_INTERRUPTED = 2, 3, 4, 130
+
+
+def _check(args) -> int:
+    import numpy
+    import torch
+    import torch.nn.functional as F
+    from .train import resolve_device
+    info = {"python": platform.python_version(), "torch": torch.__version__, "numpy": numpy.__version__,
+            "cuda_available": torch.cuda.is_available(), "sdpa": hasattr(F, "scaled_dot_product_attention"),
+            "compile": hasattr(torch, "compile")}
+    dev = resolve_device(args.device)
+    info["device"] = str(dev)
+    if dev.type == "cuda":
+        info["gpu"] = torch.cuda.get_device_name(dev)
+        info["bf16"] = torch.cuda.is_bf16_supported()
+    print(json.dumps(info))
+    return 0
+
+
+RUN_FILES = ["checkpoint.safetensors", "model.safetensors", "config.json", "train_config.json", "train.jsonl",
+             "curve.png", "curve.svg"]
+
+
+def _prepare(args) -> None:
+    """Write config.json and train_config.json of a new run (standalone use)."""
+    from .data import read_dataset
+    from .train import TRAIN_FIELDS, validate_train_config
+    held = [f for f in RUN_FILES if os.path.exists(os.path.join(args.out, f))]
+    if held and not args.force:
+        raise ValueError(f"{args.out} holds a training run ({held[0]}): continue it with --resume, or start afresh with --force")
+    for f in held:
+        os.unlink(os.path.join(args.out, f))
+    if not args.data:
+        raise ValueError("--data DIR is required")
+    ds = read_dataset(args.data)  # checked again when training; here for A and N
+    T = args.N or ds.N
+    if args.arch == "transformer":
+        hs = [int(h) for h in args.heads.split(",")]
+        if len(hs) == 1:
+            hs = hs * args.layers
+        cfg = {"layers": args.layers, "heads": hs, "embed": args.E, "context": T, "alphabet": ds.A,
+               "feed_forward": args.ff, "layer_norm": args.layernorm, "activation": args.act, "positional": args.pos}
+        from .model import check_transformer_config
+        check_transformer_config(cfg)
+    else:
+        cfg = {"arch": args.arch, "alphabet": ds.A, "context": T, "embed": args.E, "hidden": args.hidden or args.E,
+               "layers": args.layers}
+    tc = {"batch_size": args.batch, "epochs": args.epochs, "max_steps": args.max_steps, "lr": args.lr,
+          "min_lr": args.min_lr, "warmup_steps": args.warmup, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8,
+          "weight_decay": args.wd, "clip_norm": args.clip, "patience": args.patience,
+          "sum_over_window": args.sum_loss, "seed": args.seed, "log_every": args.log_every}
+    tc = {k: validate_train_config(tc)[k] for k in TRAIN_FIELDS}
+    if not (0 <= args.val_frac < 1):
+        raise ValueError(f"--val-frac {args.val_frac} outside [0, 1)")
+    meta = {"data": os.path.abspath(args.data), "val": os.path.abspath(args.val) if args.val else "",
+            "val_frac": repr(args.val_frac) if args.val_frac != int(args.val_frac) else str(int(args.val_frac)),
+            "N": str(args.N), "split_seed": str(args.seed)}
+    os.makedirs(args.out, exist_ok=True)
+    from .stfile import write_atomic
+    write_atomic(os.path.join(args.out, "config.json"), (json.dumps(cfg, indent=2) + "\n").encode())
+    write_atomic(os.path.join(args.out, "train_config.json"),
+                 (json.dumps({"train": tc, "data": meta}, indent=2) + "\n").encode())
+
+
+def _train(args) -> int:
+    from .train import Diverged, EngineOptions, Interrupted, run
+    if not args.resume:
+        _prepare(args)
+    opts = EngineOptions(device=args.device, amp=args.amp, sdpa=not args.no_sdpa, tf32=not args.no_tf32,
+                         fused_adamw=not args.no_fused, compile=args.compile, pin_memory=not args.no_pin,
+                         checkpoint_every=args.checkpoint_every, threads=args.threads, quiet=args.quiet)
+    if args.checkpoint_every < 0:
+        raise ValueError(f"--checkpoint-every {args.checkpoint_every} is negative")
+    try:
+        tr = run(args.out, opts, init=args.init, data=args.data if args.resume else None,
+                 val=args.val if args.resume else None)
+    except Interrupted as e:
+        print(f"vomc_torch: {e}; checkpoint saved, continue with --resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Diverged as e:
+        print(f"vomc_torch: {e}; the last good checkpoint is kept; lower --lr and train afresh", file=sys.stderr)
+        return EXIT_DIVERGED
+    best = f"; best validation loss {tr.best_val:.4f} nats/symbol" if tr.best_val < float("inf") else ""
+    print(f"trained {tr.step} steps, {tr.epoch} epochs in {tr.elapsed:.0f} s{best}; wrote {args.out}/model.safetensors",
+          file=sys.stderr)
+    return 0
+
+
+def _predict(args) -> int:
+    from .data import read_dataset
+    from .predict import predict, save_npy
+    from .train import load_model_file, resolve_device
+    path = os.path.join(args.model, "model.safetensors") if os.path.isdir(args.model) else args.model
+    model, cfg = load_model_file(path)
+    ds = read_dataset(args.data)
+    if cfg.get("alphabet") != ds.A:
+        raise ValueError(f"the model's alphabet is {cfg.get('alphabet')}, the data's {ds.A}")
+    if "context" in cfg and ds.N > cfg["context"] and cfg.get("arch", "transformer") == "transformer":
+        raise ValueError(f"windows of {ds.N} symbols, longer than the model's context {cfg['context']}")
+    if os.path.exists(args.out) and not args.force:
+        raise ValueError(f"{args.out} exists (use --force to replace it)")
+    save_npy(args.out, predict(model, ds, resolve_device(args.device), args.batch))
+    print(f"wrote {args.out}: ({len(ds.symbols)}, {ds.N}, {ds.A}) float32", file=sys.stderr)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m vomc_torch", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("check", help="print the environment as JSON; fail if --device is unavailable")
+    c.add_argument("--device", default="auto")
+    t = sub.add_parser("train", help="train a model on a vomc data set (vomc train's flags)")
+    t.add_argument("--out", required=True, help="run directory")
+    t.add_argument("--data", help="training data set (from 'vomc data')")
+    t.add_argument("--val", help="validation data set (default: --val-frac of the training trees)")
+    t.add_argument("--val-frac", type=float, default=0.05)
+    t.add_argument("-N", "--N", type=int, default=0, help="cut windows into windows of N symbols (0: as they are)")
+    t.add_argument("--resume", action="store_true", help="continue the run in --out (or start one vomc prepared)")
+    t.add_argument("--force", action="store_true")
+    t.add_argument("--init", help="initial parameters: a vomc model file (transformer only)")
+    t.add_argument("--arch", default="transformer", help="transformer, lstm, or module:factory")
+    t.add_argument("--layers", type=int, default=2)
+    t.add_argument("--heads", default="8")
+    t.add_argument("-E", "--E", type=int, default=128)
+    t.add_argument("--hidden", type=int, default=0, help="LSTM width (default: E)")
+    t.add_argument("--ff", action=argparse.BooleanOptionalAction, default=True)
+    t.add_argument("--layernorm", action=argparse.BooleanOptionalAction, default=True)
+    t.add_argument("--act", default="gelu", choices=["gelu", "relu"])
+    t.add_argument("--pos", default="learned", choices=["learned", "sinusoidal"])
+    t.add_argument("--batch", type=int, default=512)
+    t.add_argument("--epochs", type=int, default=100)
+    t.add_argument("--max-steps", type=int, default=0)
+    t.add_argument("--patience", type=int, default=15)
+    t.add_argument("--lr", type=float, default=1e-3)
+    t.add_argument("--min-lr", type=float, default=1e-5)
+    t.add_argument("--warmup", type=int, default=100)
+    t.add_argument("--clip", type=float, default=1.0)
+    t.add_argument("--wd", type=float, default=0.01)
+    t.add_argument("--sum-loss", action="store_true")
+    t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--log-every", type=int, default=10)
+    t.add_argument("--checkpoint-every", type=int, default=100)
+    for a in (t,):
+        a.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
+        a.add_argument("--amp", default="auto", help="auto (bf16 on CUDA), bf16 or off")
+        a.add_argument("--compile", action="store_true", help="torch.compile the model (torch >= 2)")
+        a.add_argument("--no-sdpa", action="store_true", help="explicit attention instead of scaled_dot_product_attention")
+        a.add_argument("--no-tf32", action="store_true")
+        a.add_argument("--no-fused", action="store_true", help="AdamW without the fused CUDA kernel")
+        a.add_argument("--no-pin", action="store_true", help="no pinned-memory batches")
+        a.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
+        a.add_argument("--quiet", action="store_true")
+    r = sub.add_parser("predict", help="write a model's per-position distributions on a data set as .npy")
+    r.add_argument("--model", required=True, help="model.safetensors (vomc's or this engine's) or its run directory")
+    r.add_argument("--data", required=True)
+    r.add_argument("--out", required=True)
+    r.add_argument("--device", default="auto")
+    r.add_argument("--batch", type=int, default=64)
+    r.add_argument("--force", action="store_true")
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return {"check": _check, "train": _train, "predict": _predict}[args.cmd](args)
+    except EnvironmentError as e:
+        if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
+            print(f"vomc_torch: {e}", file=sys.stderr)
+            return EXIT_BAD
+        print(f"vomc_torch: {e}", file=sys.stderr)
+        return EXIT_ENV
+    except (ValueError, KeyError) as e:
+        print(f"vomc_torch: {e}", file=sys.stderr)
+        return EXIT_BAD
+
+
+if __name__ == "__main__":
+    sys.exit(main())
