@@ -187,46 +187,92 @@ func (e *LogEntry) UnmarshalJSON(b []byte) error {
 // Call it only when the state is consistent: before or after Run, after Run
 // returned a context error, or from OnCheckpoint.
 func (t *TrainerOf[A, M]) WriteCheckpoint(w io.Writer, meta map[string]string) error {
-	s := t.TrainerState
+	c := &Checkpoint{Train: t.Cfg, State: t.TrainerState, AdamT: t.Opt.T, History: t.History,
+		TrainWindows: t.Train.Windows(), WindowLen: t.T, Meta: meta, BestParams: t.BestParams}
+	c.State.Elapsed = t.ElapsedTotal()
+	if t.Val != nil {
+		c.ValWindows = t.Val.Windows()
+	}
+	c.ModelFormat, c.ModelConfig = t.Model.CheckpointConfig()
+	P := t.Model.NumParams()
+	mom1, mom2 := t.Opt.Moments()
+	c.Params, c.M, c.V = t.Model.HostParams(), mom1[:P], mom2[:P]
+	return c.Write(w)
+}
+
+// FreshCheckpoint is the checkpoint of a transformer run that has not
+// taken a step: parameters params (e.g. InitParams(cfg, seed)), zero AdamW
+// moments, no validation yet, on trainWindows training and valWindows
+// validation windows of windowLen symbols. Another engine (vomc's PyTorch
+// engine) resumes it, so that both engines start a run from the same
+// parameters.
+func FreshCheckpoint(cfg Config, tc TrainConfig, params []float32, trainWindows, valWindows, windowLen int, meta map[string]string) (*Checkpoint, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := tc.Validate(); err != nil {
+		return nil, err
+	}
+	P := cfg.NumParams()
+	if len(params) != P {
+		return nil, fmt.Errorf("transformer: %d parameters, config needs %d", len(params), P)
+	}
+	c := &Checkpoint{ModelConfig: cfg.String(), Config: cfg, Train: tc, Params: params,
+		M: make([]float32, P), V: make([]float32, P), State: TrainerState{BestVal: math.Inf(1)},
+		TrainWindows: trainWindows, ValWindows: valWindows, WindowLen: windowLen, Meta: meta}
+	if err := c.checkState(0, cfg.Context); err != nil {
+		return nil, fmt.Errorf("transformer: %w", err)
+	}
+	return c, nil
+}
+
+// Write writes the checkpoint to w (the format is described at the top of
+// checkpoint.go).
+func (c *Checkpoint) Write(w io.Writer) error {
+	s := c.State
 	st := stateJSON{Step: s.Step, Epoch: s.Epoch, Index: s.Index, BestVal: jsonFloat(s.BestVal),
 		SinceBest: s.SinceBest, Stopped: s.Stopped, EpochLoss: jsonFloat(s.EpochLoss),
 		EpochTargets: s.EpochTargets, IntervalLoss: jsonFloat(s.IntervalLoss),
 		IntervalTargets: s.IntervalTargets, LR: jsonFloat(s.LR),
-		GradNorm: jsonFloat(s.GradNorm), ElapsedNS: int64(t.ElapsedTotal()), AdamT: t.Opt.T,
-		TrainWindows: t.Train.Windows(), WindowLen: t.T}
-	if t.Val != nil {
-		st.ValWindows = t.Val.Windows()
-	}
+		GradNorm: jsonFloat(s.GradNorm), ElapsedNS: int64(s.Elapsed), AdamT: c.AdamT,
+		TrainWindows: c.TrainWindows, ValWindows: c.ValWindows, WindowLen: c.WindowLen}
+	meta := c.Meta
 	if meta == nil {
 		meta = map[string]string{}
 	}
-	mf, mc := t.Model.CheckpointConfig()
-	md := map[string]string{"format": checkpointFormat, "version": checkpointVersion, "config": mc}
-	if mf != "" {
-		md["model"] = mf
+	md := map[string]string{"format": checkpointFormat, "version": checkpointVersion, "config": c.ModelConfig}
+	if c.ModelFormat != "" {
+		md["model"] = c.ModelFormat
 	}
-	hist := t.History
+	hist := c.History
 	if hist == nil {
 		hist = []LogEntry{}
 	}
-	for k, v := range map[string]any{"train_config": t.Cfg, "state": st, "history": hist, "meta": meta} {
+	for k, v := range map[string]any{"train_config": c.Train, "state": st, "history": hist, "meta": meta} {
 		b, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}
 		md[k] = string(b)
 	}
-	P := t.Model.NumParams()
-	mom1, mom2 := t.Opt.Moments()
-	tensors := []stNamed{
-		{"params", []int{P}, t.Model.HostParams()},
-		{"adam.m", []int{P}, mom1[:P]},
-		{"adam.v", []int{P}, mom2[:P]},
+	P := len(c.Params)
+	if len(c.M) != P || len(c.V) != P || c.BestParams != nil && len(c.BestParams) != P {
+		return fmt.Errorf("transformer: checkpoint of %d parameters with moments of %d and %d values", P, len(c.M), len(c.V))
 	}
-	if t.BestParams != nil {
-		tensors = append(tensors, stNamed{"best_params", []int{P}, t.BestParams})
+	tensors := []stNamed{
+		{"params", []int{P}, c.Params},
+		{"adam.m", []int{P}, c.M},
+		{"adam.v", []int{P}, c.V},
+	}
+	if c.BestParams != nil {
+		tensors = append(tensors, stNamed{"best_params", []int{P}, c.BestParams})
 	}
 	return writeST(w, md, tensors)
+}
+
+// Save writes the checkpoint to path atomically (see SaveCheckpoint).
+func (c *Checkpoint) Save(path string) error {
+	return fsutil.WriteAtomic(path, true, c.Write)
 }
 
 // SaveCheckpoint writes the checkpoint (see WriteCheckpoint) to path

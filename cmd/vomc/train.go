@@ -2,8 +2,10 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -72,6 +74,16 @@ losses and parameters it would have had without the interruption. With
 --resume only --data, --val and --checkpoint-every may be given (the data
 is checked against the checksums stored in the checkpoint).
 
+--engine torch trains with vomc's PyTorch engine (python/vomc_torch, carried
+in this binary; the interpreter is $VOMC_PYTHON, else python3 or
+/usr/bin/python3 with torch and numpy) on --device auto|cpu|cuda, with the
+same flags, windows, shuffles, initial parameters and files; on CUDA it uses
+bf16 autocast (--amp), fused attention and AdamW, TF32, and --compile. Its
+checkpoints are vomc's, so a run resumes on either engine (--resume takes
+the engine the run was started with unless --engine is given). --arch lstm
+trains an LSTM instead (torch engine only; evaluate it with 'python3 -m
+vomc_torch predict' and the npy:path= method).
+
 The defaults are the paper's (batch 512, ≤ 100 epochs, patience 15, AdamW
 with PyTorch's defaults) with 8 heads and E=128.`)
 	data := fs.String("data", "", "training data set directory (from 'vomc data')")
@@ -104,6 +116,11 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 	fs.IntVar(&tc.LogEvery, "log-every", 10, "write a log line every this many steps (0: only at epoch ends)")
 	ckptEvery := fs.Int("checkpoint-every", 100, "write the checkpoint every this many steps (and at every epoch end)")
 	allowUnverified := fs.Bool("allow-unverified", false, "with --resume: accept a checkpoint without a checksum (written by an earlier vomc)")
+	engine := fs.String("engine", trainrun.EngineGo, "training engine: go (vomc's CPU engine) or torch (PyTorch, CPU or CUDA)")
+	tor := &trainrun.Torch{Stderr: os.Stderr}
+	torchFlags(fs, tor)
+	arch := fs.String("arch", "transformer", "model: transformer, or lstm (torch engine; -E is its embedding, --hidden its width, --layers its depth)")
+	hidden := fs.Int("hidden", 0, "LSTM width (default: E)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -116,11 +133,42 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 	if *ckptEvery < 0 {
 		return usagef("--checkpoint-every %d is negative", *ckptEvery)
 	}
-	var r *trainrun.Run[*transformer.Activations, *transformer.Model]
+	// The engine is chosen here, once: a resumed run keeps its own unless
+	// --engine is given.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if *resume && !given["engine"] {
+		*engine = trainrun.RunEngine(*out)
+	}
+	if err := trainrun.CheckEngine(*engine); err != nil {
+		return usageError{"--" + err.Error()}
+	}
+	if *engine == trainrun.EngineTorch {
+		// before anything is written: Python, torch, numpy, the device
+		if _, err := tor.Check(); err != nil {
+			return err
+		}
+	} else {
+		for _, f := range torchOnlyFlags {
+			if given[f] {
+				return usagef("--%s needs --engine torch", f)
+			}
+		}
+	}
+	if *arch != "transformer" && (*arch != "lstm" || *engine != trainrun.EngineTorch) {
+		return usagef("--arch %q: want transformer, or lstm with --engine torch", *arch)
+	}
 	if *resume {
-		c, train, val, err := loadResume(fs, resumeFlags, *out, *data, *valDir, *allowUnverified)
+		allowed := resumeFlags
+		if *engine == trainrun.EngineTorch {
+			allowed = torchResumeFlags
+		}
+		c, train, val, err := loadResume(fs, allowed, *out, *data, *valDir, *allowUnverified)
 		if err != nil {
 			return err
+		}
+		if *engine == trainrun.EngineTorch {
+			return trainTorch(tor, *out, *ckptEvery, *data, *valDir)
 		}
 		if err := trainrun.CheckMemory(c.Config, c.Train.BatchSize, train); err != nil {
 			return err
@@ -129,85 +177,68 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		if err != nil {
 			return err
 		}
-		if r, err = resumeRun(tr, runOptions(*out, c.Meta, *ckptEvery)); err != nil {
-			return err
-		}
-	} else {
-		if *data == "" {
-			return usagef("--data DIR is required")
-		}
-		if err := checkTrainConfig(tc); err != nil {
-			return err
-		}
-		if *layers < 0 || *layers > transformer.MaxLayers {
-			return usagef("--layers %d outside 0..%d", *layers, transformer.MaxLayers)
-		}
-		if *E < 1 || *E > transformer.MaxEmbed {
-			return usagef("-E %d outside 1..%d", *E, transformer.MaxEmbed)
-		}
-		if err := checkRunDir(*out, *force); err != nil {
-			return err
-		}
-		hs, err := parseHeads(*heads, *layers)
+		r, err := resumeRun(tr, runOptions(*out, c.Meta, *ckptEvery))
 		if err != nil {
 			return err
 		}
-		if !(*valFrac >= 0 && *valFrac < 1) {
-			return usagef("--val-frac %g outside [0, 1)", *valFrac)
-		}
-		if *N < 0 {
-			return usagef("-N %d is negative", *N)
-		}
-		absData, err := filepath.Abs(*data)
-		if err != nil {
-			return err
-		}
-		absVal := ""
-		if *valDir != "" {
-			if absVal, err = filepath.Abs(*valDir); err != nil {
+		return trainGo(r, *out)
+	}
+	spec, err := newTrainSpec(trainFlags{data: *data, valDir: *valDir, valFrac: *valFrac, N: *N, out: *out, force: *force,
+		layers: *layers, heads: *heads, E: *E, ff: *ff && !*noFF, ln: *ln, act: *act, pos: *pos, tc: tc})
+	if err != nil {
+		return err
+	}
+	if *engine == trainrun.EngineTorch {
+		if *arch == "lstm" {
+			h := *hidden
+			if h == 0 {
+				h = *E
+			}
+			if h < 1 || *layers < 1 {
+				return usagef("--arch lstm needs --layers ≥ 1 and --hidden ≥ 1 (got %d, %d)", *layers, h)
+			}
+			conf := map[string]any{"arch": "lstm", "alphabet": spec.cfg.Alphabet, "context": spec.cfg.Context,
+				"embed": *E, "hidden": h, "layers": *layers}
+			if err := trainrun.StartTorchModule(*out, conf, tc, spec.meta); err != nil {
 				return err
 			}
-		}
-		meta := map[string]string{"data": absData, "val": absVal, "val_frac": strconv.FormatFloat(*valFrac, 'g', -1, 64),
-			"N": strconv.Itoa(*N), "split_seed": strconv.FormatUint(tc.Seed, 10)}
-		train, val, A, err := trainData(meta)
-		if err != nil {
+		} else if err := trainrun.StartTorch(*out, spec.cfg, tc, tc.Seed, spec.meta, spec.train, spec.val); err != nil {
 			return err
 		}
-		T := len(train.Window(0))
-		cfg := transformer.Config{Layers: *layers, Heads: hs, Embed: *E, Context: T, Alphabet: A,
-			FeedForward: *ff && !*noFF, LayerNorm: *ln, Activation: *act, Positional: *pos}
-		if err := cfg.Validate(); err != nil {
-			return usageError{err.Error()}
-		}
-		if err := trainrun.CheckMemory(cfg, tc.BatchSize, train); err != nil {
-			return err
-		}
-		files, err := trainrun.ConfigFiles(cfg, tc, meta)
-		if err != nil {
-			return err
-		}
-		tr, err := trainrun.NewTrainer(cfg, tc, tc.Seed, train, val)
-		if err != nil {
-			return err
-		}
-		if r, err = trainrun.Start(tr, runOptions(*out, meta, *ckptEvery), files...); err != nil {
-			return err
-		}
-		nv := 0
-		if val != nil {
-			nv = val.Windows()
-		}
-		fmt.Printf("%s: %d parameters; %d training and %d validation windows of %d symbols; ≤ %d steps\n",
-			tr.Model.Name(), cfg.NumParams(), train.Windows(), nv, T, tr.TotalSteps())
-		fmt.Printf("training memory ≈ %s\n", sysmem.GiB(trainrun.MemoryBytes(cfg, tc.BatchSize, train)))
+		return trainTorch(tor, *out, *ckptEvery, "", "")
 	}
+	if err := trainrun.CheckMemory(spec.cfg, tc.BatchSize, spec.train); err != nil {
+		return err
+	}
+	files, err := trainrun.ConfigFiles(spec.cfg, tc, spec.meta, trainrun.EngineGo)
+	if err != nil {
+		return err
+	}
+	tr, err := trainrun.NewTrainer(spec.cfg, tc, tc.Seed, spec.train, spec.val)
+	if err != nil {
+		return err
+	}
+	r, err := trainrun.Start(tr, runOptions(*out, spec.meta, *ckptEvery), files...)
+	if err != nil {
+		return err
+	}
+	nv := 0
+	if spec.val != nil {
+		nv = spec.val.Windows()
+	}
+	fmt.Printf("%s: %d parameters; %d training and %d validation windows of %d symbols; ≤ %d steps\n",
+		tr.Model.Name(), spec.cfg.NumParams(), spec.train.Windows(), nv, spec.cfg.Context, tr.TotalSteps())
+	fmt.Printf("training memory ≈ %s\n", sysmem.GiB(trainrun.MemoryBytes(spec.cfg, tc.BatchSize, spec.train)))
+	return trainGo(r, *out)
+}
 
+// trainGo runs r (the Go engine) to its end and writes the model.
+func trainGo(r *trainrun.Run[*transformer.Activations, *transformer.Model], out string) error {
 	if err := runTrainer(r, "train"); err != nil {
 		return err
 	}
 	tr := r.Trainer
-	if err := fsutil.WriteFile(filepath.Join(*out, trainModel), true, tr.Model.WriteSafetensors); err != nil {
+	if err := fsutil.WriteFile(filepath.Join(out, trainModel), true, tr.Model.WriteSafetensors); err != nil {
 		return err
 	}
 	how := stopReason(tr.Stopped, tr.Cfg.Patience, tr.Cfg.MaxSteps, tr.Step)
@@ -215,8 +246,77 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 	if !math.IsInf(tr.BestVal, 1) {
 		fmt.Printf("; best validation loss %.4f nats/symbol (%.4f bits), model has the best parameters", tr.BestVal, tr.BestVal/math.Ln2)
 	}
-	fmt.Printf("\nwrote %s/{%s,%s,%s,%s,%s,%s,%s}\n", *out, trainModel, trainConfigJSON, trainTrainConfig, trainLog, trainCheckpoint, trainCurvePNG, trainCurveSVG)
+	fmt.Printf("\nwrote %s/{%s,%s,%s,%s,%s,%s,%s}\n", out, trainModel, trainConfigJSON, trainTrainConfig, trainLog, trainCheckpoint, trainCurvePNG, trainCurveSVG)
 	return nil
+}
+
+// trainFlags are the flags of a new training run.
+type trainFlags struct {
+	data, valDir, out, heads, act, pos string
+	valFrac                            float64
+	N, layers, E                       int
+	force, ff, ln                      bool
+	tc                                 transformer.TrainConfig
+}
+
+// trainSpec is a new run, checked: the model, the data's metadata and
+// windows.
+type trainSpec struct {
+	cfg        transformer.Config
+	meta       map[string]string
+	train, val transformer.Windows
+}
+
+// newTrainSpec checks the flags of a new run and reads its data; nothing
+// is written.
+func newTrainSpec(f trainFlags) (*trainSpec, error) {
+	if f.data == "" {
+		return nil, usagef("--data DIR is required")
+	}
+	if err := checkTrainConfig(f.tc); err != nil {
+		return nil, err
+	}
+	if f.layers < 0 || f.layers > transformer.MaxLayers {
+		return nil, usagef("--layers %d outside 0..%d", f.layers, transformer.MaxLayers)
+	}
+	if f.E < 1 || f.E > transformer.MaxEmbed {
+		return nil, usagef("-E %d outside 1..%d", f.E, transformer.MaxEmbed)
+	}
+	if err := checkRunDir(f.out, f.force); err != nil {
+		return nil, err
+	}
+	hs, err := parseHeads(f.heads, f.layers)
+	if err != nil {
+		return nil, err
+	}
+	if !(f.valFrac >= 0 && f.valFrac < 1) {
+		return nil, usagef("--val-frac %g outside [0, 1)", f.valFrac)
+	}
+	if f.N < 0 {
+		return nil, usagef("-N %d is negative", f.N)
+	}
+	absData, err := filepath.Abs(f.data)
+	if err != nil {
+		return nil, err
+	}
+	absVal := ""
+	if f.valDir != "" {
+		if absVal, err = filepath.Abs(f.valDir); err != nil {
+			return nil, err
+		}
+	}
+	meta := map[string]string{"data": absData, "val": absVal, "val_frac": strconv.FormatFloat(f.valFrac, 'g', -1, 64),
+		"N": strconv.Itoa(f.N), "split_seed": strconv.FormatUint(f.tc.Seed, 10)}
+	train, val, A, err := trainData(meta)
+	if err != nil {
+		return nil, err
+	}
+	cfg := transformer.Config{Layers: f.layers, Heads: hs, Embed: f.E, Context: len(train.Window(0)), Alphabet: A,
+		FeedForward: f.ff, LayerNorm: f.ln, Activation: f.act, Positional: f.pos}
+	if err := cfg.Validate(); err != nil {
+		return nil, usageError{err.Error()}
+	}
+	return &trainSpec{cfg: cfg, meta: meta, train: train, val: val}, nil
 }
 
 // parseHeads reads "8" (every layer) or "2,1" (one per layer).

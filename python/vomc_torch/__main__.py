@@ -4,6 +4,7 @@
   python -m vomc_torch train   --out DIR --data DIR [model and training flags]
   python -m vomc_torch train   --out DIR --resume [--data DIR] [--val DIR]
   python -m vomc_torch predict --model FILE|DIR --data DIR --out FILE.npy
+  python -m vomc_torch bench   --config JSON --batch B [--plain]
 
 `vomc train --engine torch` runs `train --out DIR --resume` on a run
 directory it has prepared (config.json, train_config.json and the step-0
@@ -127,6 +128,20 @@ def _predict(args) -> int:
     return 0
 
 
+def _bench(args) -> int:
+    from .bench import bench
+    from .model import check_transformer_config
+    from .train import EngineOptions
+    cfg = json.loads(args.config)
+    check_transformer_config(cfg)
+    opts = EngineOptions(device=args.device, amp=args.amp, sdpa=not args.no_sdpa, tf32=not args.no_tf32,
+                         fused_adamw=not args.no_fused, compile=args.compile, pin_memory=not args.no_pin,
+                         threads=args.threads, quiet=True)
+    for plain in ([False, True] if args.plain else [False]):
+        print(json.dumps(bench(cfg, args.batch, args.steps, args.warmup, opts, plain=plain, seed=args.seed)), flush=True)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m vomc_torch", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -164,7 +179,14 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--log-every", type=int, default=10)
     t.add_argument("--checkpoint-every", type=int, default=100)
-    for a in (t,):
+    b = sub.add_parser("bench", help="time training steps; prints one JSON report per mode")
+    b.add_argument("--config", required=True, help="vomc's transformer Config as JSON")
+    b.add_argument("--batch", type=int, required=True)
+    b.add_argument("--steps", type=int, default=5)
+    b.add_argument("--warmup", type=int, default=2)
+    b.add_argument("--seed", type=int, default=1)
+    b.add_argument("--plain", action="store_true", help="also time a plain eager float32 loop")
+    for a in (t, b):
         a.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
         a.add_argument("--amp", default="auto", help="auto (bf16 on CUDA), bf16 or off")
         a.add_argument("--compile", action="store_true", help="torch.compile the model (torch >= 2)")
@@ -187,7 +209,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
-        return {"check": _check, "train": _train, "predict": _predict}[args.cmd](args)
+        return {"check": _check, "train": _train, "predict": _predict, "bench": _bench}[args.cmd](args)
     except EnvironmentError as e:
         if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
             print(f"vomc_torch: {e}", file=sys.stderr)

@@ -117,16 +117,11 @@ type File struct {
 // writes files (e.g. the configurations), an empty log (with opts.Log) and
 // the first checkpoint.
 func Start[A any, M transformer.Trainable[A]](tr *transformer.TrainerOf[A, M], opts Options, files ...File) (*Run[A, M], error) {
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, err
-	}
 	if opts.Log {
 		files = append(files, File{LogFile, nil})
 	}
-	for _, f := range files {
-		if err := fsutil.WriteBytes(filepath.Join(opts.Dir, f.Name), true, f.Data); err != nil {
-			return nil, err
-		}
+	if err := writeFiles(opts.Dir, files); err != nil {
+		return nil, err
 	}
 	if err := tr.SaveCheckpoint(opts.CheckpointPath(), opts.Meta); err != nil {
 		return nil, err

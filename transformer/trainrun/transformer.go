@@ -17,16 +17,28 @@ func NewTrainer(cfg transformer.Config, tc transformer.TrainConfig, seed uint64,
 }
 
 // ConfigFiles are the configuration files of a transformer run: ConfigFile
-// (the model's architecture) and TrainConfigFile (the training settings
-// and the data's metadata), indented JSON.
-func ConfigFiles(cfg transformer.Config, tc transformer.TrainConfig, meta map[string]string) ([]File, error) {
+// (the model's architecture) and TrainConfigFile (the training settings,
+// the data's metadata and, when not the Go engine's, the engine), indented
+// JSON.
+func ConfigFiles(cfg transformer.Config, tc transformer.TrainConfig, meta map[string]string, engine string) ([]File, error) {
 	cj, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	tj, err := json.MarshalIndent(map[string]any{"train": tc, "data": meta}, "", "  ")
+	tj, err := trainConfigJSON(tc, meta, engine)
 	if err != nil {
 		return nil, err
 	}
-	return []File{{ConfigFile, append(cj, '\n')}, {TrainConfigFile, append(tj, '\n')}}, nil
+	return []File{{ConfigFile, append(cj, '\n')}, {TrainConfigFile, tj}}, nil
+}
+
+// trainConfigJSON is the content of TrainConfigFile: {"train": tc, "data":
+// meta} and "engine" unless it is the Go engine.
+func trainConfigJSON(tc transformer.TrainConfig, meta map[string]string, engine string) ([]byte, error) {
+	v := map[string]any{"train": tc, "data": meta}
+	if engine != "" && engine != EngineGo {
+		v["engine"] = engine
+	}
+	tj, err := json.MarshalIndent(v, "", "  ")
+	return append(tj, '\n'), err
 }

@@ -1,0 +1,471 @@
+package trainrun
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/python"
+	"github.com/vomc/vomc/transformer"
+)
+
+// Engine names: the Go engine (package transformer on a backend) and
+// vomc's PyTorch engine (python/vomc_torch, driven by Torch).
+const (
+	EngineGo    = "go"
+	EngineTorch = "torch"
+)
+
+// CheckEngine refuses an engine name other than EngineGo and EngineTorch.
+func CheckEngine(name string) error {
+	if name != EngineGo && name != EngineTorch {
+		return fmt.Errorf("engine %q: want %q or %q", name, EngineGo, EngineTorch)
+	}
+	return nil
+}
+
+// Torch is vomc's PyTorch engine, the Python package vomc_torch carried in
+// the binary (package python), run by a Python interpreter with torch and
+// numpy. It trains a run directory laid out as the Go engine's (config.json,
+// train_config.json, checkpoint.safetensors in vomc's format, train.jsonl,
+// model.safetensors), with the same TrainConfig semantics, windows, split
+// and shuffles, so a run started on one engine resumes on the other. Choose
+// it once at the top (vomc train --engine torch, reproduce's engine) and
+// pass it down.
+type Torch struct {
+	// Python is the interpreter; empty: $VOMC_PYTHON, else the first of
+	// python3 on PATH and /usr/bin/python3 that imports torch and numpy.
+	Python string
+	// Device is auto (CUDA when available), cpu, cuda or cuda:N.
+	Device string
+	// AMP is auto (bf16 autocast on CUDA where supported), bf16 or off.
+	AMP string
+	// Compile wraps the model in torch.compile (torch ≥ 2).
+	Compile bool
+	// Threads is torch's number of CPU threads (0: torch's default).
+	Threads int
+	// Cache is where the package is extracted (empty: the user's cache
+	// directory; see python.Extract).
+	Cache string
+	// Stderr receives the engine's progress and messages (nil: discarded;
+	// the last lines are kept for errors either way).
+	Stderr io.Writer
+
+	once sync.Once
+	env  *TorchEnv
+	err  error
+}
+
+// TorchEnv is what Check found: the interpreter, its versions, and the
+// device the engine will use.
+type TorchEnv struct {
+	Python        string `json:"-"`
+	PYTHONPATH    string `json:"-"`
+	PythonVersion string `json:"python"`
+	Torch         string `json:"torch"`
+	NumPy         string `json:"numpy"`
+	CUDA          bool   `json:"cuda_available"`
+	Device        string `json:"device"`
+	GPU           string `json:"gpu,omitempty"`
+	BF16          bool   `json:"bf16,omitempty"`
+	SDPA          bool   `json:"sdpa"`
+	Compile       bool   `json:"compile"`
+}
+
+// Engine exit statuses of `python -m vomc_torch` (see its __main__.py).
+const (
+	torchExitBad         = 2
+	torchExitDiverged    = 3
+	torchExitEnv         = 4
+	torchExitInterrupted = 130
+)
+
+// Check finds the interpreter, extracts the package and asks it for the
+// device (once; later calls return the same answer). Its error names what
+// is missing: Python, torch or numpy (with how to install them), or CUDA
+// when Device asks for it.
+func (t *Torch) Check() (*TorchEnv, error) {
+	t.once.Do(func() { t.env, t.err = t.check() })
+	return t.env, t.err
+}
+
+func (t *Torch) check() (*TorchEnv, error) {
+	py, err := findPython(t.Python)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := python.Extract(t.Cache)
+	if err != nil {
+		return nil, err
+	}
+	env := &TorchEnv{Python: py, PYTHONPATH: dir}
+	out, err := t.command(context.Background(), env, "check", "--device", t.device()).Output()
+	if err != nil {
+		return nil, fmt.Errorf("torch engine: %s", exitText(err))
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(out), env); err != nil {
+		return nil, fmt.Errorf("torch engine: check printed %q: %v", out, err)
+	}
+	return env, nil
+}
+
+func (t *Torch) device() string {
+	if t.Device == "" {
+		return "auto"
+	}
+	return t.Device
+}
+
+// findPython returns the interpreter: want, or $VOMC_PYTHON, or the first
+// of python3 and /usr/bin/python3 that imports torch and numpy.
+func findPython(want string) (string, error) {
+	if want == "" {
+		want = os.Getenv("VOMC_PYTHON")
+	}
+	cands := []string{want}
+	if want == "" {
+		cands = []string{"python3", "/usr/bin/python3"}
+	}
+	var why []string
+	seen := map[string]bool{}
+	for _, c := range cands {
+		p, err := exec.LookPath(c)
+		if err != nil {
+			why = append(why, fmt.Sprintf("%s: not found", c))
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil && seen[r] {
+			continue
+		} else if err == nil {
+			seen[r] = true
+		}
+		out, err := exec.Command(p, "-c", "import torch, numpy").CombinedOutput()
+		if err == nil {
+			return p, nil
+		}
+		msg := strings.TrimSpace(string(out))
+		if i := strings.LastIndex(msg, "\n"); i >= 0 {
+			msg = msg[i+1:]
+		}
+		if msg == "" {
+			msg = err.Error()
+		}
+		why = append(why, fmt.Sprintf("%s: %s", p, msg))
+	}
+	src := "python3 and /usr/bin/python3"
+	if want != "" {
+		src = want
+	}
+	return "", fmt.Errorf("torch engine: no Python with torch and numpy (%s tried: %s); install them (Debian: apt-get install python3-torch python3-numpy; elsewhere: pip install torch numpy) or name an interpreter that has them in VOMC_PYTHON",
+		src, strings.Join(why, "; "))
+}
+
+// command is `python -m vomc_torch args…` with the package on PYTHONPATH.
+func (t *Torch) command(ctx context.Context, env *TorchEnv, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, env.Python, append([]string{"-m", python.Package}, args...)...)
+	pp := env.PYTHONPATH
+	if old := os.Getenv("PYTHONPATH"); old != "" {
+		pp += string(os.PathListSeparator) + old
+	}
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+pp, "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1")
+	return cmd
+}
+
+// exitText is the message of a failed engine command: its standard
+// error's last line, or the error.
+func exitText(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && len(bytes.TrimSpace(ee.Stderr)) > 0 {
+		return lastLine(ee.Stderr)
+	}
+	return err.Error()
+}
+
+func lastLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.LastIndex(s, "\n"); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimPrefix(s, "vomc_torch: ")
+}
+
+// engineFlags are the device and speed flags of the engine's commands.
+func (t *Torch) engineFlags() []string {
+	a := []string{"--device", t.device()}
+	if t.AMP != "" {
+		a = append(a, "--amp", t.AMP)
+	}
+	if t.Compile {
+		a = append(a, "--compile")
+	}
+	if t.Threads > 0 {
+		a = append(a, "--threads", strconv.Itoa(t.Threads))
+	}
+	return a
+}
+
+// run runs an engine command under ctx: when ctx ends the engine gets
+// SIGINT (os.Interrupt), saves its checkpoint and exits (it is killed if
+// it has not after a minute). Its standard error goes to t.Stderr and its
+// last 64 KiB are kept for the error.
+func (t *Torch) run(ctx context.Context, env *TorchEnv, args ...string) error {
+	cmd := t.command(ctx, env, args...)
+	tail := &tailBuffer{max: 64 << 10}
+	var w io.Writer = tail
+	if t.Stderr != nil {
+		w = io.MultiWriter(t.Stderr, tail)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	cmd.Cancel = func() error { return interrupt(cmd.Process) }
+	cmd.WaitDelay = time.Minute
+	setParentDeathSignal(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("torch engine: %w", err)
+	}
+	err := cmd.Wait()
+	if err == nil {
+		return nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return &TorchError{Code: ee.ExitCode(), Msg: lastLine(tail.Bytes()), Ctx: ctx.Err()}
+	}
+	return fmt.Errorf("torch engine: %w", err)
+}
+
+// TorchError is a failed engine command: its exit status and the last
+// line it printed.
+type TorchError struct {
+	Code int
+	Msg  string
+	Ctx  error // the context's error when the command was interrupted
+}
+
+func (e *TorchError) Error() string {
+	return fmt.Sprintf("torch engine (exit status %d): %s", e.Code, e.Msg)
+}
+
+// Interrupted reports an engine stopped by SIGINT/SIGTERM (checkpoint
+// saved).
+func (e *TorchError) Interrupted() bool { return e.Code == torchExitInterrupted }
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	b   []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) Bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]byte(nil), t.b...)
+}
+
+// StartTorch prepares a new transformer run in dir for the PyTorch engine,
+// exactly as the Go engine's Start would begin it: config.json,
+// train_config.json (with "engine": "torch"), an empty train.jsonl and the
+// step-0 checkpoint holding InitParams(cfg, seed), so that both engines
+// start from the same parameters and see the same windows in the same
+// order. train and val are the run's windows (from Data(meta)).
+func StartTorch(dir string, cfg transformer.Config, tc transformer.TrainConfig, seed uint64, meta map[string]string, train, val transformer.Windows) error {
+	nv := 0
+	if val != nil {
+		nv = val.Windows()
+	}
+	c, err := transformer.FreshCheckpoint(cfg, tc, transformer.InitParams(cfg, seed), train.Windows(), nv, len(train.Window(0)), meta)
+	if err != nil {
+		return err
+	}
+	files, err := ConfigFiles(cfg, tc, meta, EngineTorch)
+	if err != nil {
+		return err
+	}
+	if err := writeFiles(dir, append(files, File{LogFile, nil})); err != nil {
+		return err
+	}
+	return c.Save(filepath.Join(dir, CheckpointFile))
+}
+
+// StartTorchModule prepares a run of another PyTorch model (config: its
+// JSON object with "arch", see python/vomc_torch/model.py) in dir:
+// config.json and train_config.json; the engine draws the initial
+// parameters (torch's generator seeded with the train config's seed) and
+// writes the first checkpoint.
+func StartTorchModule(dir string, config map[string]any, tc transformer.TrainConfig, meta map[string]string) error {
+	cj, err := json.MarshalIndent(config, "", "  ")
+	if err != nil {
+		return err
+	}
+	tj, err := trainConfigJSON(tc, meta, EngineTorch)
+	if err != nil {
+		return err
+	}
+	return writeFiles(dir, []File{{ConfigFile, append(cj, '\n')}, {TrainConfigFile, tj}, {LogFile, nil}})
+}
+
+func writeFiles(dir string, files []File) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := fsutil.WriteBytes(filepath.Join(dir, f.Name), true, f.Data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RunEngine reads the engine recorded in a run directory's
+// train_config.json (EngineGo when none is).
+func RunEngine(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, TrainConfigFile))
+	if err != nil {
+		return EngineGo
+	}
+	var v struct {
+		Engine string `json:"engine"`
+	}
+	if json.Unmarshal(b, &v) != nil || v.Engine == "" {
+		return EngineGo
+	}
+	return v.Engine
+}
+
+// Train trains the run in dir with the engine until it ends: it resumes
+// the run's checkpoint (StartTorch's step-0 one for a new run), writing a
+// checkpoint every checkpointEvery steps (0: at epoch ends only), the log
+// and model.safetensors, then draws the training curve and returns the
+// final checkpoint. data and val, when not empty, are new paths of the
+// run's data sets (their checksums must match). When ctx ends the engine
+// saves its checkpoint and Train returns an *InterruptedError; a
+// divergence leaves the last good checkpoint and returns an error saying
+// so.
+func (t *Torch) Train(ctx context.Context, dir string, checkpointEvery int, data, val string) (*transformer.Checkpoint, error) {
+	env, err := t.Check()
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"train", "--out", dir, "--resume", "--checkpoint-every", strconv.Itoa(checkpointEvery)}, t.engineFlags()...)
+	for flag, p := range map[string]string{"--data": data, "--val": val} {
+		if p != "" {
+			args = append(args, flag, p)
+		}
+	}
+	err = t.run(ctx, env, args...)
+	var te *TorchError
+	if errors.As(err, &te) {
+		switch {
+		case te.Interrupted():
+			c, lerr := transformer.LoadCheckpoint(filepath.Join(dir, CheckpointFile))
+			step := -1
+			if lerr == nil {
+				step = c.State.Step
+			}
+			cause := te.Ctx
+			if cause == nil {
+				cause = errors.New(te.Msg)
+			}
+			return nil, &InterruptedError{Step: step, Err: cause}
+		case te.Code == torchExitDiverged:
+			return nil, fmt.Errorf("%s", te.Msg)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := transformer.LoadCheckpoint(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		return nil, err
+	}
+	if c.ModelFormat == "" {
+		// the model the engine wrote must load in vomc, verified
+		if _, err := transformer.LoadSafetensors(filepath.Join(dir, ModelFile)); err != nil {
+			return nil, err
+		}
+	}
+	return c, DrawCurve(dir, c.History)
+}
+
+// Predict writes the per-position predictive distributions of the model in
+// model (a model.safetensors file or its run directory) on every window of
+// the data set in data to out (.npy, shape (windows, N, A), the layout of
+// the npy:path= method).
+func (t *Torch) Predict(ctx context.Context, model, data, out string) error {
+	env, err := t.Check()
+	if err != nil {
+		return err
+	}
+	return t.run(ctx, env, "predict", "--model", model, "--data", data, "--out", out, "--device", t.device())
+}
+
+// TorchBench is one report of the engine's training benchmark: Mode
+// "engine" (with its speed features, listed in Features) or "plain" (an
+// eager float32 loop on the same device).
+type TorchBench struct {
+	Mode          string         `json:"mode"`
+	Features      map[string]any `json:"features"`
+	Batch         int            `json:"batch"`
+	Params        int            `json:"params"`
+	Steps         int            `json:"steps"`
+	Warmup        int            `json:"warmup"`
+	MeanStep      float64        `json:"mean_step_s"`
+	MinStep       float64        `json:"min_step_s"`
+	TokensPerSec  float64        `json:"tokens_per_s"`
+	Loss          float64        `json:"loss"`
+	Threads       int            `json:"threads"`
+	PeakGPUMemory int64          `json:"peak_gpu_bytes"`
+}
+
+// Bench times training steps of cfg on batch random windows with the
+// engine (after warmup untimed steps) and, with plain, also as a plain
+// eager float32 PyTorch loop in the same process.
+func (t *Torch) Bench(ctx context.Context, cfg transformer.Config, batch, steps, warmup int, plain bool) ([]TorchBench, error) {
+	env, err := t.Check()
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"bench", "--config", cfg.String(), "--batch", strconv.Itoa(batch),
+		"--steps", strconv.Itoa(steps), "--warmup", strconv.Itoa(warmup)}, t.engineFlags()...)
+	if plain {
+		args = append(args, "--plain")
+	}
+	cmd := t.command(ctx, env, args...)
+	var stderr tailBuffer
+	stderr.max = 64 << 10
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("torch engine bench: %s", lastLine(stderr.Bytes()))
+	}
+	var reps []TorchBench
+	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+		var r TorchBench
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, fmt.Errorf("torch engine bench printed %q: %v", line, err)
+		}
+		reps = append(reps, r)
+	}
+	return reps, nil
+}
