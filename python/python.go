@@ -108,4 +108,3 @@ func complete(dir string) bool {
 	}
 	return true
 }
-
