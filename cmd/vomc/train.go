@@ -30,7 +30,7 @@ const (
 
 // flags that may be given together with --resume (the others are taken
 // from the checkpoint).
-var resumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "val": true, "checkpoint-every": true, "allow-unverified": true}
+var resumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "val": true, "checkpoint-every": true, "allow-unverified": true, "engine": true}
 
 // trainFlagOf names the flag of each TrainConfig field (JSON name) that
 // has one.
@@ -169,6 +169,9 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		}
 		if *engine == trainrun.EngineTorch {
 			return trainTorch(tor, *out, *ckptEvery, *data, *valDir)
+		}
+		if c.ModelFormat != "" {
+			return fmt.Errorf("the run in %s trains a %s model (%s): resume it with --engine torch", *out, c.ModelFormat, c.ModelConfig)
 		}
 		if err := trainrun.CheckMemory(c.Config, c.Train.BatchSize, train); err != nil {
 			return err

@@ -355,6 +355,7 @@ class Trainer:
         self._run_start = time.perf_counter()
         self._mark, self._mark_tokens = self._run_start, 0
         self.model.train()
+        delay = float(os.environ.get("VOMC_TORCH_TEST_DELAY", "0") or 0)  # tests: seconds of sleep per step
         try:
             while not self.done():
                 perm = self.epoch_perm()
@@ -368,6 +369,8 @@ class Trainer:
                     loss, g = self.train_step(x)
                     if not (math.isfinite(loss) and math.isfinite(g)):
                         raise Diverged(self.step, loss, g)
+                    if delay > 0:
+                        time.sleep(delay)
                     self.grad_norm = g
                     self.index += b
                     tot = loss * b * (T - 1)

@@ -1,0 +1,379 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vomc/vomc/safetensors"
+	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/trainrun"
+)
+
+// needTorch skips the test where the PyTorch engine cannot run (no Python
+// with torch and numpy), saying why.
+func needTorch(t *testing.T) {
+	t.Helper()
+	if _, err := (&trainrun.Torch{Device: "cpu"}).Check(); err != nil {
+		t.Skipf("torch engine unavailable: %v", err)
+	}
+}
+
+// logLines reads a run's train.jsonl: the log entries (engine lines
+// skipped) and the number of engine lines.
+func logLines(t *testing.T, dir string) (entries []map[string]any, engines int) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, trainLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("%s: %v", trainLog, err)
+		}
+		if _, ok := m["engine"]; ok {
+			engines++
+			continue
+		}
+		entries = append(entries, m)
+	}
+	return entries, engines
+}
+
+func relDiff(a, b float64) float64 { return math.Abs(a-b) / math.Max(math.Abs(a), 1e-300) }
+
+// TestTorchMatchesGo: from the same initial parameters (vomc's InitParams,
+// which 'vomc train --engine torch' hands the engine) and the same
+// batches, the torch engine's first 20 training losses equal the Go
+// engine's to 1e-4 relative, and so do the gradient norms, learning rates
+// and validation losses, for several architectures and both losses.
+func TestTorchMatchesGo(t *testing.T) {
+	needTorch(t)
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "3", "-D", "3", "-K", "30", "-N", "48", "--NK", "192", "--fresh=false", "--seed", "4", "--out", p("data"))
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"full", []string{"--layers", "2", "--heads", "2,4", "-E", "16"}},
+		{"sinusoidal-relu-noln", []string{"--layers", "2", "--heads", "2", "-E", "16", "--pos", "sinusoidal", "--act", "relu", "--layernorm=false"}},
+		{"attention-only-sumloss", []string{"--layers", "3", "--heads", "1", "-E", "12", "--no-ff", "--sum-loss", "--clip", "0"}},
+		{"cut-windows", []string{"--layers", "1", "--heads", "2", "-E", "8", "-N", "16", "--val-frac", "0.2"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			common := append([]string{"train", "--data", p("data"), "--batch", "8", "--max-steps", "20", "--log-every", "1",
+				"--warmup", "5", "--lr", "0.003", "--seed", "7"}, c.args...)
+			runOK(t, append(common, "--out", p(c.name+"-go"))...)
+			runOK(t, append(common, "--out", p(c.name+"-torch"), "--engine", "torch", "--device", "cpu")...)
+			g, _ := logLines(t, p(c.name+"-go"))
+			tl, engines := logLines(t, p(c.name+"-torch"))
+			if engines != 1 {
+				t.Errorf("%d engine lines in the torch run's log, want 1", engines)
+			}
+			if len(g) != len(tl) || len(g) < 20 {
+				t.Fatalf("%d log entries (Go), %d (torch)", len(g), len(tl))
+			}
+			worst := 0.0
+			for i := range g {
+				for _, k := range []string{"step", "epoch"} {
+					if g[i][k] != tl[i][k] {
+						t.Fatalf("entry %d: %s %v (Go), %v (torch)", i, k, g[i][k], tl[i][k])
+					}
+				}
+				// the schedule's cosine: Go's math.Cos and C's cos may differ in the last bit
+				if d := relDiff(g[i]["lr"].(float64), tl[i]["lr"].(float64)); d > 1e-14 {
+					t.Fatalf("entry %d: lr %v (Go), %v (torch)", i, g[i]["lr"], tl[i]["lr"])
+				}
+				for _, k := range []string{"train_loss", "grad_norm", "val_loss", "epoch_train_loss"} {
+					a, ok := g[i][k].(float64)
+					b, ok2 := tl[i][k].(float64)
+					if ok != ok2 {
+						t.Fatalf("entry %d: %s present in one log only", i, k)
+					}
+					if !ok {
+						continue
+					}
+					d := relDiff(a, b)
+					if k == "train_loss" {
+						worst = max(worst, d)
+					}
+					if d > 1e-4 {
+						t.Errorf("entry %d (step %v): %s %.9g (Go), %.9g (torch): relative difference %.2g > 1e-4", i, g[i]["step"], k, a, b, d)
+					}
+				}
+			}
+			t.Logf("%d entries; largest relative difference of the training losses %.2g", len(g), worst)
+		})
+	}
+}
+
+// TestTorchModelInVomc: a torch-trained model loads in vomc verified (with
+// its checksum, no warning) and gives, on the validation windows, the loss
+// torch computed itself (the checkpoint's best validation loss, the model
+// having the best parameters) to 1e-5; its checkpoint resumes on the Go
+// engine; 'vomc eval --methods tf:path=' evaluates it beside CTW.
+func TestTorchModelInVomc(t *testing.T) {
+	needTorch(t)
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "30", "-N", "40", "--NK", "160", "--fresh=false", "--seed", "2", "--out", p("data"))
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "10", "-N", "40", "--seed", "3", "--out", p("test"))
+	runOK(t, "train", "--engine", "torch", "--device", "cpu", "--data", p("data"), "--out", p("run"), "--layers", "2",
+		"--heads", "2", "-E", "16", "--batch", "16", "--epochs", "3", "--val-frac", "0.2", "--warmup", "3", "--lr", "0.01")
+	warned := ""
+	old := safetensors.Warnf
+	safetensors.Warnf = func(format string, args ...any) { warned = format }
+	defer func() { safetensors.Warnf = old }()
+	m, err := transformer.LoadSafetensors(p("run/" + trainModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warned != "" {
+		t.Fatalf("loading the torch model warned: %s", warned)
+	}
+	c, train, val, err := trainrun.Load(p("run"), "", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.State.Epoch != 3 || val == nil || math.IsInf(c.State.BestVal, 0) {
+		t.Fatalf("checkpoint after %d epochs, best validation loss %g", c.State.Epoch, c.State.BestVal)
+	}
+	got := transformer.MeanLoss[*transformer.Activations](m, m.NewActivations(16, 40, false), val, 16)
+	if d := relDiff(c.State.BestVal, got); d > 1e-5 {
+		t.Fatalf("validation loss %.9g in vomc, %.9g in torch: relative difference %.2g > 1e-5", got, c.State.BestVal, d)
+	}
+	t.Logf("validation loss %.9g (vomc) vs %.9g (torch) on %d windows; %d training windows", got, c.State.BestVal, val.Windows(), train.Windows())
+	runOK(t, "eval", "--data", p("test"), "--methods", "ctw,tf:path="+p("run"), "--out", p("eval"))
+	exists(t, p("eval/results.json"), p("run/curve.png"), p("run/config.json"), p("run/train_config.json"))
+	// more epochs on the Go engine, from the torch checkpoint
+	if e := trainrun.RunEngine(p("run")); e != trainrun.EngineTorch {
+		t.Fatalf("the run records engine %q", e)
+	}
+	runFail(t, "train", "--out", p("run"), "--resume", "--engine", "go", "--device", "cpu") // a torch flag on the Go engine
+	runOK(t, "train", "--out", p("run"), "--resume", "--engine", "go")
+}
+
+// TestTorchKillResume: a torch-engine run killed with SIGKILL (vomc and the
+// engine both) resumes from its last checkpoint and ends with exactly the
+// parameters, moments and state of an uninterrupted run.
+func TestTorchKillResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	needTorch(t)
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "24", "-N", "32", "--NK", "128", "--fresh=false", "--seed", "5", "--out", p("data"))
+	args := []string{"train", "--engine", "torch", "--device", "cpu", "--torch-threads", "1", "--data", p("data"), "--layers", "2",
+		"--heads", "2,1", "-E", "8", "--batch", "8", "--epochs", "6", "--warmup", "5", "--lr", "0.01", "--val-frac", "0.2",
+		"--seed", "3", "--log-every", "3", "--checkpoint-every", "2"}
+	runOK(t, append(args, "--out", p("ref"))...)
+
+	t.Setenv("VOMC_TORCH_TEST_DELAY", "0.02")
+	cmd := startVomc(t, append(args, "--out", p("run"))...)
+	step := waitCheckpoint(t, p("run"), 8, cmd)
+	killTree(t, cmd)
+	t.Logf("killed vomc and the engine after the checkpoint of step %d", step)
+	t.Setenv("VOMC_TORCH_TEST_DELAY", "0")
+	runOK(t, "train", "--out", p("run"), "--resume")
+
+	ca, err := transformer.LoadCheckpoint(p("ref/" + trainCheckpoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, err := transformer.LoadCheckpoint(p("run/" + trainCheckpoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, pair := range map[string][2][]float32{"params": {ca.Params, cb.Params}, "adam.m": {ca.M, cb.M}, "adam.v": {ca.V, cb.V}, "best": {ca.BestParams, cb.BestParams}} {
+		if len(pair[0]) != len(pair[1]) {
+			t.Fatalf("%s: %d values, uninterrupted %d", name, len(pair[1]), len(pair[0]))
+		}
+		for i := range pair[0] {
+			if pair[0][i] != pair[1][i] {
+				t.Fatalf("checkpoint %s[%d]: %v, uninterrupted %v", name, i, pair[1][i], pair[0][i])
+			}
+		}
+	}
+	ca.State.Elapsed, cb.State.Elapsed = 0, 0
+	if ca.State != cb.State || ca.AdamT != cb.AdamT || len(ca.History) != len(cb.History) {
+		t.Fatalf("final state %+v (%d log entries), uninterrupted %+v (%d)", cb.State, len(cb.History), ca.State, len(ca.History))
+	}
+	for i := range ca.History {
+		a, b := ca.History[i], cb.History[i]
+		if a.Step != b.Step || a.TrainLoss != b.TrainLoss || !(a.ValLoss == b.ValLoss || math.IsNaN(a.ValLoss) && math.IsNaN(b.ValLoss)) {
+			t.Fatalf("log entry %d: %+v, uninterrupted %+v", i, b, a)
+		}
+	}
+	exists(t, p("run/"+trainModel), p("run/curve.png"))
+}
+
+// waitCheckpoint polls dir's checkpoint until it is at step ≥ min and
+// returns its step; it fails if cmd exits first or after 60 s.
+func waitCheckpoint(t *testing.T, dir string, min int, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { cmd.Process.Wait(); close(done) }()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-done:
+			t.Fatal("the run ended before it was killed")
+		default:
+		}
+		if c, err := transformer.LoadCheckpoint(filepath.Join(dir, trainCheckpoint)); err == nil && c.State.Step >= min {
+			return c.State.Step
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("no checkpoint in time")
+	return 0
+}
+
+// killTree kills cmd's process and its children with SIGKILL, children
+// first.
+func killTree(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	pid := cmd.Process.Pid
+	kids, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	for _, k := range kids {
+		b, _ := os.ReadFile(k)
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				syscall.Kill(c, syscall.SIGKILL)
+			}
+		}
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	cmd.Wait()
+}
+
+
+// TestTorchBadInput: a bad engine, device or flag, a missing interpreter
+// and a corrupt data set are refused with an error naming the problem,
+// before anything is written.
+func TestTorchBadInput(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "12", "-N", "32", "--seed", "1", "--out", p("data"))
+	base := []string{"train", "--data", p("data"), "--layers", "1", "--heads", "1", "-E", "8", "--batch", "4", "--max-steps", "2"}
+	fail := func(want string, env map[string]string, extra ...string) {
+		t.Helper()
+		for k, v := range env {
+			t.Setenv(k, v)
+		}
+		out := p("out-" + strings.ReplaceAll(strings.Join(extra, "_"), "/", "_"))
+		stderr := captureStderr(t, func() {
+			if code := run(append(append(base, "--out", out), extra...)); code == 0 {
+				t.Errorf("vomc train %v succeeded", extra)
+			}
+		})
+		if !strings.Contains(stderr, want) {
+			t.Errorf("vomc train %v: error %q does not say %q", extra, strings.TrimSpace(stderr), want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("vomc train %v created %s", extra, out)
+		}
+		for k := range env {
+			os.Unsetenv(k)
+		}
+	}
+	fail("--engine", nil, "--engine", "jax")
+	fail("--device needs --engine torch", nil, "--device", "cuda")
+	fail("--arch", nil, "--arch", "lstm")
+	fail("no Python with torch", map[string]string{"VOMC_PYTHON": p("no-such-python")}, "--engine", "torch")
+	if _, err := (&trainrun.Torch{Device: "cpu"}).Check(); err != nil {
+		t.Logf("torch engine unavailable (%v): its own checks are not tested", err)
+		return
+	}
+	fail("want auto, cpu or cuda", nil, "--engine", "torch", "--device", "tpu")
+	if _, err := (&trainrun.Torch{Device: "cuda"}).Check(); err != nil {
+		fail("CUDA asked for but not available", nil, "--engine", "torch", "--device", "cuda")
+	}
+	fail("--lr", nil, "--engine", "torch", "--device", "cpu", "--lr", "-1")
+	// a corrupt data set
+	b, _ := os.ReadFile(p("data/symbols.bin"))
+	b[5] ^= 1
+	os.WriteFile(p("data/symbols.bin"), b, 0o644)
+	fail("corrupt", nil, "--engine", "torch", "--device", "cpu")
+}
+
+// captureStderr runs f with os.Stderr redirected and returns what it wrote.
+func captureStderr(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stderr
+	os.Stderr = w
+	ch := make(chan string)
+	go func() {
+		var sb strings.Builder
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			sb.WriteString(sc.Text() + "\n")
+		}
+		ch <- sb.String()
+	}()
+	f()
+	os.Stderr = old
+	w.Close()
+	return <-ch
+}
+
+// TestTorchLSTM: bring your own architecture: an LSTM trained by the torch
+// engine on a vomc data set, its distributions written as .npy and
+// evaluated against CTW through the npy:path= method.
+func TestTorchLSTM(t *testing.T) {
+	needTorch(t)
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "20", "-N", "32", "--NK", "128", "--fresh=false", "--seed", "6", "--out", p("data"))
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "6", "-N", "32", "--seed", "7", "--out", p("test"))
+	runOK(t, "train", "--engine", "torch", "--device", "cpu", "--arch", "lstm", "--layers", "1", "-E", "8", "--hidden", "16",
+		"--data", p("data"), "--out", p("lstm"), "--batch", "8", "--epochs", "2", "--lr", "0.01")
+	c, err := transformer.LoadCheckpoint(p("lstm/" + trainCheckpoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ModelFormat != "vomc-torch-module" || !strings.Contains(c.ModelConfig, `"arch":"lstm"`) || c.State.Epoch != 2 {
+		t.Fatalf("checkpoint of model %q %s after %d epochs", c.ModelFormat, c.ModelConfig, c.State.Epoch)
+	}
+	// an LSTM run resumes on the torch engine only
+	if stderr := captureStderr(t, func() { runFail(t, "train", "--out", p("lstm"), "--resume", "--engine", "go") }); !strings.Contains(stderr, "resume it with --engine torch") {
+		t.Errorf("resuming the LSTM on the Go engine: %q", stderr)
+	}
+	tor := &trainrun.Torch{Device: "cpu"}
+	if err := tor.Predict(t.Context(), p("lstm"), p("test"), p("lstm.npy")); err != nil {
+		t.Fatal(err)
+	}
+	runOK(t, "eval", "--data", p("test"), "--methods", "ctw,npy:path="+p("lstm.npy")+":name=LSTM", "--out", p("eval"))
+	var res struct {
+		Methods []struct {
+			Name string `json:"name"`
+		} `json:"methods"`
+	}
+	b, err := os.ReadFile(p("eval/results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &res); err != nil || !strings.Contains(string(b), `"LSTM"`) {
+		t.Fatalf("results.json without the LSTM (%v): %.300s", err, b)
+	}
+}
