@@ -263,7 +263,6 @@ func killTree(t *testing.T, cmd *exec.Cmd) {
 	cmd.Wait()
 }
 
-
 // TestTorchBadInput: a bad engine, device or flag, a missing interpreter
 // and a corrupt data set are refused with an error naming the problem,
 // before anything is written.

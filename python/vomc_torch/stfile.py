@@ -76,7 +76,7 @@ def encode(meta: Dict[str, str], tensors: List[Tuple[str, np.ndarray]]) -> bytes
         raise ValueError(f"metadata key {CHECKSUM_KEY} is reserved for the checksum")
     entries, datas, off = [], [], 0
     for name, a in tensors:
-        a = np.ascontiguousarray(a)
+        a = np.require(a, requirements="C")  # not ascontiguousarray: it makes a 0-d array 1-d
         if a.dtype == np.float32:
             dtype = "F32"
         elif a.dtype == np.float64:
@@ -170,6 +170,8 @@ def load(path: str, require_checksum: bool = True) -> Tuple[Dict[str, str], Dict
         size = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
         if b != end or en - b != size:
             raise FormatError(f"{path}: tensor {name}: data_offsets {[b, en]} do not tile the data section")
+        if en > len(data):
+            raise FormatError(f"{path}: tensor {name}: data_offsets {[b, en]} beyond the data section of {len(data)} bytes (truncated)")
         end = en
         entries.append((name, e["dtype"], shape, (b, en)))
         arrays[name] = np.frombuffer(data, dtype=dt, count=size // dt.itemsize, offset=b).reshape(shape)
