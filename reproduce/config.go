@@ -31,6 +31,7 @@ import (
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // Config is the whole study's configuration. Every field can be set by
@@ -132,6 +133,12 @@ type Config struct {
 	// Workers is the number of goroutines for data and evaluation (0: all
 	// cores); it does not change any result.
 	Workers int `json:"workers"`
+	// Engine trains the transformers: "go" (or empty) for vomc's CPU
+	// engine, "torch" for vomc's PyTorch engine (trainrun.Torch, given in
+	// Options.Torch; on CUDA when available). Both see the same windows
+	// from the same initial parameters; their numbers agree to float32
+	// rounding. The TF 2-0 models of Fig. 8 always train on the Go engine.
+	Engine string `json:"engine,omitempty"`
 }
 
 // Presets lists the preset names in order of size.
@@ -391,6 +398,11 @@ func (c Config) MaxDepth() int {
 
 // Validate reports the first problem with the configuration.
 func (c Config) Validate() error {
+	if c.Engine != "" {
+		if err := trainrun.CheckEngine(c.Engine); err != nil {
+			return fmt.Errorf("reproduce: %w", err)
+		}
+	}
 	if c.Leaves != "" {
 		if _, err := source.ParseLeafKind(c.Leaves); err != nil {
 			return fmt.Errorf("reproduce: leaves %q: want dirichlet, sparse or mixed", c.Leaves)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/vomc/vomc/dataset"
@@ -47,6 +48,10 @@ type Options struct {
 	// Lock configures the claims that keep concurrent runs sharing Out
 	// (Slurm tasks, several machines) from computing the same stage.
 	Lock LockConfig
+	// Torch is the PyTorch engine (interpreter, device, speed features)
+	// that trains the transformers when Config.Engine is "torch"; nil
+	// there means one with the defaults (device auto).
+	Torch *trainrun.Torch
 }
 
 // Stage names of the fixed stages.
@@ -322,9 +327,13 @@ func trainStage(cfg Config, m Model, r int, opts Options) Stage {
 	seed := cfg.ReplicateSeed(r)
 	topt.Seed = seed
 	name := trainStageName(m, r)
+	inputs := map[string]any{"model": tcfg, "train": topt, "val_frac": cfg.ValFrac, "init_seed": seed}
+	if cfg.Engine == trainrun.EngineTorch {
+		inputs["engine"] = cfg.Engine // a Go engine's stage keeps its hash
+	}
 	return Stage{
 		Name:      name,
-		Inputs:    map[string]any{"model": tcfg, "train": topt, "val_frac": cfg.ValFrac, "init_seed": seed},
+		Inputs:    inputs,
 		Deps:      []string{StageTrainData},
 		Resumable: true,
 		Kind:      KindTrain,
@@ -332,6 +341,9 @@ func trainStage(cfg Config, m Model, r int, opts Options) Stage {
 			train, val, err := trainSplit(cfg, sc)
 			if err != nil {
 				return nil, err
+			}
+			if cfg.Engine == trainrun.EngineTorch {
+				return torchTrain(ctx, cfg, sc, opts.Torch, m, r, tcfg, topt, seed, train, val)
 			}
 			run, err := resumeOrStart(sc, cfg.CheckpointEvery, name, opts.OnStep, tcfg, topt, seed, train, val)
 			if err != nil {
@@ -361,6 +373,58 @@ func trainStage(cfg Config, m Model, r int, opts Options) Stage {
 			return []string{modelFile}, writeJSON(sc.Dir, infoFile, jsonSafe(info))
 		},
 	}
+}
+
+// torchTrain is trainStage's run on the PyTorch engine: the run directory
+// is the stage's (started as trainrun.StartTorch starts it, with the data
+// described so that the engine draws trainSplit's split), resumed from its
+// checkpoint when there is one.
+func torchTrain(ctx context.Context, cfg Config, sc *StageContext, tor *trainrun.Torch, m Model, r int, tcfg transformer.Config, topt transformer.TrainConfig, seed uint64, train, val transformer.Windows) ([]string, error) {
+	if tor == nil {
+		tor = &trainrun.Torch{}
+	}
+	if _, err := tor.Check(); err != nil { // before the stage's directory gets a file
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(sc.Dir, trainrun.CheckpointFile)); err != nil {
+		data, err := filepath.Abs(filepath.Join(sc.Deps[StageTrainData].Dir, dataDir))
+		if err != nil {
+			return nil, err
+		}
+		meta := map[string]string{"data": data, "val": "", "val_frac": strconv.FormatFloat(cfg.ValFrac, 'g', -1, 64),
+			"N": "0", "split_seed": strconv.FormatUint(cfg.Seed, 10), "stage": sc.Label}
+		if err := trainrun.StartTorch(sc.Dir, tcfg, topt, seed, meta, train, val); err != nil {
+			return nil, err
+		}
+	} else {
+		fmt.Fprintf(sc.Log, "%s: resuming from its checkpoint on the torch engine\n", sc.Label)
+	}
+	c, err := tor.Train(ctx, sc.Dir, cfg.CheckpointEvery, "", "", sc.Log)
+	if err != nil {
+		var ie *trainrun.InterruptedError
+		if errors.As(err, &ie) {
+			return nil, fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", ie.Step, ie.Err)
+		}
+		return nil, err
+	}
+	if c.TrainWindows != train.Windows() {
+		return nil, fmt.Errorf("%s: the torch engine trained on %d windows, the split has %d", sc.Label, c.TrainWindows, train.Windows())
+	}
+	mod, err := transformer.LoadSafetensors(filepath.Join(sc.Dir, modelFile))
+	if err != nil {
+		return nil, err
+	}
+	s := c.State
+	info := TrainInfo{Spec: m.Spec, Label: RepLabel(m, r), Name: mod.Name(), Params: tcfg.NumParams(),
+		Steps: s.Step, Epochs: s.Epoch, Seconds: s.Elapsed.Seconds(), BestVal: s.BestVal, Stopped: s.Stopped}
+	if len(c.History) > 0 {
+		info.FinalTrainLoss = c.History[len(c.History)-1].TrainLoss
+	}
+	info.Tokens = float64(s.Step) * float64(min(topt.BatchSize, train.Windows())) * float64(cfg.N)
+	if math.IsInf(info.BestVal, 0) {
+		info.BestVal = math.NaN()
+	}
+	return []string{modelFile}, writeJSON(sc.Dir, infoFile, jsonSafe(info))
 }
 
 // jsonSafe replaces NaN (which JSON cannot hold) by -1 in a TrainInfo.

@@ -14,6 +14,7 @@ import (
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/kernels"
+	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 func runBench(args []string) error {
@@ -69,17 +70,30 @@ memory used, for the configurations
   C1 = L=2, 4 heads, E=64,  N=256, batch 32
   C2 = L=4, 8 heads, E=128, N=512, batch 16
 (full transformers: FF 4E, pre-LayerNorm, exact GELU, learned positions,
-A=3), or custom ones written L=..:H=..:E=..:N=..:B=..[:A=..].
+A=3), paper = L=4, 8 heads, E=128, N=1536, batch 512 (the paper's, for a
+GPU), or custom ones written L=..:H=..:E=..:N=..:B=..[:A=..].
 scripts/bench_train.sh runs the identical models in PyTorch and prints the
-ratio.`)
+ratio.
+
+--engine torch measures vomc's PyTorch engine instead (--device, --amp,
+--compile as for 'vomc train'), and, in the same process and on the same
+device, a plain eager float32 PyTorch loop of the same model (--plain=false:
+not), printing both and their ratio.`)
 	configs := fs.String("configs", "C1,C2", "comma-separated configurations")
 	steps := fs.Int("steps", 5, "timed steps per configuration")
 	warmup := fs.Int("warmup", 1, "untimed steps first")
 	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "GOMAXPROCS (cores used)")
 	seed := fs.Uint64("seed", 1, "random seed (initialisation and windows)")
 	asJSON := fs.Bool("json", false, "print the reports as JSON instead of a table")
+	engine := fs.String("engine", trainrun.EngineGo, "training engine: go or torch")
+	tor := &trainrun.Torch{}
+	torchFlags(fs, tor)
+	plain := fs.Bool("plain", true, "torch engine: also time a plain eager float32 PyTorch loop")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if err := trainrun.CheckEngine(*engine); err != nil {
+		return usageError{"--" + err.Error()}
 	}
 	if *steps < 1 || *warmup < 0 || *threads < 1 || *threads > 4096 {
 		return usagef("--steps and --threads must be positive, --warmup non-negative")
@@ -93,10 +107,17 @@ ratio.`)
 		if b.Batch > transformer.MaxBatch {
 			return usagef("configuration %q: batch %d above %d", c, b.Batch, transformer.MaxBatch)
 		}
+		if *engine == trainrun.EngineTorch {
+			bs = append(bs, b)
+			continue
+		}
 		if err := sysmem.Check(b.Model.TrainingBytes(b.Batch, b.Model.Context), fmt.Sprintf("configuration %q", c)); err != nil {
 			return err
 		}
 		bs = append(bs, b)
+	}
+	if *engine == trainrun.EngineTorch {
+		return benchTrainTorch(tor, bs, *steps, *warmup, *plain, *asJSON)
 	}
 	prev := runtime.GOMAXPROCS(*threads)
 	defer runtime.GOMAXPROCS(prev)

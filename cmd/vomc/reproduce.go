@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/reproduce"
+	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // setFlags collects repeated --set key=value flags.
@@ -101,6 +102,8 @@ without heartbeat), so concurrent tasks never compute the same stage.`)
 	force := fs.Bool("force", false, "with --slurm: replace an existing submission")
 	rerun := fs.String("rerun", "", "recompute these stages even if cached: STAGE[,STAGE...] or all (stages depending on them are recomputed where their outputs changed)")
 	stale := fs.Duration("lock-stale", 5*time.Minute, "a stage lock without heartbeat for this long is taken over")
+	tor := &trainrun.Torch{Stderr: os.Stderr}
+	torchFlags(fs, tor)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -124,6 +127,9 @@ without heartbeat), so concurrent tasks never compute the same stage.`)
 		*out = "reproduce-" + cfg.Preset
 	}
 	opts := reproduce.Options{Out: *out, Version: version, Log: os.Stderr, Lock: reproduce.LockConfig{Stale: *stale}}
+	if cfg.Engine == trainrun.EngineTorch {
+		opts.Torch = tor // chosen here, once, for every training stage
+	}
 	if *rerun != "" {
 		if *list || *slurmDir != "" {
 			return usagef("--rerun runs stages: it does not go with --list-stages or --slurm")
@@ -161,8 +167,16 @@ without heartbeat), so concurrent tasks never compute the same stage.`)
 	fmt.Printf("effective configuration:\n%s\n", cfg.JSON())
 	fmt.Printf("%d transformers × %d seed(s), ≤ %.3gM training tokens each; estimated training time on a 2-core AVX-512 machine: %.2f h\n",
 		len(cfg.Models()), cfg.NumSeeds(), cfg.TrainTokens()/1e6, cfg.EstimateHours())
+	if cfg.Engine == trainrun.EngineTorch {
+		fmt.Printf("engine torch (device %s): the estimate above is the Go engine's; see README, Training on a GPU\n", tor.Device)
+	}
 	if *dry {
 		return nil
+	}
+	if cfg.Engine == trainrun.EngineTorch {
+		if _, err := tor.Check(); err != nil { // before any stage runs
+			return err
+		}
 	}
 	res, err := reproduce.Run(ctx, cfg, opts)
 	if err != nil {

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/vomc/vomc/internal/perf"
+	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
@@ -42,7 +46,7 @@ func torchFlags(fs *flag.FlagSet, t *trainrun.Torch) {
 func trainTorch(t *trainrun.Torch, dir string, ckptEvery int, data, val string) error {
 	ctx, stop := signal.NotifyContext(trainContext(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c, err := t.Train(ctx, dir, ckptEvery, data, val)
+	c, err := t.Train(ctx, dir, ckptEvery, data, val, nil)
 	var ie *trainrun.InterruptedError
 	if errors.As(err, &ie) {
 		return fmt.Errorf("interrupted at step %d; checkpoint saved, continue with 'vomc train --out %s --resume'", ie.Step, dir)
@@ -58,4 +62,71 @@ func trainTorch(t *trainrun.Torch, dir string, ckptEvery int, data, val string) 
 	}
 	fmt.Printf("\nwrote %s/{%s,%s,%s,%s,%s,%s,%s}\n", dir, trainModel, trainConfigJSON, trainTrainConfig, trainLog, trainCheckpoint, trainCurvePNG, trainCurveSVG)
 	return nil
+}
+
+// benchTrainTorch times the torch engine (and a plain eager float32 loop)
+// on each configuration and prints the reports.
+func benchTrainTorch(t *trainrun.Torch, bs []perf.TrainBench, steps, warmup int, plain, asJSON bool) error {
+	env, err := t.Check()
+	if err != nil {
+		return err
+	}
+	type row struct {
+		Config  string                `json:"config"`
+		Model   transformer.Config    `json:"model"`
+		Reports []trainrun.TorchBench `json:"reports"`
+	}
+	var rows []row
+	for _, b := range bs {
+		reps, err := t.Bench(trainContext(), b.Model, b.Batch, steps, warmup, plain)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{b.Name, b.Model, reps})
+	}
+	if asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	dev := env.Device
+	if env.GPU != "" {
+		dev += " (" + env.GPU + ")"
+	}
+	fmt.Printf("torch engine: Python %s, torch %s, device %s\n", env.PythonVersion, env.Torch, dev)
+	fmt.Printf("training throughput (forward + backward + clipping + AdamW), random windows\n")
+	fmt.Printf("%-6s %-34s %5s %9s %-7s %11s %12s  %s\n", "config", "model", "batch", "params", "mode", "step (mean)", "tokens/s", "features")
+	for _, r := range rows {
+		c := r.Model
+		model := fmt.Sprintf("L=%d H=%v E=%d N=%d A=%d", c.Layers, c.Heads, c.Embed, c.Context, c.Alphabet)
+		for _, rep := range r.Reports {
+			fmt.Printf("%-6s %-34s %5d %9d %-7s %11s %12.0f  %s\n", r.Config, model, rep.Batch, rep.Params, rep.Mode,
+				time.Duration(rep.MeanStep*float64(time.Second)).Round(time.Millisecond), rep.TokensPerSec, features(rep.Features))
+		}
+		if len(r.Reports) == 2 && r.Reports[1].TokensPerSec > 0 {
+			fmt.Printf("%-6s engine / plain eager float32: %.2f×\n", r.Config, r.Reports[0].TokensPerSec/r.Reports[1].TokensPerSec)
+		}
+	}
+	return nil
+}
+
+// features lists the speed features a report used.
+func features(f map[string]any) string {
+	var on []string
+	for _, k := range []string{"amp", "sdpa", "tf32", "fused_adamw", "compile", "pinned_batches"} {
+		switch v := f[k].(type) {
+		case bool:
+			if v {
+				on = append(on, k)
+			}
+		case string:
+			if v != "" && v != "off" {
+				on = append(on, k+"="+v)
+			}
+		}
+	}
+	if len(on) == 0 {
+		return "none (float32, explicit attention)"
+	}
+	return strings.Join(on, ",")
 }

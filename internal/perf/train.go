@@ -35,10 +35,17 @@ func StandardTrainBenches() []TrainBench {
 	}
 }
 
-// ParseTrainBench reads a configuration: "C1", "C2", or a custom
+// PaperTrainBench is the paper's configuration (Section 4.1, D = 5): L=4,
+// 8 heads, E=128, N=1536, batch 512, A=3 — a GPU-sized benchmark
+// ('vomc bench train --engine torch --configs paper').
+func PaperTrainBench() TrainBench {
+	return TrainBench{"paper", transformer.DefaultConfig(4, 8, 128, 1536, 3), 512}
+}
+
+// ParseTrainBench reads a configuration: "C1", "C2", "paper", or a custom
 // "L=2:H=4:E=64:N=256:B=32[:A=3]" (a full transformer; H heads per layer).
 func ParseTrainBench(s string) (TrainBench, error) {
-	for _, b := range StandardTrainBenches() {
+	for _, b := range append(StandardTrainBenches(), PaperTrainBench()) {
 		if strings.EqualFold(s, b.Name) {
 			return b, nil
 		}
@@ -48,7 +55,7 @@ func ParseTrainBench(s string) (TrainBench, error) {
 		k, val, ok := strings.Cut(kv, "=")
 		n, err := strconv.Atoi(val)
 		if !ok || err != nil {
-			return TrainBench{}, fmt.Errorf("perf: configuration %q: want C1, C2 or L=..:H=..:E=..:N=..:B=..[:A=..]", s)
+			return TrainBench{}, fmt.Errorf("perf: configuration %q: want C1, C2, paper or L=..:H=..:E=..:N=..:B=..[:A=..]", s)
 		}
 		v[strings.ToUpper(strings.TrimSpace(k))] = n
 	}

@@ -45,8 +45,9 @@ RUN_FILES = ["checkpoint.safetensors", "model.safetensors", "config.json", "trai
              "curve.png", "curve.svg"]
 
 
-def _prepare(args) -> None:
-    """Write config.json and train_config.json of a new run (standalone use)."""
+def _prepare(args) -> list:
+    """Write config.json and train_config.json of a new run (standalone use);
+    returns what it created (the files, and --out itself if it was made)."""
     from .data import read_dataset
     from .train import TRAIN_FIELDS, validate_train_config
     held = [f for f in RUN_FILES if os.path.exists(os.path.join(args.out, f))]
@@ -79,23 +80,24 @@ def _prepare(args) -> None:
     meta = {"data": os.path.abspath(args.data), "val": os.path.abspath(args.val) if args.val else "",
             "val_frac": repr(args.val_frac) if args.val_frac != int(args.val_frac) else str(int(args.val_frac)),
             "N": str(args.N), "split_seed": str(args.seed)}
+    made = [] if os.path.isdir(args.out) else [args.out]
     os.makedirs(args.out, exist_ok=True)
     from .stfile import write_atomic
     write_atomic(os.path.join(args.out, "config.json"), (json.dumps(cfg, indent=2) + "\n").encode())
     write_atomic(os.path.join(args.out, "train_config.json"),
                  (json.dumps({"train": tc, "data": meta}, indent=2) + "\n").encode())
+    return made + [os.path.join(args.out, f) for f in ("config.json", "train_config.json")]
 
 
 def _train(args) -> int:
     from .train import Diverged, EngineOptions, Interrupted, run
-    if not args.resume:
-        _prepare(args)
+    made = [] if args.resume else _prepare(args)
     opts = EngineOptions(device=args.device, amp=args.amp, sdpa=not args.no_sdpa, tf32=not args.no_tf32,
                          fused_adamw=not args.no_fused, compile=args.compile, pin_memory=not args.no_pin,
                          checkpoint_every=args.checkpoint_every, threads=args.threads, quiet=args.quiet)
-    if args.checkpoint_every < 0:
-        raise ValueError(f"--checkpoint-every {args.checkpoint_every} is negative")
     try:
+        if args.checkpoint_every < 0:
+            raise ValueError(f"--checkpoint-every {args.checkpoint_every} is negative")
         tr = run(args.out, opts, init=args.init, data=args.data if args.resume else None,
                  val=args.val if args.resume else None)
     except Interrupted as e:
@@ -104,6 +106,11 @@ def _train(args) -> int:
     except Diverged as e:
         print(f"vomc_torch: {e}; the last good checkpoint is kept; lower --lr and train afresh", file=sys.stderr)
         return EXIT_DIVERGED
+    except BaseException:
+        if not os.path.exists(os.path.join(args.out, "checkpoint.safetensors")):  # nothing trained: leave --out as it was
+            for p in reversed(made):
+                os.rmdir(p) if os.path.isdir(p) else os.unlink(p)
+        raise
     best = f"; best validation loss {tr.best_val:.4f} nats/symbol" if tr.best_val < float("inf") else ""
     print(f"trained {tr.step} steps, {tr.epoch} epochs in {tr.elapsed:.0f} s{best}; wrote {args.out}/model.safetensors",
           file=sys.stderr)

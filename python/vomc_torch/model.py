@@ -115,7 +115,8 @@ def check_transformer_config(c: dict) -> None:
     L, E = c["layers"], c["embed"]
     if not (isinstance(L, int) and 0 <= L <= 1024 and isinstance(E, int) and 1 <= E <= 1 << 16):
         raise ValueError(f"transformer config: layers {L!r}, embed {E!r}")
-    if not (isinstance(c["heads"], list) and len(c["heads"]) == L and all(isinstance(h, int) and h >= 1 and E % h == 0 for h in c["heads"])):
+    heads = [] if c["heads"] is None else c["heads"]  # Go writes a model of 0 layers with "heads": null
+    if not (isinstance(heads, list) and len(heads) == L and all(isinstance(h, int) and h >= 1 and E % h == 0 for h in heads)):
         raise ValueError(f"transformer config: heads {c['heads']!r} for {L} layers of width {E}")
     if not (1 <= c["alphabet"] <= 256 and 1 <= c["context"] <= 1 << 20):
         raise ValueError(f"transformer config: alphabet {c['alphabet']!r}, context {c['context']!r}")

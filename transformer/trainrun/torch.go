@@ -217,14 +217,14 @@ func (t *Torch) engineFlags() []string {
 
 // run runs an engine command under ctx: when ctx ends the engine gets
 // SIGINT (os.Interrupt), saves its checkpoint and exits (it is killed if
-// it has not after a minute). Its standard error goes to t.Stderr and its
+// it has not after a minute). Its standard error goes to log and its
 // last 64 KiB are kept for the error.
-func (t *Torch) run(ctx context.Context, env *TorchEnv, args ...string) error {
+func (t *Torch) run(ctx context.Context, env *TorchEnv, log io.Writer, args ...string) error {
 	cmd := t.command(ctx, env, args...)
 	tail := &tailBuffer{max: 64 << 10}
 	var w io.Writer = tail
-	if t.Stderr != nil {
-		w = io.MultiWriter(t.Stderr, tail)
+	if log != nil {
+		w = io.MultiWriter(log, tail)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.Cancel = func() error { return interrupt(cmd.Process) }
@@ -361,8 +361,8 @@ func RunEngine(dir string) string {
 // run's data sets (their checksums must match). When ctx ends the engine
 // saves its checkpoint and Train returns an *InterruptedError; a
 // divergence leaves the last good checkpoint and returns an error saying
-// so.
-func (t *Torch) Train(ctx context.Context, dir string, checkpointEvery int, data, val string) (*transformer.Checkpoint, error) {
+// so. The engine's progress goes to log (nil: t.Stderr).
+func (t *Torch) Train(ctx context.Context, dir string, checkpointEvery int, data, val string, log io.Writer) (*transformer.Checkpoint, error) {
 	env, err := t.Check()
 	if err != nil {
 		return nil, err
@@ -373,7 +373,10 @@ func (t *Torch) Train(ctx context.Context, dir string, checkpointEvery int, data
 			args = append(args, flag, p)
 		}
 	}
-	err = t.run(ctx, env, args...)
+	if log == nil {
+		log = t.Stderr
+	}
+	err = t.run(ctx, env, log, args...)
 	var te *TorchError
 	if errors.As(err, &te) {
 		switch {
@@ -417,7 +420,7 @@ func (t *Torch) Predict(ctx context.Context, model, data, out string) error {
 	if err != nil {
 		return err
 	}
-	return t.run(ctx, env, "predict", "--model", model, "--data", data, "--out", out, "--device", t.device())
+	return t.run(ctx, env, t.Stderr, "predict", "--model", model, "--data", data, "--out", out, "--device", t.device())
 }
 
 // TorchBench is one report of the engine's training benchmark: Mode
