@@ -17,6 +17,7 @@ import (
 
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // ReportFile is the report's file name.
@@ -117,6 +118,20 @@ func pngURL(path string) (template.URL, error) {
 	return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b)), nil
 }
 
+// engineText names the engine that trained the transformers.
+func engineText(cfg Config, opts Options) string {
+	if cfg.Engine != trainrun.EngineTorch {
+		return "go (vomc's CPU engine)"
+	}
+	s := "torch (vomc's PyTorch engine; each training stage's train.jsonl records its device and features)"
+	if opts.Torch != nil {
+		if env, err := opts.Torch.Check(); err == nil {
+			s += fmt.Sprintf("; here Python %s, torch %s, device %s %s", env.PythonVersion, env.Torch, env.Device, env.GPU)
+		}
+	}
+	return s
+}
+
 func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
 	mg, err := mergeResults(cfg, sc.Deps)
 	if err != nil {
@@ -149,6 +164,7 @@ func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
 		Versions: [][2]string{{"vomc", opts.Version}, {"Go", runtime.Version()}, {"git commit", commit}, {"code key (part of every stage hash)", codeKeyOf(opts)},
 			{"machine", fmt.Sprintf("%s/%s, %d CPUs, GOMAXPROCS %d, host %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), host)}},
 	}
+	d.Versions = append(d.Versions, [2]string{"training engine", engineText(cfg, opts)})
 	// Summary table: one row per method, a model's replicates r ≥ 1
 	// folded into its row's across-seed columns.
 	res := mg.Res
