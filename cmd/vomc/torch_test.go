@@ -358,10 +358,8 @@ func TestTorchLSTM(t *testing.T) {
 	if stderr := captureStderr(t, func() { runFail(t, "train", "--out", p("lstm"), "--resume", "--engine", "go") }); !strings.Contains(stderr, "resume it with --engine torch") {
 		t.Errorf("resuming the LSTM on the Go engine: %q", stderr)
 	}
-	tor := &trainrun.Torch{Device: "cpu"}
-	if err := tor.Predict(t.Context(), p("lstm"), p("test"), p("lstm.npy")); err != nil {
-		t.Fatal(err)
-	}
+	runOK(t, "predict", "--model", p("lstm"), "--data", p("test"), "--out", p("lstm.npy"), "--device", "cpu")
+	runFail(t, "predict", "--model", p("lstm"), "--data", p("test"), "--out", p("lstm.npy"), "--device", "cpu") // exists
 	runOK(t, "eval", "--data", p("test"), "--methods", "ctw,npy:path="+p("lstm.npy")+":name=LSTM", "--out", p("eval"))
 	var res struct {
 		Methods []struct {

@@ -130,3 +130,32 @@ func features(f map[string]any) string {
 	}
 	return strings.Join(on, ",")
 }
+
+func runPredict(args []string) error {
+	fs := newFlags("predict", "--model DIR|FILE --data DIR --out FILE.npy", `
+Runs a trained model — a vomc transformer or any model trained by the
+PyTorch engine (e.g. --arch lstm) — on every window of a data set with the
+PyTorch engine and writes its per-position predictive distributions as a
+.npy array (windows × N × A, float32; row t is P(x_{t+1} | x_1..x_t), row 0
+uniform): the layout of the npy:path= method, so that
+'vomc eval --data DIR --methods ctw,npy:path=FILE.npy' compares it with CTW.`)
+	model := fs.String("model", "", "model.safetensors, or its run directory")
+	data := fs.String("data", "", "data set directory (from 'vomc data')")
+	out := fs.String("out", "", "output .npy file")
+	force := fs.Bool("force", false, "replace --out if it exists")
+	tor := &trainrun.Torch{Stderr: os.Stderr}
+	torchFlags(fs, tor)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *model == "" || *data == "" || *out == "" || fs.NArg() != 0 {
+		return usagef("--model, --data and --out are required (and nothing else)")
+	}
+	if _, err := os.Stat(*out); err == nil && !*force {
+		return fmt.Errorf("%s exists: use --force to replace it", *out)
+	}
+	if _, err := tor.Check(); err != nil {
+		return err
+	}
+	return tor.Predict(trainContext(), *model, *data, *out)
+}

@@ -414,13 +414,13 @@ func (t *Torch) Train(ctx context.Context, dir string, checkpointEvery int, data
 // Predict writes the per-position predictive distributions of the model in
 // model (a model.safetensors file or its run directory) on every window of
 // the data set in data to out (.npy, shape (windows, N, A), the layout of
-// the npy:path= method).
+// the npy:path= method), replacing it if it exists (atomically).
 func (t *Torch) Predict(ctx context.Context, model, data, out string) error {
 	env, err := t.Check()
 	if err != nil {
 		return err
 	}
-	return t.run(ctx, env, t.Stderr, "predict", "--model", model, "--data", data, "--out", out, "--device", t.device())
+	return t.run(ctx, env, t.Stderr, "predict", "--model", model, "--data", data, "--out", out, "--device", t.device(), "--force")
 }
 
 // TorchBench is one report of the engine's training benchmark: Mode
