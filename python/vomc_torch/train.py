@@ -242,6 +242,7 @@ class Trainer:
             else:
                 used["compile_fallback"] = f"torch {torch.__version__} has no torch.compile"
         self.pin = bool(cuda and opts.pin_memory)
+        self._pinned: Optional[torch.Tensor] = None
         used["pinned_batches"] = self.pin
         self.params = [p for p in self.model.parameters()]
         # TrainerState
@@ -285,10 +286,18 @@ class Trainer:
 
     # --- steps --------------------------------------------------------
     def to_device(self, batch: np.ndarray) -> torch.Tensor:
-        x = torch.from_numpy(batch.astype(np.int64))
+        """A (B, T) uint8 batch as int64 tokens on the device: copied as
+        bytes (from a reused pinned buffer on CUDA, asynchronously) and
+        widened there.  Reusing the buffer is safe because every step
+        synchronises (its loss is read) before the next batch is copied in."""
+        x = torch.from_numpy(np.ascontiguousarray(batch))
         if self.pin:
-            x = x.pin_memory()
-        return x.to(self.dev, non_blocking=self.pin)
+            if self._pinned is None or self._pinned.shape[0] < x.shape[0] or self._pinned.shape[1] != x.shape[1]:
+                self._pinned = torch.empty(x.shape, dtype=torch.uint8).pin_memory()
+            buf = self._pinned[: x.shape[0]]
+            buf.copy_(x)
+            x = buf
+        return x.to(self.dev, non_blocking=self.pin).long()
 
     def loss_sum(self, x: torch.Tensor) -> torch.Tensor:
         """The summed next-symbol cross-entropy (nats) over the B*(T-1) targets."""
