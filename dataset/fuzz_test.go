@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/vomc/vomc/npy"
 )
 
 // fuzzSeedDataset builds a tiny data set for the fuzz seeds.
@@ -116,8 +118,9 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
-// FuzzNPYHeader feeds arbitrary bytes to the NPY header parser: it must
-// return an error or a header whose data offset lies inside the input.
+// FuzzNPYHeader feeds arbitrary bytes, seeded with the files this package
+// writes, to the NPY header parser (npy.ReadHeader): it must return an
+// error or a header whose data offset lies inside the input.
 func FuzzNPYHeader(f *testing.F) {
 	var b bytes.Buffer
 	if err := WriteNPYUint8(&b, []byte{1, 2, 3, 4, 5, 6}, 2, 3); err != nil {
@@ -129,17 +132,17 @@ func FuzzNPYHeader(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(b.Bytes())
-	hdr := append([]byte(npyMagic), 1, 0, 0, 0)
+	hdr := append([]byte("\x93NUMPY"), 1, 0, 0, 0)
 	binary.LittleEndian.PutUint16(hdr[8:], 0xffff)
 	f.Add(hdr)
 	f.Add([]byte("\x93NUMPY\x01\x00\x10\x00{'descr': '|u1',"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		info, err := parseNPYHeader(data)
+		info, err := npy.ReadHeader(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
-		if info.dataOffset < 10 || info.dataOffset > len(data) {
-			t.Fatalf("data offset %d outside the %d-byte input", info.dataOffset, len(data))
+		if info.DataOffset < 10 || info.DataOffset > len(data) {
+			t.Fatalf("data offset %d outside the %d-byte input", info.DataOffset, len(data))
 		}
 	})
 }

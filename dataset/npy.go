@@ -11,18 +11,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 )
 
-// NPY files (NumPy's format, version 1.0): the 6-byte magic "\x93NUMPY",
-// the version bytes 1, 0, a little-endian uint16 header length, and an
-// ASCII header such as
-// "{'descr': '|u1', 'fortran_order': False, 'shape': (3, 512), }"
-// padded with spaces and ended by '\n' so that the data starts at a
-// multiple of 64 bytes; the array data follows in C (row-major) order.
-
-const npyMagic = "\x93NUMPY"
+// NPY files (NumPy's format, version 1.0; see package npy, which writes
+// the preamble and parses it): the header names the element type, '|u1'
+// or '<i4' here, and the shape, e.g.
+// "{'descr': '|u1', 'fortran_order': False, 'shape': (3, 512), }";
+// the array data follows in C (row-major) order.
 
 func checkShape(n int, shape []int) error {
 	if len(shape) == 0 {
@@ -112,80 +107,4 @@ func writeAtomic(dir, name string, write func(io.Writer) error) error {
 		return fmt.Errorf("dataset: writing %s: %w", p, err)
 	}
 	return nil
-}
-
-// npyInfo is a parsed NPY 1.0 header.
-type npyInfo struct {
-	descr        string
-	fortranOrder bool
-	shape        []int
-	dataOffset   int
-}
-
-// parseNPYHeader parses the preamble of an NPY 1.0 file (used by tests and
-// for checking exports).
-func parseNPYHeader(b []byte) (npyInfo, error) {
-	var info npyInfo
-	if len(b) < 10 || string(b[:6]) != npyMagic {
-		return info, errors.New("not an NPY file (bad magic)")
-	}
-	if b[6] != 1 || b[7] != 0 {
-		return info, fmt.Errorf("NPY version %d.%d, want 1.0", b[6], b[7])
-	}
-	hlen := int(binary.LittleEndian.Uint16(b[8:10]))
-	if len(b) < 10+hlen {
-		return info, errors.New("NPY header truncated")
-	}
-	info.dataOffset = 10 + hlen
-	h := string(b[10 : 10+hlen])
-	if !strings.HasSuffix(h, "\n") {
-		return info, errors.New("NPY header does not end in a newline")
-	}
-	h = strings.TrimSpace(h)
-	get := func(key string) (string, error) {
-		k := "'" + key + "': "
-		i := strings.Index(h, k)
-		if i < 0 {
-			return "", fmt.Errorf("NPY header lacks %q", key)
-		}
-		rest := h[i+len(k):]
-		if strings.HasPrefix(rest, "(") {
-			j := strings.Index(rest, ")")
-			if j < 0 {
-				return "", errors.New("NPY shape not closed")
-			}
-			return rest[:j+1], nil
-		}
-		j := strings.IndexAny(rest, ",}")
-		if j < 0 {
-			return "", fmt.Errorf("NPY value of %q not terminated", key)
-		}
-		return strings.TrimSpace(rest[:j]), nil
-	}
-	d, err := get("descr")
-	if err != nil {
-		return info, err
-	}
-	info.descr = strings.Trim(d, "'")
-	fo, err := get("fortran_order")
-	if err != nil {
-		return info, err
-	}
-	info.fortranOrder = fo == "True"
-	sh, err := get("shape")
-	if err != nil {
-		return info, err
-	}
-	for _, f := range strings.Split(strings.Trim(sh, "()"), ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		n, err := strconv.Atoi(f)
-		if err != nil {
-			return info, fmt.Errorf("NPY shape %s: %w", sh, err)
-		}
-		info.shape = append(info.shape, n)
-	}
-	return info, nil
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vomc/vomc/npy"
 )
 
 func TestNPYHeader(t *testing.T) {
@@ -23,18 +25,18 @@ func TestNPYHeader(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := buf.Bytes()
-		info, err := parseNPYHeader(b)
+		info, err := npy.ReadHeader(bytes.NewReader(b))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if info.descr != "|u1" || info.fortranOrder || !slices.Equal(info.shape, shape) {
+		if info.Descr != "|u1" || info.Fortran || !slices.Equal(info.Shape, shape) {
 			t.Errorf("shape %v: parsed %+v", shape, info)
 		}
-		if info.dataOffset%64 != 0 || len(b)-info.dataOffset != n {
-			t.Errorf("shape %v: data at %d, %d data bytes", shape, info.dataOffset, len(b)-info.dataOffset)
+		if info.DataOffset%64 != 0 || len(b)-info.DataOffset != n {
+			t.Errorf("shape %v: data at %d, %d data bytes", shape, info.DataOffset, len(b)-info.DataOffset)
 		}
-		if len(shape) == 1 && !strings.Contains(string(b[:info.dataOffset]), "'shape': ("+strconv.Itoa(shape[0])+",)") {
-			t.Errorf("1-d shape tuple lacks its comma: %q", b[:info.dataOffset])
+		if len(shape) == 1 && !strings.Contains(string(b[:info.DataOffset]), "'shape': ("+strconv.Itoa(shape[0])+",)") {
+			t.Errorf("1-d shape tuple lacks its comma: %q", b[:info.DataOffset])
 		}
 	}
 	var buf bytes.Buffer
@@ -47,7 +49,7 @@ func TestNPYHeader(t *testing.T) {
 	if err := WriteNPYInt32(&buf, nil); err == nil {
 		t.Error("empty shape accepted")
 	}
-	if _, err := parseNPYHeader([]byte("not an npy file")); err == nil {
+	if _, err := npy.ReadHeader(strings.NewReader("not an npy file")); err == nil {
 		t.Error("bad magic accepted")
 	}
 }
@@ -59,23 +61,23 @@ func TestExportNPY(t *testing.T) {
 		t.Fatal(err)
 	}
 	sym, _ := os.ReadFile(filepath.Join(dir, "symbols.npy"))
-	info, err := parseNPYHeader(sym)
+	info, err := npy.ReadHeader(bytes.NewReader(sym))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.descr != "|u1" || !slices.Equal(info.shape, []int{d.Windows(), 256}) || !bytes.Equal(sym[info.dataOffset:], d.Symbols) {
+	if info.Descr != "|u1" || !slices.Equal(info.Shape, []int{d.Windows(), 256}) || !bytes.Equal(sym[info.DataOffset:], d.Symbols) {
 		t.Errorf("symbols.npy: %+v", info)
 	}
 	tof, _ := os.ReadFile(filepath.Join(dir, "tree_of.npy"))
-	info, err = parseNPYHeader(tof)
+	info, err = npy.ReadHeader(bytes.NewReader(tof))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.descr != "<i4" || !slices.Equal(info.shape, []int{d.Windows()}) || len(tof)-info.dataOffset != 4*d.Windows() {
+	if info.Descr != "<i4" || !slices.Equal(info.Shape, []int{d.Windows()}) || len(tof)-info.DataOffset != 4*d.Windows() {
 		t.Fatalf("tree_of.npy: %+v", info)
 	}
 	for w := range d.Windows() {
-		if int32(binary.LittleEndian.Uint32(tof[info.dataOffset+4*w:])) != d.TreeOf[w] {
+		if int32(binary.LittleEndian.Uint32(tof[info.DataOffset+4*w:])) != d.TreeOf[w] {
 			t.Fatalf("tree_of.npy[%d]", w)
 		}
 	}

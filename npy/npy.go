@@ -5,6 +5,9 @@
 // the file size before allocating anything, and never evaluates pickles
 // (object arrays are rejected). It serves `vomc eval`'s npy method (any
 // model's predictive distributions beside CTW) and `vomc eval --export`.
+// Its preamble writer (Header) and strict header reader (ReadHeader) are
+// the module's only ones; package dataset uses them for its uint8 and
+// int32 exports.
 //
 // The format (numpy.lib.format): the magic "\x93NUMPY", a major and a
 // minor version byte, the header length as a little-endian uint16
@@ -45,11 +48,64 @@ type Array struct {
 	Data []float64
 }
 
-// header is a parsed .npy header.
-type header struct {
-	descr   string
-	fortran bool
-	shape   []int
+// Info is a parsed .npy preamble (see ReadHeader).
+type Info struct {
+	// Descr is the element type as the header names it ("<f8", "<f4",
+	// "|u1", "<i4", …); ReadHeader does not check it.
+	Descr string
+	// Fortran is the header's fortran_order.
+	Fortran bool
+	// Shape are the dimensions (nil for a scalar).
+	Shape []int
+	// DataOffset is the length of the preamble (magic, version, header
+	// length and header), where the data starts.
+	DataOffset int
+}
+
+// ReadHeader reads the preamble of a .npy file (format version 1.0 or
+// 2.0) from r and parses its header strictly (exactly the keys descr,
+// fortran_order and shape, Python literal syntax, non-negative
+// dimensions), leaving r at the first byte of the data. It reads nothing
+// beyond the preamble and checks neither the element type nor the data.
+func ReadHeader(r io.Reader) (Info, error) {
+	pre := make([]byte, 8)
+	if _, err := io.ReadFull(r, pre); err != nil {
+		return Info{}, fmt.Errorf("npy: reading the magic: %w", noEOF(err))
+	}
+	if string(pre[:6]) != magic {
+		return Info{}, errors.New("npy: not a .npy file (bad magic)")
+	}
+	var hlen, off int
+	switch v := [2]byte{pre[6], pre[7]}; v {
+	case [2]byte{1, 0}:
+		b := make([]byte, 2)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return Info{}, fmt.Errorf("npy: reading the header length: %w", noEOF(err))
+		}
+		hlen, off = int(binary.LittleEndian.Uint16(b)), 10
+	case [2]byte{2, 0}:
+		b := make([]byte, 4)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return Info{}, fmt.Errorf("npy: reading the header length: %w", noEOF(err))
+		}
+		n := binary.LittleEndian.Uint32(b)
+		if n > maxHeader {
+			return Info{}, fmt.Errorf("npy: header of %d bytes (at most %d)", n, maxHeader)
+		}
+		hlen, off = int(n), 12
+	default:
+		return Info{}, fmt.Errorf("npy: format version %d.%d (want 1.0 or 2.0)", v[0], v[1])
+	}
+	hb := make([]byte, hlen)
+	if _, err := io.ReadFull(r, hb); err != nil {
+		return Info{}, fmt.Errorf("npy: reading the %d-byte header: %w", hlen, noEOF(err))
+	}
+	h, err := parseHeader(hb)
+	if err != nil {
+		return Info{}, err
+	}
+	h.DataOffset = off + hlen
+	return h, nil
 }
 
 // Read reads one .npy array from r. It refuses files whose data would
@@ -57,65 +113,33 @@ type header struct {
 // before allocating, and any bytes after the data.
 func Read(r io.Reader, maxBytes int64) (*Array, error) {
 	br := bufio.NewReader(r)
-	pre := make([]byte, 8)
-	if _, err := io.ReadFull(br, pre); err != nil {
-		return nil, fmt.Errorf("npy: reading the magic: %w", noEOF(err))
-	}
-	if string(pre[:6]) != magic {
-		return nil, errors.New("npy: not a .npy file (bad magic)")
-	}
-	var hlen int
-	switch v := [2]byte{pre[6], pre[7]}; v {
-	case [2]byte{1, 0}:
-		b := make([]byte, 2)
-		if _, err := io.ReadFull(br, b); err != nil {
-			return nil, fmt.Errorf("npy: reading the header length: %w", noEOF(err))
-		}
-		hlen = int(binary.LittleEndian.Uint16(b))
-	case [2]byte{2, 0}:
-		b := make([]byte, 4)
-		if _, err := io.ReadFull(br, b); err != nil {
-			return nil, fmt.Errorf("npy: reading the header length: %w", noEOF(err))
-		}
-		n := binary.LittleEndian.Uint32(b)
-		if n > maxHeader {
-			return nil, fmt.Errorf("npy: header of %d bytes (at most %d)", n, maxHeader)
-		}
-		hlen = int(n)
-	default:
-		return nil, fmt.Errorf("npy: format version %d.%d (want 1.0 or 2.0)", v[0], v[1])
-	}
-	hb := make([]byte, hlen)
-	if _, err := io.ReadFull(br, hb); err != nil {
-		return nil, fmt.Errorf("npy: reading the %d-byte header: %w", hlen, noEOF(err))
-	}
-	h, err := parseHeader(hb)
+	h, err := ReadHeader(br)
 	if err != nil {
 		return nil, err
 	}
 	var size int
-	switch h.descr {
+	switch h.Descr {
 	case "<f4":
 		size = 4
 	case "<f8":
 		size = 8
 	default:
-		return nil, fmt.Errorf("npy: element type %q (want '<f4' or '<f8': little-endian float32 or float64)", h.descr)
+		return nil, fmt.Errorf("npy: element type %q (want '<f4' or '<f8': little-endian float32 or float64)", h.Descr)
 	}
-	if h.fortran {
+	if h.Fortran {
 		return nil, errors.New("npy: Fortran-order array (want C order: numpy.ascontiguousarray)")
 	}
 	n := 1
-	for _, d := range h.shape {
+	for _, d := range h.Shape {
 		if d != 0 && n > math.MaxInt/8/d {
-			return nil, fmt.Errorf("npy: shape %v is too large", h.shape)
+			return nil, fmt.Errorf("npy: shape %v is too large", h.Shape)
 		}
 		n *= d
 	}
 	if maxBytes > 0 && int64(n)*int64(size) > maxBytes {
-		return nil, fmt.Errorf("npy: shape %v needs %d bytes of data, more than the limit %d", h.shape, int64(n)*int64(size), maxBytes)
+		return nil, fmt.Errorf("npy: shape %v needs %d bytes of data, more than the limit %d", h.Shape, int64(n)*int64(size), maxBytes)
 	}
-	a := &Array{Descr: h.descr, Shape: h.shape, Data: make([]float64, 0, min(n, 1<<20))}
+	a := &Array{Descr: h.Descr, Shape: h.Shape, Data: make([]float64, 0, min(n, 1<<20))}
 	buf := make([]byte, 1<<16)
 	for done := 0; done < n; {
 		k := min(n-done, len(buf)/size)
@@ -154,8 +178,8 @@ func noEOF(err error) error {
 // parseHeader parses the header dict strictly: exactly the keys descr,
 // fortran_order and shape, Python literal syntax, spaces, and a final
 // '\n'.
-func parseHeader(b []byte) (header, error) {
-	var h header
+func parseHeader(b []byte) (Info, error) {
+	var h Info
 	s := string(b)
 	if !strings.HasSuffix(s, "\n") {
 		return h, errors.New("npy: header does not end in a newline")
@@ -190,14 +214,14 @@ func parseHeader(b []byte) (header, error) {
 		p.space()
 		switch key {
 		case "descr":
-			if h.descr, ok = p.str(); !ok {
+			if h.Descr, ok = p.str(); !ok {
 				return h, p.errf("a quoted descr")
 			}
 		case "fortran_order":
 			switch {
 			case p.word("False"):
 			case p.word("True"):
-				h.fortran = true
+				h.Fortran = true
 			default:
 				return h, p.errf("True or False")
 			}
@@ -206,7 +230,7 @@ func parseHeader(b []byte) (header, error) {
 			if err != nil {
 				return h, err
 			}
-			h.shape = sh
+			h.Shape = sh
 		default:
 			return h, fmt.Errorf("npy: unknown header key %q", key)
 		}

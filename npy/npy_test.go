@@ -105,6 +105,45 @@ func TestReadVariants(t *testing.T) {
 	}
 }
 
+func TestReadHeader(t *testing.T) {
+	cases := []struct {
+		name  string
+		major byte
+		dict  string
+		data  []byte
+		want  Info
+	}{
+		{"u1 v1", 1, "{'descr': '|u1', 'fortran_order': False, 'shape': (3, 5), }", make([]byte, 15), Info{Descr: "|u1", Shape: []int{3, 5}}},
+		{"i4 v2", 2, "{'descr': '<i4', 'fortran_order': True, 'shape': (2,), }", make([]byte, 8), Info{Descr: "<i4", Fortran: true, Shape: []int{2}}},
+		{"scalar", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (), }", f8(7), Info{Descr: "<f8"}},
+	}
+	for _, c := range cases {
+		b := file(c.major, c.dict, c.data)
+		c.want.DataOffset = len(b) - len(c.data)
+		r := bytes.NewReader(b)
+		h, err := ReadHeader(r)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !reflect.DeepEqual(h, c.want) {
+			t.Errorf("%s: %+v, want %+v", c.name, h, c.want)
+		}
+		if rest := int(r.Size()) - r.Len(); rest != h.DataOffset {
+			t.Errorf("%s: read %d bytes, preamble is %d", c.name, rest, h.DataOffset)
+		}
+	}
+	// the header written by Header parses back
+	b, err := Header("<f4", []int{7, 0, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := ReadHeader(bytes.NewReader(b))
+	if err != nil || h.Descr != "<f4" || h.Fortran || !reflect.DeepEqual(h.Shape, []int{7, 0, 2}) || h.DataOffset != len(b) || len(b)%64 != 0 {
+		t.Errorf("Header's preamble read as %+v, %v", h, err)
+	}
+}
+
 func TestReadRejects(t *testing.T) {
 	good := "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }"
 	cases := map[string][]byte{
