@@ -165,6 +165,21 @@ func (b *Bar) DelayStart(d time.Duration) *Bar {
 	return b
 }
 
+// SetClock makes the bar read the time from now instead of time.Now and
+// restarts its clock at now(), so that rates, ETAs and the throttling
+// follow a simulated clock (for tests and reproducible output). It
+// returns b.
+func (b *Bar) SetClock(now func() time.Time) *Bar {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.now = now
+	b.start = now()
+	return b
+}
+
 // Line returns the line the bar would print now (without '\r' or newline).
 func (b *Bar) Line() string {
 	if b == nil {
