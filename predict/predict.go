@@ -135,3 +135,24 @@ func LogLoss(p Predictor, x []byte, loss []float64) (float64, error) {
 
 // Nats2Bits converts a loss in nats to bits (divide by ln 2).
 func Nats2Bits(nats float64) float64 { return nats / math.Ln2 }
+
+// Uniform sets p to the uniform distribution 1/len(p).
+func Uniform(p []float64) {
+	for i := range p {
+		p[i] = 1 / float64(len(p))
+	}
+}
+
+// FromFloat32 sets p to the float32 distribution q (of the same length)
+// widened to float64 and renormalised in float64, so that p sums to 1 to
+// float64 precision (a neural model's softmax rows are float32).
+func FromFloat32(p []float64, q []float32) {
+	sum := 0.0
+	for i, v := range q {
+		p[i] = float64(v)
+		sum += p[i]
+	}
+	for i := range p {
+		p[i] /= sum
+	}
+}

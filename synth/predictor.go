@@ -69,7 +69,7 @@ func (m *Model) PredictSequence(x []byte, out []float64) {
 	if n == 0 {
 		return
 	}
-	uniform(out[:A])
+	predict.Uniform(out[:A])
 	if n == 1 {
 		return
 	}
@@ -87,7 +87,7 @@ func (m *Model) PredictSequence(x []byte, out []float64) {
 	m.forwardRows(ac, x[:T], 1, T)
 	p := ac.Probs()
 	for j := 1; j < n; j++ {
-		copyRow(out[j*A:(j+1)*A], p[(j-1)*A:j*A])
+		predict.FromFloat32(out[j*A:(j+1)*A], p[(j-1)*A:j*A])
 	}
 }
 
@@ -118,7 +118,7 @@ func (s *state) Observe(a byte) {
 func (s *state) Predict(p []float64) {
 	j := len(s.hist)
 	if j == 0 {
-		uniform(p)
+		predict.Uniform(p)
 		return
 	}
 	if j >= s.m.Config.Context {
@@ -126,23 +126,5 @@ func (s *state) Predict(p []float64) {
 	}
 	s.m.Input(s.e, s.raw, s.ac.hostX[:s.m.Config.Features()])
 	s.m.forwardRows(s.ac, []byte{0}, 1, 1)
-	copyRow(p, s.ac.Probs())
-}
-
-func uniform(p []float64) {
-	for i := range p {
-		p[i] = 1 / float64(len(p))
-	}
-}
-
-// copyRow converts a float32 distribution to float64, renormalised.
-func copyRow(p []float64, q []float32) {
-	sum := 0.0
-	for i, v := range q {
-		p[i] = float64(v)
-		sum += p[i]
-	}
-	for i := range p {
-		p[i] /= sum
-	}
+	predict.FromFloat32(p, s.ac.Probs())
 }
