@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 )
 
 // LeafKind says how a Prior draws the leaf distributions p_s.
@@ -131,6 +133,16 @@ type Prior struct {
 // A = 3, λ = 0.15, symmetric α = 0.5, Dirichlet leaves.
 func PaperPrior(D int) Prior {
 	return Prior{A: 3, Depths: []int{D}, Lambda: 0.15, Alpha: []float64{0.5}, Leaves: Dirichlet}
+}
+
+// DepthList writes depths as a comma-separated list without spaces
+// ("5", "1,2,3"), the form the --D flag takes and figure titles show.
+func DepthList(depths []int) string {
+	s := make([]string, len(depths))
+	for i, d := range depths {
+		s[i] = strconv.Itoa(d)
+	}
+	return strings.Join(s, ",")
 }
 
 // AlphaVector returns the Dirichlet parameter vector (α(0), …, α(A−1)),

@@ -621,3 +621,14 @@ func TestMixedLeaves(t *testing.T) {
 		t.Error("ParseLeafKind(uniform) accepted")
 	}
 }
+
+func TestDepthList(t *testing.T) {
+	for _, c := range []struct {
+		ds   []int
+		want string
+	}{{nil, ""}, {[]int{5}, "5"}, {[]int{1, 2, 3}, "1,2,3"}, {[]int{3, 3, 10}, "3,3,10"}} {
+		if got := DepthList(c.ds); got != c.want {
+			t.Errorf("DepthList(%v) = %q, want %q", c.ds, got, c.want)
+		}
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
@@ -181,17 +180,9 @@ func Quickstart(ctx context.Context, q QuickConfig, out string, force bool, prog
 	if err != nil {
 		return nil, err
 	}
-	title := fmt.Sprintf("In-context loss, A=%d, D=%s, λ=%g, %d windows of N=%d", q.Prior.A, depthString(q.Prior.Depths), q.Prior.Lambda, q.K, q.N)
+	title := fmt.Sprintf("In-context loss, A=%d, D=%s, λ=%g, %d windows of N=%d", q.Prior.A, source.DepthList(q.Prior.Depths), q.Prior.Lambda, q.K, q.N)
 	if err := WriteOutputs(res, out, force, plot.Options{Title: title}); err != nil {
 		return nil, err
 	}
 	return res, nil
-}
-
-func depthString(ds []int) string {
-	s := make([]string, len(ds))
-	for i, d := range ds {
-		s[i] = fmt.Sprint(d)
-	}
-	return strings.Join(s, ",")
 }
