@@ -5,14 +5,13 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/memest"
 	"github.com/vomc/vomc/internal/symbols"
+	"github.com/vomc/vomc/source/draw"
 )
 
 func runCTW(args []string) error {
@@ -72,12 +71,8 @@ initial context (--init condition).`)
 	if err := checkOutputs(*force, *mapOut, *weights, *preds); err != nil {
 		return err
 	}
-	if *mapOut != "" {
-		switch strings.ToLower(filepath.Ext(*mapOut)) {
-		case ".json", ".svg", ".png", ".dot", ".gv":
-		default:
-			return usagef("--map %s: unknown tree format (use .json, .svg, .png or .dot)", *mapOut)
-		}
+	if *mapOut != "" && !draw.KnownFormat(*mapOut) {
+		return usagef("--map %s: unknown tree format (use %s)", *mapOut, draw.Formats)
 	}
 	// One counting pass serves the log marginal likelihood and the MAP
 	// tree; the shorter convention has no batch recursion.

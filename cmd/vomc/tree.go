@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -111,20 +110,10 @@ func (p *priorFlags) prior() (source.Prior, error) {
 
 // writeTree writes a tree in the format its extension names.
 func writeTree(t *source.Tree, path string, force bool) error {
-	var write func(w io.Writer) error
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".json":
-		write = t.WriteJSON
-	case ".svg":
-		write = func(w io.Writer) error { return draw.WriteSVG(w, t) }
-	case ".png":
-		write = func(w io.Writer) error { return draw.WritePNG(w, t) }
-	case ".dot", ".gv":
-		write = t.WriteDOT
-	default:
-		return usagef("%s: unknown tree format (use .json, .svg, .png or .dot)", path)
+	if !draw.KnownFormat(path) {
+		return usagef("%s: unknown tree format (use %s)", path, draw.Formats)
 	}
-	return fsutil.WriteFile(path, force, write)
+	return draw.Save(t, path, force)
 }
 
 func readTree(path string) (*source.Tree, error) {
@@ -180,10 +169,8 @@ next-symbol distributions) of a tree file and draws it to --out files.`)
 	if *out != "" {
 		outs = strings.Split(*out, ",")
 		for _, p := range outs {
-			switch strings.ToLower(filepath.Ext(p)) {
-			case ".json", ".svg", ".png", ".dot", ".gv":
-			default:
-				return usagef("%s: unknown tree format (use .json, .svg, .png or .dot)", p)
+			if !draw.KnownFormat(p) {
+				return usagef("%s: unknown tree format (use %s)", p, draw.Formats)
 			}
 		}
 		if err := checkOutputs(*force, outs...); err != nil {

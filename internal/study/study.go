@@ -158,18 +158,8 @@ func Quickstart(ctx context.Context, q QuickConfig, out string, force bool, prog
 	if err := testDS.Write(filepath.Join(out, "data", "test"), force); err != nil {
 		return nil, err
 	}
-	t0 := testDS.Trees[0]
 	for _, name := range []string{"tree0.svg", "tree0.png", "tree0.json"} {
-		var write func(io.Writer) error
-		switch filepath.Ext(name) {
-		case ".svg":
-			write = func(w io.Writer) error { return draw.WriteSVG(w, t0) }
-		case ".png":
-			write = func(w io.Writer) error { return draw.WritePNG(w, t0) }
-		default:
-			write = t0.WriteJSON
-		}
-		if err := fsutil.WriteFile(filepath.Join(out, name), force, write); err != nil {
+		if err := draw.Save(testDS.Trees[0], filepath.Join(out, name), force); err != nil {
 			return nil, err
 		}
 	}
