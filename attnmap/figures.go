@@ -16,11 +16,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgpdf"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/plot"
 )
 
 // DefaultDPI is the PNG resolution when Options.DPI is 0.
@@ -262,15 +260,9 @@ func colorBar(gamma float64) *gplot.Plot {
 // render draws a figure of the given size and writes it atomically to
 // path in the format of its extension.
 func render(path string, w, h vg.Length, dpi int, fn func(draw.Canvas)) (err error) {
-	var cw vg.CanvasWriterTo
-	switch ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), ".")); ext {
-	case "png":
-		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))}
-	case "svg":
-		cw = vgsvg.New(w, h)
-	case "pdf":
-		cw = vgpdf.New(w, h)
-	default:
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	cw := plot.NewCanvas(ext, w, h, dpi)
+	if cw == nil {
 		return fmt.Errorf("attnmap: %s: unsupported format %q (want .png, .svg or .pdf)", path, ext)
 	}
 	defer func() {

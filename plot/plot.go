@@ -550,15 +550,8 @@ func (f *Figure) Render(w io.Writer, format string, width, height Length) (err e
 	if !(width > 0 && height > 0) || math.IsInf(float64(width), 0) || math.IsInf(float64(height), 0) {
 		return fmt.Errorf("plot: invalid size %v × %v", width, height)
 	}
-	var cw vg.CanvasWriterTo
-	switch strings.ToLower(format) {
-	case "png":
-		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(f.dpi))}
-	case "svg":
-		cw = vgsvg.New(width, height)
-	case "pdf":
-		cw = vgpdf.New(width, height)
-	default:
+	cw := NewCanvas(format, width, height, f.dpi)
+	if cw == nil {
 		return fmt.Errorf("plot: unsupported format %q (want png, svg or pdf)", format)
 	}
 	// gonum/plot panics on some degenerate inputs; report them as errors.
@@ -570,6 +563,22 @@ func (f *Figure) Render(w io.Writer, format string, width, height Length) (err e
 	f.Draw(draw.New(cw))
 	_, err = cw.WriteTo(w)
 	return err
+}
+
+// NewCanvas returns an empty canvas of the given size for the format
+// "png" (at dpi dots per inch), "svg" or "pdf", in any case, or nil for
+// any other format; draw on it with draw.New and write it with WriteTo.
+// Every figure file of vomc is made on one of these.
+func NewCanvas(format string, width, height Length, dpi int) vg.CanvasWriterTo {
+	switch strings.ToLower(format) {
+	case "png":
+		return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(dpi))}
+	case "svg":
+		return vgsvg.New(width, height)
+	case "pdf":
+		return vgpdf.New(width, height)
+	}
+	return nil
 }
 
 // Save renders the figure to path, choosing the format from the extension
