@@ -18,9 +18,15 @@
 # OpenBLAS with the matching core type (avx2: OPENBLAS_CORETYPE=Haswell,
 # avx512: SkylakeX), so that both sides use the same instruction set in the
 # same run: `KERNELS=avx2 sh scripts/bench_train.sh` is what a machine
-# without AVX-512 gets.
+# without AVX-512 gets. A set the CPU lacks (flags in /proc/cpuinfo, or
+# the file VOMC_CPUINFO names) is refused before anything is installed or
+# run (scripts/cpu_check.sh).
 set -eu
 cd "$(dirname "$0")/.."
+. scripts/cpu_check.sh
+if [ -n "${KERNELS:-}" ]; then
+	check_kernels "$KERNELS" || exit 2
+fi
 THREADS=${THREADS:-2}
 PYTHON=${PYTHON:-/usr/bin/python3}
 ARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
