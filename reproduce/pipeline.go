@@ -399,7 +399,7 @@ func torchTrain(ctx context.Context, cfg Config, sc *StageContext, tor *trainrun
 	} else {
 		fmt.Fprintf(sc.Log, "%s: resuming from its checkpoint on the torch engine\n", sc.Label)
 	}
-	c, err := tor.Train(ctx, sc.Dir, cfg.CheckpointEvery, "", "", sc.Log)
+	c, err := tor.Train(ctx, trainrun.TorchRun{Dir: sc.Dir, CheckpointEvery: cfg.CheckpointEvery, Log: sc.Log})
 	if err != nil {
 		var ie *trainrun.InterruptedError
 		if errors.As(err, &ie) {

@@ -405,11 +405,15 @@ func (t *TrainerOf[A, M]) HostGrads() []float32 {
 
 // TotalSteps is the schedule length: MaxSteps if set, else Epochs times
 // the number of batches per epoch.
-func (t *TrainerOf[A, M]) TotalSteps() int {
-	per := (t.Train.Windows() + t.Cfg.BatchSize - 1) / t.Cfg.BatchSize
-	total := t.Cfg.Epochs * per
-	if t.Cfg.MaxSteps > 0 && t.Cfg.MaxSteps < total {
-		total = t.Cfg.MaxSteps
+func (t *TrainerOf[A, M]) TotalSteps() int { return TotalSteps(t.Cfg, t.Train.Windows()) }
+
+// TotalSteps is the schedule length of cfg on n training windows: MaxSteps
+// if set, else Epochs times the number of batches per epoch, ⌈n/BatchSize⌉.
+func TotalSteps(cfg TrainConfig, n int) int {
+	per := (n + cfg.BatchSize - 1) / cfg.BatchSize
+	total := cfg.Epochs * per
+	if cfg.MaxSteps > 0 && cfg.MaxSteps < total {
+		total = cfg.MaxSteps
 	}
 	return total
 }

@@ -37,6 +37,7 @@ func init() {
 		{"plot", "draw a saved evaluation (JSON) as PNG or SVG", runPlot},
 		{"attention", "attention maps of a trained transformer: heatmaps, suffix-match analysis, head labels (Fig. 5)", runAttention},
 		{"train", "train a transformer on a data set (checkpoints, --resume, safetensors weights, training curve)", runTrain},
+		{"dynamics", "how a model learned: each training snapshot against unigram, Markov(k), KN and CTW (KL per position), head labels by step", runDynamics},
 		{"predict", "a model's per-position distributions on a data set as .npy, computed by the PyTorch engine (any PyTorch model)", runPredict},
 		{"ctw", "CTW on a file: log marginal likelihood, MAP tree, posterior weights ω over context lengths", runCTW},
 		{"construct", "the paper's transformer construction of CTW: run it layer by layer, weights, error vs temperature", runConstruct},

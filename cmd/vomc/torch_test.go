@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -372,5 +373,79 @@ func TestTorchLSTM(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &res); err != nil || !strings.Contains(string(b), `"LSTM"`) {
 		t.Fatalf("results.json without the LSTM (%v): %.300s", err, b)
+	}
+}
+
+// TestSnapshotsBothEngines: --snapshots log:5 keeps the model at steps 1,
+// 2, 4, 9, 20 of a 20-step run on both engines, the two engines' snapshots
+// agree (same initial parameters and batches), a resumed run keeps the
+// schedule, and 'vomc dynamics' measures them.
+func TestSnapshotsBothEngines(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "30", "-N", "32", "--NK", "128", "--fresh=false", "--seed", "8", "--out", p("data"))
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "12", "-N", "32", "--seed", "9", "--out", p("test"))
+	args := []string{"train", "--data", p("data"), "--layers", "1", "--heads", "2", "-E", "8", "--batch", "8",
+		"--max-steps", "20", "--snapshots", "log:5", "--seed", "2"}
+	want := []int{1, 2, 4, 9, 20}
+	check := func(run string, steps []int) {
+		t.Helper()
+		for _, s := range steps {
+			exists(t, trainrun.SnapshotPath(p(run), s))
+		}
+		ents, _ := os.ReadDir(filepath.Join(p(run), trainrun.SnapshotDir))
+		if len(ents) != len(steps) {
+			t.Errorf("%s: %d snapshots, want %d", run, len(ents), len(steps))
+		}
+	}
+	// interrupted after step 6, resumed: the schedule is the run's
+	ctx, cancel := context.WithCancel(context.Background())
+	trainContext = func() context.Context { return ctx }
+	trainStepHook = func(s int) {
+		if s == 6 {
+			cancel()
+		}
+	}
+	runFail(t, append(args, "--out", p("go"))...)
+	trainStepHook, trainContext = nil, context.Background
+	runFail(t, "train", "--out", p("go"), "--resume", "--snapshots", "log:3")
+	runOK(t, "train", "--out", p("go"), "--resume")
+	check("go", want)
+	runOK(t, append(args, "--out", p("go2"))...)
+	check("go2", want)
+	runOK(t, "dynamics", "--run", p("go2"), "--data", p("test"), "--windows", "12", "--head-windows", "4")
+	exists(t, p("go2/dynamics/dynamics.json"), p("go2/dynamics/dynamics.png"), p("go2/dynamics/phases.txt"))
+	var res struct {
+		Points []struct {
+			Step int `json:"step"`
+		} `json:"points"`
+	}
+	b, _ := os.ReadFile(p("go2/dynamics/dynamics.json"))
+	if err := json.Unmarshal(b, &res); err != nil || len(res.Points) != len(want) || res.Points[4].Step != 20 {
+		t.Fatalf("dynamics.json: %v, %+v", err, res.Points)
+	}
+	if _, err := (&trainrun.Torch{Device: "cpu"}).Check(); err != nil {
+		t.Logf("torch engine unavailable (%v): its snapshots are not tested", err)
+		return
+	}
+	runOK(t, append(args, "--out", p("torch"), "--engine", "torch", "--device", "cpu")...)
+	check("torch", want)
+	for _, s := range want {
+		a, err := transformer.LoadSafetensors(trainrun.SnapshotPath(p("go2"), s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := transformer.LoadSafetensors(trainrun.SnapshotPath(p("torch"), s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pa, pb := a.HostParams(), b.HostParams()
+		worst := 0.0
+		for i := range pa {
+			worst = max(worst, math.Abs(float64(pa[i]-pb[i])))
+		}
+		if worst > 1e-5 {
+			t.Errorf("snapshot of step %d: parameters differ by up to %g between the engines", s, worst)
+		}
 	}
 }

@@ -119,6 +119,8 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 	engine := fs.String("engine", trainrun.EngineGo, "training engine: go (vomc's CPU engine) or torch (PyTorch, CPU or CUDA)")
 	tor := &trainrun.Torch{Stderr: os.Stderr}
 	torchFlags(fs, tor)
+	snapshots := fs.String("snapshots", "", "keep the model at these steps in DIR/snapshots/ for 'vomc dynamics': log:K (K log-spaced steps), every:S, or a list 10,100,1000")
+	snapEvery := fs.Int("snapshot-every", 0, "keep the model every S steps (same as --snapshots every:S)")
 	arch := fs.String("arch", "transformer", "model: transformer, or lstm (torch engine; -E is its embedding, --hidden its width, --layers its depth)")
 	hidden := fs.Int("hidden", 0, "LSTM width (default: E)")
 	if err := parse(fs, args); err != nil {
@@ -155,6 +157,15 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 			}
 		}
 	}
+	if *snapEvery < 0 || *snapEvery > 0 && *snapshots != "" {
+		return usagef("--snapshot-every %d: want S ≥ 1, and not with --snapshots", *snapEvery)
+	}
+	if *snapEvery > 0 {
+		*snapshots = fmt.Sprintf("every:%d", *snapEvery)
+	}
+	if _, err := trainrun.SnapshotSteps(*snapshots, 1); err != nil {
+		return usageError{"--" + err.Error()}
+	}
 	if *arch != "transformer" && (*arch != "lstm" || *engine != trainrun.EngineTorch) {
 		return usagef("--arch %q: want transformer, or lstm with --engine torch", *arch)
 	}
@@ -167,8 +178,12 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		if err != nil {
 			return err
 		}
+		snaps, err := trainrun.SnapshotSteps(c.Meta[trainrun.MetaSnapshots], transformer.TotalSteps(c.Train, c.TrainWindows))
+		if err != nil {
+			return err
+		}
 		if *engine == trainrun.EngineTorch {
-			return trainTorch(tor, *out, *ckptEvery, *data, *valDir)
+			return trainTorch(tor, trainrun.TorchRun{Dir: *out, CheckpointEvery: *ckptEvery, Data: *data, Val: *valDir, Snapshots: snaps})
 		}
 		if c.ModelFormat != "" {
 			return fmt.Errorf("the run in %s trains a %s model (%s): resume it with --engine torch", *out, c.ModelFormat, c.ModelConfig)
@@ -180,7 +195,9 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		if err != nil {
 			return err
 		}
-		r, err := resumeRun(tr, runOptions(*out, c.Meta, *ckptEvery))
+		opts := runOptions(*out, c.Meta, *ckptEvery)
+		opts.Snapshots = snaps
+		r, err := resumeRun(tr, opts)
 		if err != nil {
 			return err
 		}
@@ -191,6 +208,10 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 	if err != nil {
 		return err
 	}
+	if *snapshots != "" {
+		spec.meta[trainrun.MetaSnapshots] = *snapshots
+	}
+	snaps, _ := trainrun.SnapshotSteps(*snapshots, transformer.TotalSteps(tc, spec.train.Windows()))
 	if *engine == trainrun.EngineTorch {
 		if *arch == "lstm" {
 			h := *hidden
@@ -208,7 +229,7 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		} else if err := trainrun.StartTorch(*out, spec.cfg, tc, tc.Seed, spec.meta, spec.train, spec.val); err != nil {
 			return err
 		}
-		return trainTorch(tor, *out, *ckptEvery, "", "")
+		return trainTorch(tor, trainrun.TorchRun{Dir: *out, CheckpointEvery: *ckptEvery, Snapshots: snaps})
 	}
 	if err := trainrun.CheckMemory(spec.cfg, tc.BatchSize, spec.train); err != nil {
 		return err
@@ -221,7 +242,9 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 	if err != nil {
 		return err
 	}
-	r, err := trainrun.Start(tr, runOptions(*out, spec.meta, *ckptEvery), files...)
+	opts := runOptions(*out, spec.meta, *ckptEvery)
+	opts.Snapshots = snaps
+	r, err := trainrun.Start(tr, opts, files...)
 	if err != nil {
 		return err
 	}

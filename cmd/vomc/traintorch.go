@@ -41,12 +41,13 @@ func torchFlags(fs *flag.FlagSet, t *trainrun.Torch) {
 	fs.IntVar(&t.Threads, "torch-threads", 0, "torch engine: CPU threads (0: torch's default)")
 }
 
-// trainTorch trains the run in dir with the torch engine to its end (Ctrl-C
-// or SIGTERM: the engine saves its checkpoint) and prints the outcome.
-func trainTorch(t *trainrun.Torch, dir string, ckptEvery int, data, val string) error {
+// trainTorch trains the run r with the torch engine to its end (Ctrl-C or
+// SIGTERM: the engine saves its checkpoint) and prints the outcome.
+func trainTorch(t *trainrun.Torch, r trainrun.TorchRun) error {
 	ctx, stop := signal.NotifyContext(trainContext(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c, err := t.Train(ctx, dir, ckptEvery, data, val, nil)
+	dir := r.Dir
+	c, err := t.Train(ctx, r)
 	var ie *trainrun.InterruptedError
 	if errors.As(err, &ie) {
 		return fmt.Errorf("interrupted at step %d; checkpoint saved, continue with 'vomc train --out %s --resume'", ie.Step, dir)

@@ -89,12 +89,25 @@ def _prepare(args) -> list:
     return made + [os.path.join(args.out, f) for f in ("config.json", "train_config.json")]
 
 
+def _steps(s: str) -> tuple:
+    """A comma list of positive steps."""
+    try:
+        steps = tuple(int(x) for x in s.split(",") if x.strip())
+    except ValueError:
+        raise ValueError(f"--snapshot-steps {s!r}: want a comma list of steps") from None
+    if any(x < 1 for x in steps):
+        raise ValueError(f"--snapshot-steps {s!r}: steps must be >= 1")
+    return steps
+
+
 def _train(args) -> int:
     from .train import Diverged, EngineOptions, Interrupted, run
+    snaps = _steps(args.snapshot_steps)  # before anything is written
     made = [] if args.resume else _prepare(args)
     opts = EngineOptions(device=args.device, amp=args.amp, sdpa=not args.no_sdpa, tf32=not args.no_tf32,
                          fused_adamw=not args.no_fused, compile=args.compile, pin_memory=not args.no_pin,
-                         checkpoint_every=args.checkpoint_every, threads=args.threads, quiet=args.quiet)
+                         checkpoint_every=args.checkpoint_every, threads=args.threads, quiet=args.quiet,
+                         snapshot_steps=snaps)
     try:
         if args.checkpoint_every < 0:
             raise ValueError(f"--checkpoint-every {args.checkpoint_every} is negative")
@@ -186,6 +199,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--log-every", type=int, default=10)
     t.add_argument("--checkpoint-every", type=int, default=100)
+    t.add_argument("--snapshot-steps", default="", help="comma list of steps after which the model is kept in snapshots/")
     b = sub.add_parser("bench", help="time training steps; prints one JSON report per mode")
     b.add_argument("--config", required=True, help="vomc's transformer Config as JSON")
     b.add_argument("--batch", type=int, required=True)

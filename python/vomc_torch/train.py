@@ -55,6 +55,13 @@ TRAIN_CONFIG_FILE = "train_config.json"
 LOG_FILE = "train.jsonl"
 CKPT_FORMAT, CKPT_VERSION = "vomc-checkpoint", "1"
 MODEL_FORMAT = "vomc-transformer"
+SNAPSHOT_DIR = "snapshots"
+
+
+def snapshot_path(dir: str, step: int) -> str:
+    """The snapshot file of step in a run directory (vomc's trainrun.SnapshotPath)."""
+    return os.path.join(dir, SNAPSHOT_DIR, "step-%09d.safetensors" % step)
+
 TORCH_MODEL_FORMAT = "vomc-torch-module"
 
 # TrainConfig fields (vomc's JSON names) and the order vomc writes them.
@@ -167,6 +174,7 @@ class EngineOptions:
     compile: bool = False  # torch.compile the model (torch >= 2)
     pin_memory: bool = True  # pinned host batches, copied asynchronously (CUDA)
     checkpoint_every: int = 100  # steps between checkpoints (0: epoch ends only)
+    snapshot_steps: tuple = ()  # steps after which the model is saved as snapshots/step-%09d.safetensors
     threads: int = 0  # torch CPU threads (0: torch's default)
     quiet: bool = False
     used: Dict[str, object] = field(default_factory=dict)
@@ -257,6 +265,7 @@ class Trainer:
         self._perm, self._perm_epoch = None, -1
         self._run_start = None
         self.on_log = None  # called with every log entry
+        self.on_step = None  # called with the step count after every step
         self.on_checkpoint = None  # called at checkpoint moments
 
     # --- the schedule -------------------------------------------------
@@ -388,6 +397,8 @@ class Trainer:
                     self.epoch_targets += b * (T - 1)
                     self.interval_targets += b * (T - 1)
                     self._mark_tokens += b * T
+                    if self.on_step:
+                        self.on_step(self.step)
                     if self.index >= n or self.maxed():
                         break
                     if self.cfg["log_every"] > 0 and self.step % self.cfg["log_every"] == 0:
@@ -612,6 +623,14 @@ def run(dir: str, opts: EngineOptions, init: Optional[str] = None, data: Optiona
         val = f" best val {tr.best_val:.4f}" if math.isfinite(tr.best_val) else ""
         _say(opts, f"step {e['step']}/{total} epoch {tr.epoch + 1} loss {e['train_loss']:.4f}{val} {e['tokens_per_s']:.0f} tok/s")
     tr.on_log = on_log
+    snaps = set(opts.snapshot_steps)
+    if snaps:
+        os.makedirs(os.path.join(dir, SNAPSHOT_DIR), exist_ok=True)
+
+        def on_step(step: int) -> None:
+            if step in snaps:
+                stfile.write_atomic(snapshot_path(dir, step), model_bytes(tr.model, model_cfg))
+        tr.on_step = on_step
     nparams = sum(p.numel() for p in model.parameters())
     _say(opts, f"torch engine: {json.dumps(opts.used)}; {nparams} parameters; {len(train)} training and "
                f"{len(val) if val is not None else 0} validation windows of {train.n} symbols; <= {total} steps")

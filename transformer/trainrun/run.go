@@ -92,6 +92,11 @@ type Options struct {
 	Status   func(step int, loss float64) string
 	// OnStep, if set, is called after every step.
 	OnStep func(step int)
+	// Snapshots are the steps after which the model is also saved as a
+	// snapshot (SnapshotPath; a transformer model file), for package
+	// dynamics. Meta[MetaSnapshots] should hold their specification so
+	// that a resumed run keeps them (see SnapshotSteps).
+	Snapshots []int
 }
 
 // Run is a training run in its directory.
@@ -219,7 +224,24 @@ func (r *Run[A, M]) Run(ctx context.Context) error {
 	if r.Progress != nil {
 		bar = progress.New(r.Progress, r.Label, max(tr.TotalSteps()-r.first, 0)).DelayStart(2 * time.Second)
 	}
+	snaps := map[int]bool{}
+	for _, st := range r.Snapshots {
+		snaps[st] = true
+	}
+	var snapErr error
+	saver, canSnap := any(tr.Model).(interface{ SaveSafetensors(string) error })
+	if len(snaps) > 0 && !canSnap {
+		return fmt.Errorf("trainrun: snapshots of a %T cannot be saved", tr.Model)
+	}
+	if len(snaps) > 0 {
+		if err := os.MkdirAll(filepath.Join(r.Dir, SnapshotDir), 0o755); err != nil {
+			return err
+		}
+	}
 	tr.OnStep = func(step int, loss float64) {
+		if snaps[step] && snapErr == nil {
+			snapErr = saver.SaveSafetensors(SnapshotPath(r.Dir, step))
+		}
 		if bar != nil {
 			bar.SetExtra(status(step, loss))
 			bar.Set(step - r.first)
@@ -231,6 +253,9 @@ func (r *Run[A, M]) Run(ctx context.Context) error {
 	_, err := tr.Run(ctx)
 	if bar != nil {
 		bar.Done()
+	}
+	if err == nil {
+		err = snapErr
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

@@ -353,25 +353,44 @@ func RunEngine(dir string) string {
 	return v.Engine
 }
 
-// Train trains the run in dir with the engine until it ends: it resumes
-// the run's checkpoint (StartTorch's step-0 one for a new run), writing a
-// checkpoint every checkpointEvery steps (0: at epoch ends only), the log
-// and model.safetensors, then draws the training curve and returns the
-// final checkpoint. data and val, when not empty, are new paths of the
-// run's data sets (their checksums must match). When ctx ends the engine
-// saves its checkpoint and Train returns an *InterruptedError; a
-// divergence leaves the last good checkpoint and returns an error saying
-// so. The engine's progress goes to log (nil: t.Stderr).
-func (t *Torch) Train(ctx context.Context, dir string, checkpointEvery int, data, val string, log io.Writer) (*transformer.Checkpoint, error) {
+// TorchRun is one training run for Torch.Train.
+type TorchRun struct {
+	// Dir is the run directory (prepared by StartTorch or
+	// StartTorchModule, or holding a checkpoint to resume).
+	Dir string
+	// CheckpointEvery is the checkpoint interval in steps (0: epoch ends
+	// only).
+	CheckpointEvery int
+	// Data and Val, when not empty, are new paths of the run's data sets
+	// (their checksums must match).
+	Data, Val string
+	// Snapshots are the steps after which the model is kept as a snapshot
+	// (SnapshotPath).
+	Snapshots []int
+	// Log receives the engine's progress (nil: Torch.Stderr).
+	Log io.Writer
+}
+
+// Train trains the run with the engine until it ends: it resumes the run's
+// checkpoint (StartTorch's step-0 one for a new run), writing checkpoints,
+// the log, snapshots and model.safetensors, then draws the training curve
+// and returns the final checkpoint. When ctx ends the engine saves its
+// checkpoint and Train returns an *InterruptedError; a divergence leaves
+// the last good checkpoint and returns an error saying so.
+func (t *Torch) Train(ctx context.Context, r TorchRun) (*transformer.Checkpoint, error) {
 	env, err := t.Check()
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"train", "--out", dir, "--resume", "--checkpoint-every", strconv.Itoa(checkpointEvery)}, t.engineFlags()...)
-	for flag, p := range map[string]string{"--data": data, "--val": val} {
+	dir, log := r.Dir, r.Log
+	args := append([]string{"train", "--out", dir, "--resume", "--checkpoint-every", strconv.Itoa(r.CheckpointEvery)}, t.engineFlags()...)
+	for flag, p := range map[string]string{"--data": r.Data, "--val": r.Val} {
 		if p != "" {
 			args = append(args, flag, p)
 		}
+	}
+	if len(r.Snapshots) > 0 {
+		args = append(args, "--snapshot-steps", joinSteps(r.Snapshots))
 	}
 	if log == nil {
 		log = t.Stderr

@@ -1,0 +1,408 @@
+// Package dynamics measures how a sequence model becomes an algorithm
+// during training. At every training snapshot (the parameters kept at
+// chosen steps: trainrun.SnapshotSteps, 'vomc train --snapshots') it evaluates the model on a fixed probe set
+// of test windows beside reference predictors — the unigram, fixed-order
+// Markov(k) estimators for k = 1..D, Kneser–Ney, and CTW (the Bayes
+// predictor of the source prior) — and reports
+//
+//   - the model's excess loss over the reference (CTW) per symbol, over the
+//     whole window (positions 1..N) and its second half (N/2+1..N), with
+//     95% intervals across windows, in nats;
+//   - the mean Kullback–Leibler divergence per position from each reference
+//     predictor P_r to the model P_θ, (1/N) Σ_t KL(P_r(·|x_{<t}) ‖ P_θ(·|x_{<t}))
+//     in nats, averaged over the windows (with intervals): the reference of
+//     least divergence is the algorithm the model is closest to at that step
+//     (the method of Edelman et al. 2024 for fixed-order chains);
+//   - the labels of its attention heads (package attnmap: relative position
+//     d or suffix match k, with the window-permutation / Hoeffding null test
+//     and Bonferroni correction), so that the emergence of the paper's
+//     context-extension (previous-symbol) and statistics-collection
+//     (suffix-match) heads can be dated and set beside the loss.
+//
+// Phases merges consecutive snapshots with the same closest reference;
+// Emergences dates each head's final label.
+package dynamics
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/vomc/vomc/attnmap"
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/transformer/trainrun"
+)
+
+var snapRE = regexp.MustCompile(`^step-([0-9]{9})\.safetensors$`)
+
+// Snapshot is one kept set of parameters: its step and file.
+type Snapshot struct {
+	Step int    `json:"step"`
+	Path string `json:"path"`
+}
+
+// Snapshots lists the snapshots of the run in dir in step order (none:
+// an error saying how to make them).
+func Snapshots(dir string) ([]Snapshot, error) {
+	ents, err := os.ReadDir(filepath.Join(dir, trainrun.SnapshotDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var out []Snapshot
+	for _, e := range ents {
+		m := snapRE.FindStringSubmatch(e.Name())
+		if m == nil || e.IsDir() {
+			continue
+		}
+		s, _ := strconv.Atoi(m[1])
+		out = append(out, Snapshot{s, filepath.Join(dir, trainrun.SnapshotDir, e.Name())})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("dynamics: %s has no snapshots (train it with 'vomc train --snapshots log:20' or --snapshot-every S)", dir)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Step < out[j].Step })
+	return out, nil
+}
+
+// Model is what is measured at a snapshot: a predictor whose attention
+// maps can be read (a *transformer.Model), or, without maps, a plain
+// predictor (head labels are then left out).
+type Model interface {
+	predict.Predictor
+}
+
+// Reference is a named reference predictor.
+type Reference struct {
+	Name string
+	P    predict.Predictor
+}
+
+// Options configure Measure.
+type Options struct {
+	// Windows are the probe windows, all of length N ≥ 2 (the same at
+	// every snapshot).
+	Windows [][]byte
+	// References are the predictors the model is compared with; Excess
+	// names the one excess losses are measured against (empty: the first
+	// whose name starts with "CTW", else the first).
+	References []Reference
+	Excess     string
+	// HeadWindows is the number of probe windows the head labels are
+	// computed on (0: min(100, len(Windows)); < 0: no head labels); MaxK
+	// the largest offset d and suffix length k tested (0: 3); Null the
+	// null test's options.
+	HeadWindows int
+	MaxK        int
+	Null        attnmap.NullOptions
+	// Workers evaluate windows in parallel (0: GOMAXPROCS); the results do
+	// not depend on it.
+	Workers int
+	// Progress, if set, is called after each snapshot.
+	Progress func(done, total int)
+}
+
+// Stat is a mean over windows with the half-width of its 95% interval
+// (Student-t across windows).
+type Stat struct {
+	Mean float64 `json:"mean"`
+	CI   float64 `json:"ci"`
+}
+
+// Divergence is the mean KL divergence per position from a reference to
+// the model (nats), over the window and over its second half.
+type Divergence struct {
+	Reference string `json:"reference"`
+	Window    Stat   `json:"window"`
+	Half      Stat   `json:"second_half"`
+}
+
+// Head is one attention head's label at a snapshot.
+type Head struct {
+	Layer    int     `json:"layer"`
+	Head     int     `json:"head"`
+	Labelled bool    `json:"labelled"`
+	Label    string  `json:"label"`
+	Lift     float64 `json:"lift"`
+	PAdj     float64 `json:"p_adj"`
+}
+
+// Point is the measurement of one snapshot.
+type Point struct {
+	Step int `json:"step"`
+	// Loss is the model's loss per symbol (nats) over the window and its
+	// second half; Excess and ExcessHalf the same minus the reference's,
+	// paired by window.
+	Loss, LossHalf     Stat `json:"-"`
+	Excess, ExcessHalf Stat
+	// KL are the divergences from every reference, in Options.References
+	// order; Closest names the reference of least window divergence.
+	KL      []Divergence `json:"kl"`
+	Closest string       `json:"closest"`
+	// Heads are the head labels (nil without maps or with HeadWindows < 0).
+	Heads []Head `json:"heads,omitempty"`
+}
+
+// refDists holds a reference's distributions of every probe window.
+type refDists [][]float64 // [window][t*A+a]
+
+// distributions returns p's rows of x (row t: P(x_{t+1} | x_1..x_t)).
+func distributions(p predict.Predictor, x []byte) []float64 {
+	A := p.AlphabetSize()
+	out := make([]float64, len(x)*A)
+	if sp, ok := p.(predict.SequencePredictor); ok {
+		sp.PredictSequence(x, out)
+		return out
+	}
+	st := p.NewState()
+	for t, s := range x {
+		st.Predict(out[t*A : (t+1)*A])
+		st.Observe(s)
+	}
+	return out
+}
+
+// parallel runs f(w) for w = 0..n−1 on workers goroutines.
+func parallel(n, workers int, f func(w int)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(workers, max(n, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range next {
+				f(w)
+			}
+		}()
+	}
+	for w := range n {
+		next <- w
+	}
+	close(next)
+	wg.Wait()
+}
+
+// stat is the mean and 95% half-width of v.
+func stat(v []float64) Stat {
+	n := float64(len(v))
+	m := 0.0
+	for _, x := range v {
+		m += x
+	}
+	m /= n
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - m) * (x - m)
+	}
+	c, _, _ := eval.CriticalValue(len(v), 0.95)
+	ci := math.NaN()
+	if len(v) > 1 {
+		ci = c * math.Sqrt(ss/(n-1)/n)
+	}
+	return Stat{m, ci}
+}
+
+// minProb bounds the model's probabilities from below in −ln p and KL: a
+// float32 softmax may underflow to 0 (the smallest positive float32).
+const minProb = 1.401298464324817e-45
+
+// Measure evaluates every snapshot (load turns a snapshot into its model)
+// on the probe windows; see the package documentation.
+func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options) ([]Point, error) {
+	W := len(opts.Windows)
+	if W < 2 {
+		return nil, fmt.Errorf("dynamics: %d probe windows, need at least 2 for intervals", W)
+	}
+	N := len(opts.Windows[0])
+	for i, x := range opts.Windows {
+		if len(x) != N || N < 2 {
+			return nil, fmt.Errorf("dynamics: probe window %d has %d symbols, window 0 has %d (need ≥ 2, all equal)", i, len(x), N)
+		}
+	}
+	if len(opts.References) == 0 {
+		return nil, errors.New("dynamics: no reference predictors")
+	}
+	A := opts.References[0].P.AlphabetSize()
+	ex := -1
+	for i, r := range opts.References {
+		if r.P.AlphabetSize() != A {
+			return nil, fmt.Errorf("dynamics: reference %s has alphabet %d, %s has %d", r.Name, r.P.AlphabetSize(), opts.References[0].Name, A)
+		}
+		if opts.Excess != "" && r.Name == opts.Excess || opts.Excess == "" && ex < 0 && len(r.Name) >= 3 && r.Name[:3] == "CTW" {
+			ex = i
+		}
+	}
+	if ex < 0 {
+		if opts.Excess != "" {
+			return nil, fmt.Errorf("dynamics: no reference named %q", opts.Excess)
+		}
+		ex = 0
+	}
+	for _, x := range opts.Windows {
+		if err := predict.Check(x, A); err != nil {
+			return nil, fmt.Errorf("dynamics: probe window: %w", err)
+		}
+	}
+	refs := make([]refDists, len(opts.References))
+	for r, ref := range opts.References {
+		refs[r] = make(refDists, W)
+		parallel(W, opts.Workers, func(w int) { refs[r][w] = distributions(ref.P, opts.Windows[w]) })
+	}
+	hw := opts.HeadWindows
+	if hw == 0 {
+		hw = min(100, W)
+	}
+	hw = min(hw, W)
+	maxK := opts.MaxK
+	if maxK <= 0 {
+		maxK = 3
+	}
+	half := N / 2
+	var out []Point
+	for i, s := range snaps {
+		m, err := load(s)
+		if err != nil {
+			return nil, err
+		}
+		if m.AlphabetSize() != A {
+			return nil, fmt.Errorf("dynamics: snapshot %s has alphabet %d, the references %d", s.Path, m.AlphabetSize(), A)
+		}
+		R := len(refs)
+		loss, lossH := make([]float64, W), make([]float64, W)
+		exc, excH := make([]float64, W), make([]float64, W)
+		kl, klH := make([][]float64, R), make([][]float64, R)
+		for r := range R {
+			kl[r], klH[r] = make([]float64, W), make([]float64, W)
+		}
+		parallel(W, opts.Workers, func(w int) {
+			x := opts.Windows[w]
+			pm := distributions(m, x)
+			var sl, slH, se, seH float64
+			skl, sklH := make([]float64, R), make([]float64, R)
+			for t := range N {
+				q := pm[t*A : (t+1)*A]
+				lm := -math.Log(max(q[x[t]], minProb))
+				lr := -math.Log(refs[ex][w][t*A+int(x[t])])
+				sl += lm
+				se += lm - lr
+				if t >= half {
+					slH += lm
+					seH += lm - lr
+				}
+				for r := range R {
+					p := refs[r][w][t*A : (t+1)*A]
+					d := 0.0
+					for a, pa := range p {
+						if pa > 0 {
+							d += pa * math.Log(pa/max(q[a], minProb))
+						}
+					}
+					skl[r] += d
+					if t >= half {
+						sklH[r] += d
+					}
+				}
+			}
+			n, nh := float64(N), float64(N-half)
+			loss[w], lossH[w], exc[w], excH[w] = sl/n, slH/nh, se/n, seH/nh
+			for r := range R {
+				kl[r][w], klH[r][w] = skl[r]/n, sklH[r]/nh
+			}
+		})
+		p := Point{Step: s.Step, Loss: stat(loss), LossHalf: stat(lossH), Excess: stat(exc), ExcessHalf: stat(excH)}
+		best := math.Inf(1)
+		for r, ref := range opts.References {
+			d := Divergence{Reference: ref.Name, Window: stat(kl[r]), Half: stat(klH[r])}
+			p.KL = append(p.KL, d)
+			if d.Window.Mean < best {
+				best, p.Closest = d.Window.Mean, ref.Name
+			}
+		}
+		if mp, ok := m.(attnmap.Mapper); ok && opts.HeadWindows >= 0 {
+			scores, err := attnmap.ScoreWindows(opts.Windows[:hw], func(w int) ([][][]float32, error) {
+				return mp.AttentionMaps(opts.Windows[w])
+			}, maxK, opts.Null)
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range scores {
+				p.Heads = append(p.Heads, Head{Layer: h.Layer, Head: h.Head, Labelled: h.Labelled, Label: h.Label,
+					Lift: h.Best.Lift(), PAdj: h.Best.PAdj})
+			}
+		}
+		out = append(out, p)
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(snaps))
+		}
+	}
+	return out, nil
+}
+
+// Phase is a run of consecutive snapshots with the same closest reference.
+type Phase struct {
+	Closest  string `json:"closest"`
+	From, To int    `json:"-"` // steps of the first and last snapshot
+	// FromStep and ToStep are From and To (JSON names).
+	FromStep int `json:"from_step"`
+	ToStep   int `json:"to_step"`
+}
+
+// Phases merges consecutive points with the same closest reference.
+func Phases(pts []Point) []Phase {
+	var out []Phase
+	for _, p := range pts {
+		if n := len(out); n > 0 && out[n-1].Closest == p.Closest {
+			out[n-1].To, out[n-1].ToStep = p.Step, p.Step
+			continue
+		}
+		out = append(out, Phase{Closest: p.Closest, From: p.Step, To: p.Step, FromStep: p.Step, ToStep: p.Step})
+	}
+	return out
+}
+
+// Emergence dates one head's final label: Step is the first snapshot from
+// which the head carries, at every later snapshot, the label it has at the
+// last one.
+type Emergence struct {
+	Layer int    `json:"layer"`
+	Head  int    `json:"head"`
+	Label string `json:"label"`
+	Step  int    `json:"step"`
+}
+
+// Emergences lists the heads labelled at the last point, with the step
+// their label emerged, in step order.
+func Emergences(pts []Point) []Emergence {
+	if len(pts) == 0 {
+		return nil
+	}
+	last := pts[len(pts)-1]
+	var out []Emergence
+	for hi, h := range last.Heads {
+		if !h.Labelled {
+			continue
+		}
+		step := last.Step
+		for i := len(pts) - 1; i >= 0; i-- {
+			hs := pts[i].Heads
+			if hi >= len(hs) || !hs[hi].Labelled || hs[hi].Label != h.Label {
+				break
+			}
+			step = pts[i].Step
+		}
+		out = append(out, Emergence{h.Layer, h.Head, h.Label, step})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Step < out[j].Step })
+	return out
+}

@@ -1,0 +1,160 @@
+package dynamics
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/vomc/vomc/markov"
+	"github.com/vomc/vomc/predict"
+)
+
+// fixed is a predictor giving the same distribution at every position.
+type fixed struct {
+	name string
+	p    []float64
+}
+
+func (f fixed) Name() string            { return f.name }
+func (f fixed) AlphabetSize() int       { return len(f.p) }
+func (f fixed) NewState() predict.State { return fixedState(f) }
+
+type fixedState fixed
+
+func (s fixedState) Predict(p []float64) { copy(p, s.p) }
+func (s fixedState) Observe(byte)        {}
+
+func windows(n, N, A int, seed uint64) [][]byte {
+	r := rand.New(rand.NewPCG(seed, 1))
+	ws := make([][]byte, n)
+	for i := range ws {
+		ws[i] = make([]byte, N)
+		for t := range ws[i] {
+			ws[i][t] = byte(r.IntN(A))
+		}
+	}
+	return ws
+}
+
+// TestMeasureKL: the divergence from a reference to a model that is that
+// reference is 0; from another fixed distribution it is the closed-form
+// KL; the excess over a reference is the closed-form difference of
+// cross-entropies on the windows; the closest reference is the model
+// itself.
+func TestMeasureKL(t *testing.T) {
+	A, N := 3, 16
+	ws := windows(20, N, A, 3)
+	u := fixed{"uniform", []float64{1. / 3, 1. / 3, 1. / 3}}
+	q := fixed{"skewed", []float64{0.5, 0.3, 0.2}}
+	ctw := fixed{"CTW-like", []float64{0.2, 0.2, 0.6}}
+	refs := []Reference{{"uniform", u}, {"skewed", q}, {"CTW-like", ctw}}
+	pts, err := Measure([]Snapshot{{Step: 5}, {Step: 50}}, func(s Snapshot) (Model, error) {
+		if s.Step == 5 {
+			return u, nil
+		}
+		return q, nil
+	}, Options{Windows: ws, References: refs, Excess: "CTW-like", HeadWindows: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kl := func(p, q []float64) float64 {
+		d := 0.0
+		for a := range p {
+			d += p[a] * math.Log(p[a]/q[a])
+		}
+		return d
+	}
+	for i, tc := range []struct {
+		model   fixed
+		closest string
+	}{{u, "uniform"}, {q, "skewed"}} {
+		p := pts[i]
+		if p.Closest != tc.closest {
+			t.Errorf("step %d: closest %s, want %s", p.Step, p.Closest, tc.closest)
+		}
+		for r, ref := range refs {
+			want := kl(ref.P.(fixed).p, tc.model.p)
+			if d := p.KL[r]; math.Abs(d.Window.Mean-want) > 1e-12 || math.Abs(d.Half.Mean-want) > 1e-12 || d.Window.CI > 1e-12 {
+				t.Errorf("step %d: KL(%s ‖ %s) = %+v, want %g with no spread", p.Step, ref.Name, tc.model.name, d, want)
+			}
+		}
+		// excess: mean over windows of (1/N) Σ_t [−ln q(x_t) + ln ctw(x_t)]
+		sum := 0.0
+		for _, x := range ws {
+			for _, s := range x {
+				sum += -math.Log(tc.model.p[s]) + math.Log(ctw.p[s])
+			}
+		}
+		if want := sum / float64(len(ws)*N); math.Abs(p.Excess.Mean-want) > 1e-12 {
+			t.Errorf("step %d: excess %g, want %g", p.Step, p.Excess.Mean, want)
+		}
+	}
+	ph := Phases(pts)
+	if len(ph) != 2 || ph[0].Closest != "uniform" || ph[1].From != 50 {
+		t.Errorf("phases %+v", ph)
+	}
+}
+
+// TestMeasureMarkov: a model that is Markov(1) trained on the window is
+// closest to the Markov(1) reference, not to Markov(2) or the unigram.
+func TestMeasureMarkov(t *testing.T) {
+	A := 3
+	ws := windows(30, 64, A, 5)
+	m1, err := markov.New(A, 1, 0.5, markov.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, _ := markov.New(A, 2, 0.5, markov.Options{})
+	m0, _ := markov.New(A, 0, 0.5, markov.Options{})
+	refs := []Reference{{"Markov(0)", m0}, {"Markov(1)", m1}, {"Markov(2)", m2}}
+	pts, err := Measure([]Snapshot{{Step: 1}}, func(Snapshot) (Model, error) { return m1, nil }, Options{Windows: ws, References: refs, HeadWindows: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pts[0].Closest != "Markov(1)" || pts[0].KL[1].Window.Mean != 0 {
+		t.Fatalf("closest %s, KL to itself %g", pts[0].Closest, pts[0].KL[1].Window.Mean)
+	}
+}
+
+// TestEmergences: a head's label is dated from the first snapshot after
+// which it keeps its final label.
+func TestEmergences(t *testing.T) {
+	h := func(lab string, ok bool) []Head {
+		return []Head{{Layer: 1, Head: 1, Label: lab, Labelled: ok}, {Layer: 1, Head: 2, Label: "x", Labelled: false}}
+	}
+	pts := []Point{{Step: 1, Heads: h("d=1", true)}, {Step: 10, Heads: h("u", false)}, {Step: 100, Heads: h("d=1", true)}, {Step: 1000, Heads: h("d=1", true)}}
+	em := Emergences(pts)
+	if len(em) != 1 || em[0].Step != 100 || em[0].Label != "d=1" {
+		t.Fatalf("emergences %+v", em)
+	}
+}
+
+// TestSnapshotsAndErrors: snapshot files are listed in step order; no
+// snapshots, too few windows, a missing excess reference are errors.
+func TestSnapshotsAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Snapshots(dir); err == nil {
+		t.Fatal("no snapshots: no error")
+	}
+	os.MkdirAll(filepath.Join(dir, "snapshots"), 0o755)
+	for _, s := range []string{"step-000000100.safetensors", "step-000000002.safetensors", "junk.txt", "step-12.safetensors"} {
+		os.WriteFile(filepath.Join(dir, "snapshots", s), nil, 0o644)
+	}
+	ss, err := Snapshots(dir)
+	if err != nil || len(ss) != 2 || ss[0].Step != 2 || ss[1].Step != 100 {
+		t.Fatalf("snapshots %+v, %v", ss, err)
+	}
+	u := fixed{"u", []float64{0.5, 0.5}}
+	load := func(Snapshot) (Model, error) { return u, nil }
+	if _, err := Measure(ss, load, Options{Windows: windows(1, 8, 2, 1), References: []Reference{{"u", u}}}); err == nil {
+		t.Error("one window: no error")
+	}
+	if _, err := Measure(ss, load, Options{Windows: windows(4, 8, 2, 1), References: []Reference{{"u", u}}, Excess: "CTW"}); err == nil {
+		t.Error("missing excess reference: no error")
+	}
+	if _, err := Measure(ss, load, Options{Windows: windows(4, 8, 3, 1), References: []Reference{{"u", u}}}); err == nil {
+		t.Error("symbols outside the alphabet: no error")
+	}
+}

@@ -1,0 +1,231 @@
+package dynamics
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/vomc/vomc/attnmap"
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/study"
+	"github.com/vomc/vomc/methods"
+	"github.com/vomc/vomc/transformer"
+)
+
+// DefaultMethods are the reference predictors of a prior of maximum depth
+// D: the unigram, Markov(k) for k = 1..D, Kneser–Ney and CTW.
+func DefaultMethods(D int) string {
+	parts := []string{"unigram"}
+	for k := 1; k <= D; k++ {
+		parts = append(parts, fmt.Sprintf("markov:k=%d", k))
+	}
+	return strings.Join(append(parts, "kn", "ctw"), ",")
+}
+
+// RunConfig describes a measurement of a training run.
+type RunConfig struct {
+	// Run is the run directory (its snapshots: 'vomc train --snapshots').
+	Run string
+	// Data is the test data set; its first Windows windows (0: 200) are
+	// the probe set.
+	Data    string
+	Windows int
+	// Train is a data set on whose windows Kneser–Ney's discount is tuned
+	// (empty: the probe windows).
+	Train string
+	// Methods are the reference specifications (package methods; empty:
+	// DefaultMethods of the data's prior, with its λ and α).
+	Methods string
+	// HeadWindows, MaxK and Null configure the head labels (Options).
+	HeadWindows, MaxK int
+	Null              attnmap.NullOptions
+	Workers           int
+	Progress          func(done, total int)
+}
+
+// Result is a measured run.
+type Result struct {
+	Run        string      `json:"run"`
+	Data       string      `json:"data"`
+	Windows    int         `json:"windows"`
+	N          int         `json:"N"`
+	References []string    `json:"references"`
+	Excess     string      `json:"excess_reference"`
+	Points     []Point     `json:"points"`
+	Phases     []Phase     `json:"phases"`
+	Emergences []Emergence `json:"emergences"`
+}
+
+// Run measures the snapshots of cfg.Run on the probe windows of cfg.Data.
+func Run(cfg RunConfig) (*Result, error) {
+	snaps, err := Snapshots(cfg.Run)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := dataset.Read(cfg.Data)
+	if err != nil {
+		return nil, err
+	}
+	nw := cfg.Windows
+	if nw == 0 {
+		nw = 200
+	}
+	all := study.Windows(ds)
+	if nw < 2 || nw > len(all) {
+		return nil, fmt.Errorf("dynamics: %d probe windows asked for, the data set %s has %d (need 2..%d)", nw, cfg.Data, len(all), len(all))
+	}
+	probe := all[:nw]
+	d := study.DefaultsFor(ds.Config().Prior)
+	d.Tune, d.TuneNote = probe, "the probe windows"
+	if cfg.Train != "" {
+		tds, err := dataset.ReadWindows(cfg.Train)
+		if err != nil {
+			return nil, err
+		}
+		d.Tune, d.TuneNote = study.Windows(tds), "the windows of "+cfg.Train
+	}
+	spec := cfg.Methods
+	if spec == "" {
+		spec = DefaultMethods(d.D)
+	}
+	built, err := methods.Build(spec, d)
+	if err != nil {
+		return nil, err
+	}
+	var refs []Reference
+	for _, b := range built {
+		refs = append(refs, Reference{Name: b.Predictor.Name(), P: b.Predictor})
+	}
+	load := func(s Snapshot) (Model, error) {
+		m, err := transformer.LoadSafetensors(s.Path)
+		if err != nil {
+			return nil, err
+		}
+		if m.Config.Alphabet != d.A || m.Config.Context < len(probe[0]) {
+			return nil, fmt.Errorf("dynamics: snapshot %s (A=%d, N=%d) does not fit the probe windows (A=%d, N=%d)",
+				s.Path, m.Config.Alphabet, m.Config.Context, d.A, len(probe[0]))
+		}
+		return m, nil
+	}
+	pts, err := Measure(snaps, load, Options{Windows: probe, References: refs, HeadWindows: cfg.HeadWindows,
+		MaxK: cfg.MaxK, Null: cfg.Null, Workers: cfg.Workers, Progress: cfg.Progress})
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{Run: cfg.Run, Data: cfg.Data, Windows: nw, N: len(probe[0]), Points: pts, Phases: Phases(pts), Emergences: Emergences(pts)}
+	for _, ref := range refs {
+		r.References = append(r.References, ref.Name)
+	}
+	r.Excess = refs[excessIndex(refs, "")].Name
+	return r, nil
+}
+
+// excessIndex is the index of the excess reference (see Options.Excess).
+func excessIndex(refs []Reference, name string) int {
+	for i, r := range refs {
+		if name != "" && r.Name == name || name == "" && strings.HasPrefix(r.Name, "CTW") {
+			return i
+		}
+	}
+	return 0
+}
+
+// Files are the files Write writes.
+var Files = struct{ JSON, CSV, Phases, PNG, SVG string }{"dynamics.json", "dynamics.csv", "phases.txt", "dynamics.png", "dynamics.svg"}
+
+// Write writes the result into dir: dynamics.json (everything),
+// dynamics.csv (one row per snapshot: step, loss, excess with intervals,
+// each reference's divergence with interval, the closest reference, the
+// number of labelled heads), phases.txt (PhasesText) and the figure
+// (dynamics.png/svg). Existing files are an error unless force.
+func (r *Result) Write(dir, title string, force bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	j, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		w    func(io.Writer) error
+	}{
+		{Files.JSON, func(w io.Writer) error { _, err := w.Write(append(j, '\n')); return err }},
+		{Files.CSV, r.writeCSV},
+		{Files.Phases, func(w io.Writer) error { _, err := io.WriteString(w, r.PhasesText()); return err }},
+	} {
+		if err := fsutil.WriteFile(filepath.Join(dir, f.name), force, f.w); err != nil {
+			return err
+		}
+	}
+	for _, f := range []string{Files.PNG, Files.SVG} {
+		if err := Figure(filepath.Join(dir, f), title, r.Points, r.Emergences); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Result) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	head := []string{"step", "loss", "loss_ci", "excess", "excess_ci", "excess_half", "excess_half_ci"}
+	for _, n := range r.References {
+		head = append(head, "kl_"+n, "kl_"+n+"_ci")
+	}
+	cw.Write(append(head, "closest", "labelled_heads"))
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
+	for _, p := range r.Points {
+		row := []string{strconv.Itoa(p.Step), f(p.Loss.Mean), f(p.Loss.CI), f(p.Excess.Mean), f(p.Excess.CI), f(p.ExcessHalf.Mean), f(p.ExcessHalf.CI)}
+		for _, d := range p.KL {
+			row = append(row, f(d.Window.Mean), f(d.Window.CI))
+		}
+		n := 0
+		for _, h := range p.Heads {
+			if h.Labelled {
+				n++
+			}
+		}
+		cw.Write(append(row, p.Closest, strconv.Itoa(n)))
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// PhasesText is the table of "closest algorithm" phases and the heads'
+// emergence steps.
+func (r *Result) PhasesText() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d snapshots, %d probe windows of N=%d from %s\n", r.Run, len(r.Points), r.Windows, r.N, r.Data)
+	fmt.Fprintf(&b, "closest algorithm (least mean KL(reference ‖ model) per position):\n")
+	for _, ph := range r.Phases {
+		kl := 0.0
+		for _, p := range r.Points {
+			if p.Step == ph.To {
+				for _, d := range p.KL {
+					if d.Reference == ph.Closest {
+						kl = d.Window.Mean
+					}
+				}
+			}
+		}
+		fmt.Fprintf(&b, "  steps %7d–%-7d %-28s (KL %.4f nats at step %d)\n", ph.From, ph.To, ph.Closest, kl, ph.To)
+	}
+	if len(r.Points) > 0 {
+		last := r.Points[len(r.Points)-1]
+		fmt.Fprintf(&b, "at step %d: excess over %s %.4f ± %.4f nats/symbol (window), %.4f ± %.4f (second half)\n",
+			last.Step, r.Excess, last.Excess.Mean, last.Excess.CI, last.ExcessHalf.Mean, last.ExcessHalf.CI)
+	}
+	if len(r.Emergences) == 0 {
+		fmt.Fprintf(&b, "no head is labelled at the last snapshot\n")
+	}
+	for _, e := range r.Emergences {
+		fmt.Fprintf(&b, "  head L%dH%d: %s, from step %d\n", e.Layer, e.Head, e.Label, e.Step)
+	}
+	return b.String()
+}
