@@ -3,12 +3,16 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/source"
 )
 
@@ -75,9 +79,7 @@ func TestEndToEnd(t *testing.T) {
 
 	runOK(t, "eval", "--file", p("seq.txt"), "--alphabet", "012", "-N", "500", "-D", "3", "--methods", "ctw,kn:delta=0.5,ppm", "--out", p("evf"))
 	runOK(t, "eval", "--file", p("seq.txt"), "--alphabet", "012", "-D", "3", "--methods", "ctw,kn,ppm,markov,unigram", "--half", "--out", p("half"))
-	if b, err := os.ReadFile(p("half/half.txt")); err != nil || strings.Contains(string(b), "kept learning") || !strings.Contains(string(b), "CTW") {
-		t.Errorf("half-file protocol output %q (%v)", b, err)
-	}
+	checkHalf(t, p("seq.txt"), p("half/half.txt"))
 	runOK(t, "ctw", "-D", "3", "--lambda", "0.15", "--init", "pad", "--alphabet", "012", "--map", p("map.json"), "--weights", p("w.csv"), "--predictions", p("pr.csv"), p("seq.txt"))
 	exists(t, p("map.json"), p("w.csv"), p("pr.csv"))
 	runOK(t, "bench", "-n", "20000", "-reps", "1")
@@ -85,6 +87,79 @@ func TestEndToEnd(t *testing.T) {
 	exists(t, p("qs/loss.png"), p("qs/summary.txt"), p("qs/tree0.svg"), p("qs/data/test/manifest.json"))
 	runOK(t, "help")
 	runOK(t, "version")
+}
+
+// checkHalf checks the half-file protocol's table (vomc eval --half): one
+// row per method, in the order asked for, every method frozen, and the
+// bits/symbol of CTW and of the unigram equal to the protocol computed
+// here from the symbol file (learn the first half, freeze, average −log2 P
+// over the second).
+func checkHalf(t *testing.T, seqFile, halfFile string) {
+	t.Helper()
+	b, err := os.ReadFile(halfFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(seqFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x []byte
+	for _, c := range raw {
+		if c >= '0' && c <= '2' {
+			x = append(x, c-'0')
+		}
+	}
+	h := len(x) / 2
+	// CTW, frozen after the first half.
+	pr, err := ctw.New(ctw.Config{A: 3, D: 3, Lambda: 0.15, Alpha: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := pr.NewState()
+	for _, a := range x[:h] {
+		st.Observe(a)
+	}
+	st.(predict.Freezer).Freeze()
+	dist := make([]float64, 3)
+	ctwBits := 0.0
+	for _, a := range x[h:] {
+		st.Predict(dist)
+		ctwBits -= math.Log2(dist[a])
+		st.Observe(a)
+	}
+	ctwBits /= float64(len(x) - h)
+	// The unigram (KT, α = 1/2) of the first half.
+	var n [3]float64
+	for _, a := range x[:h] {
+		n[a]++
+	}
+	uniBits := 0.0
+	for _, a := range x[h:] {
+		uniBits -= math.Log2((n[a] + 0.5) / (float64(h) + 1.5))
+	}
+	uniBits /= float64(len(x) - h)
+
+	var bits []float64
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n")[2:] {
+		f := strings.Fields(line)
+		v, err := strconv.ParseFloat(f[len(f)-2], 64)
+		if err != nil || f[len(f)-1] != "yes" {
+			t.Fatalf("half.txt row %q: want bits/symbol and frozen = yes", line)
+		}
+		bits = append(bits, v)
+	}
+	if len(bits) != 5 {
+		t.Fatalf("half.txt has %d rows, want 5 (ctw,kn,ppm,markov,unigram):\n%s", len(bits), b)
+	}
+	if math.Abs(bits[0]-ctwBits) > 5.1e-5 || math.Abs(bits[4]-uniBits) > 5.1e-5 {
+		t.Errorf("half.txt: CTW %v, unigram %v bits/symbol; computed %.6f, %.6f", bits[0], bits[4], ctwBits, uniBits)
+	}
+	for i, v := range bits[:4] { // every context model beats the unigram on a D=3 source
+		if !(v > 0 && v < bits[4]) {
+			t.Errorf("half.txt: method %d at %v bits/symbol, unigram %v", i, v, bits[4])
+		}
+	}
 }
 
 // TestBadInput checks that bad input gives an error exit, never a panic,
