@@ -255,7 +255,8 @@ func InitParams(cfg Config, seed uint64) []float32 {
 // InitParams(cfg, seed).
 func New(cfg Config, seed uint64) (*Model, error) { return NewOn(nil, cfg, seed) }
 
-// NewOn is New on the backend be (nil: the CPU backend); the parameters are
+// NewOn is New on the backend be (nil: a CPU backend of its own, with
+// kernels.Default); the parameters are
 // drawn on the host and uploaded, so every backend starts from the same
 // bytes.
 func NewOn(be backend.Backend, cfg Config, seed uint64) (*Model, error) {
@@ -270,8 +271,10 @@ func NewOn(be backend.Backend, cfg Config, seed uint64) (*Model, error) {
 func fromParams(cfg Config, params []float32) (*Model, error) { return FromParamsOn(nil, cfg, params) }
 
 // FromParamsOn returns a model of architecture cfg (defaults filled in) on
-// the backend be (nil: the CPU backend) with a copy of the flat parameter
-// vector params (length NumParams, laid out as in the safetensors file).
+// the backend be (nil: a CPU backend of its own, with kernels.Default)
+// with a copy of the flat parameter vector params (length NumParams, laid
+// out as in the safetensors file). An allocation the backend cannot make
+// is an error.
 func FromParamsOn(be backend.Backend, cfg Config, params []float32) (*Model, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -281,9 +284,13 @@ func FromParamsOn(be backend.Backend, cfg Config, params []float32) (*Model, err
 		return nil, fmt.Errorf("synth: %d parameters, the configuration has %d", len(params), cfg.NumParams())
 	}
 	if be == nil {
-		be = cpu.New()
+		be = cpu.NewDefault()
 	}
-	m := &Model{Config: cfg, be: be, params: backend.Whole(be.Alloc(len(params)))}
+	pt, err := backend.AllocTensor(be, len(params))
+	if err != nil {
+		return nil, fmt.Errorf("synth: parameters: %w", err)
+	}
+	m := &Model{Config: cfg, be: be, params: pt}
 	be.Upload(m.params, params)
 	m.p = cfg.views(m.params)
 	return m, nil
@@ -371,6 +378,7 @@ type Activations struct {
 	// backward (training only): gradients of a, h, z, u, logits
 	da, dh, dz, du, dlogits backend.Tensor
 	tokens                  backend.Tokens
+	whole                   backend.Tensor // the one allocation behind the tensors
 	// state of the last Forward
 	B, T int
 	// host side: the features before their upload, one extractor and
@@ -383,10 +391,21 @@ type Activations struct {
 	gvKey     backend.Tensor
 }
 
-// NewActivations allocates buffers for batches of up to maxB windows of up
-// to maxT ≤ Context symbols; training adds the gradient buffers Backward
-// needs. The host features are computed by up to GOMAXPROCS extractors.
+// NewActivations is AllocActivations for callers that treat a failed
+// allocation as fatal: it panics with the error.
 func (m *Model) NewActivations(maxB, maxT int, training bool) *Activations {
+	a, err := m.AllocActivations(maxB, maxT, training)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// AllocActivations allocates buffers for batches of up to maxB windows of
+// up to maxT ≤ Context symbols; training adds the gradient buffers
+// Backward needs. The host features are computed by up to GOMAXPROCS
+// extractors. An allocation the backend cannot make is an error.
+func (m *Model) AllocActivations(maxB, maxT int, training bool) (*Activations, error) {
 	c := m.Config
 	F, W, H, A := c.Features(), c.Width(), c.Hidden, c.A
 	rows := maxB * maxT
@@ -398,7 +417,12 @@ func (m *Model) NewActivations(maxB, maxT int, training bool) *Activations {
 	if training {
 		total += rows * (2*W + 2*H + A)
 	}
-	whole, off := backend.Whole(m.be.Alloc(total)), 0
+	whole, err := backend.AllocTensor(m.be, total)
+	if err != nil {
+		return nil, fmt.Errorf("synth: activations for %d windows of %d symbols: %w", maxB, maxT, err)
+	}
+	a.whole = whole
+	off := 0
 	take := func(n int) backend.Tensor { t := whole.Slice(off, n); off += n; return t }
 	a.x, a.u, a.z, a.h, a.logits, a.probs, a.losses = take(rows*F), take(rows*H), take(rows*H), take(rows*W), take(rows*A), take(rows*A), take(rows)
 	if c.Embed > 0 {
@@ -407,12 +431,25 @@ func (m *Model) NewActivations(maxB, maxT int, training bool) *Activations {
 	if training {
 		a.da, a.dh, a.dz, a.du, a.dlogits = take(rows*W), take(rows*W), take(rows*H), take(rows*H), take(rows*A)
 	}
-	a.tokens = m.be.AllocTokens(rows)
+	if a.tokens, err = m.be.AllocTokens(rows); err != nil {
+		m.be.Free(whole.Buf)
+		return nil, fmt.Errorf("synth: activations for %d windows of %d symbols: %w", maxB, maxT, err)
+	}
 	for range max(1, min(runtime.GOMAXPROCS(0), maxB)) {
 		a.ex = append(a.ex, m.NewExtractor())
 		a.raws = append(a.raws, make([]float64, F))
 	}
-	return a
+	return a, nil
+}
+
+// Free releases the activations' buffers; a must not be used afterwards.
+func (a *Activations) Free() error {
+	err := a.be.Free(a.whole.Buf)
+	if terr := a.be.FreeTokens(a.tokens); err == nil {
+		err = terr
+	}
+	a.whole, a.tokens = backend.Tensor{}, nil
+	return err
 }
 
 // Probs returns a host copy of the (B,T,A) next-symbol probabilities of

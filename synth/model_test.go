@@ -155,7 +155,10 @@ func TestGradients(t *testing.T) {
 			t.Fatalf("%v: loss %v, reference %v", tc.v, loss, ref)
 		}
 		be := m.Backend()
-		gt := backend.Whole(be.Alloc(m.NumParams()))
+		gt, err := backend.AllocTensor(be, m.NumParams())
+		if err != nil {
+			t.Fatal(err)
+		}
 		m.Backward(ac, gt, float32(1/float64(nt)))
 		g := make([]float32, gt.Len)
 		be.Download(g, gt)

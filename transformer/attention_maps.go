@@ -2,9 +2,8 @@ package transformer
 
 import (
 	"fmt"
-	"math"
 
-	"github.com/vomc/vomc/transformer/kernels"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // AttentionMaps runs the model on one window x (1 ≤ len(x) = T ≤ N,
@@ -14,12 +13,13 @@ import (
 // j ≤ i and zeros above the diagonal (the causal mask), so every row sums
 // to 1.
 //
-// It is an inference pass (Forward on fresh, non-training activations, on
-// the model's backend), then each layer's q, k entries are copied to the
-// host (Activations.QKV) and, per head, the scores and softmax are
-// computed there as in the CPU engine's attention (kernel GEMM,
-// kernels.Softmax): the training path, which keeps only a log-sum-exp per
-// row, is untouched, and any backend gives the maps. Memory is O(L·H·T²) for the result.
+// It is an inference pass (Forward on activations from the model's pool,
+// as for prediction; safe for concurrent calls), then per layer the
+// backend computes the weights from the layer's q, k entries
+// (Backend.AttentionWeights, in a buffer of the largest layer's NH·T²
+// values, freed at the end) and only the maps are copied to the host: the
+// training path, which keeps only a log-sum-exp per row, is untouched.
+// Memory is O(L·H·T²) for the result.
 func (m *Model) AttentionMaps(x []byte) ([][][]float32, error) {
 	c := m.Config
 	T := len(x)
@@ -31,29 +31,34 @@ func (m *Model) AttentionMaps(x []byte) ([][][]float32, error) {
 			return nil, fmt.Errorf("transformer: symbol %d at position %d outside the alphabet of %d", s, i, c.Alphabet)
 		}
 	}
-	a := m.NewActivations(1, T, false)
+	a, err := m.poolActs()
+	if err != nil {
+		return nil, err
+	}
+	defer m.pool.put(a)
 	m.Forward(a, x, 1, T)
 
+	maxNH := 0
+	for _, nh := range c.Heads {
+		maxNH = max(maxNH, nh)
+	}
+	be := m.be
+	w, err := backend.AllocTensor(be, maxNH*T*T)
+	if err != nil {
+		return nil, fmt.Errorf("transformer: attention maps of %d symbols: %w", T, err)
+	}
 	maps := make([][][]float32, c.Layers)
-	k := kernels.Default
-	C, C3 := c.Embed, 3*c.Embed
 	for l := range maps {
 		NH := c.Heads[l]
-		hs := C / NH
-		scale := float32(1 / math.Sqrt(float64(hs)))
-		qkv := a.QKV(l) // an explicit copy to the host
+		be.AttentionWeights(w, a.act.layers[l].qkv.Prefix(T*3*c.Embed), 1, T, c.Embed, NH)
 		maps[l] = make([][]float32, NH)
 		for h := range maps[l] {
-			p := make([]float32, T*T)
-			// S = Q·Kᵀ on the strided head views of qkv
-			k.Gemm(false, true, T, T, hs, qkv[h*hs:], C3, qkv[C+h*hs:], C3, 0, p, T)
-			for i := 0; i < T; i++ {
-				row := p[i*T : (i+1)*T]
-				kernels.Softmax(row[:i+1], scale)
-				clear(row[i+1:])
-			}
-			maps[l][h] = p
+			maps[l][h] = make([]float32, T*T)
+			be.Download(maps[l][h], w.Slice(h*T*T, T*T))
 		}
+	}
+	if err := be.Free(w.Buf); err != nil {
+		return nil, err
 	}
 	return maps, nil
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/transformer/backend"
-	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
 )
 
@@ -68,8 +67,8 @@ func refAttention(qkv, dout []float32, B, T, C, NH int) (out, dqkv []float64) {
 func TestAttentionBlocks(t *testing.T) {
 	ks := map[string]kernels.Kernel{"blocked": &kernels.Blocked{}, "naive": kernels.Naive{}}
 	for _, info := range kernels.Sets() {
-		if k, err := kernels.GemmOf(info.Name, 0); err == nil {
-			ks[info.Name] = k
+		if s, err := kernels.Lookup(info.Name); err == nil {
+			ks[info.Name] = s.GEMM(0)
 		}
 	}
 	r := rand.New(rand.NewPCG(11, 12))
@@ -88,9 +87,9 @@ func TestAttentionBlocks(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/B%d,T%d,C%d,NH%d", name, B, T, C, NH), func(t *testing.T) {
 				out := make([]float32, B*T*C)
 				lse := make([]float32, B*NH*T)
-				cpu.WithKernel(k).AttentionForward(hostTensor(out), hostTensor(lse), hostTensor(qkv), B, T, C, NH)
+				withGemm(k).AttentionForward(hostTensor(out), hostTensor(lse), hostTensor(qkv), B, T, C, NH)
 				out2 := make([]float32, B*T*C)
-				cpu.WithKernel(k).AttentionForward(hostTensor(out2), backend.Tensor{}, hostTensor(qkv), B, T, C, NH)
+				withGemm(k).AttentionForward(hostTensor(out2), backend.Tensor{}, hostTensor(qkv), B, T, C, NH)
 				for i, w := range wantOut {
 					if d := math.Abs(float64(out[i]) - w); d > 1e-5*(1+math.Abs(w)) {
 						t.Fatalf("out[%d] = %v, want %v", i, out[i], w)
@@ -103,7 +102,7 @@ func TestAttentionBlocks(t *testing.T) {
 				for i := range dqkv {
 					dqkv[i] = 0.5
 				}
-				cpu.WithKernel(k).AttentionBackward(hostTensor(dqkv), hostTensor(dout), hostTensor(qkv), hostTensor(lse), B, T, C, NH)
+				withGemm(k).AttentionBackward(hostTensor(dqkv), hostTensor(dout), hostTensor(qkv), hostTensor(lse), B, T, C, NH)
 				for i, w := range wantD {
 					w += 0.5
 					if d := math.Abs(float64(dqkv[i]) - w); d > 2e-5*(1+math.Abs(w)) {
@@ -125,8 +124,14 @@ func TestKernelsAgree(t *testing.T) {
 	m := randomModel(t, cfg, 3, 0.1)
 	B, T := 3, cfg.Context
 	x := randomInputs(5, B*T, cfg.Alphabet)
-	run := func(k kernels.Kernel) ([]float32, []float32, float64) {
-		setKernel(m, k)
+	run := func(k kernels.Kernel, set string) ([]float32, []float32, float64) {
+		if set != "" {
+			if err := setKernelSet(m, set); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			setKernel(m, k)
+		}
 		acts := m.NewActivations(B, T, true)
 		loss := m.Forward(acts, x, B, T)
 		g := make([]float32, len(liveParams(m)))
@@ -134,21 +139,15 @@ func TestKernelsAgree(t *testing.T) {
 		return append([]float32(nil), acts.Logits()...), g, loss
 	}
 	defer func() { setKernel(m, nil) }()
-	l0, g0, loss0 := run(kernels.Naive{})
-	prev := kernels.Active()
-	defer func() { kernels.Use(prev) }()
+	l0, g0, loss0 := run(kernels.Naive{}, "")
 	for _, info := range kernels.Sets() {
 		name := info.Name
 		if !info.Usable {
 			t.Logf("kernel set %s skipped: %s", name, info.Reason)
 			continue
 		}
-		// the set's GEMM (through kernels.Default) and its vector kernels
-		if err := kernels.Use(name); err != nil {
-			t.Fatal(err)
-		}
-		k := kernels.Kernel(nil)
-		l, g, loss := run(k)
+		// the set's GEMM and its vector kernels
+		l, g, loss := run(nil, name)
 		if math.Abs(loss-loss0) > 1e-5*loss0 {
 			t.Errorf("%s: loss %v, naive kernel %v", name, loss, loss0)
 		}

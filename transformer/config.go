@@ -201,8 +201,11 @@ func (c Config) TrainingBytes(B, T int) float64 {
 	return 4*(12*P+pos+c.activationFloats(B, T, true)+c.activationFloats(B, T, false)) + scratchBytes()
 }
 
-// scratchBytes is the kernels' packing memory on GOMAXPROCS goroutines.
-func scratchBytes() float64 { return float64(kernels.ScratchBytes(runtime.GOMAXPROCS(0))) }
+// scratchBytes is the packing memory of kernels.Default's GEMM (the CPU
+// backend's unless given another set) on GOMAXPROCS goroutines.
+func scratchBytes() float64 {
+	return float64(kernels.Default().ScratchBytes(runtime.GOMAXPROCS(0)))
+}
 
 // InferenceBytes estimates the memory of a model of c with the
 // activations of one forward pass over B windows of T symbols.

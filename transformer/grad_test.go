@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/vomc/vomc/transformer/kernels"
@@ -42,7 +43,7 @@ func randomModel(t testing.TB, cfg Config, seed uint64, std float64) *Model {
 	for _, ti := range cfg.Layout() {
 		for i := ti.Offset; i < ti.Offset+ti.Size; i++ {
 			v := std * r.NormFloat64()
-			if len(ti.Shape) == 1 && (hasSuffix(ti.Name, "ln1.weight") || hasSuffix(ti.Name, "ln2.weight") || ti.Name == "lnf.weight") {
+			if len(ti.Shape) == 1 && (strings.HasSuffix(ti.Name, "ln1.weight") || strings.HasSuffix(ti.Name, "ln2.weight") || ti.Name == "lnf.weight") {
 				v += 1
 			}
 			liveParams(m)[i] = float32(v)
@@ -164,15 +165,14 @@ func TestGradients(t *testing.T) {
 				G = math.Max(G, math.Abs(fd[i]))
 			}
 			// the analytic gradient with every kernel set this CPU runs
-			prevSet := kernels.Active()
-			defer kernels.Use(prevSet)
+			defer setKernel(m, nil)
 			var grads []float32
 			for _, info := range kernels.Sets() {
 				if !info.Usable {
 					t.Logf("kernel set %s skipped: %s", info.Name, info.Reason)
 					continue
 				}
-				if err := kernels.Use(info.Name); err != nil {
+				if err := setKernelSet(m, info.Name); err != nil {
 					t.Fatal(err)
 				}
 				grads = make([]float32, len(liveParams(m)))

@@ -24,13 +24,27 @@ func hostTensor(s []float32) backend.Tensor {
 	return backend.Whole(cpu.Wrap(s))
 }
 
-// setKernel makes m's CPU backend use the GEMM k (nil: the active set's).
+// setKernel puts m on a CPU backend of kernels.Default whose GEMM is k
+// (nil: the set's).
 func setKernel(m *Model, k kernels.Kernel) {
 	if k == nil {
-		m.be = cpu.New()
+		m.be = cpu.NewDefault()
 		return
 	}
-	m.be = cpu.WithKernel(k)
+	m.be = withGemm(k)
+}
+
+// withGemm is a CPU backend of kernels.Default with the GEMM k.
+func withGemm(k kernels.Kernel) *cpu.Backend { return cpu.New(kernels.Default(), cpu.WithGemm(k)) }
+
+// setKernelSet puts m on a CPU backend of the kernel set called name.
+func setKernelSet(m *Model, name string) error {
+	ks, err := kernels.Lookup(name)
+	if err != nil {
+		return err
+	}
+	m.be = cpu.New(ks)
+	return nil
 }
 
 // hostSlice returns the live host slice of a CPU-backend tensor.

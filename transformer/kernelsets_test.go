@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
 )
 
@@ -17,13 +18,12 @@ func TestKernelSetsTrainingLosses(t *testing.T) {
 	cfg := DefaultConfig(2, 2, 32, 64, 3)
 	P := [][]float64{{0.8, 0.1, 0.1}, {0.2, 0.3, 0.5}, {0.6, 0.3, 0.1}}
 	windows, _, _ := markovWindows(P, 64, cfg.Context, 5)
-	prev := kernels.Active()
-	defer kernels.Use(prev)
 	train := func(set string) []float64 {
-		if err := kernels.Use(set); err != nil {
+		ks, err := kernels.Lookup(set)
+		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := New(cfg, 3)
+		m, err := NewOn(cpu.New(ks), cfg, 3)
 		if err != nil {
 			t.Fatal(err)
 		}

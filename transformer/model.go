@@ -1,9 +1,11 @@
 package transformer
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cpu"
@@ -20,9 +22,11 @@ type Model struct {
 	Config Config
 
 	be     backend.Backend
+	ownBe  bool           // be was made by FromParamsOn (closed by Free)
 	params backend.Tensor // the flat parameter vector, laid out by Config.Layout
 	p      params         // views of params
 	pos    backend.Tensor // positional table (N, E): wpe, or the sinusoidal table
+	pool   *actPool       // inference activations (predictor, attention maps)
 }
 
 // New returns a model on the CPU backend with freshly initialised
@@ -31,7 +35,8 @@ type Model struct {
 // 1. The draw is deterministic given seed.
 func New(cfg Config, seed uint64) (*Model, error) { return NewOn(nil, cfg, seed) }
 
-// NewOn is New on the backend be (nil: the CPU backend). The parameters are
+// NewOn is New on the backend be (nil: a CPU backend of its own, with
+// kernels.Default). The parameters are
 // drawn on the host and uploaded, so every backend starts from the same
 // bytes.
 func NewOn(be backend.Backend, cfg Config, seed uint64) (*Model, error) {
@@ -51,7 +56,7 @@ func InitParams(cfg Config, seed uint64) []float32 {
 	for _, t := range cfg.Layout() {
 		s := flat[t.Offset : t.Offset+t.Size]
 		switch {
-		case len(t.Shape) == 1 && (hasSuffix(t.Name, "ln1.weight") || hasSuffix(t.Name, "ln2.weight") || t.Name == "lnf.weight"):
+		case len(t.Shape) == 1 && (strings.HasSuffix(t.Name, "ln1.weight") || strings.HasSuffix(t.Name, "ln2.weight") || t.Name == "lnf.weight"):
 			for i := range s {
 				s[i] = 1
 			}
@@ -59,7 +64,7 @@ func InitParams(cfg Config, seed uint64) []float32 {
 			// biases stay 0
 		default:
 			std := 0.02
-			if hasSuffix(t.Name, "attn.proj.weight") || hasSuffix(t.Name, "mlp.proj.weight") {
+			if strings.HasSuffix(t.Name, "attn.proj.weight") || strings.HasSuffix(t.Name, "mlp.proj.weight") {
 				std = resid
 			}
 			for i := range s {
@@ -70,13 +75,13 @@ func InitParams(cfg Config, seed uint64) []float32 {
 	return flat
 }
 
-func hasSuffix(s, suf string) bool { return len(s) >= len(suf) && s[len(s)-len(suf):] == suf }
-
 // FromParams returns a model on the CPU backend with the parameter vector
 // flat (length cfg.NumParams(), or empty for zeros), which it copies.
 func FromParams(cfg Config, flat []float32) (*Model, error) { return FromParamsOn(nil, cfg, flat) }
 
-// FromParamsOn is FromParams on the backend be (nil: the CPU backend).
+// FromParamsOn is FromParams on the backend be (nil: a CPU backend of its
+// own, with kernels.Default, which Free closes). An allocation the backend
+// cannot make is an error.
 func FromParamsOn(be backend.Backend, cfg Config, flat []float32) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -85,23 +90,59 @@ func FromParamsOn(be backend.Backend, cfg Config, flat []float32) (*Model, error
 	if len(flat) != 0 && len(flat) != n {
 		return nil, fmt.Errorf("transformer: %d parameters, config needs %d", len(flat), n)
 	}
+	m := &Model{Config: cfg, be: be, pool: new(actPool)}
 	if be == nil {
-		be = cpu.New()
+		m.be, m.ownBe = cpu.NewDefault(), true
 	}
-	cfg.Heads = append([]int(nil), cfg.Heads...)
-	m := &Model{Config: cfg, be: be}
-	m.params = backend.Whole(be.Alloc(n))
+	m.Config.Heads = append([]int(nil), cfg.Heads...)
+	if err := m.allocParams(flat); err != nil {
+		m.Free()
+		return nil, fmt.Errorf("transformer: parameters of %s: %w", cfg, err)
+	}
+	return m, nil
+}
+
+func (m *Model) allocParams(flat []float32) error {
+	be, cfg := m.be, m.Config
+	var err error
+	if m.params, err = backend.AllocTensor(be, cfg.NumParams()); err != nil {
+		return err
+	}
 	if len(flat) != 0 {
 		be.Upload(m.params, flat)
 	}
 	m.p = cfg.views(m.params)
 	if cfg.Positional == Sinusoidal {
-		m.pos = backend.Whole(be.Alloc(cfg.Context * cfg.Embed))
+		if m.pos, err = backend.AllocTensor(be, cfg.Context*cfg.Embed); err != nil {
+			return err
+		}
 		be.Upload(m.pos, SinusoidalTable(cfg.Context, cfg.Embed))
 	} else {
 		m.pos = m.p.wpe
 	}
-	return m, nil
+	return nil
+}
+
+// Free releases the model's buffers on its backend — parameters,
+// positional table, the pooled inference activations — and closes the
+// backend when the model made it; the model must not be used afterwards
+// (nor while a prediction runs). Models that are simply dropped are
+// released by the garbage collector on the CPU backend; a GPU backend
+// needs Free.
+func (m *Model) Free() error {
+	var errs []error
+	for _, a := range m.pool.drain() {
+		errs = append(errs, a.Free())
+	}
+	errs = append(errs, backend.FreeAll(m.be, m.params, m.pos))
+	err := errors.Join(errs...)
+	m.params, m.pos, m.p = backend.Tensor{}, backend.Tensor{}, params{}
+	if m.ownBe {
+		if cerr := m.be.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
 
 // Backend returns the backend the model's buffers live on.
@@ -181,40 +222,74 @@ type bufs struct {
 // Activations holds every activation buffer, and (when made for training)
 // every activation-gradient buffer, of forward/backward passes over up to
 // MaxB windows of up to MaxT symbols, on the model's backend. Make one per
-// (batch, context) and reuse it; it is not safe for concurrent use.
+// (batch, context) and reuse it; it is not safe for concurrent use. Free
+// releases it.
 type Activations struct {
 	// MaxB and MaxT are the capacity.
-	MaxB, MaxT int
-	act, grad  bufs
-	training   bool
-	be         backend.Backend
-	A          int
+	MaxB, MaxT      int
+	act, grad       bufs
+	actBuf, gradBuf backend.Tensor // the one allocation behind act, grad
+	training        bool
+	be              backend.Backend
+	A               int
 	// state of the last Forward
 	B, T   int
 	tokens backend.Tokens
-	// host copies made by Probs, Logits, Losses
-	hostProbs, hostLogits, hostLosses []float32
+	// host copies made by Probs, Logits, Losses, ProbRow
+	hostProbs, hostLogits, hostLosses, hostRow []float32
 	// views of the last gradient vector given to Backward (cached)
 	gv    params
 	gvKey backend.Tensor
 }
 
-// NewActivations allocates buffers for batches of up to maxB windows of up
-// to maxT ≤ N symbols; with training, also the attention rows' log-sum-exps
-// (O(B·heads·T): the backward pass recomputes the attention weights, so no
-// O(B·heads·T²) matrix is kept) and the gradient buffers Backward needs.
-// All buffers are O(B·T·E).
-func (m *Model) NewActivations(maxB, maxT int, training bool) *Activations {
+// AllocActivations allocates buffers for batches of up to maxB windows of
+// up to maxT ≤ N symbols; with training, also the attention rows'
+// log-sum-exps (O(B·heads·T): the backward pass recomputes the attention
+// weights, so no O(B·heads·T²) matrix is kept) and the gradient buffers
+// Backward needs. All buffers are O(B·T·E). An allocation the backend
+// cannot make (out of memory) is an error.
+func (m *Model) AllocActivations(maxB, maxT int, training bool) (*Activations, error) {
 	if maxT > m.Config.Context {
-		panic(fmt.Sprintf("transformer: context %d longer than the model's N = %d", maxT, m.Config.Context))
+		return nil, fmt.Errorf("transformer: context %d longer than the model's N = %d", maxT, m.Config.Context)
+	}
+	if maxB < 1 || maxT < 1 {
+		return nil, fmt.Errorf("transformer: activations for %d windows of %d symbols", maxB, maxT)
 	}
 	a := &Activations{MaxB: maxB, MaxT: maxT, training: training, be: m.be, A: m.Config.Alphabet}
-	a.act = m.allocBufs(maxB, maxT, false, training)
-	if training {
-		a.grad = m.allocBufs(maxB, maxT, true, true)
+	err := m.allocBufs(&a.act, &a.actBuf, maxB, maxT, false, training)
+	if err == nil && training {
+		err = m.allocBufs(&a.grad, &a.gradBuf, maxB, maxT, true, true)
 	}
-	a.tokens = m.be.AllocTokens(maxB * maxT)
+	if err == nil {
+		a.tokens, err = m.be.AllocTokens(maxB * maxT)
+	}
+	if err != nil {
+		a.Free()
+		return nil, fmt.Errorf("transformer: activations for %d windows of %d symbols: %w", maxB, maxT, err)
+	}
+	return a, nil
+}
+
+// NewActivations is AllocActivations for callers that treat a failed
+// allocation as fatal: it panics with the error (which the CPU backend
+// gives only when the host is out of memory).
+func (m *Model) NewActivations(maxB, maxT int, training bool) *Activations {
+	a, err := m.AllocActivations(maxB, maxT, training)
+	if err != nil {
+		panic(err)
+	}
 	return a
+}
+
+// Free releases the activations' buffers; a must not be used afterwards.
+func (a *Activations) Free() error {
+	err := backend.FreeAll(a.be, a.actBuf, a.gradBuf)
+	if terr := a.be.FreeTokens(a.tokens); err == nil {
+		err = terr
+	}
+	a.actBuf, a.gradBuf, a.tokens = backend.Tensor{}, backend.Tensor{}, nil
+	a.act, a.grad = bufs{}, bufs{}
+	return err
 }
 
 // ActivationFloats returns the number of float32 elements NewActivations
@@ -230,17 +305,22 @@ func (c Config) ActivationFloats(maxB, maxT int, training bool) int {
 	return n
 }
 
-func (m *Model) allocBufs(B, T int, grad, training bool) bufs {
-	// one allocation per pass: sub-tensors are views of it
+// allocBufs lays out the buffers of one pass in one allocation (*whole):
+// sub-tensors are views of it.
+func (m *Model) allocBufs(s *bufs, whole *backend.Tensor, B, T int, grad, training bool) error {
 	total := 0
 	m.Config.layoutBufs(B, T, grad, training, func(n int) backend.Tensor { total += n; return backend.Tensor{} })
-	whole := backend.Whole(m.be.Alloc(total))
+	var err error
+	if *whole, err = backend.AllocTensor(m.be, total); err != nil {
+		return err
+	}
 	off := 0
-	return m.Config.layoutBufs(B, T, grad, training, func(n int) backend.Tensor {
+	*s = m.Config.layoutBufs(B, T, grad, training, func(n int) backend.Tensor {
 		t := whole.Slice(off, n)
 		off += n
 		return t
 	})
+	return nil
 }
 
 // layoutBufs lays out the buffers of one pass, taking each from f.
@@ -371,6 +451,22 @@ func (a *Activations) download(host *[]float32, t backend.Tensor, n int) []float
 	*host = (*host)[:n]
 	a.be.Download(*host, t.Prefix(n))
 	return *host
+}
+
+// ProbRow returns a host copy of one row of the probabilities of the last
+// Forward: P(x_{t+2} | x_1..x_{t+1}) of window b (0-based t), A values.
+// Only that row is copied; the slice is reused by the next call.
+func (a *Activations) ProbRow(b, t int) []float32 {
+	if b < 0 || b >= a.B || t < 0 || t >= a.T {
+		panic(fmt.Sprintf("transformer: probability row (%d,%d) of a pass over (%d,%d)", b, t, a.B, a.T))
+	}
+	r := b*a.T + t
+	if cap(a.hostRow) < a.A {
+		a.hostRow = make([]float32, a.A)
+	}
+	a.hostRow = a.hostRow[:a.A]
+	a.be.Download(a.hostRow, a.act.probs.Slice(r*a.A, a.A))
+	return a.hostRow
 }
 
 // Probs returns a host copy of the (B,T,A) next-symbol probabilities of

@@ -27,10 +27,26 @@ type AdamW struct {
 }
 
 // NewAdamW returns an optimiser for n parameters on be with PyTorch's
-// defaults: β1 = 0.9, β2 = 0.999, ε = 1e-8, weight decay 0.01.
-func NewAdamW(be backend.Backend, n int) *AdamW {
-	return &AdamW{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01, be: be,
-		m: backend.Whole(be.Alloc(n)), v: backend.Whole(be.Alloc(n))}
+// defaults: β1 = 0.9, β2 = 0.999, ε = 1e-8, weight decay 0.01; its moments
+// are allocated on be (an error if be cannot hold them).
+func NewAdamW(be backend.Backend, n int) (*AdamW, error) {
+	o := &AdamW{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01, be: be}
+	var err error
+	if o.m, err = backend.AllocTensor(be, n); err == nil {
+		o.v, err = backend.AllocTensor(be, n)
+	}
+	if err != nil {
+		o.Free()
+		return nil, fmt.Errorf("transformer: AdamW moments of %d parameters: %w", n, err)
+	}
+	return o, nil
+}
+
+// Free releases the moments; the optimiser must not be used afterwards.
+func (o *AdamW) Free() error {
+	err := backend.FreeAll(o.be, o.m, o.v)
+	o.m, o.v = backend.Tensor{}, backend.Tensor{}
+	return err
 }
 
 // Step updates params in place from grads with learning rate lr.

@@ -2,13 +2,14 @@ package transformer
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/vomc/vomc/transformer/backend"
 	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // Windows is a collection of equal-length training windows
@@ -281,10 +282,11 @@ type Trainable[A any] interface {
 	// flat (length NumParams) into them.
 	HostParams() []float32
 	SetParams(flat []float32) error
-	// NewActivations allocates the buffers of passes over up to maxB
+	// AllocActivations allocates the buffers of passes over up to maxB
 	// windows of up to maxT symbols (with training: also what Backward
-	// needs).
-	NewActivations(maxB, maxT int, training bool) A
+	// needs), or returns the backend's error (e.g. out of memory). When A
+	// has a method Free() error, the trainer's Free calls it.
+	AllocActivations(maxB, maxT int, training bool) (A, error)
 	// Forward returns the summed cross-entropy (nats) over the B·(T−1)
 	// targets; Backward accumulates scale·∇ of it into grads.
 	Forward(a A, inputs []byte, B, T int) float64
@@ -338,6 +340,7 @@ type TrainerOf[A any, M Trainable[A]] struct {
 
 	grads      backend.Tensor // the gradient vector, on the model's backend
 	acts       A
+	hasActs    bool // acts was allocated
 	evalActs   A
 	evalB      int // capacity (windows) of evalActs; 0: none yet
 	T          int
@@ -387,12 +390,62 @@ func NewTrainerOf[A any, M Trainable[A]](m M, cfg TrainConfig, train, val Window
 		}
 	}
 	be := m.Backend()
-	opt := NewAdamW(be, m.NumParams())
-	opt.Beta1, opt.Beta2, opt.Eps, opt.WeightDecay = cfg.Beta1, cfg.Beta2, cfg.Eps, cfg.WeightDecay
-	B := min(cfg.BatchSize, train.Windows())
-	return &TrainerOf[A, M]{Model: m, Cfg: cfg, Train: train, Val: val, Opt: opt,
-		grads: backend.Whole(be.Alloc(m.NumParams())), TrainerState: TrainerState{BestVal: math.Inf(1)},
-		acts: m.NewActivations(B, T, true), T: T, permEpoch: -1}, nil
+	t := &TrainerOf[A, M]{Model: m, Cfg: cfg, Train: train, Val: val,
+		TrainerState: TrainerState{BestVal: math.Inf(1)}, T: T, permEpoch: -1}
+	err := t.alloc(be, min(cfg.BatchSize, train.Windows()))
+	if err != nil {
+		t.Free()
+		return nil, err
+	}
+	t.Opt.Beta1, t.Opt.Beta2, t.Opt.Eps, t.Opt.WeightDecay = cfg.Beta1, cfg.Beta2, cfg.Eps, cfg.WeightDecay
+	return t, nil
+}
+
+// alloc allocates the optimiser, the gradients and the training
+// activations for batches of B windows.
+func (t *TrainerOf[A, M]) alloc(be backend.Backend, B int) error {
+	n := t.Model.NumParams()
+	var err error
+	if t.Opt, err = NewAdamW(be, n); err != nil {
+		return err
+	}
+	if t.grads, err = backend.AllocTensor(be, n); err != nil {
+		return fmt.Errorf("transformer: gradients of %d parameters: %w", n, err)
+	}
+	if t.acts, err = t.Model.AllocActivations(B, t.T, true); err != nil {
+		return err
+	}
+	t.hasActs = true
+	return nil
+}
+
+// Free releases what the trainer allocated on the model's backend — the
+// optimiser's moments, the gradients, the activations — but not the
+// model; the trainer must not be used afterwards.
+func (t *TrainerOf[A, M]) Free() error {
+	var errs []error
+	if t.Opt != nil {
+		errs = append(errs, t.Opt.Free())
+	}
+	errs = append(errs, backend.FreeAll(t.Model.Backend(), t.grads))
+	t.grads = backend.Tensor{}
+	if t.hasActs {
+		errs = append(errs, freeActs(t.acts))
+	}
+	if t.evalB > 0 {
+		errs = append(errs, freeActs(t.evalActs))
+	}
+	var zero A
+	t.acts, t.evalActs, t.hasActs, t.evalB = zero, zero, false, 0
+	return errors.Join(errs...)
+}
+
+// freeActs frees a when its type has a Free method.
+func freeActs(a any) error {
+	if f, ok := a.(interface{ Free() error }); ok {
+		return f.Free()
+	}
+	return nil
 }
 
 // HostGrads returns a host copy of the gradient vector of the last
@@ -558,7 +611,9 @@ func (t *TrainerOf[A, M]) Run(ctx context.Context) (last EpochStats, err error) 
 			ep.TokensPerSecond = float64(epochTokens) / s
 		}
 		if t.Val != nil && t.Val.Windows() > 0 {
-			ep.ValLoss = t.Evaluate(t.Val)
+			if ep.ValLoss, err = t.evaluate(t.Val); err != nil {
+				return last, err
+			}
 			if ep.ValLoss < t.BestVal {
 				t.BestVal = ep.ValLoss
 				t.BestParams = t.Model.HostParams()
@@ -594,13 +649,35 @@ func (t *TrainerOf[A, M]) Run(ctx context.Context) (last EpochStats, err error) 
 }
 
 // Evaluate returns the mean per-symbol loss in nats of the model on ws
-// (all B·(T−1) targets of every window).
+// (all B·(T−1) targets of every window). It panics if the backend cannot
+// allocate the evaluation activations (Run returns that error instead).
 func (t *TrainerOf[A, M]) Evaluate(ws Windows) float64 {
+	loss, err := t.evaluate(ws)
+	if err != nil {
+		panic(err)
+	}
+	return loss
+}
+
+// evaluate is Evaluate, with the allocation error returned. The
+// evaluation activations are kept for the next call (reallocated when a
+// call needs more windows).
+func (t *TrainerOf[A, M]) evaluate(ws Windows) (float64, error) {
 	B := min(t.Cfg.BatchSize, ws.Windows())
 	if t.evalB < B {
-		t.evalActs, t.evalB = t.Model.NewActivations(B, t.T, false), B
+		if t.evalB > 0 {
+			if err := freeActs(t.evalActs); err != nil {
+				return math.NaN(), err
+			}
+			t.evalB = 0
+		}
+		a, err := t.Model.AllocActivations(B, t.T, false)
+		if err != nil {
+			return math.NaN(), err
+		}
+		t.evalActs, t.evalB = a, B
 	}
-	return MeanLoss[A](t.Model, t.evalActs, ws, B)
+	return MeanLoss[A](t.Model, t.evalActs, ws, B), nil
 }
 
 // MeanLoss returns the mean per-symbol loss in nats of m on the windows of

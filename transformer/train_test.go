@@ -26,7 +26,7 @@ func TestLearningRate(t *testing.T) {
 }
 
 func TestClipGradNorm(t *testing.T) {
-	be := cpu.New()
+	be := cpu.NewDefault()
 	g := []float32{3, 4}
 	if n := ClipGradNorm(be, hostTensor(g), 1); n != 5 || math.Abs(float64(g[0])-0.6) > 1e-6 || math.Abs(float64(g[1])-0.8) > 1e-6 {
 		t.Errorf("norm %v, clipped %v", n, g)
@@ -42,7 +42,10 @@ func TestClipGradNorm(t *testing.T) {
 // float64.
 func TestAdamW(t *testing.T) {
 	p := []float32{1, -2, 0.5}
-	o := NewAdamW(cpu.New(), 3)
+	o, err := NewAdamW(cpu.NewDefault(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	gs := [][]float32{{0.1, -0.3, 2}, {-0.2, 0.1, 1}}
 	want := []float64{1, -2, 0.5}
 	m, v := make([]float64, 3), make([]float64, 3)

@@ -12,6 +12,13 @@
 // Buffers never leave their backend implicitly: host data goes in with
 // Upload/UploadTokens and comes back with Download, both explicit copies.
 //
+// Lifetime: Alloc and AllocTokens report failure as an error (ErrOutOfMemory
+// when memory — host or device — runs out, ErrClosed after Close) instead
+// of panicking; Free and FreeTokens release one allocation, Close the
+// backend and whatever it still holds (worker goroutines, a device
+// context). A buffer must not be used after it is freed, and no buffer
+// after its backend is closed.
+//
 // Conventions for every op: tensors are row-major float32; "rows" is B·T;
 // B windows of T positions, C = embedding width, NH heads, A alphabet
 // size. Unless an op says otherwise, backward ops ACCUMULATE (+=) into the
@@ -22,7 +29,24 @@
 // training is reproducible on one machine whatever its load.
 package backend
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors of the lifetime methods. Backends wrap them with what was asked
+// (errors.Is finds them).
+var (
+	// ErrOutOfMemory: the backend cannot hold the requested allocation
+	// (host memory for the CPU backend, device memory for a GPU backend).
+	ErrOutOfMemory = errors.New("out of memory")
+	// ErrClosed: the backend has been closed.
+	ErrClosed = errors.New("backend closed")
+	// ErrFreed: the buffer was freed already.
+	ErrFreed = errors.New("buffer already freed")
+	// ErrForeign: the buffer or tokens belong to another kind of backend.
+	ErrForeign = errors.New("buffer of another backend")
+)
 
 // Buffer is float32 storage owned by a backend (host memory for the CPU
 // backend, device memory for a GPU backend).
@@ -85,15 +109,31 @@ type AdamWStep struct {
 
 // Backend runs the engine's operations on buffers it owns. Implementations
 // are not safe for concurrent use unless they say so; one model's forward
-// and backward passes run in order on one goroutine.
+// and backward passes run in order on one goroutine. The results of every
+// op must not depend on the number of threads the backend uses
+// (bit-identical: backendtest checks it).
 type Backend interface {
 	// Name identifies the backend and its kernels, e.g. "cpu/avx512".
 	Name() string
 
-	// Alloc returns a zeroed buffer of n float32 elements.
-	Alloc(n int) Buffer
-	// AllocTokens returns symbol storage for n symbols.
-	AllocTokens(n int) Tokens
+	// Alloc returns a zeroed buffer of n ≥ 0 float32 elements, or an
+	// error: n < 0, ErrOutOfMemory (wrapped) when the backend's memory
+	// cannot hold it, ErrClosed after Close.
+	Alloc(n int) (Buffer, error)
+	// AllocTokens returns symbol storage for n ≥ 0 symbols, or an error
+	// as Alloc.
+	AllocTokens(n int) (Tokens, error)
+	// Free releases b (nil: nothing to do); b, and every Tensor viewing
+	// it, must not be used afterwards (an op given one panics). Freeing a
+	// buffer twice is an error wrapping ErrFreed, a buffer of another
+	// kind of backend one wrapping ErrForeign.
+	Free(b Buffer) error
+	// FreeTokens releases t as Free releases a buffer.
+	FreeTokens(t Tokens) error
+	// Close releases the backend: later allocations fail with ErrClosed,
+	// and buffers not yet freed must not be used any more (a GPU backend
+	// frees them with its device context). Closing twice does nothing.
+	Close() error
 	// Upload copies src (len = dst.Len) from the host into dst.
 	Upload(dst Tensor, src []float32)
 	// Download copies src into dst (len = src.Len) on the host.
@@ -143,6 +183,12 @@ type Backend interface {
 	// AttentionBackward accumulates dqkv (B,T,3C) from dout (B,T,C) with
 	// the forward's qkv and lse.
 	AttentionBackward(dqkv, dout, qkv, lse Tensor, B, T, C, NH int)
+	// AttentionWeights writes the weights of AttentionForward: out
+	// (B,NH,T,T), whose row i of window b, head h holds
+	// softmax_{j≤i}(q_i·k_j/√hs) in columns j ≤ i and 0 in columns j > i
+	// (every row sums to 1). For analysis (attention maps; O(B·NH·T²)
+	// memory); training never calls it.
+	AttentionWeights(out, qkv Tensor, B, T, C, NH int)
 
 	// ActivationForward: out = act(inp) elementwise.
 	ActivationForward(act Activation, out, inp Tensor)
@@ -172,6 +218,40 @@ type Backend interface {
 	// AdamW applies one AdamW step to params with grads, updating the
 	// moments m and v in place (all of one length).
 	AdamW(params, grads, m, v Tensor, h AdamWStep)
+}
+
+// AllocTensor returns a zeroed tensor of n elements on be (the whole of a
+// fresh buffer).
+func AllocTensor(be Backend, n int) (Tensor, error) {
+	b, err := be.Alloc(n)
+	if err != nil {
+		return Tensor{}, err
+	}
+	return Whole(b), nil
+}
+
+// FreeAll frees the buffers behind ts (absent ones and repeats of a
+// buffer are skipped) and returns the first error.
+func FreeAll(be Backend, ts ...Tensor) error {
+	var first error
+	for i, t := range ts {
+		if t.Buf == nil || seen(ts[:i], t.Buf) {
+			continue
+		}
+		if err := be.Free(t.Buf); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func seen(ts []Tensor, b Buffer) bool {
+	for _, t := range ts {
+		if t.Buf == b {
+			return true
+		}
+	}
+	return false
 }
 
 // ToHost returns a host copy of t (an explicit download).

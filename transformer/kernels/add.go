@@ -1,14 +1,14 @@
 package kernels
 
 // Add sets dst[i] = a[i] + b[i] for i < len(a) (dst may alias a or b
-// exactly; len(dst), len(b) ≥ len(a)). It uses the active kernel set (see Use).
-func Add(dst, a, b []float32) {
+// exactly; len(dst), len(b) ≥ len(a)). It uses the set's kernel.
+func (ks *Set) Add(dst, a, b []float32) {
 	n := len(a)
 	if n == 0 {
 		return
 	}
 	dst, b = dst[:n], b[:n]
-	if f := vec.add; f != nil {
+	if f := ks.vec.add; f != nil {
 		f(&dst[0], &a[0], &b[0], n)
 		return
 	}
@@ -19,8 +19,8 @@ func Add(dst, a, b []float32) {
 
 // AddRows accumulates into dst (len ≥ cols) the rows of the rows × cols
 // matrix m with row stride ld, in row order: dst += Σ_r m[r, :].
-func AddRows(dst, m []float32, rows, cols, ld int) {
+func (ks *Set) AddRows(dst, m []float32, rows, cols, ld int) {
 	for r := 0; r < rows; r++ {
-		Add(dst, dst[:cols], m[r*ld:r*ld+cols])
+		ks.Add(dst, dst[:cols], m[r*ld:r*ld+cols])
 	}
 }

@@ -5,15 +5,22 @@ import (
 	"testing"
 )
 
-// TestAdd checks Add on every length up to 200 (all tails of the vector
-// loop), in place and not, and AddRows against a plain loop.
+// TestAdd checks every usable set's Add on every length up to 200 (all
+// tails of the vector loop), in place and not, and AddRows against a
+// plain loop.
 func TestAdd(t *testing.T) {
+	for _, ks := range Usable() {
+		t.Run(ks.Name(), func(t *testing.T) { testAdd(t, ks) })
+	}
+}
+
+func testAdd(t *testing.T, ks *Set) {
 	r := rand.New(rand.NewPCG(6, 6))
 	for n := 0; n <= 200; n++ {
 		a, b := randSlice(r, n+1), randSlice(r, n+1)
 		dst := make([]float32, n+1)
 		dst[n] = 5
-		Add(dst, a[:n], b)
+		ks.Add(dst, a[:n], b)
 		for i := 0; i < n; i++ {
 			if dst[i] != a[i]+b[i] {
 				t.Fatalf("n=%d: dst[%d] = %v, want %v", n, i, dst[i], a[i]+b[i])
@@ -26,7 +33,7 @@ func TestAdd(t *testing.T) {
 		for i := range want {
 			want[i] = a[i] + b[i]
 		}
-		Add(a, a[:n], b)
+		ks.Add(a, a[:n], b)
 		for i := range want {
 			if a[i] != want[i] {
 				t.Fatalf("n=%d in place: a[%d] = %v, want %v", n, i, a[i], want[i])
@@ -41,7 +48,7 @@ func TestAdd(t *testing.T) {
 			want[j] += m[row*40+j]
 		}
 	}
-	AddRows(dst, m, 7, 33, 40)
+	ks.AddRows(dst, m, 7, 33, 40)
 	for j := range want {
 		if dst[j] != want[j] {
 			t.Fatalf("AddRows: %d: %v, want %v", j, dst[j], want[j])

@@ -32,13 +32,13 @@ func phi32(x float32) (phi, e float32) {
 
 // GeluForward sets out[i] = x·Φ(x) for x = inp[i] (the erf GELU of
 // PyTorch's nn.GELU, with Φ from a float32 erf approximation of absolute
-// error ≤ 3e-7). len(out) ≥ len(inp). It uses the active kernel set (see Use).
-func GeluForward(out, inp []float32) {
+// error ≤ 3e-7). len(out) ≥ len(inp). It uses the set's kernel.
+func (ks *Set) GeluForward(out, inp []float32) {
 	if len(inp) == 0 {
 		return
 	}
 	out = out[:len(inp)]
-	if f := vec.geluForward; f != nil {
+	if f := ks.vec.geluForward; f != nil {
 		f(&out[0], &inp[0], len(inp))
 		return
 	}
@@ -46,12 +46,12 @@ func GeluForward(out, inp []float32) {
 }
 
 // GeluBackward accumulates dinp[i] += dout[i]·(Φ(x) + x·φ(x)), x = inp[i].
-func GeluBackward(dinp, inp, dout []float32) {
+func (ks *Set) GeluBackward(dinp, inp, dout []float32) {
 	if len(inp) == 0 {
 		return
 	}
 	dinp, dout = dinp[:len(inp)], dout[:len(inp)]
-	if f := vec.geluBackward; f != nil {
+	if f := ks.vec.geluBackward; f != nil {
 		f(&dinp[0], &inp[0], &dout[0], len(inp))
 		return
 	}

@@ -25,7 +25,7 @@ func TestGelu(t *testing.T) {
 		fwd  func(out, inp []float32)
 		bwd  func(dinp, inp, dout []float32)
 	}
-	impls := []impl{{"go", geluForwardGo, geluBackwardGo}, {"dispatch", GeluForward, GeluBackward}}
+	impls := []impl{{"go", geluForwardGo, geluBackwardGo}, {"dispatch", Best().GeluForward, Best().GeluBackward}}
 	for _, s := range simdSets() {
 		if f, b := s.vec.geluForward, s.vec.geluBackward; f != nil && b != nil {
 			impls = append(impls, impl{s.name,

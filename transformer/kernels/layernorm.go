@@ -8,8 +8,8 @@ import (
 // LayerNorm normalises each of the rows of inp (rows × c, contiguous):
 // mean[r] = Σx/c, rstd[r] = 1/√(Σ(x−mean)²/c + eps), out = (x − mean)·rstd·w
 // + b. The SIMD versions sum in float32 (16 lanes for avx512, 8 for avx2),
-// the portable one in float64. It uses the active kernel set (see Use).
-func LayerNorm(out, mean, rstd, inp, w, b []float32, rows, c int, eps float32) {
+// the portable one in float64. It uses the set's kernel.
+func (ks *Set) LayerNorm(out, mean, rstd, inp, w, b []float32, rows, c int, eps float32) {
 	if rows <= 0 || c <= 0 {
 		return
 	}
@@ -17,7 +17,7 @@ func LayerNorm(out, mean, rstd, inp, w, b []float32, rows, c int, eps float32) {
 	if len(out) < n || len(inp) < n || len(mean) < rows || len(rstd) < rows || len(w) < c || len(b) < c {
 		panic(fmt.Sprintf("kernels: LayerNorm of %d×%d with short operands", rows, c))
 	}
-	if f := vec.layernorm; f != nil {
+	if f := ks.vec.layernorm; f != nil {
 		f(&out[0], &mean[0], &rstd[0], &inp[0], &w[0], &b[0], rows, c, 1/float32(c), eps)
 		return
 	}
@@ -28,7 +28,7 @@ func LayerNorm(out, mean, rstd, inp, w, b []float32, rows, c int, eps float32) {
 // forward's mean and rstd and x̂ = (x − mean)·rstd, g = dout·w:
 // db += dout, dw += dout·x̂ (summed over rows in row order) and dinp +=
 // rstd·(g − mean(g) − x̂·mean(g·x̂)).
-func LayerNormBackward(dinp, dw, db, dout, inp, w, mean, rstd []float32, rows, c int) {
+func (ks *Set) LayerNormBackward(dinp, dw, db, dout, inp, w, mean, rstd []float32, rows, c int) {
 	if rows <= 0 || c <= 0 {
 		return
 	}
@@ -36,7 +36,7 @@ func LayerNormBackward(dinp, dw, db, dout, inp, w, mean, rstd []float32, rows, c
 	if len(dinp) < n || len(dout) < n || len(inp) < n || len(mean) < rows || len(rstd) < rows || len(w) < c || len(dw) < c || len(db) < c {
 		panic(fmt.Sprintf("kernels: LayerNormBackward of %d×%d with short operands", rows, c))
 	}
-	if f := vec.layernormBackward; f != nil {
+	if f := ks.vec.layernormBackward; f != nil {
 		f(&dinp[0], &dw[0], &db[0], &dout[0], &inp[0], &w[0], &mean[0], &rstd[0], rows, c, 1/float32(c))
 		return
 	}

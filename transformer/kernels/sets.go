@@ -4,25 +4,26 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 )
 
-// A kernel set is one family of kernels for one instruction set: a GEMM
-// and the vector operations (exp, softmax and its backward, GELU,
-// LayerNorm, add, transpose). The sets, in order of preference:
+// A Set is one family of kernels for one instruction set: a GEMM and
+// the vector operations (exp, softmax and its backward, GELU, LayerNorm,
+// add, transpose). The sets, in order of preference:
 //
 //	avx512   amd64 with AVX-512F (Go assembly, 16-float zmm vectors)
 //	avx2     amd64 with AVX2 and FMA (8-float ymm vectors)
 //	neon     arm64 (Advanced SIMD, 4-float vectors, 32 registers)
 //	portable pure Go, every platform (and every build with -tags purego)
 //
-// At start-up the engine uses the first set this build and CPU can run,
-// unless the environment variable VOMC_KERNELS names another one (for
-// tests and benchmarks); a set the CPU lacks is then an error reported by
-// EnvError, and the best usable set is used meanwhile. Every set computes
-// the same functions; results agree to float32 rounding (each set sums in
-// its own order), and within a set they do not depend on the number of
-// goroutines.
-type set struct {
+// A Set is a value that the caller chooses once and passes down (the CPU
+// backend keeps one as a field): Lookup gives a set by name, Best the
+// first one this build and CPU can run, FromEnv the one the environment
+// variable VOMC_KERNELS names (for tests and benchmarks). Every set
+// computes the same functions; results agree to float32 rounding (each
+// set sums in its own order), and within a set they do not depend on the
+// number of goroutines. Sets are immutable and safe for concurrent use.
+type Set struct {
 	name   string
 	usable bool   // this build, CPU and OS run it
 	why    string // why not, when !usable
@@ -31,7 +32,14 @@ type set struct {
 	tiles  *tiling // the blocking of a tiled GEMM (portable, neon), else nil
 }
 
-func (s *set) tiling() *tiling { return s.tiles }
+func (s *Set) tiling() *tiling { return s.tiles }
+
+// Name is the set's name, one of KnownSets.
+func (s *Set) Name() string { return s.name }
+
+// GEMM returns the set's GEMM using up to workers goroutines (≤ 0:
+// GOMAXPROCS at each call). Its results do not depend on workers.
+func (s *Set) GEMM(workers int) Kernel { return s.gemm(workers) }
 
 // vectorOps are a set's vector kernels on raw pointers; a nil entry means
 // the portable Go version.
@@ -49,46 +57,69 @@ type vectorOps struct {
 }
 
 // portableSet is the pure-Go set.
-var portableSet = &set{name: "portable", usable: true, gemm: func(w int) Kernel { return &Blocked{Workers: w} }, tiles: portableTiling}
+var portableSet = &Set{name: "portable", usable: true, gemm: func(w int) Kernel { return &Blocked{Workers: w} }, tiles: portableTiling}
 
 // allSets are this build's sets in order of preference (archSets is
 // defined per architecture and build tag).
 var allSets = append(archSets(), portableSet)
 
-// active is the set in use; vec its vector kernels.
-var active, envErr = initialSet()
-
-// vec is the active set's vector kernels (read on every vector call).
-var vec = &active.vec
-
-// Default is the GEMM used by the engine unless told otherwise: the active
-// set's, parallel over GOMAXPROCS goroutines. Use changes it.
-var Default = active.gemm(0)
-
 // EnvVar is the environment variable that overrides the kernel set.
 const EnvVar = "VOMC_KERNELS"
 
-func initialSet() (*set, error) {
-	best := allSets[0]
+// Best returns the first set of KnownSets that this build and CPU can run
+// (portable when no other can).
+func Best() *Set {
 	for _, s := range allSets {
 		if s.usable {
-			best = s
-			break
+			return s
 		}
 	}
+	return portableSet
+}
+
+// FromEnv returns the set named by the environment variable VOMC_KERNELS,
+// read now, or Best when it is unset or empty. A name that is unknown, or
+// that this build or CPU cannot run, is an error; Best is returned with
+// it. Programs call it once at the top (or use Default) and pass the set
+// down.
+func FromEnv() (*Set, error) {
 	name := strings.TrimSpace(os.Getenv(EnvVar))
 	if name == "" {
-		return best, nil
+		return Best(), nil
 	}
-	s, err := lookup(name)
+	s, err := Lookup(name)
 	if err != nil {
-		return best, fmt.Errorf("%s=%s: %w", EnvVar, name, err)
+		return Best(), fmt.Errorf("%s=%s: %w", EnvVar, name, err)
 	}
 	return s, nil
 }
 
-// lookup returns the usable set called name.
-func lookup(name string) (*set, error) {
+// startup is FromEnv at the first call of Default or EnvError.
+var startup = sync.OnceValues(FromEnv)
+
+// Default is the set FromEnv gave at its first call in this process (the
+// environment is read once): the set of callers that are not given one,
+// such as cpu.NewDefault. It never changes.
+func Default() *Set {
+	s, _ := startup()
+	return s
+}
+
+// EnvError is non-nil when VOMC_KERNELS named, at the first call of
+// Default or EnvError, a set that is unknown or that this build or CPU
+// cannot run; Default is Best then. Programs should report it and stop
+// (vomc does).
+func EnvError() error {
+	_, err := startup()
+	return err
+}
+
+// Active returns the name of Default.
+func Active() string { return Default().name }
+
+// Lookup returns the set called name, or an error if it is unknown or this
+// build or CPU cannot run it.
+func Lookup(name string) (*Set, error) {
 	for _, s := range allSets {
 		if s.name == name {
 			if !s.usable {
@@ -136,60 +167,29 @@ func Sets() []SetInfo {
 	return out
 }
 
-// Active returns the name of the kernel set in use.
-func Active() string { return active.name }
-
-// EnvError is non-nil when VOMC_KERNELS names a set that is unknown or
-// that this build or CPU cannot run; the best usable set is in use then.
-// Programs should report it and stop (vomc does).
-func EnvError() error { return envErr }
-
-// Use selects the kernel set called name (one of KnownSets) for the GEMM
-// (Default) and the vector kernels. It is an error if this build or CPU
-// cannot run it. Use is not safe to call concurrently with kernel calls:
-// call it at start-up or between computations (tests and benchmarks).
-func Use(name string) error {
-	s, err := lookup(name)
-	if err != nil {
-		return err
-	}
-	active, vec, Default = s, &s.vec, s.gemm(0)
-	envErr = nil
-	return nil
-}
-
-// GemmOf returns the GEMM of the set called name using up to workers
-// goroutines (≤ 0: GOMAXPROCS), or an error if it cannot run here. It
-// does not change the active set.
-func GemmOf(name string, workers int) (Kernel, error) {
-	s, err := lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	return s.gemm(workers), nil
-}
-
-// Best returns the GEMM of the best usable set (parallel over GOMAXPROCS).
-func Best() Kernel {
+// Usable returns the sets this build and CPU can run, in order of
+// preference (tests and benchmarks iterate them).
+func Usable() []*Set {
+	var out []*Set
 	for _, s := range allSets {
 		if s.usable {
-			return s.gemm(0)
+			out = append(out, s)
 		}
 	}
-	return portableSet.gemm(0)
+	return out
 }
 
-// ScratchBytes estimates the packing memory the active set's GEMM keeps
-// per call when it runs on workers goroutines: the tiled kernels
-// (portable, neon) pool one mc·kc + kc·nc panel pair per goroutine; the
-// AVX kernels pack at most a block of op(B) and row panels of A per part,
-// bounded here by 1 MiB per goroutine.
-func ScratchBytes(workers int) int64 {
+// ScratchBytes estimates the packing memory the set's GEMM keeps per call
+// when it runs on workers goroutines: the tiled kernels (portable, neon)
+// pool one mc·kc + kc·nc panel pair per goroutine; the AVX kernels pack at
+// most a block of op(B) and row panels of A per part, bounded here by 1
+// MiB per goroutine.
+func (s *Set) ScratchBytes(workers int) int64 {
 	if workers < 1 {
 		workers = 1
 	}
 	per := int64(1 << 20)
-	if t := active.tiling(); t != nil {
+	if t := s.tiling(); t != nil {
 		per = int64(4 * (t.mc*t.kc + t.kc*t.nc))
 	}
 	return int64(workers) * per

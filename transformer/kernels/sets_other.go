@@ -3,7 +3,7 @@
 package kernels
 
 // archSets: this build has only the portable set.
-func archSets() []*set { return nil }
+func archSets() []*Set { return nil }
 
 func buildDesc() string {
 	return "build (portable: -tags purego or an architecture without SIMD kernels)"

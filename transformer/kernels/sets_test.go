@@ -9,8 +9,8 @@ import (
 
 // simdSets are this build's non-portable sets that this CPU can run, for
 // the per-kernel tests; TestKernelSets reports the others as skipped.
-func simdSets() []*set {
-	var out []*set
+func simdSets() []*Set {
+	var out []*Set
 	for _, s := range allSets {
 		if s != portableSet && s.usable {
 			out = append(out, s)
@@ -31,7 +31,7 @@ func TestKernelSets(t *testing.T) {
 			if !info.Usable {
 				t.Skipf("kernel set %s cannot run here: %s", info.Name, info.Reason)
 			}
-			s, err := lookup(info.Name)
+			s, err := Lookup(info.Name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,53 +40,62 @@ func TestKernelSets(t *testing.T) {
 	}
 }
 
-func TestUseAndEnv(t *testing.T) {
-	prev := Active()
-	defer func() {
-		if err := Use(prev); err != nil {
-			t.Fatal(err)
-		}
-	}()
-	if err := Use("portable"); err != nil {
+// TestLookupAndEnv checks Lookup, Best, Usable and FromEnv: a set is a
+// value (nothing global changes when one is looked up), unusable and
+// unknown names are errors, and VOMC_KERNELS is read by FromEnv.
+func TestLookupAndEnv(t *testing.T) {
+	def := Default()
+	p, err := Lookup("portable")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if Active() != "portable" || vec.exp != nil {
-		t.Fatalf("Use(portable): active %s", Active())
+	if p.Name() != "portable" || p.vec.exp != nil {
+		t.Fatalf("Lookup(portable) = %s", p.Name())
 	}
-	if _, ok := Default.(*Blocked); !ok {
-		t.Fatalf("Use(portable): Default is %T", Default)
+	if _, ok := p.GEMM(0).(*Blocked); !ok {
+		t.Fatalf("portable GEMM is %T", p.GEMM(0))
 	}
-	if err := Use("sse9"); err == nil {
-		t.Fatal("Use of an unknown set succeeded")
+	if _, err := Lookup("sse9"); err == nil {
+		t.Fatal("Lookup of an unknown set succeeded")
 	}
 	for _, info := range Sets() {
-		err := Use(info.Name)
+		s, err := Lookup(info.Name)
 		if info.Usable != (err == nil) {
-			t.Errorf("Use(%s) = %v, usable %v", info.Name, err, info.Usable)
+			t.Errorf("Lookup(%s) = %v, usable %v", info.Name, err, info.Usable)
 		}
-		if err == nil && Active() != info.Name {
-			t.Errorf("Use(%s): active %s", info.Name, Active())
+		if err == nil && s.Name() != info.Name {
+			t.Errorf("Lookup(%s) = %s", info.Name, s.Name())
 		}
 	}
+	if u := Usable(); len(u) == 0 || u[0] != Best() || u[len(u)-1] != portableSet {
+		t.Errorf("Usable() = %v, Best %s", u, Best().Name())
+	}
 	t.Setenv(EnvVar, "nosuchset")
-	if _, err := initialSet(); err == nil {
-		t.Error("initialSet accepted VOMC_KERNELS=nosuchset")
+	if s, err := FromEnv(); err == nil || s != Best() {
+		t.Errorf("FromEnv accepted VOMC_KERNELS=nosuchset (%v, %v)", s, err)
 	}
 	for _, info := range Sets() {
 		t.Setenv(EnvVar, info.Name)
-		s, err := initialSet()
+		s, err := FromEnv()
 		if info.Usable != (err == nil) {
 			t.Errorf("VOMC_KERNELS=%s: %v, usable %v", info.Name, err, info.Usable)
 		}
-		if err == nil && s.name != info.Name {
-			t.Errorf("VOMC_KERNELS=%s selected %s", info.Name, s.name)
+		if err == nil && s.Name() != info.Name {
+			t.Errorf("VOMC_KERNELS=%s selected %s", info.Name, s.Name())
 		}
+	}
+	t.Setenv(EnvVar, "")
+	if s, err := FromEnv(); err != nil || s != Best() {
+		t.Errorf("FromEnv without VOMC_KERNELS = %v, %v; want %s", s, err, Best().Name())
+	}
+	if Default() != def || Active() != def.Name() {
+		t.Errorf("Default changed from %s to %s", def.Name(), Default().Name())
 	}
 }
 
 // checkSetAgainstPortable runs s's GEMM and vector kernels on random data
 // and compares them with the portable versions (float32 tolerance).
-func checkSetAgainstPortable(t *testing.T, s *set) {
+func checkSetAgainstPortable(t *testing.T, s *Set) {
 	r := rand.New(rand.NewPCG(11, uint64(len(s.name))))
 	near := func(what string, got, want []float32, tol float64) {
 		t.Helper()

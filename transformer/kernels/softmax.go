@@ -47,12 +47,12 @@ func Exp32(x float32) float32 {
 	return p * math.Float32frombits(uint32(ni+127)<<23)
 }
 
-// ExpInPlace sets x[i] ← Exp32(x[i]) (the active kernel set's version).
-func ExpInPlace(x []float32) {
+// ExpInPlace sets x[i] ← Exp32(x[i]) (the set's kernel).
+func (ks *Set) ExpInPlace(x []float32) {
 	if len(x) == 0 {
 		return
 	}
-	if f := vec.exp; f != nil {
+	if f := ks.vec.exp; f != nil {
 		f(&x[0], len(x))
 		return
 	}
@@ -65,13 +65,13 @@ func ExpInPlace(x []float32) {
 // / Σ_j e^{scale·(x[j]−max)}, for len(x) ≥ 1 and scale > 0 (exp as
 // Exp32), and returns the log-sum-exp scale·max + ln Σ_j e^{scale·(x[j]−max)}
 // of the scaled input, with which ScaledExp recomputes the result. It uses
-// the active kernel set (see Use).
-func Softmax(x []float32, scale float32) (lse float32) {
+// the set's kernel.
+func (ks *Set) Softmax(x []float32, scale float32) (lse float32) {
 	if len(x) == 0 {
 		return float32(math.Inf(-1))
 	}
 	var mx, sum float32
-	if f := vec.softmax; f != nil {
+	if f := ks.vec.softmax; f != nil {
 		mx, sum = f(&x[0], len(x), scale)
 	} else {
 		mx, sum = softmaxGo(x, scale)
@@ -98,12 +98,12 @@ func lnPos(x float32) float32 {
 }
 
 // ScaledExp sets x[i] ← Exp32(scale·x[i] − shift) (softmax(scale·x) when
-// shift is Softmax's log-sum-exp). It uses the active kernel set (see Use).
-func ScaledExp(x []float32, scale, shift float32) {
+// shift is Softmax's log-sum-exp). It uses the set's kernel.
+func (ks *Set) ScaledExp(x []float32, scale, shift float32) {
 	if len(x) == 0 {
 		return
 	}
-	if f := vec.scaledExp; f != nil {
+	if f := ks.vec.scaledExp; f != nil {
 		f(&x[0], len(x), scale, shift)
 		return
 	}
@@ -113,14 +113,14 @@ func ScaledExp(x []float32, scale, shift float32) {
 }
 
 // SoftmaxBackward turns dp = ∂L/∂p of p = softmax(scale·s) into ∂L/∂s =
-// scale·p⊙(dp − ⟨p, dp⟩), in place (len(dp) ≥ len(p)). It uses the active
-// kernel set (see Use).
-func SoftmaxBackward(p, dp []float32, scale float32) {
+// scale·p⊙(dp − ⟨p, dp⟩), in place (len(dp) ≥ len(p)). It uses the
+// set's kernel.
+func (ks *Set) SoftmaxBackward(p, dp []float32, scale float32) {
 	if len(p) == 0 {
 		return
 	}
 	dp = dp[:len(p)]
-	if f := vec.softmaxBackward; f != nil {
+	if f := ks.vec.softmaxBackward; f != nil {
 		f(&p[0], &dp[0], len(p), scale)
 		return
 	}

@@ -91,7 +91,7 @@ type softmaxImpl struct {
 
 func softmaxImpls() []softmaxImpl {
 	out := []softmaxImpl{{"go", func(x []float32, s float32) { softmaxGo(x, s) }, softmaxBackwardGo},
-		{"dispatch", func(x []float32, s float32) { Softmax(x, s) }, SoftmaxBackward}}
+		{"dispatch", func(x []float32, s float32) { Best().Softmax(x, s) }, Best().SoftmaxBackward}}
 	for _, s := range simdSets() {
 		if f, b := s.vec.softmax, s.vec.softmaxBackward; f != nil && b != nil {
 			out = append(out, softmaxImpl{s.name,
@@ -177,7 +177,7 @@ func TestSoftmaxLSE(t *testing.T) {
 			x[i] = float32(5 * r.NormFloat64())
 		}
 		y := append([]float32(nil), x...)
-		lse := Softmax(x, scale)
+		lse := Best().Softmax(x, scale)
 		m, s := math.Inf(-1), 0.0
 		for _, v := range y {
 			m = math.Max(m, float64(scale)*float64(v))
@@ -188,7 +188,7 @@ func TestSoftmaxLSE(t *testing.T) {
 		if want := m + math.Log(s); math.Abs(float64(lse)-want) > 1e-6*(1+math.Abs(want)) {
 			t.Fatalf("n=%d: lse %v, want %v", n, lse, want)
 		}
-		ScaledExp(y, scale, lse)
+		Best().ScaledExp(y, scale, lse)
 		for i := range y {
 			if d := math.Abs(float64(y[i] - x[i])); d > 2e-6*float64(x[i])+1e-12 {
 				t.Fatalf("n=%d: recomputed p[%d] = %v, softmax %v", n, i, y[i], x[i])
@@ -202,7 +202,7 @@ func TestSoftmaxLSE(t *testing.T) {
 		for i, v := range z {
 			want[i] = math.Exp(float64(scale)*float64(v) - 0.5)
 		}
-		ScaledExp(z, scale, 0.5)
+		Best().ScaledExp(z, scale, 0.5)
 		for i := range z {
 			if math.Abs(float64(z[i])-want[i]) > 3e-7*want[i] {
 				t.Fatalf("ScaledExp: %v, want %v", z[i], want[i])

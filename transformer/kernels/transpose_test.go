@@ -9,7 +9,7 @@ import (
 // without a partial block of 16 rows, leaving the padding of dst alone.
 func TestTranspose(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
-	impls := map[string]func(dst []float32, ldd int, src []float32, lds int, rows, cols int){"go": transposeGo, "dispatch": Transpose}
+	impls := map[string]func(dst []float32, ldd int, src []float32, lds int, rows, cols int){"go": transposeGo, "dispatch": Best().Transpose}
 	for _, s := range simdSets() {
 		if f := s.vec.transpose; f != nil {
 			impls[s.name] = func(dst []float32, ldd int, src []float32, lds int, rows, cols int) {

@@ -19,33 +19,27 @@ func BenchmarkVectorOps(b *testing.B) {
 	ops := []struct {
 		name  string
 		elems int
-		f     func(v *vectorOps)
+		f     func(ks *Set)
 	}{
-		{"exp", n, func(v *vectorOps) { withOps(v, func() { ExpInPlace(z) }) }},
-		{"softmax256", 256, func(v *vectorOps) { withOps(v, func() { Softmax(y[:256], 0.25) }) }},
-		{"softmaxCausal256", 256 * 257 / 2, func(v *vectorOps) {
-			withOps(v, func() {
-				for l := 1; l <= 256; l++ {
-					Softmax(y[:l], 0.25)
-				}
-			})
+		{"exp", n, func(ks *Set) { ks.ExpInPlace(z) }},
+		{"softmax256", 256, func(ks *Set) { ks.Softmax(y[:256], 0.25) }},
+		{"softmaxCausal256", 256 * 257 / 2, func(ks *Set) {
+			for l := 1; l <= 256; l++ {
+				ks.Softmax(y[:l], 0.25)
+			}
 		}},
-		{"scaledExpCausal256", 256 * 257 / 2, func(v *vectorOps) {
-			withOps(v, func() {
-				for l := 1; l <= 256; l++ {
-					ScaledExp(y[:l], 0.25, 1)
-				}
-			})
+		{"scaledExpCausal256", 256 * 257 / 2, func(ks *Set) {
+			for l := 1; l <= 256; l++ {
+				ks.ScaledExp(y[:l], 0.25, 1)
+			}
 		}},
-		{"softmaxBackward256", 256, func(v *vectorOps) { withOps(v, func() { SoftmaxBackward(x[:256], z[:256], 0.25) }) }},
-		{"geluForward", n, func(v *vectorOps) { withOps(v, func() { GeluForward(z, x) }) }},
-		{"geluBackward", n, func(v *vectorOps) { withOps(v, func() { GeluBackward(z, x, y) }) }},
-		{"add", n, func(v *vectorOps) { withOps(v, func() { Add(z, x, y) }) }},
-		{"layernorm", rows * c, func(v *vectorOps) { withOps(v, func() { LayerNorm(z, mean, rstd, x, w, bb, rows, c, 1e-5) }) }},
-		{"layernormBackward", rows * c, func(v *vectorOps) {
-			withOps(v, func() { LayerNormBackward(z, w, bb, y, x, w, mean, rstd, rows, c) })
-		}},
-		{"transpose256x16", 256 * 16, func(v *vectorOps) { withOps(v, func() { Transpose(z, 256, x, 16, 256, 16) }) }},
+		{"softmaxBackward256", 256, func(ks *Set) { ks.SoftmaxBackward(x[:256], z[:256], 0.25) }},
+		{"geluForward", n, func(ks *Set) { ks.GeluForward(z, x) }},
+		{"geluBackward", n, func(ks *Set) { ks.GeluBackward(z, x, y) }},
+		{"add", n, func(ks *Set) { ks.Add(z, x, y) }},
+		{"layernorm", rows * c, func(ks *Set) { ks.LayerNorm(z, mean, rstd, x, w, bb, rows, c, 1e-5) }},
+		{"layernormBackward", rows * c, func(ks *Set) { ks.LayerNormBackward(z, w, bb, y, x, w, mean, rstd, rows, c) }},
+		{"transpose256x16", 256 * 16, func(ks *Set) { ks.Transpose(z, 256, x, 16, 256, 16) }},
 	}
 	for _, op := range ops {
 		for _, s := range allSets {
@@ -55,7 +49,7 @@ func BenchmarkVectorOps(b *testing.B) {
 			b.Run(op.name+"/"+s.name, func(b *testing.B) {
 				t0 := cpuTime()
 				for i := 0; i < b.N; i++ {
-					op.f(&s.vec)
+					op.f(s)
 				}
 				if cpu := cpuTime() - t0; cpu > 0 {
 					b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(op.elems), "ns/elem-cpu")
@@ -63,12 +57,4 @@ func BenchmarkVectorOps(b *testing.B) {
 			})
 		}
 	}
-}
-
-// withOps runs f with v as the active vector kernels.
-func withOps(v *vectorOps, f func()) {
-	prev := vec
-	vec = v
-	f()
-	vec = prev
 }

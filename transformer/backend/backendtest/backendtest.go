@@ -1,15 +1,19 @@
 // Package backendtest is the conformance suite of the transformer engine's
 // backends: Run checks every operation of a backend.Backend against
-// float64 references written from the definitions in package backend, and
+// float64 references written from the definitions in package backend,
 // every backward operation against central differences of its forward
-// reference. The CPU backend runs it for every kernel set this machine has
+// reference, the lifetime methods (Alloc errors, Free, Close), and that
+// every op's results are bit-identical whatever the number of threads.
+// The CPU backend runs it for every kernel set this machine has
 // (backend/cpu's tests); a GPU backend runs the same suite.
 package backendtest
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/vomc/vomc/transformer/backend"
@@ -39,9 +43,20 @@ func (h *harness) rand(n int, std float64) []float32 {
 	return s
 }
 
+// alloc returns a fresh buffer of n elements (the test fails if it
+// cannot be had).
+func (h *harness) alloc(n int) backend.Tensor {
+	h.t.Helper()
+	t, err := backend.AllocTensor(h.be, n)
+	if err != nil {
+		h.t.Fatalf("Alloc(%d): %v", n, err)
+	}
+	return t
+}
+
 // up uploads host data into a fresh buffer.
 func (h *harness) up(x []float32) backend.Tensor {
-	t := backend.Whole(h.be.Alloc(len(x)))
+	t := h.alloc(len(x))
 	h.be.Upload(t, x)
 	return t
 }
@@ -54,7 +69,11 @@ func (h *harness) down(t backend.Tensor) []float32 {
 }
 
 func (h *harness) tokens(x []byte) backend.Tokens {
-	t := h.be.AllocTokens(len(x))
+	h.t.Helper()
+	t, err := h.be.AllocTokens(len(x))
+	if err != nil {
+		h.t.Fatalf("AllocTokens(%d): %v", len(x), err)
+	}
 	h.be.UploadTokens(t, x)
 	return t
 }
@@ -87,13 +106,25 @@ func f64(x []float32) []float64 {
 	return y
 }
 
-// Run runs the conformance suite on be.
-func Run(t *testing.T, be backend.Backend) {
+// Run runs the conformance suite on backends made by open: one for the
+// ops (closed at the end), fresh ones for the lifetime checks.
+func Run(t *testing.T, open func() (backend.Backend, error)) {
+	be, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := be.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}()
 	for _, c := range []struct {
 		name string
 		f    func(*harness)
 	}{
 		{"memory", memory},
+		{"free", free},
+		{"allocerrors", allocErrors},
 		{"encoder", encoder},
 		{"layernorm", layernorm},
 		{"matmul", matmul},
@@ -102,11 +133,13 @@ func Run(t *testing.T, be backend.Backend) {
 		{"add", add},
 		{"crossentropy", crossEntropy},
 		{"optimizer", optimizer},
+		{"threads", threads},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.f(&harness{t: t, be: be, r: rand.New(rand.NewPCG(7, uint64(len(c.name))))})
 		})
 	}
+	t.Run("close", func(t *testing.T) { closing(t, open) })
 }
 
 func memory(h *harness) {
@@ -114,7 +147,7 @@ func memory(h *harness) {
 	t := h.up(x)
 	got := h.down(t.Slice(10, 20))
 	h.near("download of a slice", got, f64(x[10:30]), 0, false)
-	y := backend.Whole(h.be.Alloc(20))
+	y := h.alloc(20)
 	h.be.Copy(y, t.Slice(50, 20))
 	h.near("copy", h.down(y), f64(x[50:70]), 0, false)
 	h.be.Zero(t.Slice(0, 50))
@@ -125,8 +158,135 @@ func memory(h *harness) {
 		}
 	}
 	h.near("zero leaves the rest", got[50:], f64(x[50:]), 0, false)
-	if z := h.down(backend.Whole(h.be.Alloc(8))); z[3] != 0 {
+	if z := h.down(h.alloc(8)); z[3] != 0 {
 		h.t.Fatal("Alloc is not zeroed")
+	}
+}
+
+// foreign is a buffer and symbol storage of no backend.
+type foreign struct{}
+
+func (foreign) Len() int { return 1 }
+
+// panics reports whether f panics.
+func panics(f func()) (p bool) {
+	defer func() { p = recover() != nil }()
+	f()
+	return false
+}
+
+// free checks Free and FreeTokens: a freed buffer cannot be used or freed
+// again, nil is nothing to free, another backend's storage is refused,
+// and freeing does not disturb other buffers.
+func free(h *harness) {
+	x := h.rand(64, 1)
+	keep, gone := h.up(x), h.up(x)
+	if err := h.be.Free(gone.Buf); err != nil {
+		h.t.Fatalf("Free: %v", err)
+	}
+	if err := h.be.Free(gone.Buf); !errors.Is(err, backend.ErrFreed) {
+		h.t.Fatalf("second Free: %v, want ErrFreed", err)
+	}
+	if !panics(func() { h.be.Upload(gone, x) }) {
+		h.t.Fatal("Upload into a freed buffer did not panic")
+	}
+	if !panics(func() { h.be.Zero(gone.Slice(1, 3)) }) {
+		h.t.Fatal("an op on a view of a freed buffer did not panic")
+	}
+	h.near("a buffer beside a freed one", h.down(keep), f64(x), 0, false)
+	if err := h.be.Free(nil); err != nil {
+		h.t.Fatalf("Free(nil): %v", err)
+	}
+	if err := h.be.Free(foreign{}); !errors.Is(err, backend.ErrForeign) {
+		h.t.Fatalf("Free of a foreign buffer: %v, want ErrForeign", err)
+	}
+	tok := h.tokens([]byte{1, 2, 3})
+	if err := h.be.FreeTokens(tok); err != nil {
+		h.t.Fatalf("FreeTokens: %v", err)
+	}
+	if err := h.be.FreeTokens(tok); !errors.Is(err, backend.ErrFreed) {
+		h.t.Fatalf("second FreeTokens: %v, want ErrFreed", err)
+	}
+	if err := h.be.FreeTokens(nil); err != nil {
+		h.t.Fatalf("FreeTokens(nil): %v", err)
+	}
+	if err := h.be.FreeTokens(foreign{}); !errors.Is(err, backend.ErrForeign) {
+		h.t.Fatalf("FreeTokens of foreign tokens: %v, want ErrForeign", err)
+	}
+	// many allocations freed in turn (256 MiB in all)
+	for i := 0; i < 16; i++ {
+		b := h.alloc(1 << 22)
+		if err := h.be.Free(b.Buf); err != nil {
+			h.t.Fatalf("Free of allocation %d: %v", i, err)
+		}
+	}
+	// FreeAll skips absent tensors and repeated buffers
+	a, b := h.alloc(8), h.alloc(8)
+	if err := backend.FreeAll(h.be, a, backend.Tensor{}, a.Slice(2, 3), b); err != nil {
+		h.t.Fatalf("FreeAll: %v", err)
+	}
+	if err := h.be.Free(b.Buf); !errors.Is(err, backend.ErrFreed) {
+		h.t.Fatalf("Free after FreeAll: %v, want ErrFreed", err)
+	}
+}
+
+// allocErrors checks that impossible allocations are errors, not panics:
+// a negative size, and sizes beyond any memory (ErrOutOfMemory).
+func allocErrors(h *harness) {
+	if b, err := h.be.Alloc(-1); err == nil {
+		h.t.Fatalf("Alloc(-1) = %v, want an error", b)
+	}
+	if b, err := h.be.AllocTokens(-1); err == nil {
+		h.t.Fatalf("AllocTokens(-1) = %v, want an error", b)
+	}
+	for _, n := range []int{math.MaxInt, math.MaxInt / 4, math.MaxInt / 64, 1 << 50} {
+		if b, err := h.be.Alloc(n); !errors.Is(err, backend.ErrOutOfMemory) {
+			h.t.Fatalf("Alloc(%d) = %v, %v; want ErrOutOfMemory", n, b, err)
+		}
+		if b, err := h.be.AllocTokens(n); !errors.Is(err, backend.ErrOutOfMemory) {
+			h.t.Fatalf("AllocTokens(%d) = %v, %v; want ErrOutOfMemory", n, b, err)
+		}
+	}
+	z := h.alloc(0)
+	if z.Len != 0 {
+		h.t.Fatalf("Alloc(0) has %d elements", z.Len)
+	}
+	if err := h.be.Free(z.Buf); err != nil {
+		h.t.Fatalf("Free of an empty buffer: %v", err)
+	}
+	// the backend still works after the failures
+	x := h.rand(10, 1)
+	h.near("upload after failed allocations", h.down(h.up(x)), f64(x), 0, false)
+}
+
+// closing checks Close on a fresh backend: later allocations fail with
+// ErrClosed, and a second Close does nothing.
+func closing(t *testing.T, open func() (backend.Backend, error)) {
+	be, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := be.Alloc(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := be.Free(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := be.Alloc(16); err != nil {
+		t.Fatal(err) // left for Close to release
+	}
+	if err := be.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := be.Alloc(16); !errors.Is(err, backend.ErrClosed) {
+		t.Fatalf("Alloc after Close: %v, want ErrClosed", err)
+	}
+	if _, err := be.AllocTokens(16); !errors.Is(err, backend.ErrClosed) {
+		t.Fatalf("AllocTokens after Close: %v, want ErrClosed", err)
+	}
+	if err := be.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
 	}
 }
 
@@ -160,7 +320,7 @@ func encoder(h *harness) {
 	B, T, C, A := 2, 5, 6, 4
 	wte, pos := h.rand(A*C, 1), h.rand((T+2)*C, 1)
 	tok := []byte{0, 1, 2, 3, 0, 3, 3, 2, 1, 0}
-	out := backend.Whole(h.be.Alloc(B * T * C))
+	out := h.alloc(B * T * C)
 	h.be.EncoderForward(out, h.tokens(tok), h.up(wte), h.up(pos), B, T, C)
 	want := make([]float64, B*T*C)
 	for r := 0; r < B*T; r++ {
@@ -223,7 +383,7 @@ func layernorm(h *harness) {
 		for i := range x[:C] {
 			x[i] += 100 // a row with a large common offset
 		}
-		out, mean, rstd := backend.Whole(h.be.Alloc(rows*C)), backend.Whole(h.be.Alloc(rows)), backend.Whole(h.be.Alloc(rows))
+		out, mean, rstd := h.alloc(rows*C), h.alloc(rows), h.alloc(rows)
 		xt, wt, bt := h.up(x), h.up(w), h.up(b)
 		h.be.LayerNormForward(out, mean, rstd, xt, wt, bt, rows, C)
 		xf, wf, bf := f64(x), f64(w), f64(b)
@@ -232,7 +392,7 @@ func layernorm(h *harness) {
 			continue // the output is b: no dependence on x
 		}
 		dout := h.rand(rows*C, 1)
-		dinp, dw, db := backend.Whole(h.be.Alloc(rows*C)), backend.Whole(h.be.Alloc(C)), backend.Whole(h.be.Alloc(C))
+		dinp, dw, db := h.alloc(rows*C), h.alloc(C), h.alloc(C)
 		h.be.LayerNormBackward(dinp, dw, db, h.up(dout), xt, wt, mean, rstd, rows, C)
 		h.dirDeriv(fmt.Sprintf("layernorm dinp C=%d", C), x, h.down(dinp), func(x []float64) float64 { return dot(refLayerNorm(x, wf, bf, rows, C), dout) })
 		h.dirDeriv(fmt.Sprintf("layernorm dw C=%d", C), w, h.down(dw), func(w []float64) float64 { return dot(refLayerNorm(xf, w, bf, rows, C), dout) })
@@ -264,7 +424,7 @@ func matmul(h *harness) {
 		xf, wf, bf := f64(x), f64(w), f64(bias)
 		xt, wt := h.up(x), h.up(w)
 		for _, withBias := range []bool{true, false} {
-			out := backend.Whole(h.be.Alloc(rows * OC))
+			out := h.alloc(rows * OC)
 			bt, bref := h.up(bias), bf
 			if !withBias {
 				bt, bref = backend.Tensor{}, nil
@@ -275,7 +435,7 @@ func matmul(h *harness) {
 		dout := h.rand(rows*OC, 1)
 		for _, set := range []bool{false, true} {
 			d0 := h.rand(rows*C, 1)
-			dinp, dw, db := h.up(d0), backend.Whole(h.be.Alloc(OC*C)), backend.Whole(h.be.Alloc(OC))
+			dinp, dw, db := h.up(d0), h.alloc(OC*C), h.alloc(OC)
 			h.be.MatmulBackward(dinp, dw, db, h.up(dout), xt, wt, rows, C, OC, set)
 			gi := h.down(dinp)
 			if !set {
@@ -323,20 +483,54 @@ func refAttention(qkv []float64, B, T, C, NH int) []float64 {
 	return out
 }
 
+// refWeights is the float64 reference of AttentionWeights: (B,NH,T,T).
+func refWeights(qkv []float64, B, T, C, NH int) []float64 {
+	hs := C / NH
+	out := make([]float64, B*NH*T*T)
+	at := func(b, t, part, hh, i int) float64 { return qkv[(b*T+t)*3*C+part*C+hh*hs+i] }
+	for b := 0; b < B; b++ {
+		for hh := 0; hh < NH; hh++ {
+			for t := 0; t < T; t++ {
+				row := out[((b*NH+hh)*T+t)*T:][:t+1]
+				mx := math.Inf(-1)
+				for t2 := range row {
+					for i := 0; i < hs; i++ {
+						row[t2] += at(b, t, 0, hh, i) * at(b, t2, 1, hh, i)
+					}
+					row[t2] /= math.Sqrt(float64(hs))
+					mx = math.Max(mx, row[t2])
+				}
+				sum := 0.0
+				for t2 := range row {
+					row[t2] = math.Exp(row[t2] - mx)
+					sum += row[t2]
+				}
+				for t2 := range row {
+					row[t2] /= sum
+				}
+			}
+		}
+	}
+	return out
+}
+
 func attention(h *harness) {
 	for _, sh := range [][4]int{{1, 1, 8, 2}, {2, 13, 16, 4}, {1, 50, 12, 3}, {2, 100, 32, 2}} {
 		B, T, C, NH := sh[0], sh[1], sh[2], sh[3]
 		qkv := h.rand(B*T*3*C, 1)
 		qf := f64(qkv)
 		qt := h.up(qkv)
-		out, lse := backend.Whole(h.be.Alloc(B*T*C)), backend.Whole(h.be.Alloc(B*NH*T))
+		out, lse := h.alloc(B*T*C), h.alloc(B*NH*T)
 		h.be.AttentionForward(out, lse, qt, B, T, C, NH)
 		want := refAttention(qf, B, T, C, NH)
 		what := fmt.Sprintf("attention B=%d T=%d C=%d NH=%d", B, T, C, NH)
 		h.near(what, h.down(out), want, 1e-4, false)
-		out2 := backend.Whole(h.be.Alloc(B * T * C))
+		out2 := h.alloc(B * T * C)
 		h.be.AttentionForward(out2, backend.Tensor{}, qt, B, T, C, NH)
 		h.near(what+" without lse", h.down(out2), want, 1e-4, false)
+		wts := h.up(h.rand(B*NH*T*T, 1)) // overwritten, zeros above the diagonal included
+		h.be.AttentionWeights(wts, qt, B, T, C, NH)
+		h.near(what+" weights", h.down(wts), refWeights(qf, B, T, C, NH), 1e-5, false)
 		dout := h.rand(B*T*C, 1)
 		d0 := h.rand(len(qkv), 1)
 		dqkv := h.up(d0)
@@ -371,7 +565,7 @@ func activation(h *harness) {
 			}
 		}
 		xt := h.up(x)
-		out := backend.Whole(h.be.Alloc(n))
+		out := h.alloc(n)
 		h.be.ActivationForward(act, out, xt)
 		h.near(fmt.Sprintf("activation %d", act), h.down(out), refAct(act, f64(x)), 1e-6, false)
 		dout := h.rand(n, 1)
@@ -389,7 +583,7 @@ func add(h *harness) {
 		want[i] = float64(a[i] + b[i])
 	}
 	at, bt := h.up(a), h.up(b)
-	out := backend.Whole(h.be.Alloc(n))
+	out := h.alloc(n)
 	h.be.Add(out, at, bt)
 	h.near("add", h.down(out), want, 0, false)
 	h.be.Add(at, at, bt)
@@ -428,7 +622,7 @@ func crossEntropy(h *harness) {
 	}
 	tk := h.tokens(tok)
 	lt := h.up(logits)
-	probs, losses := backend.Whole(h.be.Alloc(B*T*A)), backend.Whole(h.be.Alloc(B*T))
+	probs, losses := h.alloc(B*T*A), h.alloc(B*T)
 	sum := h.be.CrossEntropyForward(probs, losses, lt, tk, B, T, A)
 	wp, wl, ws := refCE(f64(logits), tok, B, T, A)
 	h.near("cross-entropy probs", h.down(probs), wp, 1e-6, false)
@@ -482,4 +676,172 @@ func optimizer(h *harness) {
 	h.near("adamw params", h.down(pt), wp, 1e-6, false)
 	h.near("adamw m", h.down(mt), wm, 1e-6, false)
 	h.near("adamw v", h.down(vt), wv, 1e-6, false)
+}
+
+// threadCounts are the GOMAXPROCS values under which threads runs every
+// op; the first is the reference.
+var threadCounts = []int{1, 2, 3, 5}
+
+// threads checks that every op gives bit-identical results whatever the
+// number of threads: the same inputs (sized so that the CPU backend splits
+// every op it parallelises into several parts) under GOMAXPROCS 1, 2, 3
+// and 5.
+func threads(h *harness) {
+	prev := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(prev)
+	var ref []namedResult
+	for _, procs := range threadCounts {
+		runtime.GOMAXPROCS(procs)
+		got := h.allOps()
+		if ref == nil {
+			ref = got
+			continue
+		}
+		for i, r := range got {
+			want := ref[i]
+			for j := range r.v {
+				if math.Float32bits(r.v[j]) != math.Float32bits(want.v[j]) {
+					h.t.Fatalf("%s with GOMAXPROCS %d: element %d = %.9g, with %d %.9g", r.name, procs, j, r.v[j], threadCounts[0], want.v[j])
+				}
+			}
+			if math.Float64bits(r.sum) != math.Float64bits(want.sum) {
+				h.t.Fatalf("%s with GOMAXPROCS %d: %.17g, with %d %.17g", r.name, procs, r.sum, threadCounts[0], want.sum)
+			}
+		}
+	}
+}
+
+// namedResult is an op's output downloaded to the host (v), or a
+// returned sum.
+type namedResult struct {
+	name string
+	v    []float32
+	sum  float64
+}
+
+// allOps runs every op of the interface on inputs drawn from a fixed seed
+// and returns every output; the buffers are freed.
+func (h *harness) allOps() []namedResult {
+	saved := h.r
+	h.r = rand.New(rand.NewPCG(99, 1))
+	defer func() { h.r = saved }()
+	var out []namedResult
+	var bufs []backend.Tensor
+	keep := func(name string, ts ...backend.Tensor) {
+		for i, t := range ts {
+			out = append(out, namedResult{name: fmt.Sprintf("%s[%d]", name, i), v: h.down(t)})
+		}
+	}
+	up := func(x []float32) backend.Tensor { t := h.up(x); bufs = append(bufs, t); return t }
+	alloc := func(n int) backend.Tensor { t := h.alloc(n); bufs = append(bufs, t); return t }
+	defer func() {
+		if err := backend.FreeAll(h.be, bufs...); err != nil {
+			h.t.Fatal(err)
+		}
+	}()
+	tokens := func(n, A int) backend.Tokens {
+		x := make([]byte, n)
+		for i := range x {
+			x[i] = byte(h.r.IntN(A))
+		}
+		return h.tokens(x)
+	}
+
+	// encoder
+	{
+		B, T, C, A := 4, 64, 32, 5
+		tok := tokens(B*T, A)
+		wte, pos := up(h.rand(A*C, 1)), up(h.rand(T*C, 1))
+		o := alloc(B * T * C)
+		h.be.EncoderForward(o, tok, wte, pos, B, T, C)
+		dwte, dpos := up(h.rand(A*C, 1)), up(h.rand(T*C, 1))
+		h.be.EncoderBackward(dwte, dpos, up(h.rand(B*T*C, 1)), tok, B, T, C)
+		keep("encoder", o, dwte, dpos)
+	}
+	// layernorm: 700 rows are 3 chunks of the CPU backend
+	{
+		rows, C := 700, 48
+		x, w, b := up(h.rand(rows*C, 2)), up(h.rand(C, 1)), up(h.rand(C, 1))
+		o, mean, rstd := alloc(rows*C), alloc(rows), alloc(rows)
+		h.be.LayerNormForward(o, mean, rstd, x, w, b, rows, C)
+		dx, dw, db := up(h.rand(rows*C, 1)), up(h.rand(C, 1)), up(h.rand(C, 1))
+		h.be.LayerNormBackward(dx, dw, db, up(h.rand(rows*C, 1)), x, w, mean, rstd, rows, C)
+		keep("layernorm", o, mean, rstd, dx, dw, db)
+	}
+	// matmul: products large enough to be split by rows and by columns
+	for _, sh := range [][3]int{{300, 64, 96}, {40, 64, 500}, {3, 5, 7}} {
+		rows, C, OC := sh[0], sh[1], sh[2]
+		x, w, bias := up(h.rand(rows*C, 1)), up(h.rand(OC*C, 1)), up(h.rand(OC, 1))
+		o := alloc(rows * OC)
+		h.be.MatmulForward(o, x, w, bias, rows, C, OC)
+		dout := up(h.rand(rows*OC, 1))
+		for _, set := range []bool{false, true} {
+			dx, dw, db := up(h.rand(rows*C, 1)), up(h.rand(OC*C, 1)), up(h.rand(OC, 1))
+			h.be.MatmulBackward(dx, dw, db, dout, x, w, rows, C, OC, set)
+			keep(fmt.Sprintf("matmul %v setDinp=%v", sh, set), dx, dw, db)
+		}
+		keep(fmt.Sprintf("matmul %v", sh), o)
+	}
+	// attention: 8 (b, h) pairs, several row blocks
+	{
+		B, T, C, NH := 2, 150, 32, 4
+		qkv := up(h.rand(B*T*3*C, 1))
+		o, lse := alloc(B*T*C), alloc(B*NH*T)
+		h.be.AttentionForward(o, lse, qkv, B, T, C, NH)
+		dqkv := up(h.rand(B*T*3*C, 1))
+		h.be.AttentionBackward(dqkv, up(h.rand(B*T*C, 1)), qkv, lse, B, T, C, NH)
+		wts := alloc(B * NH * T * T)
+		h.be.AttentionWeights(wts, qkv, B, T, C, NH)
+		keep("attention", o, lse, dqkv, wts)
+	}
+	// elementwise: 40000 values are 3 chunks of the CPU backend
+	n := 40000
+	for _, act := range []backend.Activation{backend.ReLU, backend.GELU} {
+		x := up(h.rand(n, 2))
+		o, d := alloc(n), alloc(n)
+		h.be.ActivationForward(act, o, x)
+		h.be.ActivationBackward(act, d, x, up(h.rand(n, 1)))
+		keep(fmt.Sprintf("activation %d", act), o, d)
+	}
+	{
+		a, b := up(h.rand(n, 1)), up(h.rand(n, 1))
+		o := alloc(n)
+		h.be.Add(o, a, b)
+		h.be.Add(a, a, b)
+		keep("add", o, a)
+	}
+	// cross-entropy
+	{
+		B, T, A := 4, 64, 7
+		tok := tokens(B*T, A)
+		logits := up(h.rand(B*T*A, 3))
+		probs, losses := alloc(B*T*A), alloc(B*T)
+		sum := h.be.CrossEntropyForward(probs, losses, logits, tok, B, T, A)
+		out = append(out, namedResult{name: "cross-entropy sum", sum: sum})
+		dl := alloc(B * T * A)
+		h.be.CrossEntropyBackward(dl, probs, tok, 0.25, B, T, A)
+		keep("cross-entropy", probs, losses, dl)
+	}
+	// optimiser: 20000 parameters are 5 chunks of the CPU backend
+	{
+		m := 20000
+		g := up(h.rand(m, 1))
+		out = append(out, namedResult{name: "sum of squares", sum: h.be.SumSquares(g)})
+		h.be.Scale(g, 0.75)
+		v0 := h.rand(m, 0.1)
+		for i := range v0 {
+			v0[i] *= v0[i]
+		}
+		p, mm, vv := up(h.rand(m, 1)), up(h.rand(m, 0.1)), up(v0)
+		h.be.AdamW(p, g, mm, vv, backend.AdamWStep{LR: 0.01, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.1, T: 7})
+		keep("optimiser", g, p, mm, vv)
+	}
+	{
+		x := up(h.rand(1000, 1))
+		y := alloc(600)
+		h.be.Copy(y, x.Slice(300, 600))
+		h.be.Zero(x.Slice(100, 50))
+		keep("memory", x, y)
+	}
+	return out
 }

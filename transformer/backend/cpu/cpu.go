@@ -1,63 +1,227 @@
 // Package cpu is the CPU backend of the transformer engine: buffers are
-// host []float32 slices, GEMMs and vector operations come from the active
-// kernel set of transformer/kernels (AVX-512, AVX2, NEON or portable Go,
-// chosen by CPU features or VOMC_KERNELS), and parallel work runs on the
-// kernels' goroutine pool. Every result is independent of the number of
-// goroutines, so training is bit-reproducible on one machine.
+// host []float32 slices, GEMMs and vector operations come from the kernel
+// set the backend is made with (transformer/kernels: AVX-512, AVX2, NEON or
+// portable Go; New takes it as a value, NewDefault uses kernels.Default,
+// the start-up choice of CPU features or VOMC_KERNELS), and parallel work
+// runs on the kernels' goroutine pool. Every result is independent of the
+// number of goroutines, so training is bit-reproducible on one machine.
 package cpu
 
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync/atomic"
 
+	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/kernels"
 )
 
-// Backend is the CPU backend. The zero value is not usable: use New.
+// Backend is the CPU backend. It is safe for concurrent use (the ops of
+// one model's pass run in order; different passes on different buffers
+// may run at once). The zero value is not usable: use New.
 type Backend struct {
-	kern kernels.Kernel // nil: kernels.Default at call time
+	ks     *kernels.Set
+	kern   kernels.Kernel // the GEMM: ks's, parallel over GOMAXPROCS, unless WithGemm
+	limit  int64          // bytes; 0: none
+	inUse  atomic.Int64   // bytes of live allocations
+	closed atomic.Bool
 }
 
 var _ backend.Backend = (*Backend)(nil)
 
-// New returns a CPU backend using the active kernel set's GEMM
-// (kernels.Default, read at every call, so kernels.Use takes effect).
-func New() *Backend { return &Backend{} }
+// An Option configures New.
+type Option func(*Backend)
 
-// WithKernel returns a CPU backend whose GEMM is k (the vector kernels are
-// still the active set's), for tests comparing kernels.
-func WithKernel(k kernels.Kernel) *Backend { return &Backend{kern: k} }
+// WithGemm makes the backend's GEMM k instead of the set's (the vector
+// kernels stay the set's): for tests comparing GEMMs.
+func WithGemm(k kernels.Kernel) Option { return func(be *Backend) { be.kern = k } }
 
-func (be *Backend) k() kernels.Kernel {
-	if be.kern != nil {
-		return be.kern
+// WithMemoryLimit makes Alloc and AllocTokens fail with
+// backend.ErrOutOfMemory when the live allocations (not freed, not yet
+// collected) would exceed bytes (≤ 0: no limit), as a GPU's memory would.
+func WithMemoryLimit(bytes int64) Option { return func(be *Backend) { be.limit = max(bytes, 0) } }
+
+// New returns a CPU backend running the kernel set ks (non-nil; e.g.
+// kernels.Best(), kernels.Lookup(name) or kernels.FromEnv(), chosen once
+// by the caller).
+func New(ks *kernels.Set, opts ...Option) *Backend {
+	if ks == nil {
+		panic("cpu.New: nil kernel set")
 	}
-	return kernels.Default
+	be := &Backend{ks: ks, kern: ks.GEMM(0)}
+	for _, o := range opts {
+		o(be)
+	}
+	return be
 }
 
-// Name returns "cpu/" and the active kernel set.
-func (be *Backend) Name() string { return "cpu/" + kernels.Active() }
+// NewDefault returns New(kernels.Default()): the backend of callers that
+// are not given one.
+func NewDefault() *Backend { return New(kernels.Default()) }
+
+// Kernels returns the backend's kernel set.
+func (be *Backend) Kernels() *kernels.Set { return be.ks }
+
+// Name returns "cpu/" and the kernel set's name.
+func (be *Backend) Name() string { return "cpu/" + be.ks.Name() }
+
+// InUse returns the bytes of the backend's live allocations: allocated,
+// not freed, not yet garbage-collected.
+func (be *Backend) InUse() int64 { return be.inUse.Load() }
 
 // buffer is host storage (a pointer, so that tensors compare by identity).
-type buffer struct{ data []float32 }
+// owner is the backend that accounts for it (nil for Wrap); stop cancels
+// the accounting cleanup.
+type buffer struct {
+	data  []float32
+	freed bool
+	alloc
+}
 
 func (b *buffer) Len() int { return len(b.data) }
 
 // tokens is host symbol storage.
-type tokens struct{ data []byte }
+type tokens struct {
+	data  []byte
+	freed bool
+	alloc
+}
 
 func (t *tokens) Len() int { return len(t.data) }
 
+// alloc is the accounting of one allocation.
+type alloc struct {
+	owner *Backend
+	bytes int64
+	stop  func()
+}
+
+// maxBytes bounds one allocation: beyond the Go heap's address space.
+const maxBytes = 1 << 46
+
+// bigBytes is the size from which an allocation is checked against the
+// memory the system has available (sysmem.Available).
+const bigBytes = 1 << 30
+
+// reserve accounts for an allocation of n elements of size bytes each
+// and returns its bytes, or why it cannot be made.
+func (be *Backend) reserve(n int, size int64, what string) (int64, error) {
+	if be.closed.Load() {
+		return 0, fmt.Errorf("cpu backend: %s of %d: %w", what, n, backend.ErrClosed)
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("cpu backend: %s of %d elements", what, n)
+	}
+	if int64(n) > maxBytes/size {
+		return 0, fmt.Errorf("cpu backend: %s of %d elements: %w", what, n, backend.ErrOutOfMemory)
+	}
+	bytes := int64(n) * size
+	if bytes >= bigBytes {
+		if avail := sysmem.Available(); avail > 0 && bytes > avail {
+			return 0, fmt.Errorf("cpu backend: %s of %s, %s available: %w", what, sysmem.GiB(float64(bytes)), sysmem.GiB(float64(avail)), backend.ErrOutOfMemory)
+		}
+	}
+	used := be.inUse.Add(bytes)
+	if be.limit > 0 && used > be.limit {
+		be.inUse.Add(-bytes)
+		return 0, fmt.Errorf("cpu backend: %s of %d bytes with %d of %d in use: %w", what, bytes, used-bytes, be.limit, backend.ErrOutOfMemory)
+	}
+	return bytes, nil
+}
+
+// track registers the release of a's bytes when obj is collected without
+// being freed.
+func track[T any](be *Backend, obj *T, a *alloc, bytes int64) {
+	*a = alloc{owner: be, bytes: bytes}
+	if bytes == 0 {
+		return
+	}
+	c := runtime.AddCleanup(obj, func(n int64) { be.inUse.Add(-n) }, bytes)
+	a.stop = c.Stop
+}
+
+// release undoes the accounting of a (at Free).
+func (a *alloc) release() {
+	if a.owner == nil {
+		return
+	}
+	if a.stop != nil {
+		a.stop()
+	}
+	a.owner.inUse.Add(-a.bytes)
+}
+
 // Alloc implements backend.Backend.
-func (be *Backend) Alloc(n int) backend.Buffer { return &buffer{make([]float32, n)} }
+func (be *Backend) Alloc(n int) (backend.Buffer, error) {
+	bytes, err := be.reserve(n, 4, "allocation")
+	if err != nil {
+		return nil, err
+	}
+	b := &buffer{data: make([]float32, n)}
+	track(be, b, &b.alloc, bytes)
+	return b, nil
+}
 
 // AllocTokens implements backend.Backend.
-func (be *Backend) AllocTokens(n int) backend.Tokens { return &tokens{make([]byte, n)} }
+func (be *Backend) AllocTokens(n int) (backend.Tokens, error) {
+	bytes, err := be.reserve(n, 1, "token allocation")
+	if err != nil {
+		return nil, err
+	}
+	t := &tokens{data: make([]byte, n)}
+	track(be, t, &t.alloc, bytes)
+	return t, nil
+}
+
+// Free implements backend.Backend. The buffer may come from any CPU
+// backend (or Wrap).
+func (be *Backend) Free(b backend.Buffer) error {
+	if b == nil {
+		return nil
+	}
+	buf, ok := b.(*buffer)
+	if !ok {
+		return fmt.Errorf("cpu backend: free of a %T: %w", b, backend.ErrForeign)
+	}
+	if buf.freed {
+		return fmt.Errorf("cpu backend: free of a buffer: %w", backend.ErrFreed)
+	}
+	buf.freed, buf.data = true, nil
+	buf.release()
+	return nil
+}
+
+// FreeTokens implements backend.Backend.
+func (be *Backend) FreeTokens(t backend.Tokens) error {
+	if t == nil {
+		return nil
+	}
+	tk, ok := t.(*tokens)
+	if !ok {
+		return fmt.Errorf("cpu backend: free of %T: %w", t, backend.ErrForeign)
+	}
+	if tk.freed {
+		return fmt.Errorf("cpu backend: free of tokens: %w", backend.ErrFreed)
+	}
+	tk.freed, tk.data = true, nil
+	tk.release()
+	return nil
+}
+
+// Close implements backend.Backend: later allocations fail with
+// backend.ErrClosed; host buffers not freed are left to the garbage
+// collector.
+func (be *Backend) Close() error {
+	be.closed.Store(true)
+	return nil
+}
 
 // Wrap returns a buffer of this backend that IS data (no copy): the
-// caller's writes to data are the buffer's contents.
-func Wrap(data []float32) backend.Buffer { return &buffer{data} }
+// caller's writes to data are the buffer's contents. Freeing it only
+// detaches it.
+func Wrap(data []float32) backend.Buffer { return &buffer{data: data} }
 
 // f32 returns the host slice of t; nil for an absent tensor.
 func f32(t backend.Tensor) []float32 {
@@ -68,14 +232,17 @@ func f32(t backend.Tensor) []float32 {
 	if !ok {
 		panic(fmt.Sprintf("cpu backend: a tensor of another backend (%T)", t.Buf))
 	}
+	if b.freed {
+		panic("cpu backend: use of a freed buffer")
+	}
 	return b.data[t.Off : t.Off+t.Len]
 }
 
 // Host returns the host slice behind t (no copy) when t is a CPU-backend
 // tensor; ok is false otherwise. For code paths that run only on the CPU
-// backend (tests, the attention-map fast path).
+// backend (tests).
 func Host(t backend.Tensor) (s []float32, ok bool) {
-	if b, isCPU := t.Buf.(*buffer); isCPU {
+	if b, isCPU := t.Buf.(*buffer); isCPU && !b.freed {
 		return b.data[t.Off : t.Off+t.Len], true
 	}
 	return nil, false
@@ -85,6 +252,9 @@ func toks(t backend.Tokens, n int) []byte {
 	b, ok := t.(*tokens)
 	if !ok {
 		panic(fmt.Sprintf("cpu backend: tokens of another backend (%T)", t))
+	}
+	if b.freed {
+		panic("cpu backend: use of freed tokens")
 	}
 	return b.data[:n]
 }
@@ -128,17 +298,17 @@ func (be *Backend) EncoderBackward(dwte, dpos, dout backend.Tensor, tok backend.
 
 // LayerNormForward implements backend.Backend.
 func (be *Backend) LayerNormForward(out, mean, rstd, inp, w, b backend.Tensor, rows, C int) {
-	layernormForward(f32(out), f32(mean), f32(rstd), f32(inp), f32(w), f32(b), rows, C)
+	layernormForward(be.ks, f32(out), f32(mean), f32(rstd), f32(inp), f32(w), f32(b), rows, C)
 }
 
 // LayerNormBackward implements backend.Backend.
 func (be *Backend) LayerNormBackward(dinp, dw, db, dout, inp, w, mean, rstd backend.Tensor, rows, C int) {
-	layernormBackward(f32(dinp), f32(dw), f32(db), f32(dout), f32(inp), f32(w), f32(mean), f32(rstd), rows, C)
+	layernormBackward(be.ks, f32(dinp), f32(dw), f32(db), f32(dout), f32(inp), f32(w), f32(mean), f32(rstd), rows, C)
 }
 
 // MatmulForward implements backend.Backend.
 func (be *Backend) MatmulForward(out, inp, w, bias backend.Tensor, rows, C, OC int) {
-	matmulForward(be.k(), f32(out), f32(inp), f32(w), f32(bias), rows, C, OC)
+	matmulForward(be.ks, be.kern, f32(out), f32(inp), f32(w), f32(bias), rows, C, OC)
 }
 
 // MatmulBackward implements backend.Backend.
@@ -147,17 +317,22 @@ func (be *Backend) MatmulBackward(dinp, dw, dbias, dout, inp, w backend.Tensor, 
 	if setDinp {
 		beta = 0
 	}
-	matmulBackwardBeta(be.k(), beta, f32(dinp), f32(dw), f32(dbias), f32(dout), f32(inp), f32(w), rows, C, OC)
+	matmulBackwardBeta(be.ks, be.kern, beta, f32(dinp), f32(dw), f32(dbias), f32(dout), f32(inp), f32(w), rows, C, OC)
 }
 
 // AttentionForward implements backend.Backend.
 func (be *Backend) AttentionForward(out, lse, qkv backend.Tensor, B, T, C, NH int) {
-	attentionForward(be.k(), f32(out), f32(lse), f32(qkv), B, T, C, NH)
+	attentionForward(be.ks, be.kern, f32(out), f32(lse), f32(qkv), B, T, C, NH)
 }
 
 // AttentionBackward implements backend.Backend.
 func (be *Backend) AttentionBackward(dqkv, dout, qkv, lse backend.Tensor, B, T, C, NH int) {
-	attentionBackward(be.k(), f32(dqkv), f32(dout), f32(qkv), f32(lse), B, T, C, NH)
+	attentionBackward(be.ks, be.kern, f32(dqkv), f32(dout), f32(qkv), f32(lse), B, T, C, NH)
+}
+
+// AttentionWeights implements backend.Backend.
+func (be *Backend) AttentionWeights(out, qkv backend.Tensor, B, T, C, NH int) {
+	attentionWeights(be.ks, be.kern, f32(out), f32(qkv), B, T, C, NH)
 }
 
 // ActivationForward implements backend.Backend.
@@ -166,7 +341,7 @@ func (be *Backend) ActivationForward(act backend.Activation, out, inp backend.Te
 		reluForward(f32(out), f32(inp))
 		return
 	}
-	geluForward(f32(out), f32(inp))
+	geluForward(be.ks, f32(out), f32(inp))
 }
 
 // ActivationBackward implements backend.Backend.
@@ -175,13 +350,13 @@ func (be *Backend) ActivationBackward(act backend.Activation, dinp, inp, dout ba
 		reluBackwardSet(f32(dinp), f32(inp), f32(dout))
 		return
 	}
-	geluBackwardSet(f32(dinp), f32(inp), f32(dout))
+	geluBackwardSet(be.ks, f32(dinp), f32(inp), f32(dout))
 }
 
 // Add implements backend.Backend.
 func (be *Backend) Add(out, a, b backend.Tensor) {
 	o := f32(out)
-	kernels.Add(o, f32(a)[:len(o)], f32(b))
+	be.ks.Add(o, f32(a)[:len(o)], f32(b))
 }
 
 // CrossEntropyForward implements backend.Backend.

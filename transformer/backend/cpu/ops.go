@@ -87,9 +87,9 @@ func encoderBackward(dwte, dwpe []float32, dout []float32, inp []byte, B, T, C i
 // out = (x − mean)·rstd·w + b with rstd = 1/√(var + ε) (biased variance);
 // mean and rstd (rows) are kept for the backward pass. Rows are done in
 // parallel chunks of lnChunk.
-func layernormForward(out, mean, rstd, inp, w, b []float32, rows, C int) {
+func layernormForward(ks *kernels.Set, out, mean, rstd, inp, w, b []float32, rows, C int) {
 	t := lnPool.Get().(*lnTask)
-	*t = lnTask{out: out, mean: mean, rstd: rstd, inp: inp, w: w, b: b, rows: rows, C: C}
+	*t = lnTask{ks: ks, out: out, mean: mean, rstd: rstd, inp: inp, w: w, b: b, rows: rows, C: C}
 	kernels.Run(t, (rows+lnChunk-1)/lnChunk)
 	*t = lnTask{}
 	lnPool.Put(t)
@@ -100,11 +100,11 @@ func layernormForward(out, mean, rstd, inp, w, b []float32, rows, C int) {
 // Rows are done in parallel chunks of lnChunk; each chunk sums its dw, db
 // contributions apart and the chunk sums are added in chunk order, so the
 // result does not depend on the number of goroutines.
-func layernormBackward(dinp, dw, db, dout, inp, w, mean, rstd []float32, rows, C int) {
+func layernormBackward(ks *kernels.Set, dinp, dw, db, dout, inp, w, mean, rstd []float32, rows, C int) {
 	parts := (rows + lnChunk - 1) / lnChunk
 	scr := getScratch(parts * 2 * C)
 	t := lnPool.Get().(*lnTask)
-	*t = lnTask{backward: true, dinp: dinp, dout: dout, inp: inp, w: w, mean: mean, rstd: rstd, rows: rows, C: C, partial: *scr}
+	*t = lnTask{ks: ks, backward: true, dinp: dinp, dout: dout, inp: inp, w: w, mean: mean, rstd: rstd, rows: rows, C: C, partial: *scr}
 	kernels.Run(t, parts)
 	for p := 0; p < parts; p++ {
 		part := t.partial[p*2*C : (p+1)*2*C]
@@ -125,6 +125,7 @@ const lnChunk = 256
 
 // lnTask is one LayerNorm call, run by kernels.Run over row chunks.
 type lnTask struct {
+	ks                         *kernels.Set
 	backward                   bool
 	out, mean, rstd, inp, w, b []float32
 	dinp, dout, partial        []float32
@@ -133,38 +134,38 @@ type lnTask struct {
 
 var lnPool = sync.Pool{New: func() any { return new(lnTask) }}
 
-// RunPart does the rows of chunk i (kernels.LayerNorm, LayerNormBackward).
+// RunPart does the rows of chunk i (Set.LayerNorm, Set.LayerNormBackward).
 func (t *lnTask) RunPart(i int) {
 	C := t.C
 	r0, r1 := i*lnChunk, min(t.rows, (i+1)*lnChunk)
 	if !t.backward {
-		kernels.LayerNorm(t.out[r0*C:r1*C], t.mean[r0:r1], t.rstd[r0:r1], t.inp[r0*C:r1*C], t.w, t.b, r1-r0, C, lnEps)
+		t.ks.LayerNorm(t.out[r0*C:r1*C], t.mean[r0:r1], t.rstd[r0:r1], t.inp[r0*C:r1*C], t.w, t.b, r1-r0, C, lnEps)
 		return
 	}
 	part := t.partial[i*2*C : (i+1)*2*C]
 	clear(part)
-	kernels.LayerNormBackward(t.dinp[r0*C:r1*C], part[:C], part[C:], t.dout[r0*C:r1*C], t.inp[r0*C:r1*C], t.w, t.mean[r0:r1], t.rstd[r0:r1], r1-r0, C)
+	t.ks.LayerNormBackward(t.dinp[r0*C:r1*C], part[:C], part[C:], t.dout[r0*C:r1*C], t.inp[r0*C:r1*C], t.w, t.mean[r0:r1], t.rstd[r0:r1], r1-r0, C)
 }
 
 // matmulForward: out (rows, OC) = inp (rows, C) · wᵀ + bias, w (OC, C),
 // bias (OC) or nil. out is overwritten.
-func matmulForward(k kernels.Kernel, out, inp, w, bias []float32, rows, C, OC int) {
+func matmulForward(ks *kernels.Set, k kernels.Kernel, out, inp, w, bias []float32, rows, C, OC int) {
 	k.Gemm(false, true, rows, OC, C, inp, C, w, C, 0, out, OC)
 	if bias != nil {
 		for r := 0; r < rows; r++ {
 			o := out[r*OC : (r+1)*OC]
-			kernels.Add(o, o, bias)
+			ks.Add(o, o, bias)
 		}
 	}
 }
 
-func matmulBackwardBeta(k kernels.Kernel, beta float32, dinp, dw, dbias, dout, inp, w []float32, rows, C, OC int) {
+func matmulBackwardBeta(ks *kernels.Set, k kernels.Kernel, beta float32, dinp, dw, dbias, dout, inp, w []float32, rows, C, OC int) {
 	if dinp != nil {
 		k.Gemm(false, false, rows, C, OC, dout, OC, w, C, beta, dinp, C)
 	}
 	k.Gemm(true, false, OC, C, rows, dout, OC, inp, C, 1, dw, C)
 	if dbias != nil {
-		kernels.AddRows(dbias, dout, rows, OC, OC)
+		ks.AddRows(dbias, dout, rows, OC, OC)
 	}
 }
 
@@ -184,11 +185,11 @@ const attnRB = 48
 // Per (b, h), in parallel, and per block of attnRB query rows: the scores
 // S = Q·Kᵀ and the output P·V are products of the kernel k (run serially)
 // on strided views of qkv (Kᵀ transposed once per (b, h)); the softmax
-// (kernels.Softmax) covers t2 ≤ t exactly and the weights of t < t2 < r1
+// (Set.Softmax) covers t2 ≤ t exactly and the weights of t < t2 < r1
 // inside the block are set to 0.
-func attentionForward(k kernels.Kernel, out, lse, qkv []float32, B, T, C, NH int) {
+func attentionForward(ks *kernels.Set, k kernels.Kernel, out, lse, qkv []float32, B, T, C, NH int) {
 	t := attnPool.Get().(*attnTask)
-	*t = attnTask{k: kernels.Serial(k), out: out, lse: lse, qkv: qkv, B: B, T: T, C: C, NH: NH}
+	*t = attnTask{ks: ks, k: kernels.Serial(k), out: out, lse: lse, qkv: qkv, B: B, T: T, C: C, NH: NH}
 	kernels.Run(t, B*NH)
 	*t = attnTask{}
 	attnPool.Put(t)
@@ -197,13 +198,13 @@ func attentionForward(k kernels.Kernel, out, lse, qkv []float32, B, T, C, NH int
 // attentionBackward accumulates dqkv (B,T,3C) from dout (B,T,C), using the
 // forward's qkv and lse. Work is split over (b, h) pairs, which write
 // disjoint parts of dqkv; per block of query rows r0..r1−1, the weights
-// P = exp(Q·Kᵀ/√hs − lse) are recomputed (kernels.ScaledExp), then with
+// P = exp(Q·Kᵀ/√hs − lse) are recomputed (Set.ScaledExp), then with
 // dS the gradient of the scores: dV[0:r1] += Pᵀ·dO, dP = dO·Vᵀ (Vᵀ
-// transposed once per (b, h)), dS = kernels.SoftmaxBackward(P, dP),
+// transposed once per (b, h)), dS = Set.SoftmaxBackward(P, dP),
 // dQ[r0:r1] += dS·K, dK[0:r1] += dSᵀ·Q.
-func attentionBackward(k kernels.Kernel, dqkv, dout, qkv, lse []float32, B, T, C, NH int) {
+func attentionBackward(ks *kernels.Set, k kernels.Kernel, dqkv, dout, qkv, lse []float32, B, T, C, NH int) {
 	t := attnPool.Get().(*attnTask)
-	*t = attnTask{k: kernels.Serial(k), dqkv: dqkv, dout: dout, lse: lse, qkv: qkv, B: B, T: T, C: C, NH: NH, backward: true}
+	*t = attnTask{ks: ks, k: kernels.Serial(k), dqkv: dqkv, dout: dout, lse: lse, qkv: qkv, B: B, T: T, C: C, NH: NH, backward: true}
 	kernels.Run(t, B*NH)
 	*t = attnTask{}
 	attnPool.Put(t)
@@ -211,6 +212,7 @@ func attentionBackward(k kernels.Kernel, dqkv, dout, qkv, lse []float32, B, T, C
 
 // attnTask is one attention call, run by kernels.Run over (b, h).
 type attnTask struct {
+	ks                        *kernels.Set
 	k                         kernels.Kernel
 	out, lse, qkv, dout, dqkv []float32
 	B, T, C, NH               int
@@ -247,7 +249,7 @@ func (a *attnTask) RunPart(bh int) {
 	kt, vt := sc[2*rbMax*T:2*rbMax*T+hs*T], sc[2*rbMax*T+hs*T:]
 	// S = Q·Kᵀ with Kᵀ (hs, T) transposed once, so that the kernel reads
 	// it in place for every block
-	transposeHead(kt, kk, T, hs, C3)
+	transposeHead(a.ks, kt, kk, T, hs, C3)
 	var lse []float32
 	if a.lse != nil {
 		lse = a.lse[bh*T : (bh+1)*T]
@@ -260,7 +262,7 @@ func (a *attnTask) RunPart(bh int) {
 			k.Gemm(false, false, rb, r1, hs, q[r0*C3:], C3, kt, T, 0, p, T)
 			for i := 0; i < rb; i++ {
 				row := p[i*T : i*T+r1]
-				l := kernels.Softmax(row[:r0+i+1], scale)
+				l := a.ks.Softmax(row[:r0+i+1], scale)
 				if lse != nil {
 					lse[r0+i] = l
 				}
@@ -272,21 +274,21 @@ func (a *attnTask) RunPart(bh int) {
 	}
 	dq, dk, dv := a.dqkv[base:], a.dqkv[base+C:], a.dqkv[base+2*C:]
 	do := a.dout[b*T*C+h*hs:]
-	transposeHead(vt, v, T, hs, C3)
+	transposeHead(a.ks, vt, v, T, hs, C3)
 	for r0 := 0; r0 < T; r0 += attnRB {
 		r1 := min(T, r0+attnRB)
 		rb := r1 - r0
 		k.Gemm(false, false, rb, r1, hs, q[r0*C3:], C3, kt, T, 0, p, T)
 		for i := 0; i < rb; i++ {
 			row := p[i*T : i*T+r1]
-			kernels.ScaledExp(row[:r0+i+1], scale, lse[r0+i])
+			a.ks.ScaledExp(row[:r0+i+1], scale, lse[r0+i])
 			clear(row[r0+i+1:])
 		}
 		k.Gemm(true, false, r1, hs, rb, p, T, do[r0*C:], C, 1, dv, C3)
 		k.Gemm(false, false, rb, r1, hs, do[r0*C:], C, vt, T, 0, ds, T)
 		for i := 0; i < rb; i++ {
 			row := ds[i*T : i*T+r1]
-			kernels.SoftmaxBackward(p[i*T:i*T+r0+i+1], row[:r0+i+1], scale)
+			a.ks.SoftmaxBackward(p[i*T:i*T+r0+i+1], row[:r0+i+1], scale)
 			clear(row[r0+i+1:])
 		}
 		k.Gemm(false, false, rb, hs, r1, ds, T, kk, C3, 1, dq[r0*C3:], C3)
@@ -294,10 +296,48 @@ func (a *attnTask) RunPart(bh int) {
 	}
 }
 
+// attentionWeights writes out (B,NH,T,T): per (b, h), in parallel, the
+// scores S = Q·Kᵀ (a product of the kernel k, run serially, on strided
+// views of qkv), then each row i's softmax over columns 0..i (Set.Softmax)
+// and zeros above the diagonal.
+func attentionWeights(ks *kernels.Set, k kernels.Kernel, out, qkv []float32, B, T, C, NH int) {
+	t := weightsPool.Get().(*weightsTask)
+	*t = weightsTask{ks: ks, k: kernels.Serial(k), out: out, qkv: qkv, T: T, C: C, NH: NH}
+	kernels.Run(t, B*NH)
+	*t = weightsTask{}
+	weightsPool.Put(t)
+}
+
+// weightsTask is one attentionWeights call, run by kernels.Run over (b, h).
+type weightsTask struct {
+	ks       *kernels.Set
+	k        kernels.Kernel
+	out, qkv []float32
+	T, C, NH int
+}
+
+var weightsPool = sync.Pool{New: func() any { return new(weightsTask) }}
+
+// RunPart does the (b, h) pair bh.
+func (w *weightsTask) RunPart(bh int) {
+	T, C, NH := w.T, w.C, w.NH
+	b, h := bh/NH, bh%NH
+	hs, C3 := C/NH, 3*C
+	scale := float32(1 / math.Sqrt(float64(hs)))
+	base := b*T*C3 + h*hs
+	p := w.out[bh*T*T : (bh+1)*T*T]
+	w.k.Gemm(false, true, T, T, hs, w.qkv[base:], C3, w.qkv[base+C:], C3, 0, p, T)
+	for i := 0; i < T; i++ {
+		row := p[i*T : (i+1)*T]
+		w.ks.Softmax(row[:i+1], scale)
+		clear(row[i+1:])
+	}
+}
+
 // transposeHead writes dst (hs, T) = xᵀ for the head view x (T rows of hs
 // values, row stride ld).
-func transposeHead(dst, x []float32, T, hs, ld int) {
-	kernels.Transpose(dst, T, x, ld, T, hs)
+func transposeHead(ks *kernels.Set, dst, x []float32, T, hs, ld int) {
+	ks.Transpose(dst, T, x, ld, T, hs)
 }
 
 // reluForward: out = max(x, 0) elementwise.
@@ -320,15 +360,15 @@ func reluBackwardSet(dinp, inp, dout []float32) {
 }
 
 // geluForward is the erf GELU out = x·Φ(x) = ½x(1 + erf(x/√2)), with a
-// float32 erf approximation (|error of Φ| ≤ 3e-7; kernels.GeluForward),
+// float32 erf approximation (|error of Φ| ≤ 3e-7; Set.GeluForward),
 // in parallel chunks.
-func geluForward(out, inp []float32) {
-	runElementwise(opGeluForward, out, inp, nil)
+func geluForward(ks *kernels.Set, out, inp []float32) {
+	runElementwise(ks, opGeluForward, out, inp, nil)
 }
 
 // geluBackwardSet OVERWRITES dinp = dout·(Φ(x) + x·φ(x)).
-func geluBackwardSet(dinp, inp, dout []float32) {
-	runElementwise(opGeluBackwardSet, dinp, inp, dout)
+func geluBackwardSet(ks *kernels.Set, dinp, inp, dout []float32) {
+	runElementwise(ks, opGeluBackwardSet, dinp, inp, dout)
 }
 
 // elemOp is an elementwise operation run by runElementwise.
@@ -344,6 +384,7 @@ const elemChunk = 1 << 14
 
 // elemTask is one elementwise call, split into chunks of elemChunk.
 type elemTask struct {
+	ks      *kernels.Set
 	op      elemOp
 	x, y, z []float32
 }
@@ -351,10 +392,10 @@ type elemTask struct {
 var elemPool = sync.Pool{New: func() any { return new(elemTask) }}
 
 // runElementwise applies op to x (len n), y, z in parallel chunks.
-func runElementwise(op elemOp, x, y, z []float32) {
+func runElementwise(ks *kernels.Set, op elemOp, x, y, z []float32) {
 	n := len(y)
 	t := elemPool.Get().(*elemTask)
-	*t = elemTask{op: op, x: x[:n], y: y, z: z}
+	*t = elemTask{ks: ks, op: op, x: x[:n], y: y, z: z}
 	kernels.Run(t, (n+elemChunk-1)/elemChunk)
 	*t = elemTask{}
 	elemPool.Put(t)
@@ -365,10 +406,10 @@ func (t *elemTask) RunPart(i int) {
 	lo, hi := i*elemChunk, min(len(t.y), (i+1)*elemChunk)
 	switch t.op {
 	case opGeluForward:
-		kernels.GeluForward(t.x[lo:hi], t.y[lo:hi])
+		t.ks.GeluForward(t.x[lo:hi], t.y[lo:hi])
 	case opGeluBackwardSet:
 		clear(t.x[lo:hi]) // a chunk in cache: cheaper than a separate pass
-		kernels.GeluBackward(t.x[lo:hi], t.y[lo:hi], t.z[lo:hi])
+		t.ks.GeluBackward(t.x[lo:hi], t.y[lo:hi], t.z[lo:hi])
 	}
 }
 
