@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
@@ -57,16 +58,16 @@ func TestPredictReusesActivations(t *testing.T) {
 	// the numbers of fresh activations (the engine before pooling: one
 	// pass over the first N symbols, then one per sliding window)
 	want := make([]float64, len(x)*A)
-	uniform(want[:A])
+	predict.Uniform(want[:A])
 	first := m.NewActivations(1, N, false)
 	m.Forward(first, x[:N], 1, N)
 	for i := 1; i <= N; i++ {
-		copyRow(want[i*A:(i+1)*A], first.Probs()[(i-1)*A:i*A])
+		predict.FromFloat32(want[i*A:(i+1)*A], first.Probs()[(i-1)*A:i*A])
 	}
 	for i := N + 1; i < len(x); i++ {
 		a := m.NewActivations(1, N, false)
 		m.Forward(a, x[i-N:i], 1, N)
-		copyRow(want[i*A:(i+1)*A], a.Probs()[(N-1)*A:])
+		predict.FromFloat32(want[i*A:(i+1)*A], a.Probs()[(N-1)*A:])
 	}
 	for i := range want {
 		if out[i] != want[i] {

@@ -55,32 +55,14 @@ func (s *state) Observe(a byte) { s.hist = append(s.hist, a) }
 func (s *state) Predict(p []float64) {
 	n, N := len(s.hist), s.m.Config.Context
 	if n == 0 {
-		uniform(p)
+		predict.Uniform(p)
 		return
 	}
 	acts := s.m.inferenceActs()
 	defer s.m.pool.put(acts)
 	w := s.hist[max(0, n-N):]
 	s.m.Forward(acts, w, 1, len(w))
-	copyRow(p, acts.ProbRow(0, len(w)-1))
-}
-
-func uniform(p []float64) {
-	for i := range p {
-		p[i] = 1 / float64(len(p))
-	}
-}
-
-// copyRow converts a float32 distribution to float64, renormalised.
-func copyRow(p []float64, q []float32) {
-	sum := 0.0
-	for i, v := range q {
-		p[i] = float64(v)
-		sum += p[i]
-	}
-	for i := range p {
-		p[i] /= sum
-	}
+	predict.FromFloat32(p, acts.ProbRow(0, len(w)-1))
 }
 
 // PredictSequence fills out (len(x)·A): row 0 is uniform; row i ≥ 1 is
@@ -95,7 +77,7 @@ func (m *Model) PredictSequence(x []byte, out []float64) {
 	if n == 0 {
 		return
 	}
-	uniform(out[:A])
+	predict.Uniform(out[:A])
 	if n == 1 {
 		return
 	}
@@ -105,11 +87,11 @@ func (m *Model) PredictSequence(x []byte, out []float64) {
 	m.Forward(acts, x[:T], 1, T)
 	probs := acts.Probs()
 	for i := 1; i <= T; i++ {
-		copyRow(out[i*A:(i+1)*A], probs[(i-1)*A:i*A])
+		predict.FromFloat32(out[i*A:(i+1)*A], probs[(i-1)*A:i*A])
 	}
 	for i := N + 1; i < n; i++ {
 		m.Forward(acts, x[i-N:i], 1, N)
-		copyRow(out[i*A:(i+1)*A], acts.ProbRow(0, N-1))
+		predict.FromFloat32(out[i*A:(i+1)*A], acts.ProbRow(0, N-1))
 	}
 }
 
