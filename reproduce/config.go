@@ -1,29 +1,12 @@
-// Package reproduce runs the whole study of the paper "An
-// Information-Theoretic Approach to Understanding Transformers' In-Context
-// Learning of Variable-Order Markov Chains" from data generated in the run:
-// training and test sets drawn from π_CTW, transformers of 1, 2, 3, 4 (and 6)
-// layers, attention-only and single-head variants, the synthetic two-layer
-// "TF 2-0" models, CTW, Kneser–Ney (δ tuned), PPM (method A) and the
-// (D+2)-layer construction; it evaluates every method in context and writes
-// the paper's Figs. 3, 4, 5, 8 and 10, a comparison of the construction with
-// CTW, a summary table and one self-contained HTML report.
-//
-// The run is a chain of stages (see Plan). Each stage is cached in
-// OUT/stages/<name>-<hash>/ under a hash of its configuration, the hashes of
-// its upstream stages, the vomc version and the code key (CodeKey); a file
-// "done.json" written last marks it complete, and a completed stage is
-// skipped unless an upstream stage's outputs changed since (--rerun). A stage
-// interrupted before its marker is redone, except training, which continues
-// from its checkpoint (transformer.Checkpoint.Resume).
 package reproduce
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -442,7 +425,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("reproduce: model %q: %w", s, err)
 		}
 	}
-	if c.HeatmapModel != "" && !contains(c.Fig3Models, c.HeatmapModel) && !contains(c.Fig4Models, c.HeatmapModel) {
+	if c.HeatmapModel != "" && !slices.Contains(c.Fig3Models, c.HeatmapModel) && !slices.Contains(c.Fig4Models, c.HeatmapModel) {
 		return fmt.Errorf("reproduce: heatmap_model %q is not in fig3_models or fig4_models", c.HeatmapModel)
 	}
 	for _, v := range c.SynthVariants {
@@ -465,15 +448,6 @@ func (c Config) Validate() error {
 		seenEnc[enc] = true
 	}
 	return nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Encodings returns SynthEncodings, or the paper's encoding alone when it
@@ -536,95 +510,6 @@ func (c Config) JSON() string {
 	return string(b)
 }
 
-// Model is one transformer architecture of the study.
-type Model struct {
-	// Spec is the notation it was parsed from, e.g. "1,1,1-ff".
-	Spec string
-	// Heads per layer; FF and LN say whether feed-forward sub-layers and
-	// LayerNorms are present.
-	Heads  []int
-	FF, LN bool
-	// Sin selects fixed sinusoidal positional embeddings instead of
-	// learned ones (suffix "-sin").
-	Sin bool
-}
-
-// ParseModel reads the notation "H1,H2,…[-ff][-ln][-sin]".
-func ParseModel(s string) (Model, error) {
-	m := Model{Spec: s, FF: true, LN: true}
-	parts := strings.Split(strings.TrimSpace(s), "-")
-	for _, p := range strings.Split(parts[0], ",") {
-		h, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || h < 1 {
-			return m, fmt.Errorf("reproduce: model %q: heads must be positive integers", s)
-		}
-		m.Heads = append(m.Heads, h)
-	}
-	for _, p := range parts[1:] {
-		switch strings.ToLower(strings.TrimSpace(p)) {
-		case "ff":
-			m.FF = false
-		case "ln":
-			m.LN = false
-		case "sin":
-			m.Sin = true
-		default:
-			return m, fmt.Errorf("reproduce: model %q: unknown suffix -%s (-ff, -ln, -sin)", s, p)
-		}
-	}
-	return m, nil
-}
-
-// Label is the paper's notation: "TF(4,4)", with " attn-only" for
-// networks without FF and LayerNorm, " w/o FF" or " w/o LN" otherwise, and
-// " sin" for sinusoidal positions.
-func (m Model) Label() string {
-	hs := make([]string, len(m.Heads))
-	for i, h := range m.Heads {
-		hs[i] = strconv.Itoa(h)
-	}
-	l := "TF(" + strings.Join(hs, ",") + ")"
-	switch {
-	case !m.FF && !m.LN:
-		l += " attn-only"
-	case !m.FF:
-		l += " w/o FF"
-	case !m.LN:
-		l += " w/o LN"
-	}
-	if m.Sin {
-		l += " sin"
-	}
-	return l
-}
-
-// Slug is a file-name-safe form of the spec, e.g. "1-1-1-noff".
-func (m Model) Slug() string {
-	s := strings.ReplaceAll(strings.Split(m.Spec, "-")[0], ",", "-")
-	if !m.FF {
-		s += "-noff"
-	}
-	if !m.LN {
-		s += "-noln"
-	}
-	if m.Sin {
-		s += "-sin"
-	}
-	return "h" + s
-}
-
-// TransformerConfig is the model's architecture under the study's E, N
-// and A (GELU, learned positions).
-func (m Model) TransformerConfig(c Config) transformer.Config {
-	tc := transformer.DefaultConfig(len(m.Heads), 1, c.Embed, c.N, c.A)
-	tc.Heads = append([]int(nil), m.Heads...)
-	tc.FeedForward, tc.LayerNorm = m.FF, m.LN
-	if m.Sin {
-		tc.Positional = transformer.Sinusoidal
-	}
-	return tc
-}
-
 // TrainConfig is the optimisation setting of the transformers.
 func (c Config) TrainConfig() transformer.TrainConfig {
 	tc := transformer.DefaultTrainConfig()
@@ -647,50 +532,4 @@ func (c Config) Models() []Model {
 		out = append(out, m)
 	}
 	return out
-}
-
-// MeasuredRate is the training throughput model behind the cost estimates:
-// a 2-layer, 4-head, E=64, N=512 model (batch 32) trains at ≈ 165k tokens/s
-// on the 2-core AVX-512 machine this was developed on (measured in the
-// depth5 run of 2026-11-24: 1 layer 335k, 2 layers 165k tokens/s, both
-// within 2% of this model), and the cost of a token is taken proportional
-// to Σ_layers (12E² with FF or 4E² without, + N·E for the attention
-// scores).
-const MeasuredRate = 165e3 * 2 * (12*64*64 + 512*64)
-
-// EstimateTokensPerSecond predicts the training throughput of a model on
-// that machine (see MeasuredRate).
-func (m Model) EstimateTokensPerSecond(c Config) float64 {
-	per := 0.0
-	for range m.Heads {
-		w := 4.0
-		if m.FF {
-			w = 12
-		}
-		per += w*float64(c.Embed*c.Embed) + float64(c.N*c.Embed)
-	}
-	return MeasuredRate / per
-}
-
-// TrainTokens is the number of training tokens a model sees at most: the
-// step limit times batch·N, or epochs times the training windows.
-func (c Config) TrainTokens() float64 {
-	windows := float64(c.TrainTrees) * (1 - c.ValFrac) * float64(c.TrainNK/c.N)
-	perEpoch := windows * float64(c.N)
-	total := perEpoch * float64(c.Epochs)
-	if c.MaxSteps > 0 {
-		total = math.Min(total, float64(c.MaxSteps)*float64(c.Batch)*float64(c.N))
-	}
-	return total
-}
-
-// EstimateHours is the estimated training time of all models and all
-// their NumSeeds replicates (without early stopping) on the 2-core machine
-// of MeasuredRate, in hours.
-func (c Config) EstimateHours() float64 {
-	s := 0.0
-	for _, m := range c.Models() {
-		s += c.TrainTokens() / m.EstimateTokensPerSecond(c)
-	}
-	return float64(c.NumSeeds()) * s / 3600
 }

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/vomc/vomc/attnmap"
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -44,20 +43,23 @@ type Fig5Info struct {
 	Drops          []attnmap.Drop
 }
 
-func fig5Stage(cfg Config) (Stage, bool) {
+// fig5Stage draws the attention maps of cfg.HeatmapModel (replicate 0)
+// and scores its heads (Fig. 5); ok is false when no heatmap_model is
+// configured.
+func fig5Stage(cfg Config) (pipeline.Stage, bool, error) {
 	if cfg.HeatmapModel == "" {
-		return Stage{}, false
+		return pipeline.Stage{}, false, nil
 	}
 	m, err := ParseModel(cfg.HeatmapModel)
 	if err != nil {
-		return Stage{}, false
+		return pipeline.Stage{}, false, fmt.Errorf("reproduce: heatmap_model: %w", err)
 	}
-	return Stage{
+	return pipeline.Stage{
 		Name: StageFig5,
 		Inputs: map[string]any{"model": m.Spec, "k": cfg.HeatmapSuffix, "maxK": cfg.MaxDepth() + 1, "null": fmt.Sprintf("windows=%d seed=%d", fig5Windows, cfg.Seed),
 			"profile_windows": fig5ProfileWindows},
 		Deps: []string{StageTestData, trainStageName(m, 0)},
-		Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
+		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
 			test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
 			if err != nil {
 				return nil, err
@@ -79,8 +81,8 @@ func fig5Stage(cfg Config) (Stage, bool) {
 			info := Fig5Info{Model: m.Label(), Scores: scores, Windows: len(xs), K: cfg.HeatmapSuffix}
 			if i, off, ok := attnmap.SuffixPanel(scores, cfg.HeatmapSuffix, -1, 0, 0); ok {
 				s := scores[i]
-				sc, _ := s.SuffixScore(cfg.HeatmapSuffix, off)
-				info.Layer, info.Head, info.Offset, info.Mass, info.Chance = s.Layer, s.Head, off, sc.Mass, sc.Chance
+				ss, _ := s.SuffixScore(cfg.HeatmapSuffix, off)
+				info.Layer, info.Head, info.Offset, info.Mass, info.Chance = s.Layer, s.Head, off, ss.Mass, ss.Chance
 			}
 			title := fmt.Sprintf("Attention maps of %s on test window 0 (N=%d)", m.Label(), len(x))
 			if err := attnmap.Heatmaps(filepath.Join(sc.Dir, Fig5HeatmapFile), maps, attnmap.Options{Title: title, Labels: an.Labels()}); err != nil {
@@ -123,7 +125,7 @@ func fig5Stage(cfg Config) (Stage, bool) {
 			}
 			return outs, writeJSON(sc.Dir, fig5JSON, info)
 		},
-	}, true
+	}, true, nil
 }
 
 // fig5ProfileWindows is the number of test windows of the Fig. 5
@@ -132,76 +134,3 @@ const fig5ProfileWindows = 200
 
 // fig5Windows is the number of test windows of the Fig. 5 null test.
 const fig5Windows = 16
-
-// fig5Section is the report's Fig. 5 finding and images.
-func fig5Section(cfg Config, deps map[string]*Done) (Finding, []string, string) {
-	f := Finding{Claim: "Two attention patterns emerge. Position-only heads, usually in the first or second layer, show off-diagonal stripes a few positions below the diagonal: " +
-		"they copy the preceding symbols (the suffix) into the current position. Content-dependent heads in layer two or above show spotty patterns: " +
-		"for a query they attend exactly the earlier positions that match its length-3 suffix, i.e. they collect the statistics of that suffix."}
-	d, ok := deps[StageFig5]
-	if !ok {
-		return f, nil, "Not produced: no heatmap_model is configured."
-	}
-	var info Fig5Info
-	if err := readJSON(d.Dir, fig5JSON, &info); err != nil {
-		return f, nil, "Fig. 5 record unreadable: " + err.Error()
-	}
-	files := []string{filepath.Join(d.Dir, Fig5HeatmapFile)}
-	var rel, suf []string
-	for _, s := range info.Scores {
-		name := fmt.Sprintf("layer %d head %d", s.Layer, s.Head)
-		switch {
-		case !s.Labelled:
-		case s.Best.Kind == attnmap.Relative && s.Best.D >= 1:
-			rel = append(rel, fmt.Sprintf("%s (d=%d, mass %.2f vs chance %.2f, p_adj %.2g)", name, s.Best.D, s.Best.Mass, s.Best.Chance, s.Best.PAdj))
-		case s.Best.Kind == attnmap.SuffixMatch && s.Best.K >= 1:
-			suf = append(suf, fmt.Sprintf("%s (k=%d, offset %d, mass %.2f vs chance %.2f, p_adj %.2g)", name, s.Best.K, s.Best.Offset, s.Best.Mass, s.Best.Chance, s.Best.PAdj))
-		}
-	}
-	f.Found = fmt.Sprintf("In %s, scored on %d test windows with a null test per head and hypothesis (suffix matches: the attention paired with other windows' symbols, %s; relative positions: no preference among keys, Hoeffding bound; p-values Bonferroni-corrected over heads × hypotheses, a label needs p_adj < %.2g and mass ≥ chance + %.2g), %d of %d heads are relative-position heads",
-		info.Model, info.Windows, "random window permutations", attnmap.Alpha, attnmap.MinLift, len(rel), len(info.Scores))
-	if len(rel) > 0 {
-		f.Found += ": " + strings.Join(rel, ", ")
-	}
-	f.Found += fmt.Sprintf("; %d are suffix-match heads", len(suf))
-	if len(suf) > 0 {
-		f.Found += ": " + strings.Join(suf, ", ")
-	}
-	f.Found += "."
-	if info.Layer > 0 {
-		f.Found += fmt.Sprintf(" The suffix panel (test window 0) shows layer %d head %d, the head whose attention mass on the positions matching the query's length-%d suffix (offset %d) most exceeds chance (attnmap.SuffixPanel, as in vomc attention): %.2f vs %.2f.",
-			info.Layer, info.Head, info.K, info.Offset, info.Mass, info.Chance)
-		if len(info.Queries) > 0 {
-			files = append(files, filepath.Join(d.Dir, Fig5SuffixFile))
-		}
-	}
-	if info.ProfileWindows > 0 {
-		if len(info.Drops) == 0 {
-			f.Found += fmt.Sprintf(" By query position (%d test windows; the last figure), every labelled head keeps at least half of its best mass on its label's positions in every eighth of the window.", info.ProfileWindows)
-		} else {
-			var ds []string
-			for _, d := range info.Drops {
-				ds = append(ds, fmt.Sprintf("layer %d head %d (%s) %.2f at positions %d–%d vs %.2f in its best eighth", d.Layer, d.Head, labelShort(d.Label), d.Worst, d.WorstFrom, d.WorstTo, d.Best))
-			}
-			f.Found += fmt.Sprintf(" By query position (%d test windows; the last figure), some labelled heads fail in part of the window (mass on the label's positions below half of their best eighth): %s. Where such a head fails, the model loses what it provides (e.g. the copied previous symbols), which shows as excess loss at those positions.", info.ProfileWindows, strings.Join(ds, "; "))
-		}
-	}
-	if slices.Contains(d.Outputs, Fig5ProfileFile) {
-		files = append(files, filepath.Join(d.Dir, Fig5ProfileFile))
-	}
-	f.Agrees = len(rel) > 0 && len(suf) > 0
-	if f.Agrees {
-		f.Found += " Both patterns of the paper are present."
-	} else {
-		f.Found += " This differs from the paper: not both patterns (a relative-position head and a suffix-match head, each significant under the null test) were found in this model."
-	}
-	return f, files, ""
-}
-
-// labelShort names a hypothesis briefly: "d=1" or "k=3, offset 1".
-func labelShort(s attnmap.Score) string {
-	if s.Kind == attnmap.SuffixMatch {
-		return fmt.Sprintf("k=%d, offset %d", s.K, s.Offset)
-	}
-	return fmt.Sprintf("d=%d", s.D)
-}

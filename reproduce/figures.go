@@ -1,12 +1,16 @@
 package reproduce
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/plot"
+	"github.com/vomc/vomc/source"
 )
 
 // Figure files written by the figures stage.
@@ -15,7 +19,6 @@ const (
 	Fig4File      = "fig4_attention_only.png"
 	Fig10File     = "fig10_ppm.png"
 	ConstructFile = "construct_vs_ctw.png"
-	MergedFile    = "results.json"
 )
 
 // methodNames returns the result's names of the methods whose names start
@@ -84,16 +87,45 @@ func drawLoss(res *eval.Result, names []string, title, path string, smooth int, 
 	return fig.Save(path, 9*plot.Inch, 6*plot.Inch)
 }
 
-func writeFigures(cfg Config, sc *StageContext) ([]string, error) {
+// figuresStage draws the figures from the results of every evaluation
+// stage among stages (and writes the merged results and the across-seed
+// statistics).
+func figuresStage(cfg Config, stages []pipeline.Stage) pipeline.Stage {
+	inputs := map[string]any{"fig3": cfg.Fig3Models, "fig4": cfg.Fig4Models, "synth": cfg.SynthVariants, "smooth": cfg.Smooth, "N": cfg.N}
+	if cfg.NumSeeds() > 1 {
+		inputs["seeds"] = cfg.NumSeeds()
+	}
+	if cfg.normalized().SynthEncodings != nil {
+		inputs["encodings"] = cfg.Encodings()
+	}
+	var evals []string
+	for _, s := range stages {
+		if s.Name == StageBaselines || s.Name == StageConstruct || s.Name == StageSynth || strings.HasPrefix(s.Name, "eval-tf-") {
+			evals = append(evals, s.Name)
+		}
+	}
+	return pipeline.Stage{
+		Name:   StageFigures,
+		Kind:   pipeline.KindFigures,
+		Inputs: inputs,
+		Deps:   evals,
+		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
+			return writeFigures(cfg, sc)
+		},
+	}
+}
+
+// writeFigures is the figures stage's work.
+func writeFigures(cfg Config, sc *pipeline.StageContext) ([]string, error) {
 	mg, err := mergeResults(cfg, sc.Deps)
 	if err != nil {
 		return nil, err
 	}
 	res := mg.Res
 	ctwName := res.Ref().Name
-	sub := fmt.Sprintf("A=%d, D=%s, N=%d, %d test windows", cfg.A, depthList(cfg.Depths), cfg.N, res.Windows)
+	sub := fmt.Sprintf("A=%d, D=%s, N=%d, %d test windows", cfg.A, source.DepthList(cfg.Depths), cfg.N, res.Windows)
 	outs := []string{MergedFile}
-	if err := saveResultAs(sc.Dir, MergedFile, res); err != nil {
+	if err := fsutil.WriteFile(filepath.Join(sc.Dir, MergedFile), true, res.WriteJSON); err != nil {
 		return nil, err
 	}
 	if st := seedStats(cfg, res); st != nil {
@@ -150,19 +182,4 @@ func writeFigures(cfg Config, sc *StageContext) ([]string, error) {
 		outs = append(outs, ConstructFile)
 	}
 	return outs, nil
-}
-
-func saveResultAs(dir, name string, res *eval.Result) error {
-	if name == resFile {
-		return saveResult(dir, res)
-	}
-	return fmt.Errorf("unexpected result file %s", name)
-}
-
-func depthList(ds []int) string {
-	s := make([]string, len(ds))
-	for i, d := range ds {
-		s[i] = fmt.Sprint(d)
-	}
-	return strings.Join(s, ",")
 }

@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/pipeline"
 )
 
 // Outcome is what Run did.
@@ -41,7 +43,10 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Outcome, error) {
 	if err := fsutil.WriteBytes(filepath.Join(opts.Out, "config.json"), true, []byte(cfg.JSON()+"\n")); err != nil {
 		return nil, err
 	}
-	stages := Plan(cfg, opts)
+	stages, err := Plan(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
 	r, err := newRunner(opts, stages)
 	if err != nil {
 		return nil, err
@@ -58,37 +63,96 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Outcome, error) {
 	return out, nil
 }
 
-// newRunner is the runner of opts' stages under opts.Out/stages; stages
-// are the planned stages (to check the names in opts.Rerun).
-func newRunner(opts Options, stages []Stage) (*Runner, error) {
+// RunStage runs exactly one stage, named name, of the study under opts.Out
+// (skipping it if it is done, waiting for it if another process has
+// claimed it). Every stage it depends on, directly or not, must be done
+// already; otherwise the error is a *pipeline.MissingInputError. Running
+// the report stage also publishes the report, figures and results at the
+// top of opts.Out, as Run does.
+func RunStage(ctx context.Context, cfg Config, opts Options, name string) (*Outcome, error) {
+	start := time.Now()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Out == "" {
+		return nil, fmt.Errorf("reproduce: no output directory")
+	}
+	stages, err := Plan(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := pipeline.Find(stages, name); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(opts.Out, "stages"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := fsutil.WriteBytes(filepath.Join(opts.Out, "config.json"), true, []byte(cfg.JSON()+"\n")); err != nil {
+		return nil, err
+	}
+	r, err := newRunner(opts, stages)
+	if err != nil {
+		return nil, err
+	}
+	err = r.RunOnly(ctx, stages, name)
+	if mi := (*pipeline.MissingInputError)(nil); errors.As(err, &mi) {
+		return nil, fmt.Errorf("%w: run it first (vomc reproduce --stage %s with the same configuration and --out), or run the whole study", err, mi.Input)
+	}
+	out := &Outcome{Ran: r.Ran, Elapsed: time.Since(start)}
+	if err != nil {
+		return out, err
+	}
+	if len(r.Ran) == 0 {
+		out.Skipped = []string{name}
+	}
+	if name == StageReport {
+		if out.Report, out.Figures, err = publish(opts.Out, r.Done); err != nil {
+			return out, err
+		}
+	}
+	out.Elapsed = time.Since(start)
+	return out, nil
+}
+
+// Graph returns the study's stages in order with their job kinds and
+// dependencies, and their states under opts.Out (every stage "ready" or
+// "waiting" when opts.Out is empty or holds nothing).
+func Graph(cfg Config, opts Options) ([]pipeline.StageInfo, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	stages, err := Plan(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	opts.Rerun = nil
+	r, err := newRunner(opts, stages)
+	if err != nil {
+		return nil, err
+	}
+	return r.Graph(stages, opts.Out != "")
+}
+
+// newRunner is the runner of opts' stages under opts.Out/stages, keyed on
+// the vomc version and the code key; stages are the planned stages (to
+// check the names in opts.Rerun).
+func newRunner(opts Options, stages []pipeline.Stage) (*pipeline.Runner, error) {
 	code := opts.CodeKey
 	if code == "" {
 		var err error
-		if code, err = CodeKey(); err != nil {
+		if code, err = pipeline.CodeKey(); err != nil {
 			return nil, err
 		}
 	}
-	r := &Runner{Root: filepath.Join(opts.Out, "stages"), Code: "version " + opts.Version + "\n" + code,
-		Log: opts.Log, Lock: opts.Lock, Done: map[string]*Done{}}
-	for _, n := range opts.Rerun {
-		if n != "all" && !slices.ContainsFunc(stages, func(s Stage) bool { return s.Name == n }) {
-			var names []string
-			for _, s := range stages {
-				names = append(names, s.Name)
-			}
-			return nil, fmt.Errorf("reproduce: --rerun %s: no such stage (stages: all, %s)", n, strings.Join(names, ", "))
-		}
-		if r.Rerun == nil {
-			r.Rerun = map[string]bool{}
-		}
-		r.Rerun[n] = true
+	r := &pipeline.Runner{Root: filepath.Join(opts.Out, "stages"), Code: "version " + opts.Version + "\n" + code,
+		Log: opts.Log, Lock: opts.Lock, Done: map[string]*pipeline.Done{}}
+	if err := r.SetRerun(opts.Rerun, stages); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
 
-// publish copies the report, the merged results and the figures of the
-// completed stages to the top of out.
-func publish(out string, done map[string]*Done) (report string, figures []string, err error) {
+func publish(out string, done map[string]*pipeline.Done) (report string, figures []string, err error) {
 	copyOut := func(src, dst string) error {
 		b, err := os.ReadFile(src)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/pipeline"
 )
 
 // TestAcrossSeeds checks the Student-t interval over replicate means on
@@ -119,7 +120,7 @@ func TestSeedsGraph(t *testing.T) {
 	if len(g3) != len(g1)+2*ns {
 		t.Errorf("synth_seeds=3: %d stages, want %d", len(g3), len(g1)+2*ns)
 	}
-	by := map[string]StageInfo{}
+	by := map[string]pipeline.StageInfo{}
 	for _, s := range g2 {
 		by[s.Name] = s
 	}
@@ -128,7 +129,7 @@ func TestSeedsGraph(t *testing.T) {
 		if tr.Name == "" || ev.Name == "" {
 			t.Fatalf("S=2 lacks replicate 1 of %s", m.Spec)
 		}
-		if tr.Kind != KindTrain || !tr.Resumable || !slices.Equal(tr.Deps, []string{StageTrainData}) {
+		if tr.Kind != pipeline.KindTrain || !tr.Resumable || !slices.Equal(tr.Deps, []string{StageTrainData}) {
 			t.Errorf("%s: kind %s deps %v", tr.Name, tr.Kind, tr.Deps)
 		}
 		if !slices.Equal(ev.Deps, []string{StageTestData, tr.Name}) {

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
@@ -126,7 +127,7 @@ without heartbeat), so concurrent tasks never compute the same stage.`)
 	if *out == "" {
 		*out = "reproduce-" + cfg.Preset
 	}
-	opts := reproduce.Options{Out: *out, Version: version, Log: os.Stderr, Lock: reproduce.LockConfig{Stale: *stale}}
+	opts := reproduce.Options{Out: *out, Version: version, Log: os.Stderr, Lock: pipeline.LockConfig{Stale: *stale}}
 	if cfg.Engine == trainrun.EngineTorch {
 		opts.Torch = tor // chosen here, once, for every training stage
 	}

@@ -7,8 +7,11 @@ import (
 	"syscall"
 )
 
-// processAlive reports whether a process with this id exists.
-func processAlive(pid int) bool {
+// ProcessAlive reports whether a process with this id may exist on this
+// host: false only when it certainly does not (or pid ≤ 0). It is the
+// module's one process-alive check (stale temporaries here, stale stage
+// locks in package pipeline).
+func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

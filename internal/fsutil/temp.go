@@ -268,7 +268,7 @@ func SweepStale(dir string) (removed []string, err error) {
 			continue
 		}
 		pid, err := strconv.Atoi(m[1])
-		if err != nil || pid == os.Getpid() || processAlive(pid) {
+		if err != nil || pid == os.Getpid() || ProcessAlive(pid) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())

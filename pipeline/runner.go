@@ -1,143 +1,19 @@
-package reproduce
+package pipeline
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/vomc/vomc/internal/fsutil"
 )
-
-// DoneFile is the marker a stage writes last into its directory.
-const DoneFile = "done.json"
-
-// Stage is one cached step of the pipeline.
-type Stage struct {
-	// Name identifies the stage (file-name safe), e.g. "train-h4-4".
-	Name string
-	// Inputs is the stage's own configuration (JSON-encoded into its hash).
-	Inputs any
-	// Deps are the names of the stages whose outputs it reads.
-	Deps []string
-	// Resumable stages keep a partial directory (training checkpoints);
-	// others start from an empty directory when they are redone.
-	Resumable bool
-	// Kind is the stage's job kind (KindData, KindTrain, …; empty means
-	// KindEval): the Slurm submission runs the stages of a kind as one job.
-	Kind string
-	// Run does the work in sc.Dir and returns the paths (relative to
-	// sc.Dir) of the files that define its output; their contents are
-	// hashed into the output hash that downstream stages depend on.
-	Run func(ctx context.Context, sc *StageContext) (outputs []string, err error)
-}
-
-// StageContext is what a running stage gets.
-type StageContext struct {
-	// Dir is the stage's directory (created).
-	Dir string
-	// Index (1-based) and Total place the stage in the run; Label is
-	// "[k/n] name" for progress lines.
-	Index, Total int
-	Label        string
-	// Deps are the completed upstream stages by name.
-	Deps map[string]*Done
-	// Log receives progress lines.
-	Log io.Writer
-}
-
-// Done is the content of a stage's done marker.
-type Done struct {
-	Name string `json:"name"`
-	// Hash is the stage's input hash (the directory suffix), OutputHash
-	// the hash of its declared outputs.
-	Hash       string `json:"hash"`
-	OutputHash string `json:"output_hash"`
-	// Outputs are the declared output files.
-	Outputs []string `json:"outputs"`
-	// DepOutputs are the output hashes of the dependencies it was computed
-	// from, by name: a stage whose dependency's outputs have changed since
-	// (a dependency recomputed by --rerun) is stale and computed again.
-	DepOutputs map[string]string `json:"dep_outputs"`
-	// Seconds is the stage's wall time (of the run that completed it).
-	Seconds  float64   `json:"seconds"`
-	Finished time.Time `json:"finished"`
-	// Dir is the stage's directory (not stored).
-	Dir string `json:"-"`
-	// Skipped is set when the stage was already done (not stored).
-	Skipped bool `json:"-"`
-}
-
-// StageHash is the hash of a stage's inputs: the code key (see CodeKey;
-// with the vomc version), its name and configuration, and the hashes (keys)
-// of the stages it depends on, given by name in keys. It depends only on
-// inputs, never on outputs, so identical runs give identical stage
-// directories even where outputs record wall times.
-func StageHash(code string, s Stage, keys map[string]string) (string, error) {
-	in, err := json.Marshal(s.Inputs)
-	if err != nil {
-		return "", fmt.Errorf("reproduce: stage %s: %w", s.Name, err)
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "vomc-reproduce/2\ncode %q\nstage %s\ninputs %s\n", code, s.Name, in)
-	for _, d := range s.Deps {
-		k, ok := keys[d]
-		if !ok {
-			return "", fmt.Errorf("reproduce: stage %s depends on %s, which is not planned before it", s.Name, d)
-		}
-		fmt.Fprintf(h, "dep %s %s\n", d, k)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
-}
-
-// hashFiles hashes the named files of dir (names and contents).
-func hashFiles(dir string, names []string) (string, error) {
-	names = append([]string(nil), names...)
-	sort.Strings(names)
-	h := sha256.New()
-	for _, n := range names {
-		f, err := os.Open(filepath.Join(dir, n))
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "file %s\n", n)
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return "", err
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// Job kinds of stages: the Slurm submission runs the stages of one kind as
-// one job (an array job when there are several), in this order.
-const (
-	KindData    = "data"
-	KindTrain   = "train"
-	KindEval    = "eval"
-	KindFigures = "figures"
-	KindReport  = "report"
-)
-
-// Kinds lists the job kinds in the order they run.
-var Kinds = []string{KindData, KindTrain, KindEval, KindFigures, KindReport}
-
-// JobKind is the stage's kind (KindEval when Kind is empty).
-func (s Stage) JobKind() string {
-	if s.Kind == "" {
-		return KindEval
-	}
-	return s.Kind
-}
 
 // Runner runs stages in order, caching them under Root. Every stage is
 // claimed (see LockConfig) before it is computed, so that runners in other
@@ -148,14 +24,14 @@ func (s Stage) JobKind() string {
 // marker is written, so a killed run never leaves a half-written stage
 // directory.
 type Runner struct {
-	// Root is the directory of the stage directories (OUT/stages).
+	// Root is the directory of the stage directories.
 	Root string
-	// Code is the code key (part of every hash): Options.code, the vomc
-	// version and CodeKey.
+	// Code is the code key (part of every hash): what identifies the code
+	// that computes the stages, e.g. a version and CodeKey().
 	Code string
 	// Rerun names the stages computed again even when cached ("all": every
-	// stage). Their dependents are computed again when the rerun changed
-	// their outputs (see Done.DepOutputs).
+	// stage; see SetRerun). Their dependents are computed again when the
+	// rerun changed their outputs (see Done.DepOutputs).
 	Rerun map[string]bool
 	// Log receives the progress lines (nil: discard).
 	Log io.Writer
@@ -174,6 +50,30 @@ func (r *Runner) log() io.Writer {
 		return io.Discard
 	}
 	return r.Log
+}
+
+// names lists the stages' names, comma-separated.
+func names(stages []Stage) string {
+	var ns []string
+	for _, s := range stages {
+		ns = append(ns, s.Name)
+	}
+	return strings.Join(ns, ", ")
+}
+
+// SetRerun sets r.Rerun to the named stages, each of which must be one of
+// stages or "all".
+func (r *Runner) SetRerun(rerun []string, stages []Stage) error {
+	for _, n := range rerun {
+		if n != "all" && !slices.ContainsFunc(stages, func(s Stage) bool { return s.Name == n }) {
+			return fmt.Errorf("pipeline: rerun %s: no such stage (stages: all, %s)", n, names(stages))
+		}
+		if r.Rerun == nil {
+			r.Rerun = map[string]bool{}
+		}
+		r.Rerun[n] = true
+	}
+	return nil
 }
 
 // Run runs (or skips) the stages in order. The i-th stage is reported as
@@ -249,7 +149,7 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 	}
 	for _, dep := range s.Deps {
 		if _, ok := r.Done[dep]; !ok {
-			return fmt.Errorf("reproduce: stage %s depends on %s, which has not run", s.Name, dep)
+			return fmt.Errorf("pipeline: stage %s depends on %s, which has not run", s.Name, dep)
 		}
 	}
 	hash, dir, err := r.stageDir(s)
@@ -341,40 +241,133 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 	return nil
 }
 
-func readDone(dir string) (*Done, error) {
-	b, err := os.ReadFile(filepath.Join(dir, DoneFile))
+// Find returns the index of the stage named name, or an error listing the
+// stages.
+func Find(stages []Stage, name string) (int, error) {
+	if i := slices.IndexFunc(stages, func(s Stage) bool { return s.Name == name }); i >= 0 {
+		return i, nil
+	}
+	return -1, fmt.Errorf("pipeline: no stage %q in this plan (stages: %s)", name, names(stages))
+}
+
+// MissingInputError is RunOnly's error when a stage's input is not done.
+type MissingInputError struct {
+	Stage, Input string
+	// Root is the stages directory searched.
+	Root string
+}
+
+func (e *MissingInputError) Error() string {
+	return fmt.Sprintf("pipeline: stage %s needs stage %s, which is not done in %s", e.Stage, e.Input, e.Root)
+}
+
+// RunOnly runs exactly one stage of the plan stages, the one named name
+// (skipping it if it is done, waiting for it if another process has
+// claimed it). Every stage it depends on, directly or not, must be done
+// already; otherwise the error is a *MissingInputError. r.Done holds the
+// stages it found done and, afterwards, the stage itself.
+func (r *Runner) RunOnly(ctx context.Context, stages []Stage, name string) error {
+	idx, err := Find(stages, name)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var d Done
-	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, err
+	if r.Done == nil {
+		r.Done = map[string]*Done{}
 	}
-	for _, o := range d.Outputs {
-		if _, err := os.Stat(filepath.Join(dir, o)); err != nil {
-			return nil, fmt.Errorf("stage output %s missing: %w", o, fs.ErrNotExist)
+	// The stage's ancestors, which must all be done.
+	byName := map[string]Stage{}
+	for _, s := range stages {
+		byName[s.Name] = s
+	}
+	need := map[string]bool{}
+	var mark func(n string)
+	mark = func(n string) {
+		for _, d := range byName[n].Deps {
+			if !need[d] {
+				need[d] = true
+				mark(d)
+			}
 		}
 	}
-	if d.Hash == "" {
-		return nil, errors.New("empty done marker")
+	mark(name)
+	for _, s := range stages[:idx] {
+		hash, dir, err := r.stageDir(s)
+		if err != nil {
+			return err
+		}
+		if !need[s.Name] {
+			continue
+		}
+		d, ok := r.valid(s, hash, dir)
+		if !ok {
+			return &MissingInputError{Stage: name, Input: s.Name, Root: r.Root}
+		}
+		d.Skipped = true
+		r.Done[s.Name] = d
 	}
-	return &d, nil
+	return r.RunOne(ctx, stages[idx], idx+1, len(stages))
 }
 
-// writeJSON writes v as indented JSON into dir/name atomically.
-func writeJSON(dir, name string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return fsutil.WriteBytes(filepath.Join(dir, name), true, append(b, '\n'))
+// Stage states reported by Graph.
+const (
+	StateDone    = "done"    // its done marker is valid
+	StateRunning = "running" // claimed (its lock exists)
+	StatePartial = "partial" // started, not done (a training checkpoint)
+	StateReady   = "ready"   // its inputs are done
+	StateWaiting = "waiting" // an input is not done
+)
+
+// StageInfo describes one stage of the graph.
+type StageInfo struct {
+	Name string
+	// Kind is the job kind (KindData, …) the Slurm submission runs it in.
+	Kind      string
+	Deps      []string
+	Resumable bool
+	// State is one of the State constants, as found under the output
+	// directory; Hash and Dir are always known (a hash depends only on inputs).
+	State string
+	Hash  string
+	Dir   string
+	// Note says who holds a running stage's claim.
+	Note string
 }
 
-// readJSON reads dir/name into v.
-func readJSON(dir, name string, v any) error {
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		return err
+// Graph returns the stages in order with their job kinds, dependencies,
+// hashes and directories; with look, their states as found under r.Root,
+// otherwise (nothing computed yet) every stage "ready" or "waiting".
+func (r *Runner) Graph(stages []Stage, look bool) ([]StageInfo, error) {
+	if r.Done == nil {
+		r.Done = map[string]*Done{}
 	}
-	return json.Unmarshal(b, v)
+	var out []StageInfo
+	for _, s := range stages {
+		si := StageInfo{Name: s.Name, Kind: s.JobKind(), Deps: s.Deps, Resumable: s.Resumable, State: StateWaiting}
+		hash, dir, err := r.stageDir(s)
+		if err != nil {
+			return nil, err
+		}
+		si.Hash, si.Dir = hash, dir
+		ready := true
+		for _, d := range s.Deps {
+			if _, ok := r.Done[d]; !ok {
+				ready = false
+			}
+		}
+		if ready {
+			si.State = StateReady
+			if look {
+				if d, ok := r.valid(s, hash, dir); ok {
+					r.Done[s.Name] = d
+					si.State = StateDone
+				} else if note := describeLock(dir+".lock", r.Lock); note != "" {
+					si.State, si.Note = StateRunning, note
+				} else if _, err := os.Stat(dir); err == nil {
+					si.State = StatePartial
+				}
+			}
+		}
+		out = append(out, si)
+	}
+	return out, nil
 }

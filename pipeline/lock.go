@@ -1,4 +1,4 @@
-package reproduce
+package pipeline
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/vomc/vomc/internal/fsutil"
@@ -19,7 +18,7 @@ import (
 
 // LockConfig sets how stage claims are taken, kept and judged stale.
 //
-// A stage is claimed by creating OUT/stages/<name>-<hash>.lock atomically
+// A stage is claimed by creating <root>/<name>-<hash>.lock atomically
 // (a hard link of a fully written temporary file, which fails when the lock
 // exists — atomic on local file systems and on NFS v3+, Lustre and GPFS).
 // The lock records a random token, the host, the PID and the Slurm job
@@ -131,19 +130,11 @@ func readLock(path string) (LockOwner, time.Time, error) {
 	return o, st.ModTime(), nil
 }
 
-// processGone reports whether pid certainly does not exist on this host.
-func processGone(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
-}
-
 // staleReason says why a lock held by o (modified at mtime) may be taken
 // over by me, or "" when it may not.
 func staleReason(o, me LockOwner, mtime time.Time, stale time.Duration) string {
 	switch {
-	case o.Host != "" && o.Host == me.Host && processGone(o.PID):
+	case o.Host != "" && o.Host == me.Host && o.PID > 0 && !fsutil.ProcessAlive(o.PID):
 		return fmt.Sprintf("its process %d on this host is gone", o.PID)
 	case o.Job != "" && o.Job == me.Job && o.Restart < me.Restart:
 		return fmt.Sprintf("it belongs to an earlier run (restart %d) of this Slurm job", o.Restart)
@@ -209,7 +200,7 @@ func AcquireLock(ctx context.Context, path string, cfg LockConfig, wait func(Loc
 	for {
 		ok, err := tryLink(path, me)
 		if err != nil {
-			return nil, fmt.Errorf("reproduce: lock %s: %w", path, err)
+			return nil, fmt.Errorf("pipeline: lock %s: %w", path, err)
 		}
 		if ok {
 			c := &Claim{path: path, owner: me, stop: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{})}
@@ -221,11 +212,11 @@ func AcquireLock(ctx context.Context, path string, cfg LockConfig, wait func(Loc
 			continue // released meanwhile
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reproduce: lock %s: %w", path, err)
+			return nil, fmt.Errorf("pipeline: lock %s: %w", path, err)
 		}
 		if why := staleReason(o, me, mtime, cfg.Stale); why != "" {
 			if err := breakStale(path, o.Token, cfg.Stale); err != nil {
-				return nil, fmt.Errorf("reproduce: taking over %s (%s): %w", path, why, err)
+				return nil, fmt.Errorf("pipeline: taking over %s (%s): %w", path, why, err)
 			}
 			continue
 		}

@@ -6,9 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"github.com/vomc/vomc/transformer"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,77 +15,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/pipeline"
 )
-
-// TestSetAndLoad checks the override parsing: scalars, lists, model lists,
-// JSON values, a config file, unknown keys and bad values.
-func TestSetAndLoad(t *testing.T) {
-	t.Parallel()
-	c, err := Preset("small")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, kv := range [][2]string{{"N", "128"}, {"lr", "2e-3"}, {"depths", "1,2,3"}, {"seed", "7"},
-		{"sum-loss", "true"}, {"fig3_models", "2;2,2;1,1,1-ff"}, {"fig4_models", `["4,4-ff-ln"]`}, {"heatmap_model", "2,2"}} {
-		if err := c.Set(kv[0], kv[1]); err != nil {
-			t.Fatalf("Set(%s, %s): %v", kv[0], kv[1], err)
-		}
-	}
-	if c.N != 128 || c.LR != 2e-3 || !slices.Equal(c.Depths, []int{1, 2, 3}) || c.Seed != 7 || !c.SumLoss ||
-		!slices.Equal(c.Fig3Models, []string{"2", "2,2", "1,1,1-ff"}) || !slices.Equal(c.Fig4Models, []string{"4,4-ff-ln"}) {
-		t.Fatalf("after Set: %+v", c)
-	}
-	if err := c.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Set("nope", "1"); err == nil || !strings.Contains(err.Error(), "unknown key") {
-		t.Errorf("unknown key: %v", err)
-	}
-	if err := c.Set("N", "abc"); err == nil {
-		t.Error("N=abc accepted")
-	}
-	if err := c.Load(strings.NewReader(`{"E": 48, "batch": 8}`)); err != nil || c.Embed != 48 || c.Batch != 8 || c.N != 128 {
-		t.Errorf("Load: %v %+v", err, c)
-	}
-	if err := c.Load(strings.NewReader(`{"bogus": 1}`)); err == nil {
-		t.Error("unknown JSON key accepted")
-	}
-	m, err := ParseModel("1,1,1-ff")
-	if err != nil || m.Label() != "TF(1,1,1) w/o FF" || m.FF || !m.LN || len(m.Heads) != 3 {
-		t.Errorf("ParseModel: %+v %v", m, err)
-	}
-	if m, _ := ParseModel("4,4-ff-ln"); m.Label() != "TF(4,4) attn-only" {
-		t.Errorf("label %q", m.Label())
-	}
-	if _, err := ParseModel("4,x"); err == nil {
-		t.Error("bad model accepted")
-	}
-	sm, err := ParseModel("4,4-sin")
-	if err != nil || !sm.Sin || sm.Label() != "TF(4,4) sin" || sm.Slug() != "h4-4-sin" || sm.TransformerConfig(c).Positional != transformer.Sinusoidal {
-		t.Errorf("ParseModel(4,4-sin): %+v %v, label %q slug %q", sm, err, sm.Label(), sm.Slug())
-	}
-	if m, _ := ParseModel("4,4"); m.TransformerConfig(c).Positional != transformer.Learned {
-		t.Error("default positions should be learned")
-	}
-	c.Fig3Models = []string{"3"} // E=48 is not divisible by... 3 is fine; 5 is not
-	c.Fig3Models = []string{"5"}
-	if err := c.Validate(); err == nil {
-		t.Error("E=48 with 5 heads accepted")
-	}
-	for _, p := range Presets {
-		c, err := Preset(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Validate(); err != nil {
-			t.Errorf("preset %s: %v", p, err)
-		}
-		if h := c.EstimateHours(); !(h > 0) {
-			t.Errorf("preset %s: estimate %g h", p, h)
-		}
-	}
-}
 
 func testLog(t *testing.T) io.Writer {
 	if testing.Verbose() {
@@ -303,34 +232,131 @@ func TestResumeAfterCancel(t *testing.T) {
 	}
 }
 
-// TestSpikes: one outlying window gives a spike carried by ≈ 1 window; a
-// shift of many windows gives many; a flat curve none.
-func TestSpikes(t *testing.T) {
+// TestIdenticalRunsSameStages runs a small study (every kind of stage,
+// including the construction and a synthetic model, whose outputs record
+// wall times) in two output directories: the stage directories have the
+// same names; with another code key every name differs.
+func TestIdenticalRunsSameStages(t *testing.T) {
 	t.Parallel()
-	const n, N = 1000, 60
-	mk := func(spikeMean, spikeSD float64) *eval.MethodResult {
-		m := &eval.MethodResult{Excess: make([]eval.Interval, N)}
-		for i := range m.Excess {
-			mean, sd := 0.02, 0.1
-			if i == 30 {
-				mean, sd = spikeMean, spikeSD
-			}
-			h := 1.96 * sd / math.Sqrt(n)
-			m.Excess[i] = eval.Interval{Mean: mean, SD: sd, Lo: mean - h, Hi: mean + h}
+	cfg, err := Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants, cfg.HeatmapModel = []string{"2"}, nil, []string{"tf20"}, "2"
+	cfg.MaxSteps, cfg.SynthSteps, cfg.Warmup, cfg.ConstructWindows = 20, 20, 5, 4
+	cfg.TrainTrees, cfg.TestTrees = 40, 40
+	names := func(out, code string) []string {
+		t.Helper()
+		if _, err := Run(context.Background(), cfg, Options{Out: out, Version: "test", CodeKey: code}); err != nil {
+			t.Fatal(err)
+		}
+		ents, err := os.ReadDir(filepath.Join(out, "stages"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n []string
+		for _, e := range ents {
+			n = append(n, e.Name())
+		}
+		return n
+	}
+	a := names(t.TempDir(), "code")
+	b := names(t.TempDir(), "code")
+	if !slices.Equal(a, b) {
+		t.Errorf("stage directories of identical runs differ:\n%v\n%v", a, b)
+	}
+	for _, want := range []string{StageConstruct, StageSynth, "synth-tf20", StageFigures, StageReport} {
+		if !slices.ContainsFunc(a, func(n string) bool { return strings.HasPrefix(n, want+"-") }) {
+			t.Errorf("no stage %s in %v", want, a)
+		}
+	}
+	g, err := Graph(cfg, Options{Version: "test", CodeKey: "other code"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range g {
+		if slices.Contains(a, s.Name+"-"+s.Hash) {
+			t.Errorf("stage %s has the same directory under another code key", s.Name)
+		}
+	}
+}
+
+// TestRunStage runs a small study stage by stage: a stage whose inputs are
+// missing is refused with the missing input named; --stage runs exactly
+// the one stage; a full run afterwards skips the stages done; the report
+// stage publishes the report.
+func TestRunStage(t *testing.T) {
+	t.Parallel()
+	cfg, err := Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants, cfg.HeatmapModel = []string{"2"}, nil, nil, ""
+	cfg.MaxSteps = 20
+	out := t.TempDir()
+	opts := Options{Out: out, Version: "test", CodeKey: "test", Log: testLog(t)}
+	ctx := context.Background()
+	_, err = RunStage(ctx, cfg, opts, "eval-tf-h2")
+	var mi *pipeline.MissingInputError
+	if !errors.As(err, &mi) || mi.Input != StageTrainData || !strings.Contains(err.Error(), "needs stage data-train") {
+		t.Fatalf("eval without inputs: %v", err)
+	}
+	if _, err := RunStage(ctx, cfg, opts, "nope"); err == nil || !strings.Contains(err.Error(), "no stage") {
+		t.Errorf("unknown stage: %v", err)
+	}
+	states := func() map[string]string {
+		g, err := Graph(cfg, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, s := range g {
+			m[s.Name] = s.State
 		}
 		return m
 	}
-	if s := spikes(mk(0.02, 0.1), n, 0.03); len(s) != 0 {
-		t.Errorf("flat curve: %+v", s)
+	res, err := RunStage(ctx, cfg, opts, StageTrainData)
+	if err != nil || !slices.Equal(res.Ran, []string{StageTrainData}) {
+		t.Fatalf("data-train: %v %+v", err, res)
 	}
-	// one window with excess 100 nats: mean +0.1, SD ≈ 100/√n = 3.16 — the
-	// interval is too wide to count as a spike at all
-	if s := spikes(mk(0.12, 3.16), n, 0.03); len(s) != 0 {
-		t.Errorf("one outlier flagged: %+v", s)
+	st := states()
+	if st[StageTrainData] != pipeline.StateDone || st[StageTestData] != pipeline.StateReady || st["train-tf-h2"] != pipeline.StateReady || st[StageBaselines] != pipeline.StateWaiting {
+		t.Errorf("states after data-train: %v", st)
 	}
-	// 100 windows with excess 1.3: mean +0.13, SD ≈ 0.39
-	s := spikes(mk(0.15, 0.39), n, 0.03)
-	if len(s) != 1 || s[0].Pos != 31 || s[0].Windows < 50 || s[0].Windows > 150 {
-		t.Errorf("systematic spike: %+v", s)
+	if _, err := RunStage(ctx, cfg, opts, "eval-tf-h2"); !errors.As(err, &mi) || mi.Input != StageTestData {
+		t.Errorf("eval with data-train only: %v", err)
+	}
+	for _, s := range []string{StageTestData, "train-tf-h2"} {
+		if res, err := RunStage(ctx, cfg, opts, s); err != nil || !slices.Equal(res.Ran, []string{s}) {
+			t.Fatalf("%s: %v %+v", s, err, res)
+		}
+	}
+	if res, err := RunStage(ctx, cfg, opts, "train-tf-h2"); err != nil || len(res.Ran) != 0 || !slices.Equal(res.Skipped, []string{"train-tf-h2"}) {
+		t.Errorf("second train-tf-h2: %v %+v", err, res)
+	}
+	if st := states(); st[StageBaselines] != pipeline.StateReady || st["eval-tf-h2"] != pipeline.StateReady || st[StageFigures] != pipeline.StateWaiting {
+		t.Errorf("states: %v", st)
+	}
+	full, err := Run(ctx, cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{StageTrainData, StageTestData, "train-tf-h2"} {
+		if !slices.Contains(full.Skipped, s) {
+			t.Errorf("full run after the stages did not skip %s (ran %v)", s, full.Ran)
+		}
+	}
+	os.Remove(filepath.Join(out, ReportFile))
+	res, err = RunStage(ctx, cfg, opts, StageReport)
+	if err != nil || res.Report == "" {
+		t.Fatalf("report stage: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, ReportFile)); err != nil {
+		t.Errorf("report stage did not publish: %v", err)
+	}
+	for name, s := range states() {
+		if s != pipeline.StateDone {
+			t.Errorf("after the full run %s is %s", name, s)
+		}
 	}
 }

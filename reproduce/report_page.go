@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"html/template"
@@ -10,28 +11,20 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // ReportFile is the report's file name.
 const ReportFile = "report.html"
 
-// Finding is what a figure's paragraph says: the paper's claim and what
-// this run found (generated from the numbers).
-type Finding struct {
-	Claim string `json:"claim"`
-	Found string `json:"found"`
-	// Agrees is false when the run's finding differs from the claim.
-	Agrees bool `json:"agrees"`
-}
-
+// figureSection is one figure's section of the report.
 type figureSection struct {
 	ID, Title string
 	Images    []template.URL
@@ -39,6 +32,7 @@ type figureSection struct {
 	Missing string // non-empty: why the figure is not in this run
 }
 
+// summaryRow is one row of the summary table.
 type summaryRow struct {
 	Method, Window, Second, ExcessWindow, ExcessSecond, Time, Params, Note string
 	// SeedSecond and SeedExcessSecond are the second-half loss and excess
@@ -47,10 +41,12 @@ type summaryRow struct {
 	Ref                          bool
 }
 
+// stageRow is one row of the stage table (the cost section).
 type stageRow struct {
 	Name, Hash, Seconds, Status string
 }
 
+// reportData is what reportTmpl is filled with.
 type reportData struct {
 	Title, Generated, Preset, ConfigJSON, Cost string
 	Versions                                   [][2]string
@@ -61,28 +57,24 @@ type reportData struct {
 	Stages                                     []stageRow
 }
 
-// codeKeyOf is opts.CodeKey or, when unset, CodeKey().
+// codeKeyOf is opts.CodeKey or, when unset, pipeline.CodeKey().
 func codeKeyOf(opts Options) string {
 	if opts.CodeKey != "" {
 		return opts.CodeKey
 	}
-	k, err := CodeKey()
+	k, err := pipeline.CodeKey()
 	if err != nil {
 		return "unknown (" + err.Error() + ")"
 	}
 	return k
 }
 
-// buildVCS returns the git commit stamped into the binary and whether its
-// tree had local modifications; "" without a stamp (-buildvcs=false).
-func buildVCS() (commit string, modified bool) { return vcsStamp(debug.ReadBuildInfo) }
-
 // VCSInfo returns the git commit of the build (or, without a VCS stamp, of
 // the source tree this package was compiled from or the working
 // directory, as it is now) and whether the tree had local modifications;
 // "" when unknown.
 func VCSInfo() (commit string, modified bool) {
-	commit, modified = buildVCS()
+	commit, modified = pipeline.BuildVCS()
 	if commit == "" {
 		// The source tree this package was compiled from, then the
 		// working directory.
@@ -103,6 +95,8 @@ func VCSInfo() (commit string, modified bool) {
 	return commit, modified
 }
 
+// iv formats an interval as "mean ± half-width" (the mean alone without
+// an interval).
 func iv(v eval.Interval) string {
 	if math.IsNaN(v.Lo) {
 		return fmt.Sprintf("%.4f", v.Mean)
@@ -110,6 +104,8 @@ func iv(v eval.Interval) string {
 	return fmt.Sprintf("%.4f ± %.4f", v.Mean, v.HalfWidth())
 }
 
+// pngURL is the PNG file at path as a data URL (the report embeds its
+// figures).
 func pngURL(path string) (template.URL, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -132,13 +128,45 @@ func engineText(cfg Config, opts Options) string {
 	return s
 }
 
-func writeReport(cfg Config, opts Options, sc *StageContext) ([]string, error) {
+// synthInfo reads the synthetic models' records by label.
+func synthInfo(deps map[string]*pipeline.Done) map[string]synthRecord {
+	out := map[string]synthRecord{}
+	if d, ok := deps[StageSynth]; ok {
+		var rs []synthRecord
+		if readJSON(d.Dir, "synth.json", &rs) == nil {
+			for _, r := range rs {
+				out[r.Label] = r
+			}
+		}
+	}
+	return out
+}
+
+// reportStage writes the report from every other stage of stages.
+func reportStage(cfg Config, opts Options, stages []pipeline.Stage) pipeline.Stage {
+	var all []string
+	for _, s := range stages {
+		all = append(all, s.Name)
+	}
+	return pipeline.Stage{
+		Name:   StageReport,
+		Kind:   pipeline.KindReport,
+		Inputs: cfg.normalized(),
+		Deps:   all,
+		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
+			return writeReport(cfg, opts, sc)
+		},
+	}
+}
+
+// writeReport is the report stage's work: report.html.
+func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string, error) {
 	mg, err := mergeResults(cfg, sc.Deps)
 	if err != nil {
 		return nil, err
 	}
 	figDir := sc.Deps[StageFigures].Dir
-	commit, modified := buildVCS()
+	commit, modified := pipeline.BuildVCS()
 	switch {
 	case commit == "":
 		// No VCS stamp in the binary (-buildvcs=false, go run, tests):

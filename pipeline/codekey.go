@@ -1,4 +1,4 @@
-package reproduce
+package pipeline
 
 import (
 	"crypto/sha256"
@@ -46,17 +46,22 @@ func computeCodeKey(info func() (*debug.BuildInfo, bool), exe func() (string, er
 	}
 	path, err := exe()
 	if err != nil {
-		return "", fmt.Errorf("reproduce: code key: %w", err)
+		return "", fmt.Errorf("pipeline: code key: %w", err)
 	}
 	sum, err := fileSHA256(path)
 	if err != nil {
-		return "", fmt.Errorf("reproduce: code key: %w", err)
+		return "", fmt.Errorf("pipeline: code key: %w", err)
 	}
 	if rev != "" {
 		return "vcs " + rev + " modified exe " + sum, nil
 	}
 	return "exe " + sum, nil
 }
+
+// BuildVCS returns the VCS revision stamped into the running binary and
+// whether its tree was modified; "" without a stamp (-buildvcs=false, go
+// run, test binaries).
+func BuildVCS() (rev string, modified bool) { return vcsStamp(debug.ReadBuildInfo) }
 
 // vcsStamp returns the VCS revision stamped into the build information and
 // whether its tree was modified; "" without a stamp (-buildvcs=false).

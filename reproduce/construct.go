@@ -1,0 +1,74 @@
+package reproduce
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"time"
+
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/internal/progress"
+	"github.com/vomc/vomc/internal/study"
+	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/predict"
+)
+
+// ConstructInfo is the comparison of the construction with CTW.
+type ConstructInfo struct {
+	Windows int
+	// MaxProbDiff is the largest |P_construct − P_CTW| over every position,
+	// symbol and window compared.
+	MaxProbDiff float64
+	Layers      int
+	Seconds     float64
+}
+
+// constructStage runs the (D+2)-layer construction beside CTW on the
+// first cfg.ConstructWindows test windows.
+func constructStage(cfg Config) pipeline.Stage {
+	return pipeline.Stage{
+		Name:   StageConstruct,
+		Inputs: map[string]any{"defaults": defaults(cfg), "windows": cfg.ConstructWindows},
+		Deps:   []string{StageTestData},
+		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
+			return runConstruct(ctx, cfg, sc)
+		},
+	}
+}
+
+// runConstruct is the construction stage's work: the evaluation beside
+// CTW and construct.json (ConstructInfo).
+func runConstruct(ctx context.Context, cfg Config, sc *pipeline.StageContext) ([]string, error) {
+	test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
+	if err != nil {
+		return nil, err
+	}
+	ws := study.Windows(test)[:cfg.ConstructWindows]
+	start := time.Now()
+	bar := progress.New(sc.Log, sc.Label, len(ws)).DelayStart(2 * time.Second)
+	res, built, err := study.Evaluate(ctx, ws, "ctw,construct", defaults(cfg), eval.Config{Workers: cfg.Workers, Progress: bar.Update})
+	bar.Done()
+	if err != nil {
+		return nil, err
+	}
+	info := ConstructInfo{Windows: len(ws), Layers: cfg.MaxDepth() + 2}
+	A := cfg.A
+	pc, pt := make([]float64, cfg.N*A), make([]float64, cfg.N*A)
+	for _, x := range ws {
+		if err := predict.Sequence(built[0].Predictor, x, pc); err != nil {
+			return nil, err
+		}
+		if err := predict.Sequence(built[1].Predictor, x, pt); err != nil {
+			return nil, err
+		}
+		for i := range pc {
+			info.MaxProbDiff = math.Max(info.MaxProbDiff, math.Abs(pc[i]-pt[i]))
+		}
+	}
+	info.Seconds = time.Since(start).Seconds()
+	if err := saveResult(sc.Dir, res); err != nil {
+		return nil, err
+	}
+	return []string{resFile, "construct.json"}, writeJSON(sc.Dir, "construct.json", info)
+}

@@ -1,0 +1,38 @@
+package reproduce
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/internal/progress"
+	"github.com/vomc/vomc/pipeline"
+)
+
+// dataDir is the data set's directory inside its stage.
+const dataDir = "data"
+
+// dataStage draws the data set dc (the training or the test set).
+func dataStage(name string, dc dataset.Config, workers int) pipeline.Stage {
+	return pipeline.Stage{
+		Name:   name,
+		Kind:   pipeline.KindData,
+		Inputs: dc,
+		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
+			if err := dc.Validate(); err != nil {
+				return nil, err
+			}
+			bar := progress.New(sc.Log, sc.Label, dc.K).DelayStart(2 * time.Second)
+			ds, err := dataset.Build(dc, workers, bar.Update)
+			bar.Done()
+			if err != nil {
+				return nil, err
+			}
+			if err := ds.Write(filepath.Join(sc.Dir, dataDir), true); err != nil {
+				return nil, err
+			}
+			return []string{filepath.Join(dataDir, "symbols.bin")}, nil
+		},
+	}
+}

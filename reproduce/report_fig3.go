@@ -1,0 +1,199 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/vomc/vomc/eval"
+)
+
+// spike is a position whose per-position excess over the reference stands
+// out from its neighbourhood.
+type spike struct {
+	Pos          int     // 1-based position
+	Excess, Half float64 // mean excess and 95% half-width at Pos (nats)
+	Base         float64 // median mean excess of the 10 positions either side
+	// Windows estimates how many windows carry the spike: if k of n
+	// windows have excess e above Base and the rest none, the mean is
+	// ke/n and the second moment ke²/n, so k ≈ n·μ²/(σ² + μ²) with μ the
+	// spike's height above Base and σ the SD across windows at Pos. A
+	// single outlying window gives ≈ 1; a systematic effect many.
+	Windows float64
+}
+
+// spikes returns the positions whose excess interval lies more than
+// minHeight nats above the median of their neighbourhood: isolated
+// features of a per-position curve, with an estimate of how many windows
+// cause each (Fig. 3's curves are means over the test windows, drawn
+// with a moving average of width Smooth and 95% bands).
+func spikes(m *eval.MethodResult, n int, minHeight float64) []spike {
+	var out []spike
+	for i, e := range m.Excess {
+		var nb []float64
+		for j := max(0, i-10); j <= min(len(m.Excess)-1, i+10); j++ {
+			if j != i {
+				nb = append(nb, m.Excess[j].Mean)
+			}
+		}
+		if len(nb) == 0 {
+			continue
+		}
+		sort.Float64s(nb)
+		base := nb[len(nb)/2]
+		if !(e.Lo > base+minHeight) {
+			continue
+		}
+		mu := e.Mean - base
+		out = append(out, spike{Pos: i + 1, Excess: e.Mean, Half: e.HalfWidth(), Base: base, Windows: float64(n) * mu * mu / (e.SD*e.SD + mu*mu)})
+	}
+	return out
+}
+
+// findFig3 is Fig. 3's finding: the transformers by depth, the one-layer
+// model against the unigram estimator, KN, the fixed orders, and the
+// isolated spikes of the per-position excess.
+func findFig3(cfg Config, mg *merged) Finding {
+	f := Finding{Claim: "All trained transformers except the one-layer one track CTW (Bayes-optimal here) closely over the whole window; " +
+		"the one-layer transformer is only slightly better than the unigram estimator; performance improves with the number of layers, " +
+		"with small gains that saturate at about four layers; KN (δ tuned) is clearly worse than CTW and the transformers, most visibly in the late part of the window.", Agrees: true}
+	res := mg.Res
+	var parts, diffs []string
+	type lm struct {
+		L int
+		m *eval.MethodResult
+	}
+	var ms []lm
+	var sins []Model // sinusoidal-position models: beside, not in, the layer comparison
+	for _, s := range cfg.Fig3Models {
+		m, _ := ParseModel(s)
+		if m.Sin {
+			sins = append(sins, m)
+			continue
+		}
+		if r := res.Method(m.Label()); r != nil {
+			ms = append(ms, lm{len(m.Heads), r})
+			parts = append(parts, fmt.Sprintf("%s (%d layer%s) %s", m.Label(), len(m.Heads), plural(len(m.Heads)), excessSH(r)))
+		}
+	}
+	f.Found = "Second-half loss above CTW, in nats per symbol (95% CI): " + strings.Join(parts, "; ") + "."
+	var sp []string
+	spikeOf := append([]lm(nil), ms...)
+	for _, m := range sins {
+		r := res.Method(m.Label())
+		if r == nil {
+			continue
+		}
+		spikeOf = append(spikeOf, lm{len(m.Heads), r})
+		learned := m
+		learned.Sin = false
+		if l := res.Method(learned.Label()); l != nil {
+			f.Found += fmt.Sprintf(" With fixed sinusoidal instead of learned positions, %s is %s above CTW, %s %s (%s).", r.Name, excessSH(r), relation(r, l), l.Name, excessSH(l))
+		} else {
+			f.Found += fmt.Sprintf(" %s (sinusoidal positions): %s.", r.Name, excessSH(r))
+		}
+	}
+	for _, x := range spikeOf {
+		for _, k := range spikes(x.m, res.Windows, 0.03) {
+			sp = append(sp, fmt.Sprintf("%s at position %d (%.3f ± %.3f vs %.3f around it; ≈ %.0f windows)", x.m.Name, k.Pos, k.Excess, k.Half, k.Base, k.Windows))
+		}
+	}
+	if len(sp) > 0 {
+		f.Found += " Isolated spikes of the per-position excess (95% interval more than 0.03 nats above the median of the 10 positions either side; the number of windows carrying each is estimated from the mean and SD across windows: ≈ 1 means one outlying window, i.e. noise; many means a systematic, position-specific effect of the model): " + strings.Join(sp, "; ") + "."
+	}
+	kn, uni := first(res, "KN"), first(res, "Unigram")
+	if kn != nil {
+		f.Found += fmt.Sprintf(" KN: %s.", excessSH(kn))
+	}
+	var tfs []*eval.MethodResult
+	for _, x := range ms {
+		tfs = append(tfs, x.m)
+	}
+	f.Found += markovSentence(res, tfs)
+	if why := cfg.notOptimal(); len(why) > 0 {
+		f.Found += fmt.Sprintf(" CTW(D=%d, λ=%g, α=%g) is the reference here but not exactly Bayes-optimal, because %s: a method may beat it.", cfg.MaxDepth(), cfg.Lambda, cfg.Alpha, strings.Join(why, ", and "))
+	}
+	var one *eval.MethodResult
+	var multi []lm
+	for _, x := range ms {
+		if x.L == 1 {
+			one = x.m
+		} else {
+			multi = append(multi, x)
+		}
+	}
+	if one != nil && uni != nil {
+		d := uni.SecondHalf.Mean - one.SecondHalf.Mean
+		f.Found += fmt.Sprintf(" The one-layer transformer is %.3f nats %s than the unigram estimator over the second half (unigram %s above CTW).",
+			math.Abs(d), map[bool]string{true: "better", false: "worse"}[d >= 0], excessSH(uni))
+		switch {
+		case d < -0.01:
+			diffs = append(diffs, "the one-layer transformer is worse than, not slightly better than, the unigram estimator")
+		case one.ExcessSecondHalf.Mean < 0.5*uni.ExcessSecondHalf.Mean:
+			diffs = append(diffs, "the one-layer transformer is much better than the unigram estimator")
+		}
+	}
+	if len(multi) > 0 {
+		worst := multi[0].m
+		for _, x := range multi {
+			if x.m.ExcessSecondHalf.Mean > worst.ExcessSecondHalf.Mean {
+				worst = x.m
+			}
+		}
+		f.Found += fmt.Sprintf(" The worst transformer with two or more layers (%s) is %s above CTW.", worst.Name, excessSH(worst))
+		if one != nil && !clearlyAbove(one, worst) {
+			diffs = append(diffs, "the one-layer transformer is not clearly worse than the deeper ones")
+		}
+		if kn != nil && !clearlyAbove(kn, worst) {
+			diffs = append(diffs, fmt.Sprintf("KN is not clearly worse than %s", worst.Name))
+		}
+		// Monotonicity in depth.
+		for i := 1; i < len(multi); i++ {
+			a, b := multi[i-1], multi[i]
+			if b.L > a.L && clearlyAbove(b.m, a.m) {
+				diffs = append(diffs, fmt.Sprintf("%s is clearly worse than the shallower %s", b.m.Name, a.m.Name))
+			}
+		}
+	}
+	if len(diffs) > 0 {
+		f.Agrees = false
+		f.Found += " This differs from the paper: " + strings.Join(diffs, "; ") + "."
+	} else {
+		f.Found += " This agrees with the paper's picture."
+	}
+	if cfg.Preset == "tiny" {
+		f.Found += " (Preset tiny trains for a few hundred steps only: it checks the pipeline, not the science.)"
+	}
+	return f
+}
+
+// markovSentence compares the fixed-order Markov(k) estimators (methods
+// named "Markov…") with CTW and the best transformer of ms: a fixed order
+// that comes close to CTW means the data barely test variable order.
+func markovSentence(res *eval.Result, tfs []*eval.MethodResult) string {
+	mk := methodNames(res, "Markov")
+	if len(mk) == 0 {
+		return ""
+	}
+	var parts []string
+	var best *eval.MethodResult
+	for _, n := range mk {
+		r := res.Method(n)
+		parts = append(parts, fmt.Sprintf("%s %s", r.Name, excessSH(r)))
+		if best == nil || r.ExcessSecondHalf.Mean < best.ExcessSecondHalf.Mean {
+			best = r
+		}
+	}
+	out := " Fixed-order estimators, second half above CTW: " + strings.Join(parts, "; ") + "."
+	var tf *eval.MethodResult
+	for _, r := range tfs {
+		if tf == nil || r.ExcessSecondHalf.Mean < tf.ExcessSecondHalf.Mean {
+			tf = r
+		}
+	}
+	if tf != nil {
+		out += fmt.Sprintf(" The best fixed order, %s, is %s the best transformer, %s (%s).", best.Name, relation(best, tf), tf.Name, excessSH(tf))
+	}
+	return out
+}

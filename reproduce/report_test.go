@@ -1,0 +1,187 @@
+package reproduce
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/synth"
+)
+
+// TestSpikes: one outlying window gives a spike carried by ≈ 1 window; a
+// shift of many windows gives many; a flat curve none.
+func TestSpikes(t *testing.T) {
+	t.Parallel()
+	const n, N = 1000, 60
+	mk := func(spikeMean, spikeSD float64) *eval.MethodResult {
+		m := &eval.MethodResult{Excess: make([]eval.Interval, N)}
+		for i := range m.Excess {
+			mean, sd := 0.02, 0.1
+			if i == 30 {
+				mean, sd = spikeMean, spikeSD
+			}
+			h := 1.96 * sd / math.Sqrt(n)
+			m.Excess[i] = eval.Interval{Mean: mean, SD: sd, Lo: mean - h, Hi: mean + h}
+		}
+		return m
+	}
+	if s := spikes(mk(0.02, 0.1), n, 0.03); len(s) != 0 {
+		t.Errorf("flat curve: %+v", s)
+	}
+	// one window with excess 100 nats: mean +0.1, SD ≈ 100/√n = 3.16 — the
+	// interval is too wide to count as a spike at all
+	if s := spikes(mk(0.12, 3.16), n, 0.03); len(s) != 0 {
+		t.Errorf("one outlier flagged: %+v", s)
+	}
+	// 100 windows with excess 1.3: mean +0.13, SD ≈ 0.39
+	s := spikes(mk(0.15, 0.39), n, 0.03)
+	if len(s) != 1 || s[0].Pos != 31 || s[0].Windows < 50 || s[0].Windows > 150 {
+		t.Errorf("systematic spike: %+v", s)
+	}
+}
+
+// TestMarkovSentenceAndOptimality checks the fixed-order comparison of
+// Fig. 3 and the reasons CTW is not exactly Bayes-optimal.
+func TestMarkovSentenceAndOptimality(t *testing.T) {
+	iv := func(m, h float64) eval.Interval { return eval.Interval{Mean: m, Lo: m - h, Hi: m + h} }
+	res := &eval.Result{Windows: 100, N: 8}
+	for _, m := range []struct {
+		name string
+		ex   float64
+	}{{"CTW", 0}, {"Markov(k=1)", 0.2}, {"Markov(k=3)", 0.03}, {"TF(4,4)", 0.01}, {"TF(4)", 0.25}} {
+		res.Methods = append(res.Methods, eval.MethodResult{Name: m.name, ExcessSecondHalf: iv(m.ex, 0.005)})
+	}
+	s := markovSentence(res, []*eval.MethodResult{res.Method("TF(4)"), res.Method("TF(4,4)")})
+	if !strings.Contains(s, "The best fixed order, Markov(k=3), is clearly worse than the best transformer, TF(4,4)") {
+		t.Errorf("markov sentence %q", s)
+	}
+	res.Methods[2].ExcessSecondHalf = iv(0.012, 0.005)
+	if s := markovSentence(res, []*eval.MethodResult{res.Method("TF(4,4)")}); !strings.Contains(s, "within noise of") {
+		t.Errorf("overlapping intervals: %q", s)
+	}
+	if s := markovSentence(&eval.Result{Methods: res.Methods[:1]}, nil); s != "" {
+		t.Errorf("no Markov methods: %q", s)
+	}
+
+	cfg, _ := Preset("small")
+	if !cfg.CTWOptimal() {
+		t.Error("one depth with Dirichlet leaves: CTW is Bayes-optimal")
+	}
+	d5, _ := Preset("depth5")
+	why := d5.notOptimal()
+	if d5.CTWOptimal() || len(why) != 2 || !strings.Contains(why[0], `"mixed"`) || !strings.Contains(why[1], "mixture of π_D") {
+		t.Errorf("depth5: optimal %v, reasons %q", d5.CTWOptimal(), why)
+	}
+	d5.Leaves = ""
+	if d5.CTWOptimal() {
+		t.Error("mixed depths with Dirichlet leaves: CTW is not exactly Bayes-optimal")
+	}
+}
+
+// TestFig3Sinusoidal checks that a sinusoidal-position model is compared
+// with its learned counterpart and kept out of the layer comparison.
+func TestFig3Sinusoidal(t *testing.T) {
+	cfg, _ := Preset("tiny")
+	cfg.Fig3Models = []string{"2", "2,2", "2,2-sin"}
+	iv := func(m, h float64) eval.Interval { return eval.Interval{Mean: m, Lo: m - h, Hi: m + h} }
+	res := &eval.Result{Windows: 100, N: 64}
+	for _, m := range []struct {
+		name string
+		ex   float64
+	}{{"CTW", 0}, {"Unigram", 0.25}, {"TF(2)", 0.24}, {"TF(2,2)", 0.08}, {"TF(2,2) sin", 0.02}} {
+		mr := eval.MethodResult{Name: m.name, ExcessSecondHalf: iv(m.ex, 0.005), SecondHalf: iv(0.7+m.ex, 0.01)}
+		for range 64 {
+			mr.Excess = append(mr.Excess, iv(m.ex, 0.01))
+		}
+		res.Methods = append(res.Methods, mr)
+	}
+	f := findFig3(cfg, &merged{Res: res})
+	if !strings.Contains(f.Found, "With fixed sinusoidal instead of learned positions, TF(2,2) sin is 0.020 ± 0.005 above CTW, clearly better than TF(2,2)") {
+		t.Errorf("no sinusoidal comparison: %q", f.Found)
+	}
+	if strings.Contains(f.Found, "TF(2,2) sin (2 layers)") {
+		t.Errorf("the sinusoidal model is in the layer comparison: %q", f.Found)
+	}
+}
+
+// TestGapSentence checks the verdicts on "TF 2-0 ≈ TF 2-0 w/ all counts".
+func TestGapSentence(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	iv := func(m, h float64) jsonInterval { return jsonInterval{Mean: f(m), Lo: f(m - h), Hi: f(m + h)} }
+	cases := []struct {
+		gap  jsonInterval
+		want string
+	}{
+		{iv(0.003, 0.004), "inconclusive (the interval contains 0"},
+		{iv(0.0, 0.03), "inconclusive"},
+		{iv(0.003, 0.001), "holds (the interval lies within ±0.005 nats)"},
+		{iv(-0.004, 0.0005), "holds"},
+		{iv(0.0044, 0.0041), "does not hold"},
+		{iv(0.02, 0.006), "does not hold"},
+		{jsonInterval{Mean: f(0.01)}, "cannot be decided"},
+	}
+	for _, c := range cases {
+		s := gapSentence([]synthGap{{Encoding: "log", SecondHalf: c.gap, Window: c.gap}})
+		if !strings.Contains(s, "log encoding: ") || !strings.Contains(s, c.want) {
+			t.Errorf("gap %v ± : %q, want %q", *c.gap.Mean, s, c.want)
+		}
+	}
+	multi := gapSentence([]synthGap{
+		{Encoding: "paper", Replicate: 0, SecondHalf: iv(0.02, 0.005), Window: iv(0.02, 0.005)},
+		{Encoding: "paper", Replicate: 1, SecondHalf: iv(0.001, 0.004), Window: iv(0.001, 0.004)},
+		{Encoding: "paper", Replicate: 2, SecondHalf: iv(0.03, 0.005), Window: iv(0.03, 0.005)},
+		{Encoding: "linear", Replicate: 0, SecondHalf: iv(0.002, 0.001), Window: iv(0.002, 0.001)},
+	})
+	for _, want := range []string{"paper encoding: seed 0 +0.0200 ± 0.0050, seed 1 +0.0010 ± 0.0040, seed 2 +0.0300 ± 0.0050; it holds in 1 of 3 seeds and fails in 2; across seeds +0.0170 ±",
+		"linear encoding: +0.0020 ± 0.0010 (window +0.0020), holds"} {
+		if !strings.Contains(multi, want) {
+			t.Errorf("gap sentence %q lacks %q", multi, want)
+		}
+	}
+	if gapSentence(nil) != "" {
+		t.Error("no gaps should give no sentence")
+	}
+}
+
+// TestFig8VerdictEncodings checks that the Fig. 8 finding is decided under
+// the first configured encoding (also when it is not the paper's) and by
+// the paired gaps of all its seeds.
+func TestFig8VerdictEncodings(t *testing.T) {
+	dir := t.TempDir()
+	cfg, _ := Preset("tiny")
+	cfg.SynthEncodings = []string{synth.Linear}
+	cfg.SynthSeeds = 2
+	iv := func(m, h float64) eval.Interval { return eval.Interval{Mean: m, Lo: m - h, Hi: m + h} }
+	res := &eval.Result{Windows: 100, N: 8, Reference: 0}
+	add := func(name string, ex float64) {
+		res.Methods = append(res.Methods, eval.MethodResult{Name: name, ExcessSecondHalf: iv(ex, 0.001)})
+	}
+	add("CTW", 0)
+	add("TF 2-0 [linear]", 0.03)
+	add("TF 2-0 w/ all counts [linear]", 0.01)
+	add("TF 2-0 total counts only [linear]", 0.04)
+	add("TF 2-0 w/o counts", 0.05)
+	for _, tc := range []struct {
+		gaps  []synthGap
+		agree bool
+	}{
+		{[]synthGap{gap("linear", 0, 0.02, 0.003), gap("linear", 1, 0.02, 0.003)}, false},
+		{[]synthGap{gap("linear", 0, 0.02, 0.003), gap("linear", 1, 0.001, 0.002)}, false}, // fails in 1 of 2: half
+		{[]synthGap{gap("linear", 0, 0.001, 0.002), gap("linear", 1, 0.001, 0.002), gap("paper", 0, 0.03, 0.003)}, true},
+	} {
+		if err := writeJSON(dir, GapsFile, tc.gaps); err != nil {
+			t.Fatal(err)
+		}
+		f, _, _ := fig8Section(cfg, &merged{Res: res}, map[string]*pipeline.Done{StageSynth: {Dir: dir}})
+		if f.Agrees != tc.agree || !strings.HasPrefix(f.Found, "Under the linear encoding: ") || !strings.Contains(f.Found, "TF 2-0 [linear] 0.030") {
+			t.Errorf("gaps %+v: agrees %v (want %v), found %q", tc.gaps, f.Agrees, tc.agree, f.Found)
+		}
+	}
+}
+
+func gap(enc string, r int, m, h float64) synthGap {
+	return synthGap{Encoding: enc, Replicate: r, SecondHalf: toJSONInterval(eval.Interval{Mean: m, Lo: m - h, Hi: m + h}),
+		Window: toJSONInterval(eval.Interval{Mean: m, Lo: m - h, Hi: m + h})}
+}

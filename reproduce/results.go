@@ -1,0 +1,104 @@
+package reproduce
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/pipeline"
+)
+
+// MergedFile holds every in-context result of the run (written by the
+// figures stage and published at the top of the output).
+const MergedFile = "results.json"
+
+// merged is every in-context result of the run in one Result (the
+// baselines', then each model's, then the synthetic models'), with the
+// construction's separate result and the models' training records.
+type merged struct {
+	Res       *eval.Result
+	Construct *eval.Result
+	CInfo     ConstructInfo
+	Train     map[string]TrainInfo // by label
+}
+
+// mergeResults reads the results of the completed stages deps into one
+// merged (what the figures and the report are drawn from).
+func mergeResults(cfg Config, deps map[string]*pipeline.Done) (*merged, error) {
+	base, ok := deps[StageBaselines]
+	if !ok {
+		return nil, errors.New("baselines have not run")
+	}
+	res, err := loadResult(base)
+	if err != nil {
+		return nil, err
+	}
+	mg := &merged{Res: res, Train: map[string]TrainInfo{}}
+	add := func(d *pipeline.Done) error {
+		r, err := loadResult(d)
+		if err != nil {
+			return err
+		}
+		if r.Windows != res.Windows || r.N != res.N {
+			return fmt.Errorf("%s: %d windows of %d, baselines %d of %d", d.Name, r.Windows, r.N, res.Windows, res.N)
+		}
+		for i, mr := range r.Methods {
+			if i != r.Reference && res.Method(mr.Name) == nil {
+				res.Methods = append(res.Methods, mr)
+			}
+		}
+		return nil
+	}
+	for r := range cfg.NumSeeds() {
+		for _, m := range cfg.Models() {
+			if d, ok := deps[evalStageName(m, r)]; ok {
+				if err := add(d); err != nil {
+					return nil, err
+				}
+			}
+			if d, ok := deps[trainStageName(m, r)]; ok {
+				var ti TrainInfo
+				if err := readJSON(d.Dir, infoFile, &ti); err != nil {
+					return nil, err
+				}
+				mg.Train[RepLabel(m, r)] = ti
+			}
+		}
+	}
+	if d, ok := deps[StageSynth]; ok {
+		if err := add(d); err != nil {
+			return nil, err
+		}
+	}
+	if d, ok := deps[StageConstruct]; ok {
+		if mg.Construct, err = loadResult(d); err != nil {
+			return nil, err
+		}
+		if err := readJSON(d.Dir, "construct.json", &mg.CInfo); err != nil {
+			return nil, err
+		}
+	}
+	return mg, nil
+}
+
+// writeJSON writes v as indented JSON into dir/name atomically.
+func writeJSON(dir, name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteBytes(filepath.Join(dir, name), true, append(b, '\n'))
+}
+
+// readJSON reads dir/name into v.
+func readJSON(dir, name string, v any) error {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}

@@ -1,0 +1,235 @@
+package reproduce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/trainrun"
+)
+
+// Files of a training stage: the trained model and its TrainInfo.
+const (
+	modelFile = "model.safetensors"
+	infoFile  = "train.json"
+)
+
+// TrainInfo is what a training stage records besides the weights.
+type TrainInfo struct {
+	Spec, Label, Name string
+	Params            int
+	Steps, Epochs     int
+	Tokens            float64
+	Seconds           float64 // training wall time, over all resumptions
+	BestVal           float64 // NaN without validation
+	FinalTrainLoss    float64
+	Stopped           bool
+}
+
+// repSuffix is the stage-name suffix of training replicate r: none for
+// replicate 0, "-s1", "-s2", … otherwise.
+func repSuffix(r int) string {
+	if r == 0 {
+		return ""
+	}
+	return fmt.Sprintf("-s%d", r)
+}
+
+// trainStageName names the training stage of replicate r of model m.
+func trainStageName(m Model, r int) string { return "train-tf-" + m.Slug() + repSuffix(r) }
+
+// RepLabel is the method name of replicate r of model m in the results:
+// the model's label for replicate 0, "LABEL [seed r]" otherwise.
+func RepLabel(m Model, r int) string {
+	if r == 0 {
+		return m.Label()
+	}
+	return fmt.Sprintf("%s [seed %d]", m.Label(), r)
+}
+
+// trainSplit reads the training set and splits it by tree.
+func trainSplit(cfg Config, sc *pipeline.StageContext) (train, val transformer.Windows, err error) {
+	ds, err := dataset.Read(filepath.Join(sc.Deps[StageTrainData].Dir, dataDir))
+	if err != nil {
+		return nil, nil, err
+	}
+	tr, va, err := transformer.SplitByTree(ds, cfg.ValFrac, cfg.Seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(va.Idx) == 0 {
+		return tr, nil, nil
+	}
+	return tr, va, nil
+}
+
+// trainStage trains replicate r of model m (seed cfg.ReplicateSeed(r) for
+// the initialisation and the shuffling; the same training data and split
+// for every replicate).
+func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
+	tcfg := m.TransformerConfig(cfg)
+	topt := cfg.TrainConfig()
+	seed := cfg.ReplicateSeed(r)
+	topt.Seed = seed
+	name := trainStageName(m, r)
+	inputs := map[string]any{"model": tcfg, "train": topt, "val_frac": cfg.ValFrac, "init_seed": seed}
+	if cfg.Engine == trainrun.EngineTorch {
+		inputs["engine"] = cfg.Engine // a Go engine's stage keeps its hash
+	}
+	return pipeline.Stage{
+		Name:      name,
+		Inputs:    inputs,
+		Deps:      []string{StageTrainData},
+		Resumable: true,
+		Kind:      pipeline.KindTrain,
+		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
+			train, val, err := trainSplit(cfg, sc)
+			if err != nil {
+				return nil, err
+			}
+			if cfg.Engine == trainrun.EngineTorch {
+				return torchTrain(ctx, cfg, sc, opts.Torch, m, r, tcfg, topt, seed, train, val)
+			}
+			run, err := resumeOrStart(sc, cfg.CheckpointEvery, name, opts.OnStep, tcfg, topt, seed, train, val)
+			if err != nil {
+				return nil, err
+			}
+			if err := run.Run(ctx); err != nil {
+				var ie *trainrun.InterruptedError
+				if errors.As(err, &ie) {
+					return nil, fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", ie.Step, ie.Err)
+				}
+				return nil, err
+			}
+			tr := run.Trainer
+			if err := tr.Model.SaveSafetensors(filepath.Join(sc.Dir, modelFile)); err != nil {
+				return nil, err
+			}
+			info := TrainInfo{Spec: m.Spec, Label: RepLabel(m, r), Name: tr.Model.Name(), Params: tcfg.NumParams(),
+				Steps: tr.Step, Epochs: tr.Epoch, Seconds: tr.ElapsedTotal().Seconds(), BestVal: tr.BestVal,
+				Stopped: tr.Stopped}
+			if len(tr.History) > 0 {
+				info.FinalTrainLoss = tr.History[len(tr.History)-1].TrainLoss
+			}
+			info.Tokens = float64(tr.Step) * float64(min(topt.BatchSize, train.Windows())) * float64(cfg.N)
+			if math.IsInf(info.BestVal, 0) {
+				info.BestVal = math.NaN()
+			}
+			return []string{modelFile}, writeJSON(sc.Dir, infoFile, jsonSafe(info))
+		},
+	}
+}
+
+// torchTrain is trainStage's run on the PyTorch engine: the run directory
+// is the stage's (started as trainrun.StartTorch starts it, with the data
+// described so that the engine draws trainSplit's split), resumed from its
+// checkpoint when there is one.
+func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, tor *trainrun.Torch, m Model, r int, tcfg transformer.Config, topt transformer.TrainConfig, seed uint64, train, val transformer.Windows) ([]string, error) {
+	if tor == nil {
+		tor = &trainrun.Torch{}
+	}
+	if _, err := tor.Check(); err != nil { // before the stage's directory gets a file
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(sc.Dir, trainrun.CheckpointFile)); err != nil {
+		data, err := filepath.Abs(filepath.Join(sc.Deps[StageTrainData].Dir, dataDir))
+		if err != nil {
+			return nil, err
+		}
+		meta := map[string]string{"data": data, "val": "", "val_frac": strconv.FormatFloat(cfg.ValFrac, 'g', -1, 64),
+			"N": "0", "split_seed": strconv.FormatUint(cfg.Seed, 10), "stage": sc.Label}
+		if err := trainrun.StartTorch(sc.Dir, tcfg, topt, seed, meta, train, val); err != nil {
+			return nil, err
+		}
+	} else {
+		fmt.Fprintf(sc.Log, "%s: resuming from its checkpoint on the torch engine\n", sc.Label)
+	}
+	c, err := tor.Train(ctx, trainrun.TorchRun{Dir: sc.Dir, CheckpointEvery: cfg.CheckpointEvery, Log: sc.Log})
+	if err != nil {
+		var ie *trainrun.InterruptedError
+		if errors.As(err, &ie) {
+			return nil, fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", ie.Step, ie.Err)
+		}
+		return nil, err
+	}
+	if c.TrainWindows != train.Windows() {
+		return nil, fmt.Errorf("%s: the torch engine trained on %d windows, the split has %d", sc.Label, c.TrainWindows, train.Windows())
+	}
+	mod, err := transformer.LoadSafetensors(filepath.Join(sc.Dir, modelFile))
+	if err != nil {
+		return nil, err
+	}
+	s := c.State
+	info := TrainInfo{Spec: m.Spec, Label: RepLabel(m, r), Name: mod.Name(), Params: tcfg.NumParams(),
+		Steps: s.Step, Epochs: s.Epoch, Seconds: s.Elapsed.Seconds(), BestVal: s.BestVal, Stopped: s.Stopped}
+	if len(c.History) > 0 {
+		info.FinalTrainLoss = c.History[len(c.History)-1].TrainLoss
+	}
+	info.Tokens = float64(s.Step) * float64(min(topt.BatchSize, train.Windows())) * float64(cfg.N)
+	if math.IsInf(info.BestVal, 0) {
+		info.BestVal = math.NaN()
+	}
+	return []string{modelFile}, writeJSON(sc.Dir, infoFile, jsonSafe(info))
+}
+
+// jsonSafe replaces NaN (which JSON cannot hold) by -1 in a TrainInfo.
+func jsonSafe(t TrainInfo) TrainInfo {
+	if math.IsNaN(t.BestVal) {
+		t.BestVal = -1
+	}
+	return t
+}
+
+// resumeOrStart continues the run whose checkpoint is in the stage's
+// directory, or starts one (trainrun.Resume, trainrun.Start): checkpoints
+// every `every` steps, at epoch ends, at the end and on cancellation, no
+// training log, a progress bar on the stage's log.
+func resumeOrStart(sc *pipeline.StageContext, every int, name string, onStep func(string, int), mc transformer.Config, tc transformer.TrainConfig, seed uint64, train, val transformer.Windows) (*trainrun.Run[*transformer.Activations, *transformer.Model], error) {
+	opts := trainrun.Options{Dir: sc.Dir, Meta: map[string]string{"stage": sc.Label}, CheckpointEvery: every,
+		FinalCheckpoint: true, Progress: sc.Log, Label: sc.Label}
+	if onStep != nil {
+		opts.OnStep = func(step int) { onStep(name, step) }
+	}
+	path := opts.CheckpointPath()
+	if _, err := os.Stat(path); err == nil {
+		c, err := transformer.LoadCheckpoint(path)
+		if err != nil {
+			return nil, err
+		}
+		tr, err := c.Resume(train, val)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(sc.Log, "%s: resuming from checkpoint at step %d\n", sc.Label, tr.Step)
+		r, err := trainrun.Resume(tr, opts)
+		if err != nil {
+			return nil, err
+		}
+		r.Status = progressText(tr)
+		return r, nil
+	}
+	tr, err := trainrun.NewTrainer(mc, tc, seed, train, val)
+	if err != nil {
+		return nil, err
+	}
+	r, err := trainrun.Start(tr, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.Status = progressText(tr)
+	return r, nil
+}
+
+// progressText is the progress bar's text of a training stage.
+func progressText(tr *transformer.Trainer) func(step int, loss float64) string {
+	return func(step int, loss float64) string {
+		return fmt.Sprintf("step %d/%d loss %.4f", step, tr.TotalSteps(), loss)
+	}
+}
