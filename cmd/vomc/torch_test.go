@@ -224,6 +224,72 @@ func TestTorchKillResume(t *testing.T) {
 	exists(t, p("run/"+trainModel), p("run/curve.png"))
 }
 
+// TestTorchParentDeath: when vomc is killed with SIGKILL, the engine gets
+// SIGTERM (Linux's parent-death signal), saves its checkpoint at the step
+// it had reached (beyond the last periodic one) and exits, although its
+// progress pipe is gone.
+func TestTorchParentDeath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("needs Linux")
+	}
+	needTorch(t)
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "24", "-N", "32", "--NK", "128", "--fresh=false", "--seed", "5", "--out", p("data"))
+	t.Setenv("VOMC_TORCH_TEST_DELAY", "0.03")
+	cmd := startVomc(t, "train", "--engine", "torch", "--device", "cpu", "--data", p("data"), "--out", p("run"), "--layers", "1",
+		"--heads", "1", "-E", "8", "--batch", "8", "--max-steps", "2000", "--log-every", "1", "--checkpoint-every", "100000")
+	logged := 0
+	for deadline := time.Now().Add(90 * time.Second); logged < 8 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(p("run/" + trainLog)); err == nil {
+			logged = strings.Count(string(b), "\"step\"")
+		}
+	}
+	if logged < 8 {
+		t.Fatal("the run did not start in time")
+	}
+	engines := children(cmd.Process.Pid)
+	syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+	cmd.Wait()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		alive := false
+		for _, c := range engines {
+			if syscall.Kill(c, 0) == nil {
+				alive = true
+			}
+		}
+		if !alive {
+			break
+		}
+	}
+	c, err := transformer.LoadCheckpoint(p("run/" + trainCheckpoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.State.Step < logged {
+		t.Fatalf("checkpoint at step %d after vomc died, %d steps were logged: the engine did not save", c.State.Step, logged)
+	}
+	t.Logf("vomc killed after %d logged steps; the engine saved step %d", logged, c.State.Step)
+}
+
+// children are the process ids of pid's children (Linux).
+func children(pid int) []int {
+	var out []int
+	kids, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	for _, k := range kids {
+		b, _ := os.ReadFile(k)
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 // waitCheckpoint polls dir's checkpoint until it is at step ≥ min and
 // returns its step; it fails if cmd exits first or after 60 s.
 func waitCheckpoint(t *testing.T, dir string, min int, cmd *exec.Cmd) int {
@@ -251,28 +317,38 @@ func waitCheckpoint(t *testing.T, dir string, min int, cmd *exec.Cmd) int {
 func killTree(t *testing.T, cmd *exec.Cmd) {
 	t.Helper()
 	pid := cmd.Process.Pid
-	kids, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
-	for _, k := range kids {
-		b, _ := os.ReadFile(k)
-		for _, f := range strings.Fields(string(b)) {
-			if c, err := strconv.Atoi(f); err == nil {
-				syscall.Kill(c, syscall.SIGKILL)
-			}
-		}
+	for _, c := range children(pid) {
+		syscall.Kill(c, syscall.SIGKILL)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 	cmd.Wait()
 }
 
-// TestTorchBadInput: a bad engine, device or flag, a missing interpreter
-// and a corrupt data set are refused with an error naming the problem,
-// before anything is written.
+// TestTorchBadInput: a bad engine, device or flag and a missing
+// interpreter are refused with an error naming the problem, before
+// anything is written (these checks need no torch).
 func TestTorchBadInput(t *testing.T) {
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 	runOK(t, "data", "-A", "3", "-D", "2", "-K", "12", "-N", "32", "--seed", "1", "--out", p("data"))
+	fail := badTrain(t, p)
+	fail("--engine", nil, "--engine", "jax")
+	fail("--device needs --engine torch", nil, "--device", "cuda")
+	fail("--arch", nil, "--arch", "lstm")
+	fail("no Python with torch", map[string]string{"VOMC_PYTHON": p("no-such-python")}, "--engine", "torch")
+	fail("want auto, cpu, cuda or cuda:N", nil, "--engine", "torch", "--device", "tpu")
+	fail("amp \"fp8\"", nil, "--engine", "torch", "--amp", "fp8")
+	fail("threads", nil, "--engine", "torch", "--torch-threads", "-2")
+	fail("--hidden is the width of --arch lstm", nil, "--engine", "torch", "--hidden", "8")
+	fail("--allow-unverified", nil, "--engine", "torch", "--allow-unverified")
+}
+
+// badTrain returns a function that runs 'vomc train' on p("data") with the
+// extra flags and environment and checks that it fails naming want and
+// writes nothing.
+func badTrain(t *testing.T, p func(string) string) func(want string, env map[string]string, extra ...string) {
 	base := []string{"train", "--data", p("data"), "--layers", "1", "--heads", "1", "-E", "8", "--batch", "4", "--max-steps", "2"}
-	fail := func(want string, env map[string]string, extra ...string) {
+	return func(want string, env map[string]string, extra ...string) {
 		t.Helper()
 		for k, v := range env {
 			t.Setenv(k, v)
@@ -293,20 +369,26 @@ func TestTorchBadInput(t *testing.T) {
 			os.Unsetenv(k)
 		}
 	}
-	fail("--engine", nil, "--engine", "jax")
-	fail("--device needs --engine torch", nil, "--device", "cuda")
-	fail("--arch", nil, "--arch", "lstm")
-	fail("no Python with torch", map[string]string{"VOMC_PYTHON": p("no-such-python")}, "--engine", "torch")
-	if _, err := (&trainrun.Torch{Device: "cpu"}).Check(); err != nil {
-		t.Logf("torch engine unavailable (%v): its own checks are not tested", err)
-		return
-	}
-	fail("want auto, cpu or cuda", nil, "--engine", "torch", "--device", "tpu")
+}
+
+// TestTorchBadInputEngine: what the engine itself checks — CUDA on a
+// machine without it, a corrupt data set, a bad learning rate — is
+// refused before anything is written; --force keeps the old run when the
+// new flags are bad.
+func TestTorchBadInputEngine(t *testing.T) {
+	needTorch(t)
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "12", "-N", "32", "--seed", "1", "--out", p("data"))
+	fail := badTrain(t, p)
 	if _, err := (&trainrun.Torch{Device: "cuda"}).Check(); err != nil {
 		fail("CUDA asked for but not available", nil, "--engine", "torch", "--device", "cuda")
 	}
 	fail("--lr", nil, "--engine", "torch", "--device", "cpu", "--lr", "-1")
-	// a corrupt data set
+	runOK(t, "train", "--engine", "torch", "--device", "cpu", "--data", p("data"), "--out", p("kept"), "--layers", "1",
+		"--heads", "1", "-E", "8", "--batch", "4", "--max-steps", "2")
+	runFail(t, "train", "--engine", "torch", "--device", "cpu", "--data", p("data"), "--out", p("kept"), "--force", "-N", "1")
+	exists(t, p("kept/"+trainModel), p("kept/"+trainCheckpoint))
 	b, _ := os.ReadFile(p("data/symbols.bin"))
 	b[5] ^= 1
 	os.WriteFile(p("data/symbols.bin"), b, 0o644)

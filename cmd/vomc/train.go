@@ -146,7 +146,17 @@ with PyTorch's defaults) with 8 heads and E=128.`)
 		return usageError{"--" + err.Error()}
 	}
 	if *engine == trainrun.EngineTorch {
-		// before anything is written: Python, torch, numpy, the device
+		// before anything is written: the settings, then Python, torch,
+		// numpy and the device
+		if err := tor.Validate(); err != nil {
+			return usageError{err.Error()}
+		}
+		if given["allow-unverified"] {
+			return usagef("--allow-unverified: the torch engine resumes verified checkpoints only")
+		}
+		if given["hidden"] && *arch != "lstm" {
+			return usagef("--hidden is the width of --arch lstm")
+		}
 		if _, err := tor.Check(); err != nil {
 			return err
 		}
@@ -293,8 +303,8 @@ type trainSpec struct {
 	train, val transformer.Windows
 }
 
-// newTrainSpec checks the flags of a new run and reads its data; nothing
-// is written.
+// newTrainSpec checks the flags of a new run and reads its data; only when
+// all is well does --force clear an old run in the output directory.
 func newTrainSpec(f trainFlags) (*trainSpec, error) {
 	if f.data == "" {
 		return nil, usagef("--data DIR is required")
@@ -308,8 +318,8 @@ func newTrainSpec(f trainFlags) (*trainSpec, error) {
 	if f.E < 1 || f.E > transformer.MaxEmbed {
 		return nil, usagef("-E %d outside 1..%d", f.E, transformer.MaxEmbed)
 	}
-	if err := checkRunDir(f.out, f.force); err != nil {
-		return nil, err
+	if err := trainrun.CheckDir(f.out, false); err != nil && !f.force {
+		return nil, checkRunDir(f.out, false) // refused early, with the advice
 	}
 	hs, err := parseHeads(f.heads, f.layers)
 	if err != nil {
@@ -341,6 +351,9 @@ func newTrainSpec(f trainFlags) (*trainSpec, error) {
 		FeedForward: f.ff, LayerNorm: f.ln, Activation: f.act, Positional: f.pos}
 	if err := cfg.Validate(); err != nil {
 		return nil, usageError{err.Error()}
+	}
+	if err := checkRunDir(f.out, f.force); err != nil { // every check passed: --force may clear the old run
+		return nil, err
 	}
 	return &trainSpec{cfg: cfg, meta: meta, train: train, val: val}, nil
 }

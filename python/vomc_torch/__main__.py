@@ -24,6 +24,14 @@ import sys
 EXIT_BAD, EXIT_DIVERGED, EXIT_ENV, EXIT_INTERRUPTED = 2, 3, 4, 130
 
 
+def _err(msg: str) -> None:
+    """A message on stderr; nothing if stderr is gone (vomc died)."""
+    try:
+        print(msg, file=sys.stderr, flush=True)
+    except OSError:
+        sys.stderr = open(os.devnull, "w")  # else the exit's flush fails again (status 120)
+
+
 def _check(args) -> int:
     import numpy
     import torch
@@ -53,8 +61,6 @@ def _prepare(args) -> list:
     held = [f for f in RUN_FILES if os.path.exists(os.path.join(args.out, f))]
     if held and not args.force:
         raise ValueError(f"{args.out} holds a training run ({held[0]}): continue it with --resume, or start afresh with --force")
-    for f in held:
-        os.unlink(os.path.join(args.out, f))
     if not args.data:
         raise ValueError("--data DIR is required")
     ds = read_dataset(args.data)  # checked again when training; here for A and N
@@ -80,12 +86,14 @@ def _prepare(args) -> list:
     meta = {"data": os.path.abspath(args.data), "val": os.path.abspath(args.val) if args.val else "",
             "val_frac": repr(args.val_frac) if args.val_frac != int(args.val_frac) else str(int(args.val_frac)),
             "N": str(args.N), "split_seed": str(args.seed)}
+    for f in held:  # --force, and every check passed: the old run goes
+        os.unlink(os.path.join(args.out, f))
     made = [] if os.path.isdir(args.out) else [args.out]
     os.makedirs(args.out, exist_ok=True)
     from .stfile import write_atomic
     write_atomic(os.path.join(args.out, "config.json"), (json.dumps(cfg, indent=2) + "\n").encode())
     write_atomic(os.path.join(args.out, "train_config.json"),
-                 (json.dumps({"train": tc, "data": meta}, indent=2) + "\n").encode())
+                 (json.dumps({"train": tc, "data": meta, "engine": "torch"}, indent=2) + "\n").encode())
     return made + [os.path.join(args.out, f) for f in ("config.json", "train_config.json")]
 
 
@@ -114,10 +122,10 @@ def _train(args) -> int:
         tr = run(args.out, opts, init=args.init, data=args.data if args.resume else None,
                  val=args.val if args.resume else None)
     except Interrupted as e:
-        print(f"vomc_torch: {e}; checkpoint saved, continue with --resume", file=sys.stderr)
+        _err(f"vomc_torch: {e}; checkpoint saved, continue with --resume")
         return EXIT_INTERRUPTED
     except Diverged as e:
-        print(f"vomc_torch: {e}; the last good checkpoint is kept; lower --lr and train afresh", file=sys.stderr)
+        _err(f"vomc_torch: {e}; the last good checkpoint is kept; lower --lr and train afresh")
         return EXIT_DIVERGED
     except BaseException:
         if not os.path.exists(os.path.join(args.out, "checkpoint.safetensors")):  # nothing trained: leave --out as it was
@@ -125,8 +133,8 @@ def _train(args) -> int:
                 os.rmdir(p) if os.path.isdir(p) else os.unlink(p)
         raise
     best = f"; best validation loss {tr.best_val:.4f} nats/symbol" if tr.best_val < float("inf") else ""
-    print(f"trained {tr.step} steps, {tr.epoch} epochs in {tr.elapsed:.0f} s{best}; wrote {args.out}/model.safetensors",
-          file=sys.stderr)
+    if not args.no_summary:
+        _err(f"trained {tr.step} steps, {tr.epoch} epochs in {tr.elapsed:.0f} s{best}; wrote {args.out}/model.safetensors")
     return 0
 
 
@@ -199,6 +207,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--log-every", type=int, default=10)
     t.add_argument("--checkpoint-every", type=int, default=100)
+    t.add_argument("--no-summary", action="store_true", help=argparse.SUPPRESS)  # vomc prints its own
     t.add_argument("--snapshot-steps", default="", help="comma list of steps after which the model is kept in snapshots/")
     b = sub.add_parser("bench", help="time training steps; prints one JSON report per mode")
     b.add_argument("--config", required=True, help="vomc's transformer Config as JSON")
@@ -231,14 +240,16 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
         return {"check": _check, "train": _train, "predict": _predict, "bench": _bench}[args.cmd](args)
+    except KeyboardInterrupt:  # SIGINT before training installed its handler (e.g. while torch loads)
+        _err("vomc_torch: interrupted before training started")
+        return EXIT_INTERRUPTED
     except EnvironmentError as e:
+        _err(f"vomc_torch: {e}")
         if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
-            print(f"vomc_torch: {e}", file=sys.stderr)
             return EXIT_BAD
-        print(f"vomc_torch: {e}", file=sys.stderr)
         return EXIT_ENV
     except (ValueError, KeyError) as e:
-        print(f"vomc_torch: {e}", file=sys.stderr)
+        _err(f"vomc_torch: {e}")
         return EXIT_BAD
 
 

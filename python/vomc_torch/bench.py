@@ -1,6 +1,7 @@
 """Training throughput of the PyTorch engine (what `vomc bench train
---engine torch` runs): timed optimisation steps of vomc's transformer on one
-batch of random windows, with the engine's speed features (bf16 autocast,
+--engine torch` runs): timed optimisation steps of vomc's transformer on a
+batch of random windows (gathered on the host and copied to the device every
+step, as in training), with the engine's speed features (bf16 autocast,
 scaled_dot_product_attention, TF32, fused AdamW, optionally torch.compile)
 or as a plain eager float32 loop (plain=True), so the two can be compared in
 the same run."""
@@ -34,19 +35,23 @@ def bench(cfg: dict, batch: int, steps: int, warmup: int, opts: EngineOptions, p
           "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.01, "clip_norm": 1.0, "patience": 0,
           "sum_over_window": False, "seed": seed, "log_every": 0}
     tr = Trainer(model, tc, Windows(ds, np.arange(batch), T), None, opts)
-    x = tr.to_device(sym)
+    perm = rng.permutation(batch)
+
+    def step() -> float:
+        # the training path: gather the batch on the host, copy it to the device, step
+        return tr.train_step(tr.to_device(tr.train.batch(perm)))[0]
     cuda = tr.dev.type == "cuda"
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     if cuda:
         torch.cuda.reset_peak_memory_stats(tr.dev)
     loss = float("nan")
     for _ in range(warmup):
-        loss, _ = tr.train_step(x)
+        loss = step()
     sync()
     times = []
     for _ in range(steps):
         t0 = time.perf_counter()
-        loss, _ = tr.train_step(x)
+        loss = step()
         sync()
         times.append(time.perf_counter() - t0)
     mean = sum(times) / len(times)

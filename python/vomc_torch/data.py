@@ -146,7 +146,14 @@ class Windows:
     def __init__(self, ds: Dataset, rows: np.ndarray, n: int, offs: Optional[np.ndarray] = None) -> None:
         self.ds, self.rows, self.n = ds, np.asarray(rows, dtype=np.int64), n
         self.offs = np.zeros_like(self.rows) if offs is None else np.asarray(offs, dtype=np.int64)
-        self._flat = ds.symbols.reshape(-1)
+        if np.any(self.offs % n):
+            raise ValueError(f"window offsets must be multiples of the window length {n}")
+        # the data set as (window, piece, n) without a copy: window i is
+        # piece offs[i] // n of data set window rows[i] (a row gather)
+        N = ds.symbols.shape[1]
+        self._pieces = np.lib.stride_tricks.as_strided(ds.symbols, (ds.symbols.shape[0], N // n, n), (N, n, 1),
+                                                       writeable=False)
+        self._piece = self.offs // n
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -167,8 +174,7 @@ class Windows:
 
     def batch(self, idx: np.ndarray) -> np.ndarray:
         """The windows idx as a (len(idx), n) uint8 array."""
-        start = self.rows[idx] * self.ds.N + self.offs[idx]
-        return self._flat[start[:, None] + np.arange(self.n)]
+        return self._pieces[self.rows[idx], self._piece[idx]]
 
 
 def run_windows(meta: Dict[str, str]) -> Tuple[Windows, Optional[Windows], int, Dict[str, str]]:

@@ -1,7 +1,7 @@
 """Per-position predictive distributions of a model on a data set, as .npy.
 
 The array has shape (W, N, A), float32: row [w, t] is the model's
-distribution of symbol t+1 (0-based) of window w given symbols 0..t-1, so
+distribution of symbol t (0-based) of window w given symbols 0..t-1, so
 row 0 is the uniform distribution (the model sees no symbol before the
 first; vomc's transformer predictor and CTW under the symmetric prior give
 the same) and row t >= 1 is softmax(logits[w, t-1]).  This is the layout

@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import signal
 import sys
 import time
@@ -181,17 +182,29 @@ class EngineOptions:
 
 
 def resolve_device(name: str) -> torch.device:
-    """The torch device for --device: auto picks CUDA when available."""
+    """The torch device for --device: auto picks CUDA when available; cuda:N
+    must name an existing GPU (it becomes the current device)."""
     if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name.startswith("cuda"):
-        if not torch.cuda.is_available():
-            raise EnvironmentError(f"--device {name}: CUDA asked for but not available (torch {torch.__version__}, "
-                                   f"torch.cuda.is_available() is false)")
-        return torch.device(name)
+        name = "cuda" if torch.cuda.is_available() else "cpu"
     if name == "cpu":
         return torch.device("cpu")
-    raise ValueError(f"--device {name!r}: want auto, cpu or cuda[:N]")
+    m = re.fullmatch(r"cuda(?::(\d+))?", name)
+    if not m:
+        raise ValueError(f"--device {name!r}: want auto, cpu or cuda[:N]")
+    if not torch.cuda.is_available():
+        raise EnvironmentError(f"--device {name}: CUDA asked for but not available (torch {torch.__version__}, "
+                               f"torch.cuda.is_available() is false)")
+    idx = int(m.group(1) or 0)
+    if idx >= torch.cuda.device_count():
+        raise EnvironmentError(f"--device {name}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    torch.cuda.set_device(idx)
+    return torch.device("cuda", idx)
+
+
+def bf16_native(dev: torch.device) -> bool:
+    """Whether dev computes in bf16 natively (CUDA compute capability >= 8.0:
+    Ampere and later; torch >= 2.3 reports emulated bf16 as supported)."""
+    return dev.type == "cuda" and torch.cuda.get_device_capability(dev) >= (8, 0)
 
 
 class Trainer:
@@ -212,15 +225,16 @@ class Trainer:
         used = opts.used
         used.update(engine="torch", torch=torch.__version__, device=str(self.dev),
                     gpu=torch.cuda.get_device_name(self.dev) if cuda else None)
-        if cuda and opts.tf32:
-            torch.backends.cuda.matmul.allow_tf32 = True
-            torch.backends.cudnn.allow_tf32 = True
+        if cuda:  # set either way: a plain run after an engine run in one process (bench) must not inherit TF32
+            torch.backends.cuda.matmul.allow_tf32 = opts.tf32
+            torch.backends.cudnn.allow_tf32 = opts.tf32
         used["tf32"] = bool(cuda and opts.tf32)
         amp = opts.amp
         if amp == "auto":
-            amp = "bf16" if cuda and torch.cuda.is_bf16_supported() else "off"
+            amp = "bf16" if cuda and bf16_native(self.dev) else "off"
         if amp == "bf16" and not cuda:
             amp = "off"  # bf16 autocast is a GPU speed feature; the CPU trains in float32
+            used["amp_note"] = "bf16 asked for on the CPU: float32 used"
         if amp not in ("bf16", "off"):
             raise ValueError(f"--amp {opts.amp!r}: want auto, bf16 or off")
         self.amp = amp == "bf16"
@@ -241,7 +255,10 @@ class Trainer:
         if self.opt is None:
             self.opt = torch.optim.AdamW(self.model.parameters(), **kw)
         used["fused_adamw"] = fused
+        self.fused = fused
         self.fwd = self.model
+        self._compile_ok = False
+        self.on_engine_change = None  # called when a feature falls back after the start
         used["compile"] = False
         if opts.compile:
             if hasattr(torch, "compile"):
@@ -311,7 +328,19 @@ class Trainer:
     def loss_sum(self, x: torch.Tensor) -> torch.Tensor:
         """The summed next-symbol cross-entropy (nats) over the B*(T-1) targets."""
         with torch.autocast(device_type=self.dev.type, dtype=torch.bfloat16, enabled=self.amp):
-            logits = self.fwd(x)
+            if self.fwd is not self.model and not self._compile_ok:
+                try:  # torch.compile fails at the first call when it fails (no triton, no compiler)
+                    logits = self.fwd(x)
+                    self._compile_ok = True
+                except Exception as e:  # noqa: BLE001 - any compiler failure falls back to eager
+                    self.fwd = self.model
+                    self.opts.used["compile"] = False
+                    self.opts.used["compile_fallback"] = f"torch.compile failed: {type(e).__name__}: {str(e)[:300]}"
+                    if self.on_engine_change:
+                        self.on_engine_change()
+                    logits = self.fwd(x)
+            else:
+                logits = self.fwd(x)
         A = logits.shape[-1]
         return F.cross_entropy(logits[:, :-1].reshape(-1, A).float(), x[:, 1:].reshape(-1), reduction="sum")
 
@@ -456,7 +485,10 @@ class Trainer:
         mm, vv = unflatten(self.model, m), unflatten(self.model, v)
         names = dict((id(p), n) for n, p in self.model.named_parameters())
         sd = self.opt.state_dict()
-        sd["state"] = {i: {"step": torch.tensor(float(t)), "exp_avg": mm[names[id(p)]].to(p.device),
+        # fused AdamW wants its step counts on the parameters' device (torch 2.0
+        # does not move them in load_state_dict); the others on the CPU
+        step = lambda p: torch.tensor(float(t), dtype=torch.float32, device=p.device if self.fused else "cpu")
+        sd["state"] = {i: {"step": step(p), "exp_avg": mm[names[id(p)]].to(p.device),
                            "exp_avg_sq": vv[names[id(p)]].to(p.device)} for i, p in enumerate(self.params)}
         self.opt.load_state_dict(sd)
 
@@ -536,8 +568,14 @@ def read_json(path: str) -> dict:
 
 
 def _say(opts: EngineOptions, msg: str) -> None:
+    """Progress on stderr; once stderr is gone (vomc, reading it, died), quiet:
+    training goes on to its next checkpoint or signal."""
     if not opts.quiet:
-        print(msg, file=sys.stderr, flush=True)
+        try:
+            print(msg, file=sys.stderr, flush=True)
+        except OSError:
+            opts.quiet = True
+            sys.stderr = open(os.devnull, "w")  # else the exit's flush fails again (status 120)
 
 
 def run(dir: str, opts: EngineOptions, init: Optional[str] = None, data: Optional[str] = None,
@@ -553,7 +591,7 @@ def run(dir: str, opts: EngineOptions, init: Optional[str] = None, data: Optiona
     ckpt = None
     if os.path.exists(ckpt_path):
         for name in os.listdir(dir):  # temporaries of an interrupted write
-            if name.startswith("." + CHECKPOINT_FILE + ".tmp"):
+            if name.startswith(("." + CHECKPOINT_FILE + ".tmp", "." + MODEL_FILE + ".tmp")):
                 os.unlink(os.path.join(dir, name))
         cmeta, ct = stfile.load(ckpt_path)
         if cmeta.get("format") != CKPT_FORMAT or cmeta.get("version") != CKPT_VERSION:
@@ -623,6 +661,7 @@ def run(dir: str, opts: EngineOptions, init: Optional[str] = None, data: Optiona
         val = f" best val {tr.best_val:.4f}" if math.isfinite(tr.best_val) else ""
         _say(opts, f"step {e['step']}/{total} epoch {tr.epoch + 1} loss {e['train_loss']:.4f}{val} {e['tokens_per_s']:.0f} tok/s")
     tr.on_log = on_log
+    tr.on_engine_change = lambda: (logf.write(json.dumps({"engine": opts.used}) + "\n"), logf.flush())
     snaps = set(opts.snapshot_steps)
     if snaps:
         os.makedirs(os.path.join(dir, SNAPSHOT_DIR), exist_ok=True)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -101,23 +102,60 @@ func (t *Torch) Check() (*TorchEnv, error) {
 }
 
 func (t *Torch) check() (*TorchEnv, error) {
-	py, err := findPython(t.Python)
-	if err != nil {
+	if err := t.Validate(); err != nil {
 		return nil, err
 	}
 	dir, err := python.Extract(t.Cache)
 	if err != nil {
 		return nil, err
 	}
-	env := &TorchEnv{Python: py, PYTHONPATH: dir}
-	out, err := t.command(context.Background(), env, "check", "--device", t.device()).Output()
-	if err != nil {
-		return nil, fmt.Errorf("torch engine: %s", exitText(err))
+	// One interpreter start per candidate: the engine's check command
+	// imports torch and numpy and answers for the device.
+	cands, src := pythonCandidates(t.Python)
+	var why []string
+	for _, py := range cands {
+		env := &TorchEnv{Python: py, PYTHONPATH: dir}
+		var stderr bytes.Buffer
+		cmd := t.command(context.Background(), env, "check", "--device", t.device())
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err == nil {
+			if err := json.Unmarshal(bytes.TrimSpace(out), env); err != nil {
+				return nil, fmt.Errorf("torch engine: check printed %q: %v", out, err)
+			}
+			return env, nil
+		}
+		msg := lastLine(stderr.Bytes())
+		if msg == "" {
+			msg = err.Error()
+		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() != 1 || !strings.Contains(msg, "No module named") {
+			// the interpreter has torch: the engine's answer (no CUDA, …)
+			return nil, fmt.Errorf("torch engine: %s", msg)
+		}
+		why = append(why, fmt.Sprintf("%s: %s", py, msg))
 	}
-	if err := json.Unmarshal(bytes.TrimSpace(out), env); err != nil {
-		return nil, fmt.Errorf("torch engine: check printed %q: %v", out, err)
+	if len(cands) == 0 {
+		why = append(why, "not found")
 	}
-	return env, nil
+	return nil, fmt.Errorf("torch engine: no Python with torch and numpy (%s tried: %s); install them (Debian: apt-get install python3-torch python3-numpy; elsewhere: pip install torch numpy) or name an interpreter that has them in VOMC_PYTHON",
+		src, strings.Join(why, "; "))
+}
+
+var deviceRE = regexp.MustCompile(`^(auto|cpu|cuda(:[0-9]+)?)$`)
+
+// Validate checks the engine's settings (not the machine: see Check).
+func (t *Torch) Validate() error {
+	switch {
+	case !deviceRE.MatchString(t.device()):
+		return fmt.Errorf("torch engine: device %q: want auto, cpu, cuda or cuda:N", t.Device)
+	case t.AMP != "" && t.AMP != "auto" && t.AMP != "bf16" && t.AMP != "off":
+		return fmt.Errorf("torch engine: amp %q: want auto, bf16 or off", t.AMP)
+	case t.Threads < 0:
+		return fmt.Errorf("torch engine: %d threads: want ≥ 0 (0: torch's default)", t.Threads)
+	}
+	return nil
 }
 
 func (t *Torch) device() string {
@@ -127,53 +165,44 @@ func (t *Torch) device() string {
 	return t.Device
 }
 
-// findPython returns the interpreter: want, or $VOMC_PYTHON, or the first
-// of python3 and /usr/bin/python3 that imports torch and numpy.
-func findPython(want string) (string, error) {
+// pythonCandidates are the interpreters to try, in order: want, or
+// $VOMC_PYTHON, or python3 on PATH and /usr/bin/python3 (each once); and a
+// description of where they came from.
+func pythonCandidates(want string) ([]string, string) {
 	if want == "" {
 		want = os.Getenv("VOMC_PYTHON")
 	}
-	cands := []string{want}
+	names, src := []string{want}, want
 	if want == "" {
-		cands = []string{"python3", "/usr/bin/python3"}
+		names, src = []string{"python3", "/usr/bin/python3"}, "python3 and /usr/bin/python3"
 	}
-	var why []string
+	var out []string
 	seen := map[string]bool{}
-	for _, c := range cands {
+	for _, c := range names {
 		p, err := exec.LookPath(c)
 		if err != nil {
-			why = append(why, fmt.Sprintf("%s: not found", c))
 			continue
 		}
-		if r, err := filepath.EvalSymlinks(p); err == nil && seen[r] {
-			continue
-		} else if err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			if seen[r] {
+				continue
+			}
 			seen[r] = true
 		}
-		out, err := exec.Command(p, "-c", "import torch, numpy").CombinedOutput()
-		if err == nil {
-			return p, nil
-		}
-		msg := strings.TrimSpace(string(out))
-		if i := strings.LastIndex(msg, "\n"); i >= 0 {
-			msg = msg[i+1:]
-		}
-		if msg == "" {
-			msg = err.Error()
-		}
-		why = append(why, fmt.Sprintf("%s: %s", p, msg))
+		out = append(out, p)
 	}
-	src := "python3 and /usr/bin/python3"
-	if want != "" {
-		src = want
-	}
-	return "", fmt.Errorf("torch engine: no Python with torch and numpy (%s tried: %s); install them (Debian: apt-get install python3-torch python3-numpy; elsewhere: pip install torch numpy) or name an interpreter that has them in VOMC_PYTHON",
-		src, strings.Join(why, "; "))
+	return out, src
 }
 
-// command is `python -m vomc_torch args…` with the package on PYTHONPATH.
+// bootstrap runs the package as `python -m vomc_torch` would, but without
+// the working directory on sys.path (a vomc_torch/ or numpy.py there must
+// not shadow the real ones).
+const bootstrap = "import runpy, sys; sys.path.pop(0); runpy.run_module('" + python.Package + "', run_name='__main__', alter_sys=True)"
+
+// command is `python -m vomc_torch args…` (see bootstrap) with the package
+// on PYTHONPATH.
 func (t *Torch) command(ctx context.Context, env *TorchEnv, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, env.Python, append([]string{"-m", python.Package}, args...)...)
+	cmd := exec.CommandContext(ctx, env.Python, append([]string{"-c", bootstrap}, args...)...)
 	pp := env.PYTHONPATH
 	if old := os.Getenv("PYTHONPATH"); old != "" {
 		pp += string(os.PathListSeparator) + old
@@ -228,7 +257,7 @@ func (t *Torch) run(ctx context.Context, env *TorchEnv, log io.Writer, args ...s
 	}
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.Cancel = func() error { return interrupt(cmd.Process) }
-	cmd.WaitDelay = time.Minute
+	cmd.WaitDelay = 5 * time.Minute // an epoch-end validation may be under way
 	setParentDeathSignal(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("torch engine: %w", err)
@@ -239,13 +268,20 @@ func (t *Torch) run(ctx context.Context, env *TorchEnv, log io.Writer, args ...s
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return &TorchError{Code: ee.ExitCode(), Msg: lastLine(tail.Bytes()), Ctx: ctx.Err()}
+		te := &TorchError{Code: ee.ExitCode(), Msg: lastLine(tail.Bytes()), Ctx: ctx.Err()}
+		if te.Code == -1 { // killed by a signal
+			te.Msg = ee.ProcessState.String()
+			if te.Ctx != nil {
+				te.Code = torchExitInterrupted // stopped on our interruption before it could save
+			}
+		}
+		return te
 	}
 	return fmt.Errorf("torch engine: %w", err)
 }
 
-// TorchError is a failed engine command: its exit status and the last
-// line it printed.
+// TorchError is a failed engine command: its exit status (−1: killed by
+// a signal) and the last line it printed (or the signal).
 type TorchError struct {
 	Code int
 	Msg  string
@@ -383,7 +419,7 @@ func (t *Torch) Train(ctx context.Context, r TorchRun) (*transformer.Checkpoint,
 		return nil, err
 	}
 	dir, log := r.Dir, r.Log
-	args := append([]string{"train", "--out", dir, "--resume", "--checkpoint-every", strconv.Itoa(r.CheckpointEvery)}, t.engineFlags()...)
+	args := append([]string{"train", "--out", dir, "--resume", "--no-summary", "--checkpoint-every", strconv.Itoa(r.CheckpointEvery)}, t.engineFlags()...)
 	for flag, p := range map[string]string{"--data": r.Data, "--val": r.Val} {
 		if p != "" {
 			args = append(args, flag, p)
@@ -412,6 +448,12 @@ func (t *Torch) Train(ctx context.Context, r TorchRun) (*transformer.Checkpoint,
 			return nil, &InterruptedError{Step: step, Err: cause}
 		case te.Code == torchExitDiverged:
 			return nil, fmt.Errorf("%s", te.Msg)
+		case te.Code == -1:
+			step := "?"
+			if c, lerr := transformer.LoadCheckpoint(filepath.Join(dir, CheckpointFile)); lerr == nil {
+				step = strconv.Itoa(c.State.Step)
+			}
+			return nil, fmt.Errorf("the torch engine was killed (%s); its last checkpoint is at step %s: continue the run with --resume", te.Msg, step)
 		}
 	}
 	if err != nil {
