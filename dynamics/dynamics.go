@@ -34,6 +34,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/vomc/vomc/attnmap"
@@ -127,12 +128,16 @@ type Divergence struct {
 
 // Head is one attention head's label at a snapshot.
 type Head struct {
-	Layer    int     `json:"layer"`
-	Head     int     `json:"head"`
-	Labelled bool    `json:"labelled"`
-	Label    string  `json:"label"`
-	Lift     float64 `json:"lift"`
-	PAdj     float64 `json:"p_adj"`
+	Layer    int  `json:"layer"`
+	Head     int  `json:"head"`
+	Labelled bool `json:"labelled"`
+	// Hypothesis is the label's hypothesis alone (e.g. "previous-token
+	// d=1", "suffix-match k=3 (offset 1)"), Label the whole label with
+	// its mass, chance and corrected p-value.
+	Hypothesis string  `json:"hypothesis"`
+	Label      string  `json:"label"`
+	Lift       float64 `json:"lift"`
+	PAdj       float64 `json:"p_adj"`
 }
 
 // Point is the measurement of one snapshot.
@@ -337,8 +342,9 @@ func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options)
 				return nil, err
 			}
 			for _, h := range scores {
-				p.Heads = append(p.Heads, Head{Layer: h.Layer, Head: h.Head, Labelled: h.Labelled, Label: h.Label,
-					Lift: h.Best.Lift(), PAdj: h.Best.PAdj})
+				hyp, _, _ := strings.Cut(h.Best.String(), ", mass ")
+				p.Heads = append(p.Heads, Head{Layer: h.Layer, Head: h.Head, Labelled: h.Labelled, Hypothesis: hyp,
+					Label: h.Label, Lift: h.Best.Lift(), PAdj: h.Best.PAdj})
 			}
 		}
 		out = append(out, p)
@@ -372,13 +378,14 @@ func Phases(pts []Point) []Phase {
 }
 
 // Emergence dates one head's final label: Step is the first snapshot from
-// which the head carries, at every later snapshot, the label it has at the
-// last one.
+// which the head is labelled, at every later snapshot, with the hypothesis
+// it has at the last one (Label: that snapshot's whole label).
 type Emergence struct {
-	Layer int    `json:"layer"`
-	Head  int    `json:"head"`
-	Label string `json:"label"`
-	Step  int    `json:"step"`
+	Layer      int    `json:"layer"`
+	Head       int    `json:"head"`
+	Hypothesis string `json:"hypothesis"`
+	Label      string `json:"label"`
+	Step       int    `json:"step"`
 }
 
 // Emergences lists the heads labelled at the last point, with the step
@@ -396,12 +403,12 @@ func Emergences(pts []Point) []Emergence {
 		step := last.Step
 		for i := len(pts) - 1; i >= 0; i-- {
 			hs := pts[i].Heads
-			if hi >= len(hs) || !hs[hi].Labelled || hs[hi].Label != h.Label {
+			if hi >= len(hs) || !hs[hi].Labelled || hs[hi].Hypothesis != h.Hypothesis {
 				break
 			}
 			step = pts[i].Step
 		}
-		out = append(out, Emergence{h.Layer, h.Head, h.Label, step})
+		out = append(out, Emergence{h.Layer, h.Head, h.Hypothesis, h.Label, step})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Step < out[j].Step })
 	return out

@@ -225,7 +225,7 @@ func (r *Result) PhasesText() string {
 		fmt.Fprintf(&b, "no head is labelled at the last snapshot\n")
 	}
 	for _, e := range r.Emergences {
-		fmt.Fprintf(&b, "  head L%dH%d: %s, from step %d\n", e.Layer, e.Head, e.Label, e.Step)
+		fmt.Fprintf(&b, "  head L%dH%d: %s from step %d (at the end: %s)\n", e.Layer, e.Head, e.Hypothesis, e.Step, e.Label)
 	}
 	return b.String()
 }
