@@ -115,17 +115,11 @@ func pngURL(path string) (template.URL, error) {
 }
 
 // engineText names the engine that trained the transformers.
-func engineText(cfg Config, opts Options) string {
+func engineText(cfg Config) string {
 	if cfg.Engine != trainrun.EngineTorch {
 		return "go (vomc's CPU engine)"
 	}
-	s := "torch (vomc's PyTorch engine; each training stage's train.jsonl records its device and features)"
-	if opts.Torch != nil {
-		if env, err := opts.Torch.Check(); err == nil {
-			s += fmt.Sprintf("; here Python %s, torch %s, device %s %s", env.PythonVersion, env.Torch, env.Device, env.GPU)
-		}
-	}
-	return s
+	return "torch (vomc's PyTorch engine; the {\"engine\": …} lines of each training stage's train.jsonl record the device, torch version and speed features it ran with)"
 }
 
 // synthInfo reads the synthetic models' records by label.
@@ -192,7 +186,7 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 		Versions: [][2]string{{"vomc", opts.Version}, {"Go", runtime.Version()}, {"git commit", commit}, {"code key (part of every stage hash)", codeKeyOf(opts)},
 			{"machine", fmt.Sprintf("%s/%s, %d CPUs, GOMAXPROCS %d, host %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), host)}},
 	}
-	d.Versions = append(d.Versions, [2]string{"training engine", engineText(cfg, opts)})
+	d.Versions = append(d.Versions, [2]string{"training engine", engineText(cfg)})
 	// Summary table: one row per method, a model's replicates r ≥ 1
 	// folded into its row's across-seed columns.
 	res := mg.Res

@@ -138,11 +138,13 @@ func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, tor 
 	if _, err := tor.Check(); err != nil { // before the stage's directory gets a file
 		return nil, err
 	}
+	// the training set where it is now (the output directory may have
+	// moved since the run started; its checksum is checked)
+	data, err := filepath.Abs(filepath.Join(sc.Deps[StageTrainData].Dir, dataDir))
+	if err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(filepath.Join(sc.Dir, trainrun.CheckpointFile)); err != nil {
-		data, err := filepath.Abs(filepath.Join(sc.Deps[StageTrainData].Dir, dataDir))
-		if err != nil {
-			return nil, err
-		}
 		meta := map[string]string{"data": data, "val": "", "val_frac": strconv.FormatFloat(cfg.ValFrac, 'g', -1, 64),
 			"N": "0", "split_seed": strconv.FormatUint(cfg.Seed, 10), "stage": sc.Label}
 		if err := trainrun.StartTorch(sc.Dir, tcfg, topt, seed, meta, train, val); err != nil {
@@ -151,7 +153,7 @@ func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, tor 
 	} else {
 		fmt.Fprintf(sc.Log, "%s: resuming from its checkpoint on the torch engine\n", sc.Label)
 	}
-	c, err := tor.Train(ctx, trainrun.TorchRun{Dir: sc.Dir, CheckpointEvery: cfg.CheckpointEvery, Log: sc.Log})
+	c, err := tor.Train(ctx, trainrun.TorchRun{Dir: sc.Dir, CheckpointEvery: cfg.CheckpointEvery, Data: data, Log: sc.Log})
 	if err != nil {
 		var ie *trainrun.InterruptedError
 		if errors.As(err, &ie) {

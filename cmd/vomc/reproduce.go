@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -129,7 +130,18 @@ without heartbeat), so concurrent tasks never compute the same stage.`)
 	}
 	opts := reproduce.Options{Out: *out, Version: version, Log: os.Stderr, Lock: pipeline.LockConfig{Stale: *stale}}
 	if cfg.Engine == trainrun.EngineTorch {
+		if err := tor.Validate(); err != nil {
+			return usageError{err.Error()}
+		}
 		opts.Torch = tor // chosen here, once, for every training stage
+	} else {
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		for _, f := range torchOnlyFlags {
+			if given[f] {
+				return usagef("--%s is a torch engine setting: add --set engine=torch", f)
+			}
+		}
 	}
 	if *rerun != "" {
 		if *list || *slurmDir != "" {

@@ -229,8 +229,9 @@ func lastLine(b []byte) string {
 	return strings.TrimPrefix(s, "vomc_torch: ")
 }
 
-// engineFlags are the device and speed flags of the engine's commands.
-func (t *Torch) engineFlags() []string {
+// Flags are the device and speed flags that give an engine t's settings,
+// on vomc's command line as on the engine's (e.g. for Slurm tasks).
+func (t *Torch) Flags() []string {
 	a := []string{"--device", t.device()}
 	if t.AMP != "" {
 		a = append(a, "--amp", t.AMP)
@@ -419,7 +420,7 @@ func (t *Torch) Train(ctx context.Context, r TorchRun) (*transformer.Checkpoint,
 		return nil, err
 	}
 	dir, log := r.Dir, r.Log
-	args := append([]string{"train", "--out", dir, "--resume", "--no-summary", "--checkpoint-every", strconv.Itoa(r.CheckpointEvery)}, t.engineFlags()...)
+	args := append([]string{"train", "--out", dir, "--resume", "--no-summary", "--checkpoint-every", strconv.Itoa(r.CheckpointEvery)}, t.Flags()...)
 	for flag, p := range map[string]string{"--data": r.Data, "--val": r.Val} {
 		if p != "" {
 			args = append(args, flag, p)
@@ -511,7 +512,7 @@ func (t *Torch) Bench(ctx context.Context, cfg transformer.Config, batch, steps,
 		return nil, err
 	}
 	args := append([]string{"bench", "--config", cfg.String(), "--batch", strconv.Itoa(batch),
-		"--steps", strconv.Itoa(steps), "--warmup", strconv.Itoa(warmup)}, t.engineFlags()...)
+		"--steps", strconv.Itoa(steps), "--warmup", strconv.Itoa(warmup)}, t.Flags()...)
 	if plain {
 		args = append(args, "--plain")
 	}
