@@ -12,8 +12,8 @@ import (
 
 	"github.com/vomc/vomc/attnmap"
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/study"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/transformer"
 )
@@ -76,19 +76,19 @@ func Run(cfg RunConfig) (*Result, error) {
 	if nw == 0 {
 		nw = 200
 	}
-	all := study.Windows(ds)
+	all := experiment.Windows(ds)
 	if nw < 2 || nw > len(all) {
 		return nil, fmt.Errorf("dynamics: %d probe windows asked for, the data set %s has %d (need 2..%d)", nw, cfg.Data, len(all), len(all))
 	}
 	probe := all[:nw]
-	d := study.DefaultsFor(ds.Config().Prior)
+	d := methods.DefaultsFor(ds.Config().Prior)
 	d.Tune, d.TuneNote = probe, "the probe windows"
 	if cfg.Train != "" {
 		tds, err := dataset.ReadWindows(cfg.Train)
 		if err != nil {
 			return nil, err
 		}
-		d.Tune, d.TuneNote = study.Windows(tds), "the windows of "+cfg.Train
+		d.Tune, d.TuneNote = experiment.Windows(tds), "the windows of "+cfg.Train
 	}
 	spec := cfg.Methods
 	if spec == "" {

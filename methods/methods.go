@@ -35,6 +35,7 @@ import (
 	"github.com/vomc/vomc/markov"
 	"github.com/vomc/vomc/ppm"
 	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer"
 )
@@ -52,6 +53,21 @@ type Defaults struct {
 	// Windows are the evaluated windows, which an npy method's
 	// distributions are matched against (nil when not known).
 	Windows [][]byte
+}
+
+// DefaultsFor returns the method defaults of a data set: its alphabet, the
+// largest depth of its prior as D, and the prior's λ and (first) α, so that
+// "ctw" is the Bayes-optimal predictor for the data set's prior when the
+// prior has a single depth and Dirichlet leaves.
+func DefaultsFor(p source.Prior) Defaults {
+	d := Defaults{A: p.A, Lambda: p.Lambda, Alpha: 0.5}
+	for _, D := range p.Depths {
+		d.D = max(d.D, D)
+	}
+	if len(p.Alpha) > 0 {
+		d.Alpha = p.Alpha[0]
+	}
+	return d
 }
 
 // Built is one constructed method with a note on how it was configured

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -129,5 +130,11 @@ func TestConstruct(t *testing.T) {
 		if _, err := Build(bad, d); err == nil {
 			t.Errorf("Build(%q) accepted", bad)
 		}
+	}
+}
+func TestDefaultsFor(t *testing.T) {
+	d := DefaultsFor(source.Prior{A: 4, Depths: []int{2, 5, 3}, Lambda: 0.2, Alpha: []float64{0.7, 1, 1, 1}})
+	if d.A != 4 || d.D != 5 || d.Lambda != 0.2 || d.Alpha != 0.7 {
+		t.Errorf("defaults %+v", d)
 	}
 }

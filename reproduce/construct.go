@@ -8,8 +8,8 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/progress"
-	"github.com/vomc/vomc/internal/study"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/predict"
 )
@@ -44,10 +44,10 @@ func runConstruct(ctx context.Context, cfg Config, sc *pipeline.StageContext) ([
 	if err != nil {
 		return nil, err
 	}
-	ws := study.Windows(test)[:cfg.ConstructWindows]
+	ws := experiment.Windows(test)[:cfg.ConstructWindows]
 	start := time.Now()
 	bar := progress.New(sc.Log, sc.Label, len(ws)).DelayStart(2 * time.Second)
-	res, built, err := study.Evaluate(ctx, ws, "ctw,construct", defaults(cfg), eval.Config{Workers: cfg.Workers, Progress: bar.Update})
+	res, built, err := experiment.Evaluate(ctx, ws, "ctw,construct", defaults(cfg), eval.Config{Workers: cfg.Workers, Progress: bar.Update})
 	bar.Done()
 	if err != nil {
 		return nil, err

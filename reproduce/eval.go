@@ -8,9 +8,9 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/progress"
-	"github.com/vomc/vomc/internal/study"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/predict"
@@ -47,13 +47,13 @@ func baselinesStage(cfg Config) pipeline.Stage {
 				return nil, err
 			}
 			d := defaults(cfg)
-			d.Tune = study.Windows(train)
+			d.Tune = experiment.Windows(train)
 			if len(d.Tune) > KNTuneWindows {
 				d.Tune = d.Tune[:KNTuneWindows]
 			}
 			d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
 			bar := progress.New(sc.Log, sc.Label, test.Windows()).DelayStart(2 * time.Second)
-			res, _, err := study.Evaluate(ctx, study.Windows(test), bspec, d, eval.Config{Workers: cfg.Workers, Progress: bar.Update})
+			res, _, err := experiment.Evaluate(ctx, experiment.Windows(test), bspec, d, eval.Config{Workers: cfg.Workers, Progress: bar.Update})
 			bar.Done()
 			if err != nil {
 				return nil, err
@@ -92,7 +92,7 @@ func evalModelStage(cfg Config, m Model, r int) pipeline.Stage {
 			if err != nil {
 				return nil, err
 			}
-			return evalWithCTW(ctx, cfg, sc, study.Windows(test), named{model, RepLabel(m, r)})
+			return evalWithCTW(ctx, cfg, sc, experiment.Windows(test), named{model, RepLabel(m, r)})
 		},
 	}
 }

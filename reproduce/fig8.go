@@ -9,8 +9,8 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/progress"
-	"github.com/vomc/vomc/internal/study"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/synth"
@@ -207,7 +207,7 @@ func synthStages(cfg Config, opts Options) ([]pipeline.Stage, error) {
 				recs = append(recs, r)
 				byLabel[r.Label] = m
 			}
-			ws := study.Windows(test)
+			ws := experiment.Windows(test)
 			outs, err := evalWithCTW(ctx, cfg, sc, ws, ps...)
 			if err != nil {
 				return nil, err

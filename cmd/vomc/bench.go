@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/perf"
 	"github.com/vomc/vomc/internal/sysmem"
+	"github.com/vomc/vomc/perf"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/kernels"
 	"github.com/vomc/vomc/transformer/trainrun"

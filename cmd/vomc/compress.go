@@ -11,7 +11,7 @@ import (
 	"github.com/vomc/vomc/compress"
 	"github.com/vomc/vomc/compress/toolbench"
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/memest"
+	"github.com/vomc/vomc/memest"
 	"github.com/vomc/vomc/ppm"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/memest"
 	"github.com/vomc/vomc/internal/symbols"
+	"github.com/vomc/vomc/memest"
 	"github.com/vomc/vomc/source/draw"
 )
 

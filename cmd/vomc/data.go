@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/internal/memest"
 	"github.com/vomc/vomc/internal/progress"
+	"github.com/vomc/vomc/memest"
 )
 
 func runData(args []string) error {

@@ -14,11 +14,11 @@ import (
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/memest"
 	"github.com/vomc/vomc/internal/progress"
-	"github.com/vomc/vomc/internal/study"
 	"github.com/vomc/vomc/internal/symbols"
+	"github.com/vomc/vomc/memest"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
 )
@@ -91,8 +91,8 @@ Methods:
 		if err != nil {
 			return err
 		}
-		windows = study.Windows(ds)
-		d = study.DefaultsFor(ds.Config().Prior)
+		windows = experiment.Windows(ds)
+		d = methods.DefaultsFor(ds.Config().Prior)
 		fmt.Printf("data set %s: %d windows of N=%d, A=%d\n", *data, len(windows), ds.Config().N, d.A)
 		if w := sharedTreesWarning(ds.Config()); w != "" {
 			fmt.Println(w)
@@ -138,7 +138,7 @@ Methods:
 		if tds.Config().Prior.A != d.A {
 			return fmt.Errorf("training set %s has A=%d, the evaluated data A=%d", *train, tds.Config().Prior.A, d.A)
 		}
-		d.Tune = study.Windows(tds)
+		d.Tune = experiment.Windows(tds)
 		d.TuneNote = fmt.Sprintf("%d windows of %s", len(d.Tune), *train)
 	} else {
 		d.Tune = windows
@@ -150,7 +150,7 @@ Methods:
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	bar := progress.New(os.Stderr, "windows", len(windows)).DelayStart(2 * time.Second)
-	res, built, err := study.Evaluate(ctx, windows, *ms, d, eval.Config{Workers: *workers, Reference: *ref, Progress: bar.Update, Labels: labels})
+	res, built, err := experiment.Evaluate(ctx, windows, *ms, d, eval.Config{Workers: *workers, Reference: *ref, Progress: bar.Update, Labels: labels})
 	bar.Done()
 	if err != nil {
 		return err
@@ -167,10 +167,10 @@ Methods:
 	if pf.methods != "" {
 		opts.Methods = strings.Split(pf.methods, ",")
 	}
-	if err := study.WriteOutputs(res, *out, *force, opts); err != nil {
+	if err := experiment.WriteOutputs(res, *out, *force, opts); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %s/{%s,%s,%s,%s,%s}\n", *out, study.Outputs.JSON, study.Outputs.CSV, study.Outputs.Summary, study.Outputs.PNG, study.Outputs.SVG)
+	fmt.Printf("wrote %s/{%s,%s,%s,%s,%s}\n", *out, experiment.Outputs.JSON, experiment.Outputs.CSV, experiment.Outputs.Summary, experiment.Outputs.PNG, experiment.Outputs.SVG)
 	if *export != "" {
 		paths, err := methods.ExportNPY(*export, *force, windows, methods.Predictors(built))
 		if err != nil {

@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
-	"github.com/vomc/vomc/internal/memest"
-	"github.com/vomc/vomc/internal/study"
+	"github.com/vomc/vomc/experiment"
+	"github.com/vomc/vomc/memest"
 )
 
 // checkEvalMemory reads the headers of the data set (and the tuning set,
@@ -21,7 +21,7 @@ func checkEvalMemory(data, train, spec string, workers int) error {
 // checkEvalOutputs checks eval's outputs before any work: the files of
 // --out (or half.txt with --half) and the --export directory.
 func checkEvalOutputs(out, export string, half, force bool) error {
-	names := []string{study.Outputs.JSON, study.Outputs.CSV, study.Outputs.Summary, study.Outputs.PNG, study.Outputs.SVG}
+	names := []string{experiment.Outputs.JSON, experiment.Outputs.CSV, experiment.Outputs.Summary, experiment.Outputs.PNG, experiment.Outputs.SVG}
 	if half {
 		names = []string{"half.txt"}
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/internal/memest"
 	"github.com/vomc/vomc/internal/sysmem"
+	"github.com/vomc/vomc/memest"
 	"github.com/vomc/vomc/source"
 )
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/progress"
-	"github.com/vomc/vomc/internal/study"
 )
 
 func runQuickstart(args []string) error {
@@ -25,7 +25,7 @@ estimator and the unigram in context on the test windows; and writes into
 --out: data/train, data/test (data sets), tree0.{svg,png,json} (the first
 test tree), results.{json,csv}, summary.txt and loss.{png,svg} (like the
 paper's Fig. 3 with an excess-over-CTW panel).`)
-	q := study.DefaultQuick()
+	q := experiment.DefaultQuick()
 	out := fs.String("out", "quickstart", "output directory")
 	fs.IntVar(&q.K, "K", q.K, "test windows (trees)")
 	fs.IntVar(&q.KTrain, "K-train", q.KTrain, "training windows for tuning KN")
@@ -48,7 +48,7 @@ paper's Fig. 3 with an excess-over-CTW panel).`)
 	var mu sync.Mutex
 	var bar *progress.Bar
 	cur := ""
-	res, err := study.Quickstart(ctx, q, *out, *force, func(stage string, done, total int) {
+	res, err := experiment.Quickstart(ctx, q, *out, *force, func(stage string, done, total int) {
 		mu.Lock()
 		defer mu.Unlock()
 		if stage != cur {
@@ -64,7 +64,7 @@ paper's Fig. 3 with an excess-over-CTW panel).`)
 	if err := res.WriteSummaryTable(os.Stdout); err != nil {
 		return err
 	}
-	fmt.Printf("\nwrote %s (figure: %s)\n", *out, filepath.Join(*out, study.Outputs.PNG))
+	fmt.Printf("\nwrote %s (figure: %s)\n", *out, filepath.Join(*out, experiment.Outputs.PNG))
 	return nil
 }
 
@@ -72,8 +72,8 @@ paper's Fig. 3 with an excess-over-CTW panel).`)
 // files of the evaluation and the first tree in out, and the data sets
 // out/data/train and out/data/test.
 func checkQuickstartOutputs(out string, force bool) error {
-	if err := checkOutputDir(out, force, study.Outputs.JSON, study.Outputs.CSV, study.Outputs.Summary,
-		study.Outputs.PNG, study.Outputs.SVG, "tree0.svg", "tree0.png", "tree0.json"); err != nil {
+	if err := checkOutputDir(out, force, experiment.Outputs.JSON, experiment.Outputs.CSV, experiment.Outputs.Summary,
+		experiment.Outputs.PNG, experiment.Outputs.SVG, "tree0.svg", "tree0.png", "tree0.json"); err != nil {
 		return err
 	}
 	for _, d := range []string{"train", "test"} {

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/vomc/vomc/internal/perf"
+	"github.com/vomc/vomc/perf"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/trainrun"
 )

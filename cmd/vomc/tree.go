@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/memest"
+	"github.com/vomc/vomc/memest"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/source/draw"
 )

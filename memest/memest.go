@@ -13,7 +13,7 @@ import (
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/internal/study"
+	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/source"
 )
 
@@ -164,7 +164,7 @@ func EvalDataSet(data, train, spec string, workers int) (int64, *dataset.Manifes
 		}
 		tune, tuneN = th.Windows, th.N
 	}
-	d := study.DefaultsFor(h.Prior)
+	d := methods.DefaultsFor(h.Prior)
 	W := int64(h.Windows)
 	return Eval(spec, W*int64(h.N)+4*W, h.Windows, h.N, d.A, d.D, tune, tuneN, workers), h, nil
 }

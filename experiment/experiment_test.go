@@ -1,4 +1,4 @@
-package study
+package experiment
 
 import (
 	"context"
@@ -9,15 +9,7 @@ import (
 
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/plot"
-	"github.com/vomc/vomc/source"
 )
-
-func TestDefaultsFor(t *testing.T) {
-	d := DefaultsFor(source.Prior{A: 4, Depths: []int{2, 5, 3}, Lambda: 0.2, Alpha: []float64{0.7, 1, 1, 1}})
-	if d.A != 4 || d.D != 5 || d.Lambda != 0.2 || d.Alpha != 0.7 {
-		t.Errorf("defaults %+v", d)
-	}
-}
 
 // TestQuickstart runs a tiny quickstart and checks that CTW, the
 // Bayes-optimal predictor for the prior, is the reference and is not

@@ -1,7 +1,8 @@
-// Package study runs vomc's end-to-end experiments: evaluating a list of
-// methods in context on a data set and writing the tables and figures, and
-// the small default run behind `vomc quickstart`.
-package study
+// Package experiment runs vomc's end-to-end experiments: evaluating a list
+// of methods in context on a data set and writing the tables and figures
+// (used by `vomc eval`, reproduce's evaluation stages and dynamics), and the
+// small default run behind `vomc quickstart`.
+package experiment
 
 import (
 	"context"
@@ -18,21 +19,6 @@ import (
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/source/draw"
 )
-
-// DefaultsFor returns the method defaults of a data set: its alphabet, the
-// largest depth of its prior as D, and the prior's λ and (first) α, so that
-// "ctw" is the Bayes-optimal predictor for the data set's prior when the
-// prior has a single depth and Dirichlet leaves.
-func DefaultsFor(p source.Prior) methods.Defaults {
-	d := methods.Defaults{A: p.A, Lambda: p.Lambda, Alpha: 0.5}
-	for _, D := range p.Depths {
-		d.D = max(d.D, D)
-	}
-	if len(p.Alpha) > 0 {
-		d.Alpha = p.Alpha[0]
-	}
-	return d
-}
 
 // Windows returns the windows of a data set as slices (no copy).
 func Windows(ds *dataset.Dataset) [][]byte {
@@ -163,7 +149,7 @@ func Quickstart(ctx context.Context, q QuickConfig, out string, force bool, prog
 			return nil, err
 		}
 	}
-	d := DefaultsFor(q.Prior)
+	d := methods.DefaultsFor(q.Prior)
 	d.Tune = Windows(trainDS)
 	d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
 	res, _, err := Evaluate(ctx, Windows(testDS), q.Methods, d, eval.Config{Workers: q.Workers, Progress: stage("evaluate")})
