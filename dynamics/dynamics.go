@@ -159,18 +159,13 @@ type Point struct {
 // refDists holds a reference's distributions of every probe window.
 type refDists [][]float64 // [window][t*A+a]
 
-// distributions returns p's rows of x (row t: P(x_{t+1} | x_1..x_t)).
+// distributions returns p's rows of x (row t: P(x_{t+1} | x_1..x_t));
+// the windows were checked against the alphabet, so predict.Sequence
+// cannot fail here.
 func distributions(p predict.Predictor, x []byte) []float64 {
-	A := p.AlphabetSize()
-	out := make([]float64, len(x)*A)
-	if sp, ok := p.(predict.SequencePredictor); ok {
-		sp.PredictSequence(x, out)
-		return out
-	}
-	st := p.NewState()
-	for t, s := range x {
-		st.Predict(out[t*A : (t+1)*A])
-		st.Observe(s)
+	out := make([]float64, len(x)*p.AlphabetSize())
+	if err := predict.Sequence(p, x, out); err != nil {
+		panic("dynamics: " + err.Error())
 	}
 	return out
 }
