@@ -96,7 +96,7 @@ func synthVariantStage(cfg Config, short, enc string, r int, opts Options) (pipe
 		Inputs: map[string]any{"model": sc, "train": tc, "val_frac": cfg.ValFrac},
 		Deps:   []string{StageTrainData},
 		Run: func(ctx context.Context, stc *pipeline.StageContext) ([]string, error) {
-			train, val, err := trainSplit(cfg, stc)
+			train, val, _, err := trainSplit(cfg, stc)
 			if err != nil {
 				return nil, err
 			}

@@ -7,9 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 
-	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/trainrun"
@@ -54,20 +52,18 @@ func RepLabel(m Model, r int) string {
 	return fmt.Sprintf("%s [seed %d]", m.Label(), r)
 }
 
-// trainSplit reads the training set and splits it by tree.
-func trainSplit(cfg Config, sc *pipeline.StageContext) (train, val transformer.Windows, err error) {
-	ds, err := dataset.Read(filepath.Join(sc.Deps[StageTrainData].Dir, dataDir))
+// trainSplit reads the training set and splits it by tree
+// (transformer.SplitByTree with the study's seed), as trainrun.DataSpec
+// describes it: the same metadata in every engine's checkpoint as in
+// 'vomc train”s, plus the stage's label.
+func trainSplit(cfg Config, sc *pipeline.StageContext) (train, val transformer.Windows, meta map[string]string, err error) {
+	spec := trainrun.DataSpec{Data: filepath.Join(sc.Deps[StageTrainData].Dir, dataDir), ValFrac: cfg.ValFrac, SplitSeed: cfg.Seed}
+	train, val, _, meta, err = spec.Load()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	tr, va, err := transformer.SplitByTree(ds, cfg.ValFrac, cfg.Seed)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(va.Idx) == 0 {
-		return tr, nil, nil
-	}
-	return tr, va, nil
+	meta["stage"] = sc.Label
+	return train, val, meta, nil
 }
 
 // trainStage trains replicate r of model m (seed cfg.ReplicateSeed(r) for
@@ -90,14 +86,14 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 		Resumable: true,
 		Kind:      pipeline.KindTrain,
 		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
-			train, val, err := trainSplit(cfg, sc)
+			train, val, meta, err := trainSplit(cfg, sc)
 			if err != nil {
 				return nil, err
 			}
 			if cfg.Engine == trainrun.EngineTorch {
-				return torchTrain(ctx, cfg, sc, opts.Torch, m, r, tcfg, topt, seed, train, val)
+				return torchTrain(ctx, cfg, sc, opts.Torch, m, r, tcfg, topt, seed, meta, train, val)
 			}
-			run, err := resumeOrStart(sc, cfg.CheckpointEvery, name, opts.OnStep, tcfg, topt, seed, train, val)
+			run, err := resumeOrStart(sc, cfg.CheckpointEvery, name, opts.OnStep, tcfg, topt, seed, meta, train, val)
 			if err != nil {
 				return nil, err
 			}
@@ -131,29 +127,24 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 // is the stage's (started as trainrun.StartTorch starts it, with the data
 // described so that the engine draws trainSplit's split), resumed from its
 // checkpoint when there is one.
-func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, tor *trainrun.Torch, m Model, r int, tcfg transformer.Config, topt transformer.TrainConfig, seed uint64, train, val transformer.Windows) ([]string, error) {
+func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, tor *trainrun.Torch, m Model, r int, tcfg transformer.Config, topt transformer.TrainConfig, seed uint64, meta map[string]string, train, val transformer.Windows) ([]string, error) {
 	if tor == nil {
 		tor = &trainrun.Torch{}
 	}
 	if _, err := tor.Check(); err != nil { // before the stage's directory gets a file
 		return nil, err
 	}
-	// the training set where it is now (the output directory may have
-	// moved since the run started; its checksum is checked)
-	data, err := filepath.Abs(filepath.Join(sc.Deps[StageTrainData].Dir, dataDir))
-	if err != nil {
-		return nil, err
-	}
+	// meta["data"] is the training set where it is now (the output
+	// directory may have moved since the run started; its checksum is
+	// checked)
 	if _, err := os.Stat(filepath.Join(sc.Dir, trainrun.CheckpointFile)); err != nil {
-		meta := map[string]string{"data": data, "val": "", "val_frac": strconv.FormatFloat(cfg.ValFrac, 'g', -1, 64),
-			"N": "0", "split_seed": strconv.FormatUint(cfg.Seed, 10), "stage": sc.Label}
 		if err := trainrun.StartTorch(sc.Dir, tcfg, topt, seed, meta, train, val); err != nil {
 			return nil, err
 		}
 	} else {
 		fmt.Fprintf(sc.Log, "%s: resuming from its checkpoint on the torch engine\n", sc.Label)
 	}
-	c, err := tor.Train(ctx, trainrun.TorchRun{Dir: sc.Dir, CheckpointEvery: cfg.CheckpointEvery, Data: data, Log: sc.Log})
+	c, err := tor.Train(ctx, trainrun.TorchRun{Dir: sc.Dir, CheckpointEvery: cfg.CheckpointEvery, Data: meta["data"], Log: sc.Log})
 	if err != nil {
 		var ie *trainrun.InterruptedError
 		if errors.As(err, &ie) {
@@ -193,8 +184,8 @@ func jsonSafe(t TrainInfo) TrainInfo {
 // directory, or starts one (trainrun.Resume, trainrun.Start): checkpoints
 // every `every` steps, at epoch ends, at the end and on cancellation, no
 // training log, a progress bar on the stage's log.
-func resumeOrStart(sc *pipeline.StageContext, every int, name string, onStep func(string, int), mc transformer.Config, tc transformer.TrainConfig, seed uint64, train, val transformer.Windows) (*trainrun.Run[*transformer.Activations, *transformer.Model], error) {
-	opts := trainrun.Options{Dir: sc.Dir, Meta: map[string]string{"stage": sc.Label}, CheckpointEvery: every,
+func resumeOrStart(sc *pipeline.StageContext, every int, name string, onStep func(string, int), mc transformer.Config, tc transformer.TrainConfig, seed uint64, meta map[string]string, train, val transformer.Windows) (*trainrun.Run[*transformer.Activations, *transformer.Model], error) {
+	opts := trainrun.Options{Dir: sc.Dir, Meta: meta, CheckpointEvery: every,
 		FinalCheckpoint: true, Progress: sc.Log, Label: sc.Label}
 	if onStep != nil {
 		opts.OnStep = func(step int) { onStep(name, step) }

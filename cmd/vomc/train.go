@@ -331,19 +331,11 @@ func newTrainSpec(f trainFlags) (*trainSpec, error) {
 	if f.N < 0 {
 		return nil, usagef("-N %d is negative", f.N)
 	}
-	absData, err := filepath.Abs(f.data)
-	if err != nil {
-		return nil, err
+	spec := trainrun.DataSpec{Data: f.data, Val: f.valDir, ValFrac: f.valFrac, N: f.N, SplitSeed: f.tc.Seed}
+	train, val, A, meta, err := spec.Load()
+	if errors.Is(err, trainrun.ErrWindowLength) {
+		return nil, usageError{err.Error()}
 	}
-	absVal := ""
-	if f.valDir != "" {
-		if absVal, err = filepath.Abs(f.valDir); err != nil {
-			return nil, err
-		}
-	}
-	meta := map[string]string{"data": absData, "val": absVal, "val_frac": strconv.FormatFloat(f.valFrac, 'g', -1, 64),
-		"N": strconv.Itoa(f.N), "split_seed": strconv.FormatUint(f.tc.Seed, 10)}
-	train, val, A, err := trainData(meta)
 	if err != nil {
 		return nil, err
 	}

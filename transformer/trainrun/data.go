@@ -34,6 +34,54 @@ func (c cutWindows) Window(i int) []byte {
 	return c.w.Window(i / c.per)[off : off+c.n : off+c.n]
 }
 
+// DataSpec is a run's data, the typed form of the checkpoint metadata
+// that Data reads (keys data, val, val_frac, N, split_seed, max_windows):
+// every engine and every caller (vomc train, vomc synth, reproduce's
+// training stages) describes its data this way, so their checkpoints
+// carry the same metadata.
+type DataSpec struct {
+	// Data is the training data set's directory, Val the validation
+	// set's ("": a fraction ValFrac of the training trees, split with
+	// SplitSeed by transformer.SplitByTree).
+	Data, Val string
+	ValFrac   float64
+	SplitSeed uint64
+	// N cuts every window into windows of N symbols (0: as they are).
+	N int
+	// MaxWindows keeps the first MaxWindows training windows (0: all).
+	MaxWindows int
+}
+
+// Meta is the checkpoint metadata of d, with the paths made absolute.
+func (d DataSpec) Meta() (map[string]string, error) {
+	m := map[string]string{"val_frac": strconv.FormatFloat(d.ValFrac, 'g', -1, 64), "N": strconv.Itoa(d.N),
+		"split_seed": strconv.FormatUint(d.SplitSeed, 10), "val": ""}
+	for key, p := range map[string]string{"data": d.Data, "val": d.Val} {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		m[key] = abs
+	}
+	if d.MaxWindows > 0 {
+		m["max_windows"] = strconv.Itoa(d.MaxWindows)
+	}
+	return m, nil
+}
+
+// Load is Data of d's metadata: the windows, the alphabet size and the
+// metadata (with the data sets' checksums) to store in the checkpoint.
+func (d DataSpec) Load() (train, val transformer.Windows, A int, meta map[string]string, err error) {
+	if meta, err = d.Meta(); err != nil {
+		return nil, nil, 0, nil, err
+	}
+	train, val, A, err = Data(meta)
+	return train, val, A, meta, err
+}
+
 // Data loads the training (and validation) windows described by meta
 // (keys data, val, val_frac, N, split_seed, and optionally max_windows):
 // the data set in data, the validation set in val or else a fraction
@@ -68,7 +116,7 @@ func Data(meta map[string]string) (train, val transformer.Windows, A int, err er
 			return w, nil
 		}
 		if n < 2 || n > N {
-			return nil, windowLengthError{fmt.Sprintf("-N %d outside 2..%d (the data set's window length)", n, N)}
+			return nil, windowLengthError{fmt.Sprintf("window length N = %d outside 2..%d (the data set's window length)", n, N)}
 		}
 		return cutWindows{w, n, N / n}, nil
 	}
@@ -91,7 +139,7 @@ func Data(meta map[string]string) (train, val transformer.Windows, A int, err er
 			return nil, nil, 0, err
 		}
 		if tw.Windows() == 0 {
-			return nil, nil, 0, fmt.Errorf("--val-frac %g leaves no training trees", frac)
+			return nil, nil, 0, fmt.Errorf("a validation fraction of %g leaves no training trees", frac)
 		}
 		train, val = tw, vw
 	} else {
