@@ -2,7 +2,6 @@ package reproduce
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -72,56 +71,38 @@ func fig5Stage(cfg Config) (pipeline.Stage, bool, error) {
 			for w := range xs {
 				xs[w] = test.Window(w)
 			}
-			x := xs[0]
-			an, err := attnmap.Analyze(model, xs, cfg.MaxDepth()+1, attnmap.NullOptions{Seed: cfg.Seed})
-			if err != nil {
-				return nil, err
-			}
-			scores, maps := an.Scores, an.Maps
-			info := Fig5Info{Model: m.Label(), Scores: scores, Windows: len(xs), K: cfg.HeatmapSuffix}
-			if i, off, ok := attnmap.SuffixPanel(scores, cfg.HeatmapSuffix, -1, 0, 0); ok {
-				s := scores[i]
-				ss, _ := s.SuffixScore(cfg.HeatmapSuffix, off)
-				info.Layer, info.Head, info.Offset, info.Mass, info.Chance = s.Layer, s.Head, off, ss.Mass, ss.Chance
-			}
-			title := fmt.Sprintf("Attention maps of %s on test window 0 (N=%d)", m.Label(), len(x))
-			if err := attnmap.Heatmaps(filepath.Join(sc.Dir, Fig5HeatmapFile), maps, attnmap.Options{Title: title, Labels: an.Labels()}); err != nil {
-				return nil, err
-			}
-			outs := []string{Fig5HeatmapFile, fig5JSON}
-			if info.Layer > 0 {
-				// Two queries late in the window that have matches.
-				for q := len(x) * 7 / 10; q < len(x) && len(info.Queries) < 2; q++ {
-					if len(attnmap.SuffixMatches(x, q, info.K, info.Offset)) >= 2 && (len(info.Queries) == 0 || q >= info.Queries[0]+len(x)/20) {
-						info.Queries = append(info.Queries, q)
-					}
-				}
-				if len(info.Queries) > 0 {
-					att := maps[info.Layer-1][info.Head-1]
-					if err := attnmap.SuffixMatchFigure(filepath.Join(sc.Dir, Fig5SuffixFile), x, att, len(x), info.Queries, info.K, info.Offset); err != nil {
-						return nil, err
-					}
-					outs = append(outs, Fig5SuffixFile)
-				}
-			}
-			// Every head by query position: does it do its job over the
-			// whole window?
 			pxs := make([][]byte, min(fig5ProfileWindows, test.Windows()))
 			for w := range pxs {
 				pxs[w] = test.Window(w)
 			}
-			pr, err := attnmap.PositionProfile(pxs, func(w int) ([][][]float32, error) { return model.AttentionMaps(pxs[w]) }, cfg.MaxDepth()+1)
+			T := len(xs[0])
+			r, err := attnmap.RunStudy(attnmap.Study{Model: model, Windows: xs, MaxK: cfg.MaxDepth() + 1, Null: attnmap.NullOptions{Seed: cfg.Seed},
+				K: cfg.HeatmapSuffix, Offset: -1,
+				Heatmaps:       []string{filepath.Join(sc.Dir, Fig5HeatmapFile)},
+				HeatmapOptions: attnmap.Options{Title: fmt.Sprintf("Attention maps of %s on test window 0 (N=%d)", m.Label(), T)},
+				SuffixMatch:    []string{filepath.Join(sc.Dir, Fig5SuffixFile)},
+				// Every head by query position: does it do its job over
+				// the whole window?
+				ProfileWindows: pxs, ProfileFigure: filepath.Join(sc.Dir, Fig5ProfileFile),
+				ProfileTitle: fmt.Sprintf("%s: each labelled head's mass on its label's positions, by position (%d test windows)", m.Label(), len(pxs))})
 			if err != nil {
 				return nil, err
 			}
-			info.ProfileWindows = len(pxs)
-			info.Drops = pr.Drops(scores, 8)
-			ptitle := fmt.Sprintf("%s: each labelled head's mass on its label's positions, by position (%d test windows)", m.Label(), len(pxs))
-			switch err := attnmap.ProfileFigure(filepath.Join(sc.Dir, Fig5ProfileFile), pr, scores, max(1, len(x)/50), ptitle); {
-			case err == nil:
+			info := Fig5Info{Model: m.Label(), Scores: r.Scores, Windows: len(xs), K: cfg.HeatmapSuffix,
+				ProfileWindows: len(pxs), Drops: r.Drops}
+			if r.Suffix {
+				f := r.Figure
+				info.Layer, info.Head, info.Offset, info.Mass, info.Chance = f.Layer, f.Head, f.Offset, f.Score.Mass, f.Score.Chance
+				for _, q := range f.Queries {
+					info.Queries = append(info.Queries, q.Position)
+				}
+			}
+			outs := []string{Fig5HeatmapFile, fig5JSON}
+			if r.SuffixDrawn {
+				outs = append(outs, Fig5SuffixFile)
+			}
+			if r.ProfileDrawn {
 				outs = append(outs, Fig5ProfileFile)
-			case !errors.Is(err, attnmap.ErrNoLabelled):
-				return nil, err
 			}
 			return outs, writeJSON(sc.Dir, fig5JSON, info)
 		},

@@ -245,22 +245,6 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 		layer, hd = l, h
 	}
 
-	an, err := attnmap.Analyze(m, xs, maxK, attnmap.NullOptions{Perms: *perms, Seed: *seed})
-	if err != nil {
-		return err
-	}
-	rep.Heads = an.Scores
-	fig, ok := an.SuffixFigure(x, *k, *offset, layer, hd, qs)
-	if !ok {
-		if layer > 0 {
-			return usagef("--head %s: the model has no layer %d head %d", *head, layer, hd)
-		}
-		return fmt.Errorf("no head has a suffix-match score for k=%d", *k)
-	}
-	rep.Figure = fig
-
-	printAttentionTable(rep)
-
 	title := fmt.Sprintf("%s on %s", m.Name(), filepath.Base(rep.Source))
 	if rep.Window >= 0 {
 		title += fmt.Sprintf(" window %d", rep.Window)
@@ -268,17 +252,25 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 		title += fmt.Sprintf(" from symbol %d", rep.Start)
 	}
 	title += fmt.Sprintf(" (T=%d)", T)
-	opts := attnmap.Options{Title: title, Labels: an.Labels(), Gamma: *gamma}
-	for _, name := range []string{attnHeatPNG, attnHeatSVG} {
-		if err := attnmap.Heatmaps(paths[name], an.Maps, opts); err != nil {
-			return err
-		}
+	study := attnmap.Study{Model: m, Windows: xs, MaxK: maxK, Null: attnmap.NullOptions{Perms: *perms, Seed: *seed},
+		K: *k, Offset: *offset, Layer: layer, Head: hd, Queries: qs,
+		Heatmaps: []string{paths[attnHeatPNG], paths[attnHeatSVG]}, HeatmapOptions: attnmap.Options{Title: title, Gamma: *gamma},
+		SuffixMatch: []string{paths[attnSuffixPNG], paths[attnSuffixSVG]}, RequireSuffix: true, Force: *force}
+	if *profile != "" {
+		pxs, _ = attnmap.Windows(pxs, make([]int, len(pxs)), N)
+		study.ProfileWindows, study.ProfileCSV, study.ProfileFigure = pxs, *profile, profilePNG
+		study.ProfileTitle = fmt.Sprintf("%s: attention on each head's label positions by query position (%d windows)", m.Name(), len(pxs))
 	}
-	for _, name := range []string{attnSuffixPNG, attnSuffixSVG} {
-		if err := attnmap.SuffixMatchFigure(paths[name], x, an.Attention(fig), T, qs, *k, fig.Offset); err != nil {
-			return err
-		}
+	r, err := attnmap.RunStudy(study)
+	if errors.Is(err, attnmap.ErrNoSuffixHead) && layer > 0 {
+		return usagef("--head %s: the model has no layer %d head %d", *head, layer, hd)
+	} else if errors.Is(err, attnmap.ErrNoSuffixHead) {
+		return fmt.Errorf("no head has a suffix-match score for k=%d", *k)
+	} else if err != nil {
+		return err
 	}
+	rep.Heads, rep.Figure = r.Scores, r.Figure
+	printAttentionTable(rep)
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
@@ -286,31 +278,21 @@ rule as 'vomc reproduce'). The figures show --window only. Positions are
 	if err := fsutil.WriteBytes(paths[attnScores], true, append(js, '\n')); err != nil {
 		return err
 	}
+	fig := r.Figure
 	fmt.Printf("\nsuffix_match: layer %d head %d, k=%d offset %d: mean mass %.2f (chance %.2f, p_adj %.2g) over %d queries of %d windows\n",
 		fig.Layer, fig.Head, fig.K, fig.Offset, fig.Score.Mass, fig.Score.Chance, fig.Score.PAdj, fig.Score.Queries, len(xs))
 	fmt.Printf("wrote %s/{%s,%s,%s,%s,%s}\n", *out, attnHeatPNG, attnHeatSVG, attnSuffixPNG, attnSuffixSVG, attnScores)
-	if *profile != "" {
-		pxs, _ = attnmap.Windows(pxs, make([]int, len(pxs)), N)
-		pr, err := attnmap.PositionProfile(pxs, func(w int) ([][][]float32, error) { return m.AttentionMaps(pxs[w]) }, maxK)
-		if err != nil {
-			return err
-		}
-		if err := fsutil.WriteFile(*profile, *force, pr.WriteCSV); err != nil {
-			return err
-		}
-		title := fmt.Sprintf("%s: attention on each head's label positions by query position (%d windows)", m.Name(), len(pxs))
-		switch err := attnmap.ProfileFigure(profilePNG, pr, an.Scores, max(1, T/50), title); {
-		case errors.Is(err, attnmap.ErrNoLabelled):
-			fmt.Printf("wrote %s (%d windows); no head is labelled, so %s was not drawn\n", *profile, len(pxs), profilePNG)
-		case err != nil:
-			return err
-		default:
-			fmt.Printf("wrote %s and %s (%d windows)\n", *profile, profilePNG, len(pxs))
-		}
-		for _, d := range pr.Drops(an.Scores, 8) {
-			fmt.Printf("head %d.%d (%s) fails in part of the window: mass %.2f at positions %d..%d, %.2f in its best eighth\n",
-				d.Layer, d.Head, d.Label, d.Worst, d.WorstFrom, d.WorstTo, d.Best)
-		}
+	if *profile == "" {
+		return nil
+	}
+	if r.ProfileDrawn {
+		fmt.Printf("wrote %s and %s (%d windows)\n", *profile, profilePNG, len(pxs))
+	} else {
+		fmt.Printf("wrote %s (%d windows); no head is labelled, so %s was not drawn\n", *profile, len(pxs), profilePNG)
+	}
+	for _, d := range r.Drops {
+		fmt.Printf("head %d.%d (%s) fails in part of the window: mass %.2f at positions %d..%d, %.2f in its best eighth\n",
+			d.Layer, d.Head, d.Label, d.Worst, d.WorstFrom, d.WorstTo, d.Best)
 	}
 	return nil
 }
