@@ -3,7 +3,6 @@ package construct
 import (
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -14,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/vomc/vomc/internal/fsutil"
+	vplot "github.com/vomc/vomc/plot"
 )
 
 // ErrorFloor is the smallest error drawn on the log axis of the error-vs-c
@@ -60,14 +59,7 @@ func WriteErrorPlot(path string, force bool, title string, cs, errs []float64, h
 	}
 	p.Legend.Left = true
 	p.Legend.YOffs = vg.Inch // above the hard-limit line at the bottom
-	wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, format)
-	if err != nil {
-		return err
-	}
-	return fsutil.WriteFile(path, force, func(w io.Writer) error {
-		_, err := wt.WriteTo(w)
-		return err
-	})
+	return vplot.SavePlot(p, 6*vg.Inch, 4*vg.Inch, format, path, force)
 }
 
 // decades marks the powers of ten of a log axis, labelled 1e-15, 0.01, 1,
@@ -146,14 +138,7 @@ func WriteFFWidthPlot(path string, force bool, title string, series []FFSeries, 
 		p.Legend.Top = true
 		p.Legend.XOffs = -1.5 * vg.Inch
 	}
-	wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, format)
-	if err != nil {
-		return err
-	}
-	return fsutil.WriteFile(path, force, func(w io.Writer) error {
-		_, err := wt.WriteTo(w)
-		return err
-	})
+	return vplot.SavePlot(p, 7*vg.Inch, 4.5*vg.Inch, format, path, force)
 }
 
 // FFSweep builds the construction for cfg with ReLU-network FFs of K =

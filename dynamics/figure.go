@@ -1,7 +1,6 @@
 package dynamics
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -87,13 +86,5 @@ func Figure(path, title string, pts []Point, em []Emergence) error {
 		lb.TextStyle[0].Font.Size = vg.Points(7)
 		p.Add(lb)
 	}
-	wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, format)
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return err
-	}
-	return vplot.WriteFileAtomic(path, buf.Bytes())
+	return vplot.SavePlot(p, 7*vg.Inch, 4.5*vg.Inch, format, path, true)
 }

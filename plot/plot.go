@@ -594,6 +594,20 @@ func (f *Figure) Save(path string, width, height Length) error {
 	return WriteFileAtomic(path, buf.Bytes())
 }
 
+// SavePlot renders the gonum plot p at w × h in the format given by
+// format ("png", "svg" or "pdf") and writes it to path atomically
+// (fsutil.WriteFile: an existing path is an error unless force).
+func SavePlot(p *gplot.Plot, w, h vg.Length, format, path string, force bool) error {
+	wt, err := p.WriterTo(w, h, format)
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFile(path, force, func(out io.Writer) error {
+		_, err := wt.WriteTo(out)
+		return err
+	})
+}
+
 // WriteFileAtomic writes data to path atomically (see fsutil.WriteAtomic).
 func WriteFileAtomic(path string, data []byte) error {
 	if err := fsutil.WriteAtomic(path, true, func(w io.Writer) error {

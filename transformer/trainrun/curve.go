@@ -1,7 +1,6 @@
 package trainrun
 
 import (
-	"bytes"
 	"image/color"
 	"math"
 	"path/filepath"
@@ -62,15 +61,7 @@ func DrawCurve(dir string, hist []transformer.LogEntry) error {
 		p.Legend.Add(s.name, l, pts)
 	}
 	for _, format := range []string{"png", "svg"} {
-		wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, format)
-		if err != nil {
-			return err
-		}
-		var buf bytes.Buffer
-		if _, err := wt.WriteTo(&buf); err != nil {
-			return err
-		}
-		if err := plot.WriteFileAtomic(filepath.Join(dir, "curve."+format), buf.Bytes()); err != nil {
+		if err := plot.SavePlot(p, 7*vg.Inch, 4.5*vg.Inch, format, filepath.Join(dir, "curve."+format), true); err != nil {
 			return err
 		}
 	}
