@@ -122,6 +122,16 @@ type Config struct {
 	// from the same initial parameters; their numbers agree to float32
 	// rounding. The TF 2-0 models of Fig. 8 always train on the Go engine.
 	Engine string `json:"engine,omitempty"`
+	// Dynamics, when set, is a snapshot specification (trainrun.SnapshotSteps,
+	// e.g. "log:30"): every transformer keeps its parameters at those steps
+	// and a stage per model measures its training dynamics (package
+	// dynamics: KL per position from unigram, Markov(k), KN and CTW to the
+	// model at each snapshot, head labels), drawn in the report's "Training
+	// dynamics" section. Empty: off (the training stages keep their hashes).
+	Dynamics string `json:"dynamics,omitempty"`
+	// DynamicsWindows is the number of probe windows (0: min(200, test
+	// windows)).
+	DynamicsWindows int `json:"dynamics_windows,omitempty"`
 }
 
 // Presets lists the preset names in order of size.
@@ -381,6 +391,12 @@ func (c Config) MaxDepth() int {
 
 // Validate reports the first problem with the configuration.
 func (c Config) Validate() error {
+	if _, err := trainrun.SnapshotSteps(c.Dynamics, 1); err != nil {
+		return fmt.Errorf("reproduce: dynamics: %w", err)
+	}
+	if c.DynamicsWindows < 0 || c.DynamicsWindows == 1 {
+		return fmt.Errorf("reproduce: dynamics_windows %d: want 0 (default) or ≥ 2", c.DynamicsWindows)
+	}
 	if c.Engine != "" {
 		if err := trainrun.CheckEngine(c.Engine); err != nil {
 			return fmt.Errorf("reproduce: %w", err)

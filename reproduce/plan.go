@@ -74,6 +74,9 @@ func Plan(cfg Config, opts Options) ([]pipeline.Stage, error) {
 	for r := range cfg.NumSeeds() {
 		for _, m := range cfg.Models() {
 			stages = append(stages, evalModelStage(cfg, m, r))
+			if cfg.Dynamics != "" {
+				stages = append(stages, dynamicsStage(cfg, m, r))
+			}
 		}
 	}
 	f5, ok, err := fig5Stage(cfg)

@@ -279,6 +279,16 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 	if err := add("fig8", "Fig. 8 — normal vs synthetic two-layer transformers (TF 2-0)", f8files, f8, f8missing); err != nil {
 		return nil, err
 	}
+	if dfiles, dfound, err := dynamicsSection(cfg, sc.Deps); err != nil {
+		return nil, err
+	} else if dfiles != nil {
+		// a description, not a verdict: the paper makes no claim here
+		f := Finding{Found: "closest algorithm by training step (least mean KL(reference ‖ model) per position) and the steps from which heads keep their final label — " +
+			strings.ReplaceAll(dfound, "\n", "; "), Agrees: true}
+		if err := add("dynamics", "Training dynamics", dfiles, f, ""); err != nil {
+			return nil, err
+		}
+	}
 	if err := add("fig10", "Fig. 10 — PPM (method A: as is, normalised, with exclusion) vs transformers", []string{filepath.Join(figDir, Fig10File)}, findFig10(cfg, mg), ""); err != nil {
 		return nil, err
 	}

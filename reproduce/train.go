@@ -79,6 +79,9 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 	if cfg.Engine == trainrun.EngineTorch {
 		inputs["engine"] = cfg.Engine // a Go engine's stage keeps its hash
 	}
+	if cfg.Dynamics != "" {
+		inputs["snapshots"] = cfg.Dynamics // likewise without snapshots
+	}
 	return pipeline.Stage{
 		Name:      name,
 		Inputs:    inputs,
@@ -90,10 +93,17 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 			if err != nil {
 				return nil, err
 			}
-			if cfg.Engine == trainrun.EngineTorch {
-				return torchTrain(ctx, cfg, sc, opts.Torch, m, r, tcfg, topt, seed, meta, train, val)
+			snaps, err := trainrun.SnapshotSteps(cfg.Dynamics, transformer.TotalSteps(topt, train.Windows()))
+			if err != nil {
+				return nil, err
 			}
-			run, err := resumeOrStart(sc, cfg.CheckpointEvery, name, opts.OnStep, tcfg, topt, seed, meta, train, val)
+			if cfg.Dynamics != "" {
+				meta[trainrun.MetaSnapshots] = cfg.Dynamics
+			}
+			if cfg.Engine == trainrun.EngineTorch {
+				return torchTrain(ctx, cfg, sc, opts.Torch, m, r, tcfg, topt, seed, meta, snaps, train, val)
+			}
+			run, err := resumeOrStart(sc, cfg.CheckpointEvery, name, opts.OnStep, tcfg, topt, seed, meta, snaps, train, val)
 			if err != nil {
 				return nil, err
 			}
@@ -127,7 +137,7 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 // is the stage's (started as trainrun.StartTorch starts it, with the data
 // described so that the engine draws trainSplit's split), resumed from its
 // checkpoint when there is one.
-func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, tor *trainrun.Torch, m Model, r int, tcfg transformer.Config, topt transformer.TrainConfig, seed uint64, meta map[string]string, train, val transformer.Windows) ([]string, error) {
+func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, tor *trainrun.Torch, m Model, r int, tcfg transformer.Config, topt transformer.TrainConfig, seed uint64, meta map[string]string, snaps []int, train, val transformer.Windows) ([]string, error) {
 	if tor == nil {
 		tor = &trainrun.Torch{}
 	}
@@ -144,7 +154,7 @@ func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, tor 
 	} else {
 		fmt.Fprintf(sc.Log, "%s: resuming from its checkpoint on the torch engine\n", sc.Label)
 	}
-	c, err := tor.Train(ctx, trainrun.TorchRun{Dir: sc.Dir, CheckpointEvery: cfg.CheckpointEvery, Data: meta["data"], Log: sc.Log})
+	c, err := tor.Train(ctx, trainrun.TorchRun{Dir: sc.Dir, CheckpointEvery: cfg.CheckpointEvery, Data: meta["data"], Snapshots: snaps, Log: sc.Log})
 	if err != nil {
 		var ie *trainrun.InterruptedError
 		if errors.As(err, &ie) {
@@ -184,8 +194,8 @@ func jsonSafe(t TrainInfo) TrainInfo {
 // directory, or starts one (trainrun.Resume, trainrun.Start): checkpoints
 // every `every` steps, at epoch ends, at the end and on cancellation, no
 // training log, a progress bar on the stage's log.
-func resumeOrStart(sc *pipeline.StageContext, every int, name string, onStep func(string, int), mc transformer.Config, tc transformer.TrainConfig, seed uint64, meta map[string]string, train, val transformer.Windows) (*trainrun.Run[*transformer.Activations, *transformer.Model], error) {
-	opts := trainrun.Options{Dir: sc.Dir, Meta: meta, CheckpointEvery: every,
+func resumeOrStart(sc *pipeline.StageContext, every int, name string, onStep func(string, int), mc transformer.Config, tc transformer.TrainConfig, seed uint64, meta map[string]string, snaps []int, train, val transformer.Windows) (*trainrun.Run[*transformer.Activations, *transformer.Model], error) {
+	opts := trainrun.Options{Dir: sc.Dir, Meta: meta, CheckpointEvery: every, Snapshots: snaps,
 		FinalCheckpoint: true, Progress: sc.Log, Label: sc.Label}
 	if onStep != nil {
 		opts.OnStep = func(step int) { onStep(name, step) }
