@@ -81,8 +81,9 @@ same flags, windows, shuffles, initial parameters and files; on CUDA it uses
 bf16 autocast (--amp), fused attention and AdamW, TF32, and --compile. Its
 checkpoints are vomc's, so a run resumes on either engine (--resume takes
 the engine the run was started with unless --engine is given). --arch lstm
-trains an LSTM instead (torch engine only; evaluate it with 'python3 -m
-vomc_torch predict' and the npy:path= method).
+trains an LSTM instead (torch engine only; evaluate it with 'vomc predict'
+and the npy:path= method). --snapshots log:K keeps the model at K
+log-spaced steps in DIR/snapshots/ for 'vomc dynamics'.
 
 The defaults are the paper's (batch 512, ≤ 100 epochs, patience 15, AdamW
 with PyTorch's defaults) with 8 heads and E=128.`)
