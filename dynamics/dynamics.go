@@ -234,20 +234,14 @@ func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options)
 		return nil, errors.New("dynamics: no reference predictors")
 	}
 	A := opts.References[0].P.AlphabetSize()
-	ex := -1
-	for i, r := range opts.References {
+	for _, r := range opts.References {
 		if r.P.AlphabetSize() != A {
 			return nil, fmt.Errorf("dynamics: reference %s has alphabet %d, %s has %d", r.Name, r.P.AlphabetSize(), opts.References[0].Name, A)
 		}
-		if opts.Excess != "" && r.Name == opts.Excess || opts.Excess == "" && ex < 0 && len(r.Name) >= 3 && r.Name[:3] == "CTW" {
-			ex = i
-		}
 	}
+	ex := excessIndex(opts.References, opts.Excess)
 	if ex < 0 {
-		if opts.Excess != "" {
-			return nil, fmt.Errorf("dynamics: no reference named %q", opts.Excess)
-		}
-		ex = 0
+		return nil, fmt.Errorf("dynamics: no reference named %q", opts.Excess)
 	}
 	for _, x := range opts.Windows {
 		if err := predict.Check(x, A); err != nil {

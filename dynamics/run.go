@@ -126,12 +126,17 @@ func Run(cfg RunConfig) (*Result, error) {
 	return r, nil
 }
 
-// excessIndex is the index of the excess reference (see Options.Excess).
+// excessIndex is the index of the excess reference (see Options.Excess):
+// the one named name, or with name empty the first whose name starts with
+// "CTW", else 0; −1 when a given name is missing.
 func excessIndex(refs []Reference, name string) int {
 	for i, r := range refs {
 		if name != "" && r.Name == name || name == "" && strings.HasPrefix(r.Name, "CTW") {
 			return i
 		}
+	}
+	if name != "" {
+		return -1
 	}
 	return 0
 }

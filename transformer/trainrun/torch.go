@@ -211,16 +211,6 @@ func (t *Torch) command(ctx context.Context, env *TorchEnv, args ...string) *exe
 	return cmd
 }
 
-// exitText is the message of a failed engine command: its standard
-// error's last line, or the error.
-func exitText(err error) string {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) && len(bytes.TrimSpace(ee.Stderr)) > 0 {
-		return lastLine(ee.Stderr)
-	}
-	return err.Error()
-}
-
 func lastLine(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	if i := strings.LastIndex(s, "\n"); i >= 0 {
