@@ -47,6 +47,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 )
 
 // SuffixMatches returns, in increasing order, the positions j < query of
@@ -231,6 +233,9 @@ type NullOptions struct {
 	// MinLift is the least lift that labels a head (default MinLift;
 	// negative means 0).
 	MinLift float64
+	// Workers score heads in parallel (0: GOMAXPROCS); the scores do not
+	// depend on it.
+	Workers int
 }
 
 func (o NullOptions) withDefaults(tests int) NullOptions {
@@ -333,6 +338,7 @@ func ScoreWindows(xs [][]byte, mapsOf func(w int) ([][][]float32, error), maxK i
 			return nil, err
 		}
 		n := 0
+		var jobs [][]float32 // jobs[n]: head n's map in this window
 		for l, hs := range maps {
 			for h, a := range hs {
 				if len(a) != T*T {
@@ -347,34 +353,38 @@ func ScoreWindows(xs [][]byte, mapsOf func(w int) ([][][]float32, error), maxK i
 				} else if n >= len(heads) || heads[n].layer != l+1 || heads[n].head != h+1 {
 					return nil, fmt.Errorf("attnmap: window %d has a different set of heads than window 0", w)
 				}
-				acc := heads[n]
+				jobs = append(jobs, a)
 				n++
-				for i, v := range a {
-					acc.mean[i] += float64(v) / float64(W)
-				}
-				for hyp := range nh {
-					for w2 := range W {
-						if hyp < 2 && w2 != w {
-							continue // k = 0 selects every earlier position: untested
-						}
-						m := 0.0
-						for i := q0; i < T; i++ {
-							row := a[i*T : i*T+T]
-							for _, j := range sets[w2][hyp][i] {
-								m += float64(row[j])
-							}
-							if w2 == w {
-								acc.uniform[hyp] += float64(len(sets[w][hyp][i])) / float64(i+1)
-							}
-						}
-						acc.cross[hyp][w*W+w2] = m
-					}
-				}
 			}
 		}
 		if n != len(heads) {
 			return nil, fmt.Errorf("attnmap: window %d has a different set of heads than window 0", w)
 		}
+		// each head's accumulator is written by one worker only
+		forEach(len(jobs), opt.Workers, func(n int) {
+			acc, a := heads[n], jobs[n]
+			for i, v := range a {
+				acc.mean[i] += float64(v) / float64(W)
+			}
+			for hyp := range nh {
+				for w2 := range W {
+					if hyp < 2 && w2 != w {
+						continue // k = 0 selects every earlier position: untested
+					}
+					m := 0.0
+					for i := q0; i < T; i++ {
+						row := a[i*T : i*T+T]
+						for _, j := range sets[w2][hyp][i] {
+							m += float64(row[j])
+						}
+						if w2 == w {
+							acc.uniform[hyp] += float64(len(sets[w][hyp][i])) / float64(i+1)
+						}
+					}
+					acc.cross[hyp][w*W+w2] = m
+				}
+			}
+		})
 	}
 	tests := len(heads) * (2*maxK + maxK + 1)
 	opt = opt.withDefaults(tests)
@@ -452,25 +462,37 @@ func ScoreWindows(xs [][]byte, mapsOf func(w int) ([][][]float32, error), maxK i
 				}
 			}
 		}
+		// The permutations are drawn in order from one stream, a block at
+		// a time; the heads of a block are counted in parallel.
 		r := rand.New(rand.NewPCG(opt.Seed, 0x6174746e6d6170))
-		perm := make([]int, W)
-		for p := 0; p < opt.Perms; p++ {
-			for i := range perm {
-				perm[i] = i
+		const block = 256
+		perms := make([][]int, block)
+		for i := range perms {
+			perms[i] = make([]int, W)
+		}
+		for p0 := 0; p0 < opt.Perms; p0 += block {
+			nb := min(block, opt.Perms-p0)
+			for _, perm := range perms[:nb] {
+				for i := range perm {
+					perm[i] = i
+				}
+				r.Shuffle(W, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 			}
-			r.Shuffle(W, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-			for n, acc := range heads {
-				for hyp := 2; hyp < nh; hyp++ {
-					c := acc.cross[hyp]
-					v := 0.0
-					for w, w2 := range perm {
-						v += c[w*W+w2]
-					}
-					if v >= obs[n][hyp]-1e-9*(1+math.Abs(obs[n][hyp])) {
-						exceed[n][hyp]++
+			forEach(len(heads), opt.Workers, func(n int) {
+				acc := heads[n]
+				for _, perm := range perms[:nb] {
+					for hyp := 2; hyp < nh; hyp++ {
+						c := acc.cross[hyp]
+						v := 0.0
+						for w, w2 := range perm {
+							v += c[w*W+w2]
+						}
+						if v >= obs[n][hyp]-1e-9*(1+math.Abs(obs[n][hyp])) {
+							exceed[n][hyp]++
+						}
 					}
 				}
-			}
+			})
 		}
 		for n := range heads {
 			for hyp := 2; hyp < nh; hyp++ {
@@ -496,6 +518,37 @@ func ScoreWindows(xs [][]byte, mapsOf func(w int) ([][][]float32, error), maxK i
 		}
 	}
 	return out, nil
+}
+
+// forEach calls f(0..n-1) on up to workers goroutines (0: GOMAXPROCS) and
+// returns when all calls have returned.
+func forEach(n, workers int, f func(i int)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, n)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 // label picks a head's describing hypothesis (see ScoreWindows): the

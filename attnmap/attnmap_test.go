@@ -220,6 +220,12 @@ func TestScoreWindowsNull(t *testing.T) {
 		if !reflect.DeepEqual(scores, again) {
 			t.Errorf("A=%d: scores differ between two runs with one seed", A)
 		}
+		// the number of workers changes nothing
+		for _, workers := range []int{1, 2, 3, 7} {
+			if got, _ := ScoreWindows(xs, mapsOf, maxK, NullOptions{Seed: 7, Workers: workers}); !reflect.DeepEqual(scores, got) {
+				t.Errorf("A=%d: scores with %d workers differ", A, workers)
+			}
+		}
 		if i, off, ok := SuffixPanel(scores, 2, -1, 0, 0); !ok || i != 4 || off != 1 {
 			t.Errorf("A=%d: SuffixPanel = %d, %d, %v; want head 2.2 offset 1", A, i, off, ok)
 		}
