@@ -132,6 +132,24 @@ type Config struct {
 	// DynamicsWindows is the number of probe windows (0: min(200, test
 	// windows)).
 	DynamicsWindows int `json:"dynamics_windows,omitempty"`
+	// DynamicsSeeds is the number of training replicates whose dynamics
+	// are measured (0: replicate 0 only; the others train without
+	// snapshots).
+	DynamicsSeeds int `json:"dynamics_seeds,omitempty"`
+	// DynamicsHeadWindows is the number of probe windows the head labels
+	// of every snapshot are computed on (0: 50; the null test's cost grows
+	// as its square).
+	DynamicsHeadWindows int `json:"dynamics_head_windows,omitempty"`
+}
+
+// dynamicsOf is the snapshot specification of training replicate r:
+// Dynamics for the first max(1, DynamicsSeeds) replicates, "" for the
+// others.
+func (c Config) dynamicsOf(r int) string {
+	if r >= max(1, c.DynamicsSeeds) {
+		return ""
+	}
+	return c.Dynamics
 }
 
 // Presets lists the preset names in order of size.
@@ -193,9 +211,11 @@ func Preset(name string) (Config, error) {
 		c.Leaves, c.SparseFrac = "mixed", 0.5
 		c.TrainTrees, c.TrainNK, c.TestTrees = 10000, 2560, 1000
 		c.Embed = 64
-		c.Fig3Models = []string{"4", "4,4", "4,4,4,4"}
-		c.Fig4Models = nil
-		c.SynthVariants = nil
+		c.Fig3Models = []string{"4", "4,4", "4,4,4", "4,4,4,4", "4,4-sin"}
+		// Fig. 4 at depth 5, with the 2-layer attention-only model also
+		// trained for twice the steps: is its loss a budget artefact?
+		c.Fig4Models = []string{"4,4-ff-ln", "4,4,4,4-ff-ln", "1,1", "1,1,1-ff", "4,4-ff-ln-x2"}
+		c.SynthEncodings = []string{synth.Paper, synth.Log, synth.Linear}
 		c.Batch, c.MaxSteps, c.LR, c.Warmup = 32, 6000, 2e-3, 150
 		c.ConstructWindows, c.HeatmapModel = 20, "4,4"
 		c.Seeds = 3
@@ -393,6 +413,9 @@ func (c Config) MaxDepth() int {
 func (c Config) Validate() error {
 	if _, err := trainrun.SnapshotSteps(c.Dynamics, 1); err != nil {
 		return fmt.Errorf("reproduce: dynamics: %w", err)
+	}
+	if c.DynamicsSeeds < 0 || c.DynamicsHeadWindows < 0 || c.DynamicsHeadWindows == 1 {
+		return fmt.Errorf("reproduce: dynamics_seeds %d, dynamics_head_windows %d: want 0 (default) or positive (head windows ≥ 2)", c.DynamicsSeeds, c.DynamicsHeadWindows)
 	}
 	if c.DynamicsWindows < 0 || c.DynamicsWindows == 1 {
 		return fmt.Errorf("reproduce: dynamics_windows %d: want 0 (default) or ≥ 2", c.DynamicsWindows)

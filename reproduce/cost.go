@@ -45,7 +45,7 @@ func (c Config) TrainTokens() float64 {
 func (c Config) EstimateHours() float64 {
 	s := 0.0
 	for _, m := range c.Models() {
-		s += c.TrainTokens() / m.EstimateTokensPerSecond(c)
+		s += c.TrainTokens() * float64(max(1, m.Budget)) / m.EstimateTokensPerSecond(c)
 	}
 	return float64(c.NumSeeds()) * s / 3600
 }

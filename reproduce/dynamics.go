@@ -24,7 +24,7 @@ func dynamicsStage(cfg Config, m Model, r int) pipeline.Stage {
 	return pipeline.Stage{
 		Name:   dynamicsStageName(m, r),
 		Kind:   pipeline.KindEval,
-		Inputs: map[string]any{"label": RepLabel(m, r), "windows": cfg.DynamicsWindows, "defaults": defaults(cfg)},
+		Inputs: map[string]any{"label": RepLabel(m, r), "windows": cfg.DynamicsWindows, "head_windows": cfg.headWindows(), "defaults": defaults(cfg)},
 		Deps:   []string{StageTrainData, StageTestData, train},
 		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
 			test := filepath.Join(sc.Deps[StageTestData].Dir, dataDir)
@@ -32,7 +32,7 @@ func dynamicsStage(cfg Config, m Model, r int) pipeline.Stage {
 			if nw == 0 {
 				nw = min(200, cfg.TestTrees)
 			}
-			res, err := dynamics.Run(dynamics.RunConfig{Run: sc.Deps[train].Dir, Data: test, Windows: nw,
+			res, err := dynamics.Run(dynamics.RunConfig{Run: sc.Deps[train].Dir, Data: test, Windows: nw, HeadWindows: cfg.headWindows(),
 				Train: filepath.Join(sc.Deps[StageTrainData].Dir, dataDir), Null: attnmap.NullOptions{Seed: cfg.Seed},
 				Workers: cfg.Workers})
 			if err != nil {
@@ -46,6 +46,14 @@ func dynamicsStage(cfg Config, m Model, r int) pipeline.Stage {
 			return []string{f.JSON, f.CSV, f.Phases, f.PNG, f.SVG}, nil
 		},
 	}
+}
+
+// headWindows is DynamicsHeadWindows or its default, 50.
+func (c Config) headWindows() int {
+	if c.DynamicsHeadWindows > 0 {
+		return c.DynamicsHeadWindows
+	}
+	return 50
 }
 
 // dynamicsSection is the report's "Training dynamics" section: every

@@ -38,9 +38,12 @@ func TestDynamicsPlan(t *testing.T) {
 	}
 	cfg.Dynamics = "log:5"
 	cfg.Seeds = 2
-	want := 2 * len(cfg.Models())
-	if d, s := count(cfg); d != want || s != want {
-		t.Fatalf("with dynamics: %d dynamics stages and %d training stages with snapshots, want %d", d, s, want)
+	for _, tc := range []struct{ dynSeeds, want int }{{0, len(cfg.Models())}, {1, len(cfg.Models())}, {2, 2 * len(cfg.Models())}, {5, 2 * len(cfg.Models())}} {
+		c := cfg
+		c.DynamicsSeeds = tc.dynSeeds
+		if d, s := count(c); d != tc.want || s != tc.want {
+			t.Fatalf("dynamics_seeds %d: %d dynamics stages and %d training stages with snapshots, want %d", tc.dynSeeds, d, s, tc.want)
+		}
 	}
 	for _, bad := range []string{"log:1", "every:0", "x"} {
 		c := cfg

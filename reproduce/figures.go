@@ -104,6 +104,11 @@ func figuresStage(cfg Config, stages []pipeline.Stage) pipeline.Stage {
 			evals = append(evals, s.Name)
 		}
 	}
+	if len(cfg.Fig4Models) > 0 { // the training curves of Fig. 4's models
+		for _, m := range fig4CurveModels(cfg) {
+			evals = append(evals, trainStageName(m, 0))
+		}
+	}
 	return pipeline.Stage{
 		Name:   StageFigures,
 		Kind:   pipeline.KindFigures,
@@ -152,6 +157,15 @@ func writeFigures(cfg Config, sc *pipeline.StageContext) ([]string, error) {
 			return nil, err
 		}
 		outs = append(outs, Fig4File)
+		ms := fig4CurveModels(cfg)
+		logs, err := trainLogs(ms, sc.Deps)
+		if err != nil {
+			return nil, err
+		}
+		if err := drawTrainingCurves(ms, logs, "Fig. 4 models: training curves (replicate 0; "+sub+")", filepath.Join(sc.Dir, Fig4CurvesFile)); err != nil {
+			return nil, err
+		}
+		outs = append(outs, Fig4CurvesFile)
 	}
 	// Fig. 10: PPM (method A) in its three variants vs the transformers.
 	names = append(append([]string{ctwName}, methodNames(res, "PPM")...), exact(res, labels(cfg.Fig3Models)...)...)

@@ -19,9 +19,14 @@ type Model struct {
 	// Sin selects fixed sinusoidal positional embeddings instead of
 	// learned ones (suffix "-sin").
 	Sin bool
+	// Budget multiplies the study's step limit (Config.MaxSteps) for this
+	// model (suffix "-xK", K ≥ 2; 0 and 1 mean the study's budget): a
+	// model trained K times longer tells whether its loss is limited by
+	// the training budget.
+	Budget int
 }
 
-// ParseModel reads the notation "H1,H2,…[-ff][-ln][-sin]".
+// ParseModel reads the notation "H1,H2,…[-ff][-ln][-sin][-xK]".
 func ParseModel(s string) (Model, error) {
 	m := Model{Spec: s, FF: true, LN: true}
 	parts := strings.Split(strings.TrimSpace(s), "-")
@@ -41,7 +46,11 @@ func ParseModel(s string) (Model, error) {
 		case "sin":
 			m.Sin = true
 		default:
-			return m, fmt.Errorf("reproduce: model %q: unknown suffix -%s (-ff, -ln, -sin)", s, p)
+			k, err := strconv.Atoi(strings.TrimPrefix(strings.ToLower(strings.TrimSpace(p)), "x"))
+			if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(p)), "x") || err != nil || k < 2 || k > 100 {
+				return m, fmt.Errorf("reproduce: model %q: unknown suffix -%s (-ff, -ln, -sin, -xK for K = 2..100 times the step budget)", s, p)
+			}
+			m.Budget = k
 		}
 	}
 	return m, nil
@@ -67,6 +76,9 @@ func (m Model) Label() string {
 	if m.Sin {
 		l += " sin"
 	}
+	if m.Budget > 1 {
+		l += fmt.Sprintf(" ×%d steps", m.Budget)
+	}
 	return l
 }
 
@@ -82,7 +94,24 @@ func (m Model) Slug() string {
 	if m.Sin {
 		s += "-sin"
 	}
+	if m.Budget > 1 {
+		s += fmt.Sprintf("-x%d", m.Budget)
+	}
 	return "h" + s
+}
+
+// TrainConfig is the study's training configuration for this model: the
+// step limit (or, without one, the epoch limit) times Budget.
+func (m Model) TrainConfig(c Config) transformer.TrainConfig {
+	tc := c.TrainConfig()
+	if m.Budget > 1 {
+		if tc.MaxSteps > 0 {
+			tc.MaxSteps *= m.Budget
+		} else {
+			tc.Epochs *= m.Budget
+		}
+	}
+	return tc
 }
 
 // TransformerConfig is the model's architecture under the study's E, N

@@ -74,7 +74,7 @@ func Plan(cfg Config, opts Options) ([]pipeline.Stage, error) {
 	for r := range cfg.NumSeeds() {
 		for _, m := range cfg.Models() {
 			stages = append(stages, evalModelStage(cfg, m, r))
-			if cfg.Dynamics != "" {
+			if cfg.dynamicsOf(r) != "" {
 				stages = append(stages, dynamicsStage(cfg, m, r))
 			}
 		}

@@ -252,6 +252,9 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 	}
 	// Figures.
 	add := func(id, title string, files []string, f Finding, missing string) error {
+		if f.Verdict == "" && f.Claim != "" {
+			f.settle()
+		}
 		s := figureSection{ID: id, Title: title, Finding: f, Missing: missing}
 		for _, p := range files {
 			u, err := pngURL(p)
@@ -267,7 +270,11 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 		return nil, err
 	}
 	if len(cfg.Fig4Models) > 0 {
-		if err := add("fig4", "Fig. 4 — attention-only and single-head vs full transformers", []string{filepath.Join(figDir, Fig4File)}, findFig4(cfg, mg), ""); err != nil {
+		files := []string{filepath.Join(figDir, Fig4File)}
+		if _, err := os.Stat(filepath.Join(figDir, Fig4CurvesFile)); err == nil {
+			files = append(files, filepath.Join(figDir, Fig4CurvesFile))
+		}
+		if err := add("fig4", "Fig. 4 — attention-only and single-head vs full transformers", files, findFig4(cfg, mg), ""); err != nil {
 			return nil, err
 		}
 	}
@@ -360,6 +367,10 @@ img { max-width: 100%; border: 1px solid #eee; }
 {{end}}{{range .Images}}<p><img src="{{.}}" alt="figure" /></p>
 {{end}}{{if .Claim}}<p class="claim"><b>Paper:</b> {{.Claim}}</p>
 {{end}}{{if .Found}}<p class="{{if .Agrees}}found{{else}}differs{{end}}"><b>This run:</b> {{.Found}}</p>
+{{end}}{{if .Checks}}<table>
+<tr><th class="l">part of the claim</th><th class="l">verdict</th><th class="l">numbers (second-half excess over CTW, nats/symbol, 95% CI)</th></tr>
+{{range .Checks}}<tr><td class="l">{{.Claim}}</td><td class="l"><b>{{.Verdict}}</b></td><td class="l">{{.Numbers}}</td></tr>
+{{end}}</table>
 {{end}}{{end}}<h2 id="cost">Cost</h2>
 <p>{{.Cost}}</p>
 <table>

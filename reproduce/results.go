@@ -24,6 +24,9 @@ type merged struct {
 	Construct *eval.Result
 	CInfo     ConstructInfo
 	Train     map[string]TrainInfo // by label
+	// Conv is each trained model's convergence (from its training log),
+	// by label; models whose log cannot be read are missing.
+	Conv map[string]Convergence
 }
 
 // mergeResults reads the results of the completed stages deps into one
@@ -37,7 +40,7 @@ func mergeResults(cfg Config, deps map[string]*pipeline.Done) (*merged, error) {
 	if err != nil {
 		return nil, err
 	}
-	mg := &merged{Res: res, Train: map[string]TrainInfo{}}
+	mg := &merged{Res: res, Train: map[string]TrainInfo{}, Conv: map[string]Convergence{}}
 	add := func(d *pipeline.Done) error {
 		r, err := loadResult(d)
 		if err != nil {
@@ -66,6 +69,9 @@ func mergeResults(cfg Config, deps map[string]*pipeline.Done) (*merged, error) {
 					return nil, err
 				}
 				mg.Train[RepLabel(m, r)] = ti
+				if h, err := readTrainLog(d.Dir); err == nil {
+					mg.Conv[RepLabel(m, r)] = convergenceOf(h)
+				}
 			}
 		}
 	}

@@ -71,7 +71,7 @@ func trainSplit(cfg Config, sc *pipeline.StageContext) (train, val transformer.W
 // for every replicate).
 func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 	tcfg := m.TransformerConfig(cfg)
-	topt := cfg.TrainConfig()
+	topt := m.TrainConfig(cfg)
 	seed := cfg.ReplicateSeed(r)
 	topt.Seed = seed
 	name := trainStageName(m, r)
@@ -79,8 +79,9 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 	if cfg.Engine == trainrun.EngineTorch {
 		inputs["engine"] = cfg.Engine // a Go engine's stage keeps its hash
 	}
-	if cfg.Dynamics != "" {
-		inputs["snapshots"] = cfg.Dynamics // likewise without snapshots
+	dyn := cfg.dynamicsOf(r)
+	if dyn != "" {
+		inputs["snapshots"] = dyn // likewise without snapshots
 	}
 	return pipeline.Stage{
 		Name:      name,
@@ -93,12 +94,12 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 			if err != nil {
 				return nil, err
 			}
-			snaps, err := trainrun.SnapshotSteps(cfg.Dynamics, transformer.TotalSteps(topt, train.Windows()))
+			snaps, err := trainrun.SnapshotSteps(dyn, transformer.TotalSteps(topt, train.Windows()))
 			if err != nil {
 				return nil, err
 			}
-			if cfg.Dynamics != "" {
-				meta[trainrun.MetaSnapshots] = cfg.Dynamics
+			if dyn != "" {
+				meta[trainrun.MetaSnapshots] = dyn
 			}
 			if cfg.Engine == trainrun.EngineTorch {
 				return torchTrain(ctx, cfg, sc, opts.Torch, m, r, tcfg, topt, seed, meta, snaps, train, val)
@@ -196,7 +197,7 @@ func jsonSafe(t TrainInfo) TrainInfo {
 // training log, a progress bar on the stage's log.
 func resumeOrStart(sc *pipeline.StageContext, every int, name string, onStep func(string, int), mc transformer.Config, tc transformer.TrainConfig, seed uint64, meta map[string]string, snaps []int, train, val transformer.Windows) (*trainrun.Run[*transformer.Activations, *transformer.Model], error) {
 	opts := trainrun.Options{Dir: sc.Dir, Meta: meta, CheckpointEvery: every, Snapshots: snaps,
-		FinalCheckpoint: true, Progress: sc.Log, Label: sc.Label}
+		FinalCheckpoint: true, Progress: sc.Log, Label: sc.Label, Log: true}
 	if onStep != nil {
 		opts.OnStep = func(step int) { onStep(name, step) }
 	}

@@ -1,0 +1,96 @@
+package reproduce
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/plot"
+	"github.com/vomc/vomc/transformer"
+)
+
+// Fig4CurvesFile is the training curves of Fig. 4's models and the full
+// reference transformer (replicate 0).
+const Fig4CurvesFile = "fig4_training.png"
+
+// fig4CurveModels are the models whose training curves Fig4CurvesFile
+// draws: the full reference (when there is one) and Fig. 4's models.
+func fig4CurveModels(cfg Config) []Model {
+	var ms []Model
+	if ref, ok := fullReference(cfg); ok {
+		ms = append(ms, ref)
+	}
+	for _, s := range cfg.Fig4Models {
+		if m, err := ParseModel(s); err == nil {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+// trainLogs reads the training logs of replicate 0 of models from their
+// training stages among deps, by label; models whose stage is not among
+// deps are left out.
+func trainLogs(models []Model, deps map[string]*pipeline.Done) (map[string][]transformer.LogEntry, error) {
+	out := map[string][]transformer.LogEntry{}
+	for _, m := range models {
+		d, ok := deps[trainStageName(m, 0)]
+		if !ok {
+			continue
+		}
+		h, err := readTrainLog(d.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Name, err)
+		}
+		out[m.Label()] = h
+	}
+	return out, nil
+}
+
+// drawTrainingCurves draws the training loss (the mean of every log
+// interval, averaged over 5 consecutive intervals) against the step for
+// each model with a log, in nats per symbol.
+func drawTrainingCurves(models []Model, logs map[string][]transformer.LogEntry, title, path string) error {
+	p := gplot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "training step"
+	p.Y.Label.Text = "training loss (nats/symbol, mean of 5 log intervals)"
+	grid := plotter.NewGrid()
+	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xE0}, color.Gray{0xE0}
+	p.Add(grid)
+	p.Legend.Top = true
+	for i, m := range models {
+		h := logs[m.Label()]
+		var xy plotter.XYs
+		for j := range h {
+			s, n := 0.0, 0
+			for k := max(0, j-4); k <= j; k++ {
+				if !math.IsNaN(h[k].TrainLoss) {
+					s, n = s+h[k].TrainLoss, n+1
+				}
+			}
+			if n > 0 {
+				xy = append(xy, plotter.XY{X: float64(h[j].Step), Y: s / float64(n)})
+			}
+		}
+		if len(xy) == 0 {
+			continue
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return err
+		}
+		sty := plot.MethodStyle(i, false)
+		l.LineStyle = draw.LineStyle{Color: sty.Color, Width: vg.Points(1.4), Dashes: sty.Dashes}
+		p.Add(l)
+		p.Legend.Add(m.Label(), l)
+	}
+	return plot.SavePlot(p, 9*vg.Inch, 5*vg.Inch, filepath.Ext(path)[1:], path, true)
+}

@@ -1,0 +1,156 @@
+package reproduce
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/transformer"
+)
+
+// results builds an eval.Result of methods with the given second-half
+// excesses over CTW (half-width h each).
+func results(h float64, ms ...any) *eval.Result {
+	iv := func(m, h float64) eval.Interval { return eval.Interval{Mean: m, Lo: m - h, Hi: m + h} }
+	res := &eval.Result{Windows: 1000, N: 512}
+	for i := 0; i < len(ms); i += 2 {
+		ex := ms[i+1].(float64)
+		res.Methods = append(res.Methods, eval.MethodResult{Name: ms[i].(string), ExcessSecondHalf: iv(ex, h), SecondHalf: iv(0.7+ex, h)})
+	}
+	return res
+}
+
+// verdictOf returns the verdict of the check whose claim contains s.
+func verdictOf(t *testing.T, f Finding, s string) string {
+	t.Helper()
+	for _, c := range f.Checks {
+		if strings.Contains(c.Claim, s) {
+			return c.Verdict
+		}
+	}
+	t.Fatalf("no check %q among %+v", s, f.Checks)
+	return ""
+}
+
+// TestFig3Verdicts: the depth-5 run's numbers (TF(4,4) worse than the best
+// fixed order) make Fig. 3's claim fail, with the check that says why;
+// transformers that beat every fixed order make it hold; overlapping
+// intervals make a check inconclusive.
+func TestFig3Verdicts(t *testing.T) {
+	cfg, _ := Preset("depth5")
+	cfg.Fig3Models = []string{"4", "4,4", "4,4,4,4"}
+	depth5 := results(0.006, "CTW", 0.0, "Unigram", 0.283, "KN(D=5)", 0.099, "Markov(k=2)", 0.073, "Markov(k=4)", 0.031,
+		"TF(4)", 0.233, "TF(4,4)", 0.076, "TF(4,4,4,4)", 0.023)
+	f := findFig3(cfg, &merged{Res: depth5})
+	if f.Verdict != "fails" || f.Agrees || strings.Contains(f.Found, "agrees with the paper") {
+		t.Errorf("depth 5: verdict %q, agrees %v: %s", f.Verdict, f.Agrees, f.Found)
+	}
+	for claim, want := range map[string]string{
+		"TF(4,4) tracks CTW better than the best fixed-order estimator, Markov(k=4)":     "fails",
+		"TF(4,4,4,4) tracks CTW better than the best fixed-order estimator, Markov(k=4)": "inconclusive",
+		"The one-layer transformer is better than the unigram estimator":                 "holds",
+		"only slightly":                         "holds",
+		"KN is worse than TF(4,4,4,4)":          "holds",
+		"KN is worse than TF(4,4).":             "holds",
+		"TF(4,4,4,4) is not worse than TF(4,4)": "holds",
+	} {
+		if got := verdictOf(t, f, claim); got != want {
+			t.Errorf("check %q: %s, want %s", claim, got, want)
+		}
+	}
+	good := results(0.002, "CTW", 0.0, "Unigram", 0.283, "KN(D=5)", 0.099, "Markov(k=4)", 0.031,
+		"TF(4)", 0.233, "TF(4,4)", 0.015, "TF(4,4,4,4)", 0.010)
+	if f := findFig3(cfg, &merged{Res: good}); f.Verdict != "holds" || !f.Agrees {
+		t.Errorf("transformers beating every fixed order: %q; %+v", f.Verdict, f.Checks)
+	}
+	// a one-layer model far better than unigram fails "only slightly"
+	much := results(0.002, "CTW", 0.0, "Unigram", 0.283, "TF(4)", 0.05, "TF(4,4)", 0.015)
+	cfg.Fig3Models = []string{"4", "4,4"}
+	if got := verdictOf(t, findFig3(cfg, &merged{Res: much}), "only slightly"); got != "fails" {
+		t.Errorf("one layer at 0.05 vs unigram 0.283: %s", got)
+	}
+}
+
+// TestFig4Verdicts checks Fig. 4's checks: every variant worse than the
+// full model, TF(1,1) vs TF(1,1,1) w/o FF, and the budget check with a
+// model trained twice as long.
+func TestFig4Verdicts(t *testing.T) {
+	cfg, _ := Preset("depth5")
+	res := results(0.005, "CTW", 0.0, "TF(4,4,4,4)", 0.02, "TF(4,4) attn-only", 0.25, "TF(4,4,4,4) attn-only", 0.23,
+		"TF(1,1)", 0.18, "TF(1,1,1) w/o FF", 0.04, "TF(4,4) attn-only ×2 steps", 0.20)
+	flat := []transformer.LogEntry{}
+	for s := 50; s <= 6000; s += 50 {
+		flat = append(flat, transformer.LogEntry{Step: s, TrainLoss: 0.9 + 1e-4*math.Sin(float64(s))})
+	}
+	mg := &merged{Res: res, Conv: map[string]Convergence{"TF(4,4,4,4) attn-only": convergenceOf(flat)}}
+	f := findFig4(cfg, mg)
+	for claim, want := range map[string]string{
+		"TF(4,4) attn-only is worse than the full":                       "holds",
+		"TF(4,4) attn-only ×2 steps is worse than the full":              "holds",
+		"TF(1,1) is the worse of the two":                                "holds",
+		"TF(4,4) attn-only's loss is not limited by its training budget": "fails", // 0.20 ± 0.005 vs 0.25 ± 0.005
+		"TF(4,4,4,4) attn-only had converged":                            "holds",
+	} {
+		if got := verdictOf(t, f, claim); got != want {
+			t.Errorf("check %q: %s, want %s", claim, got, want)
+		}
+	}
+	if f.Verdict != "fails" {
+		t.Errorf("verdict %q", f.Verdict)
+	}
+}
+
+// TestConvergence fits the last quarter of synthetic training logs.
+func TestConvergence(t *testing.T) {
+	log := func(f func(s float64) float64, every int) []transformer.LogEntry {
+		var h []transformer.LogEntry
+		for s := every; s <= 4000; s += every {
+			h = append(h, transformer.LogEntry{Step: s, TrainLoss: f(float64(s))})
+		}
+		return h
+	}
+	noise := func(s float64) float64 { return 0.002 * math.Sin(s*12.9898) }
+	for _, tc := range []struct {
+		name string
+		h    []transformer.LogEntry
+		want verdict
+		drop float64 // expected Drop (±0.002)
+	}{
+		{"flat", log(func(s float64) float64 { return 0.8 + noise(s) }, 50), holds, 0},
+		{"falling 0.02 per 1000 steps", log(func(s float64) float64 { return 1 - 2e-5*s + noise(s) }, 50), fails, 0.02},
+		{"falling slowly", log(func(s float64) float64 { return 1 - 1e-6*s + noise(s) }, 50), holds, 0.001},
+		{"too few points", log(func(s float64) float64 { return 1 }, 1000), undecided, 0},
+	} {
+		c := convergenceOf(tc.h)
+		if c.Verdict() != tc.want || math.Abs(c.Drop-tc.drop) > 0.002 {
+			t.Errorf("%s: %s (drop %.4f ± %.4f, %d points); want %s, drop %.3f", tc.name, c, c.Drop, c.DropCI, c.Points, tc.want, tc.drop)
+		}
+	}
+	// a noisy, slightly falling curve: the interval straddles the tolerance
+	wide := log(func(s float64) float64 { return 1 - 1.5e-6*4*s/1 + 0.05*math.Sin(s*7.77) }, 200)
+	if c := convergenceOf(wide); c.Verdict() != undecided {
+		t.Errorf("noisy: %s", c)
+	}
+}
+
+// TestModelBudget checks the -xK suffix.
+func TestModelBudget(t *testing.T) {
+	cfg, _ := Preset("depth5")
+	m, err := ParseModel("4,4-ff-ln-x2")
+	if err != nil || m.Budget != 2 || m.Label() != "TF(4,4) attn-only ×2 steps" || m.Slug() != "h4-4-noff-noln-x2" {
+		t.Fatalf("%+v %q %q %v", m, m.Label(), m.Slug(), err)
+	}
+	if got := m.TrainConfig(cfg).MaxSteps; got != 2*cfg.MaxSteps {
+		t.Errorf("max steps %d, want %d", got, 2*cfg.MaxSteps)
+	}
+	base, _ := ParseModel("4,4-ff-ln")
+	if base.TrainConfig(cfg) != cfg.TrainConfig() {
+		t.Error("a model without -xK trains with the study's configuration")
+	}
+	for _, bad := range []string{"4-x1", "4-x", "4-y2", "4-x101", "4-x-2"} {
+		if _, err := ParseModel(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
