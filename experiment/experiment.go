@@ -10,10 +10,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/source"
@@ -102,6 +105,9 @@ type QuickConfig struct {
 	Methods string // method specification (package methods)
 	Seed    uint64
 	Workers int
+	// Warn receives the stale temporaries removed next to the outputs
+	// (nil: not reported).
+	Warn io.Writer
 }
 
 // DefaultQuick is A=3, D=3, λ=0.15, α=0.5, 1000 test windows and 200
@@ -112,11 +118,15 @@ func DefaultQuick() QuickConfig {
 		Methods: "ctw,kn,ppm,markov,unigram", Seed: 1}
 }
 
-// Quickstart builds a training and a test set from the prior, writes them
-// and a drawing of the first test tree under out, tunes KN on the training
-// set, evaluates the methods on the test set and writes the outputs of
-// WriteOutputs. The stage reports progress as (stage, done, total).
+// Quickstart checks its outputs (CheckQuickstartOutputs), builds a
+// training and a test set from the prior, writes them and a drawing of the
+// first test tree under out, tunes KN on the training set, evaluates the
+// methods on the test set and writes the outputs of WriteOutputs. The
+// stage reports progress as (stage, done, total).
 func Quickstart(ctx context.Context, q QuickConfig, out string, force bool, progress func(stage string, done, total int)) (*eval.Result, error) {
+	if err := CheckQuickstartOutputs(q.Warn, out, force); err != nil {
+		return nil, err
+	}
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
@@ -161,4 +171,40 @@ func Quickstart(ctx context.Context, q QuickConfig, out string, force bool, prog
 		return nil, err
 	}
 	return res, nil
+}
+
+// CheckQuickstartOutputs checks Quickstart's outputs before any work: the
+// files of the evaluation and the first tree in out, and the data sets
+// out/data/train and out/data/test (removed temporaries are reported on
+// warn).
+func CheckQuickstartOutputs(warn io.Writer, out string, force bool) error {
+	if err := fsutil.CheckOutputDir(warn, out, force, Outputs.JSON, Outputs.CSV, Outputs.Summary,
+		Outputs.PNG, Outputs.SVG, "tree0.svg", "tree0.png", "tree0.json"); err != nil {
+		return err
+	}
+	for _, d := range []string{"train", "test"} {
+		if err := fsutil.CheckOutputDir(warn, filepath.Join(out, "data", d), force, dataset.ManifestFile); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// StageBars returns a progress function for Quickstart that draws one
+// progress bar per stage on w (each shown after 2 s), and done, which
+// ends the last one.
+func StageBars(w io.Writer) (update func(stage string, done, total int), done func()) {
+	var mu sync.Mutex
+	var bar *progress.Bar
+	cur := ""
+	update = func(stage string, d, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stage != cur {
+			bar.Done()
+			bar, cur = progress.New(w, stage, total).DelayStart(2*time.Second), stage
+		}
+		bar.Update(d, total)
+	}
+	return update, func() { mu.Lock(); defer mu.Unlock(); bar.Done() }
 }

@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"time"
 
 	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/internal/progress"
-	"github.com/vomc/vomc/memest"
+	"github.com/vomc/vomc/dataset/datadir"
 )
 
 func runData(args []string) error {
@@ -53,37 +51,10 @@ mixed up to 5.`)
 	if *NK == 0 {
 		*NK = *N
 	}
-	cfg := dataset.Config{Prior: pr, K: *K, NK: *NK, N: *N, Fresh: *fresh, Seed: *seed}
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	names := []string{dataset.ManifestFile, dataset.SymbolsFile, dataset.TreeOfFile}
-	if *npy {
-		names = append(names, "symbols.npy", "tree_of.npy")
-	}
-	if !*force {
-		if err := checkOutputDir(*out, false, names...); err != nil {
-			return err
-		}
-	} else if err := checkOutputDir(*out, true); err != nil {
-		return err
-	}
-	if err := checkMemory(fmt.Sprintf("a data set of K=%d trees (A=%d, D=%v) and %d windows of N=%d", *K, pr.A, pr.Depths, *K*cfg.WindowsPerTree(), *N), memest.Data(cfg)); err != nil {
-		return err
-	}
-	bar := progress.New(os.Stderr, "trees", *K).DelayStart(2 * time.Second)
-	ds, err := dataset.Build(cfg, *workers, bar.Update)
-	bar.Done()
+	ds, err := datadir.Make(dataset.Config{Prior: pr, K: *K, NK: *NK, N: *N, Fresh: *fresh, Seed: *seed},
+		datadir.Options{Dir: *out, Workers: *workers, NPY: *npy, Force: *force, Warn: os.Stderr, Progress: os.Stderr, Memory: checkMemory})
 	if err != nil {
 		return err
-	}
-	if err := ds.Write(*out, *force); err != nil {
-		return err
-	}
-	if *npy {
-		if err := ds.ExportNPY(*out); err != nil {
-			return err
-		}
 	}
 	fmt.Printf("wrote %s: %d trees, %d windows of N=%d (A=%d, D∈%v, λ=%g), checksum %s\n",
 		*out, *K, ds.Windows(), *N, pr.A, pr.Depths, pr.Lambda, ds.Checksum()[:16])

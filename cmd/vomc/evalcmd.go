@@ -2,25 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
-	"strings"
-	"time"
 
-	"github.com/vomc/vomc/compress"
-	"github.com/vomc/vomc/ctw"
-	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/experiment"
-	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/internal/symbols"
-	"github.com/vomc/vomc/memest"
-	"github.com/vomc/vomc/methods"
-	"github.com/vomc/vomc/plot"
 )
 
 const methodsHelp = `comma-separated methods, each name[:param=value...]:
@@ -77,141 +64,27 @@ Methods:
 	if *out == "" {
 		return usagef("--out DIR is required")
 	}
-	if err := checkEvalOutputs(*out, *export, *half, *force); err != nil {
-		return err
-	}
-	var windows [][]byte
-	var d methods.Defaults
-	labels := map[string]string{}
-	if *data != "" {
-		if err := checkEvalMemory(*data, *train, *ms, *workers); err != nil {
-			return err
-		}
-		ds, err := dataset.ReadWindows(*data)
-		if err != nil {
-			return err
-		}
-		windows = experiment.Windows(ds)
-		d = methods.DefaultsFor(ds.Config().Prior)
-		fmt.Printf("data set %s: %d windows of N=%d, A=%d\n", *data, len(windows), ds.Config().N, d.A)
-		if w := sharedTreesWarning(ds.Config()); w != "" {
-			fmt.Println(w)
-			labels["warning"] = w
-		}
-	} else {
-		m, err := symbols.ParseMode(*mode)
-		if err != nil {
+	var m symbols.Mode
+	if *file != "" {
+		var err error
+		if m, err = symbols.ParseMode(*mode); err != nil {
 			return usageError{err.Error()}
 		}
-		x, al, err := symbols.ReadFile(*file, m, *alphabet)
-		if err != nil {
-			return err
-		}
-		if *half {
-			return runHalf(x, al.Size(), *ms, methods.Defaults{A: al.Size(), D: *D, Lambda: *lam, Alpha: *alpha, Tune: [][]byte{x[:len(x)/2]}, TuneNote: "the first half of the file"}, *out, *force)
-		}
-		if *N < 0 || *N > len(x) {
-			return usagef("-N %d outside 0..%d (the file's length)", *N, len(x))
-		}
-		n := *N
-		if n == 0 {
-			n = len(x)
-		}
-		for i := 0; i+n <= len(x); i += n {
-			windows = append(windows, x[i:i+n])
-		}
-		d = methods.Defaults{A: al.Size(), D: *D, Lambda: *lam, Alpha: *alpha}
-		if err := checkMemory("evaluating "+*file, memest.Eval(*ms, int64(len(x)), len(windows), n, d.A, d.D, 0, 0, *workers)); err != nil {
-			return err
-		}
-		if err := ctw.CheckMemory(ctw.Config{A: d.A, D: d.D, Lambda: 0.5, Alpha: 0.5}, int64(n)); err != nil {
-			return err
-		}
-		fmt.Printf("file %s: %d symbols over %v, %d windows of N=%d\n", *file, len(x), al, len(windows), n)
-	}
-	d.Windows = windows
-	if *train != "" {
-		tds, err := dataset.ReadWindows(*train)
-		if err != nil {
-			return err
-		}
-		if tds.Config().Prior.A != d.A {
-			return fmt.Errorf("training set %s has A=%d, the evaluated data A=%d", *train, tds.Config().Prior.A, d.A)
-		}
-		d.Tune = experiment.Windows(tds)
-		d.TuneNote = fmt.Sprintf("%d windows of %s", len(d.Tune), *train)
-	} else {
-		d.Tune = windows
-		d.TuneNote = fmt.Sprintf("the %d evaluated windows (oracle tuning)", len(windows))
-	}
-	if strings.Contains(*ms, "kn") && !strings.Contains(*ms, "delta") {
-		fmt.Printf("tuning KN's δ on %s …\n", d.TuneNote)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	bar := progress.New(os.Stderr, "windows", len(windows)).DelayStart(2 * time.Second)
-	res, built, err := experiment.Evaluate(ctx, windows, *ms, d, eval.Config{Workers: *workers, Reference: *ref, Progress: bar.Update, Labels: labels})
-	bar.Done()
-	if err != nil {
-		return err
-	}
-	for _, b := range built {
-		if b.Note != "" {
-			fmt.Printf("%s: %s\n", b.Predictor.Name(), b.Note)
-		}
-	}
-	if err := res.WriteSummaryTable(os.Stdout); err != nil {
-		return err
-	}
-	opts := plot.Options{Title: pf.title, Bits: pf.bits, Smooth: pf.smooth, LogX: pf.logx, NoBands: pf.noBands}
-	if pf.methods != "" {
-		opts.Methods = strings.Split(pf.methods, ",")
-	}
-	if err := experiment.WriteOutputs(res, *out, *force, opts); err != nil {
-		return err
-	}
-	fmt.Printf("wrote %s/{%s,%s,%s,%s,%s}\n", *out, experiment.Outputs.JSON, experiment.Outputs.CSV, experiment.Outputs.Summary, experiment.Outputs.PNG, experiment.Outputs.SVG)
-	if *export != "" {
-		paths, err := methods.ExportNPY(*export, *force, windows, methods.Predictors(built))
-		if err != nil {
-			return err
-		}
-		fmt.Printf("exported %s\n", strings.Join(paths, ", "))
-	}
-	return nil
+	_, err := experiment.RunEval(ctx, experiment.EvalOptions{Data: *data, File: *file, Mode: m, Alphabet: *alphabet,
+		N: *N, D: *D, Lambda: *lam, Alpha: *alpha, Half: *half, Train: *train, Methods: *ms, Reference: *ref,
+		Out: *out, Export: *export, Workers: *workers, Force: *force, Plot: pf.options().Options,
+		Log: os.Stdout, Warn: os.Stderr, Progress: os.Stderr, Memory: checkMemory})
+	return err
 }
 
-// sharedTreesWarning returns a warning when a data set's windows share
-// context trees (⌊NK/N⌋ > 1 windows per tree): the confidence intervals
-// treat the windows as independent, which windows of one tree are not.
-func sharedTreesWarning(c dataset.Config) string {
-	if w := c.WindowsPerTree(); w > 1 {
-		return fmt.Sprintf("warning: the %d windows come from %d trees (%d per tree); the 95%% CIs assume independent windows, so they are too narrow here (use a data set with one window per tree, e.g. 'vomc data' with --NK = -N)", c.K*w, c.K, w)
-	}
-	return ""
-}
+// sharedTreesWarning is experiment.SharedTreesWarning.
+var sharedTreesWarning = experiment.SharedTreesWarning
 
-// runHalf prints and writes (DIR/half.txt) the half-file log-loss of each
-// method: learn on x's first half, freeze, average −log2 P on the second.
-func runHalf(x []byte, A int, spec string, d methods.Defaults, out string, force bool) error {
-	built, err := methods.Build(spec, d)
-	if err != nil {
-		return err
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Begleiter, El-Yaniv and Yona (2004) protocol: learn x[1..%d], freeze, test x[%d..%d]\n", len(x)/2, len(x)/2+1, len(x))
-	fmt.Fprintf(&b, "%-36s %14s  %s\n", "method", "bits/symbol", "frozen")
-	for _, bm := range built {
-		bits, frozen, err := compress.HalfLogLoss(bm.Predictor, x)
-		if err != nil {
-			return err
-		}
-		note := "yes"
-		if !frozen {
-			note = "no: this method cannot freeze and kept learning"
-		}
-		fmt.Fprintf(&b, "%-36s %14.4f  %s\n", bm.Predictor.Name(), bits, note)
-	}
-	fmt.Print(b.String())
-	return fsutil.WriteBytes(filepath.Join(out, "half.txt"), force, []byte(b.String()))
+// checkEvalMemory refuses evaluating spec on the data set data (tuned on
+// train) when its estimate exceeds the available memory.
+func checkEvalMemory(data, train, spec string, workers int) error {
+	return experiment.CheckEvalMemory(data, train, spec, workers, checkMemory)
 }

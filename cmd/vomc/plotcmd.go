@@ -1,20 +1,16 @@
 package main
 
 import (
-	"fmt"
+	"os"
 	"strings"
 
-	"github.com/vomc/vomc/eval"
-	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/plot"
 )
 
 // plotFlags are the figure options shared by eval and plot.
 type plotFlags struct {
-	bits, logx, noExcess, noBands bool
-	smooth                        int
-	title, methods                string
-	width, height                 float64
+	plot.LossFiles
+	methods string
 }
 
 func (p *plotFlags) register(fs interface {
@@ -23,44 +19,23 @@ func (p *plotFlags) register(fs interface {
 	StringVar(*string, string, string, string)
 	Float64Var(*float64, string, float64, string)
 }) {
-	fs.BoolVar(&p.bits, "bits", false, "plot losses in bits instead of nats")
-	fs.BoolVar(&p.logx, "logx", false, "logarithmic position axis")
-	fs.BoolVar(&p.noExcess, "no-excess", false, "omit the excess-over-reference panel")
-	fs.BoolVar(&p.noBands, "no-bands", false, "omit the 95% confidence bands")
-	fs.IntVar(&p.smooth, "smooth", 0, "moving-average width in positions (0: auto = N/100, 1: none)")
-	fs.StringVar(&p.title, "title", "", "figure title")
+	fs.BoolVar(&p.Bits, "bits", false, "plot losses in bits instead of nats")
+	fs.BoolVar(&p.LogX, "logx", false, "logarithmic position axis")
+	fs.BoolVar(&p.NoExcess, "no-excess", false, "omit the excess-over-reference panel")
+	fs.BoolVar(&p.NoBands, "no-bands", false, "omit the 95% confidence bands")
+	fs.IntVar(&p.Smooth, "smooth", 0, "moving-average width in positions (0: auto = N/100, 1: none)")
+	fs.StringVar(&p.Title, "title", "", "figure title")
 	fs.StringVar(&p.methods, "plot-methods", "", "comma-separated method names to draw (default: all)")
-	fs.Float64Var(&p.width, "width", 8, "figure width in inches")
-	fs.Float64Var(&p.height, "height", 6, "figure height in inches")
+	fs.Float64Var(&p.Width, "width", 8, "figure width in inches")
+	fs.Float64Var(&p.Height, "height", 6, "figure height in inches")
 }
 
-// save draws res to each path (.png, .svg or .pdf), refusing to overwrite
-// existing files unless force.
-func (p *plotFlags) save(res *eval.Result, paths []string, force bool) error {
-	smooth := p.smooth
-	if smooth == 0 {
-		smooth = max(1, res.N/100)
-	}
-	opts := plot.Options{Title: p.title, Bits: p.bits, Smooth: smooth, LogX: p.logx, Excess: !p.noExcess && len(res.Methods) > 1, NoBands: p.noBands}
+// options returns the figure options with --plot-methods split.
+func (p *plotFlags) options() plot.LossFiles {
 	if p.methods != "" {
-		opts.Methods = strings.Split(p.methods, ",")
+		p.Methods = strings.Split(p.methods, ",")
 	}
-	fig, err := plot.LossVsPosition(res, opts)
-	if err != nil {
-		return err
-	}
-	for _, path := range paths {
-		if !force {
-			if err := fsutil.CheckNew(path); err != nil {
-				return err
-			}
-		}
-		if err := fig.Save(path, plot.Length(p.width)*plot.Inch, plot.Length(p.height)*plot.Inch); err != nil {
-			return err
-		}
-		fmt.Printf("wrote %s\n", path)
-	}
-	return nil
+	return p.LossFiles
 }
 
 func runPlot(args []string) error {
@@ -79,12 +54,7 @@ extension (.png, .svg, .pdf).`)
 	if fs.NArg() < 2 {
 		return usagef("want RESULT.json and at least one output file")
 	}
-	if err := checkOutputs(*force, fs.Args()[1:]...); err != nil {
-		return err
-	}
-	res, err := eval.LoadJSONFile(fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	return pf.save(res, fs.Args()[1:], *force)
+	f := pf.options()
+	f.Force, f.Log, f.Warn = *force, os.Stdout, os.Stderr
+	return plot.SaveLossFiles(fs.Arg(0), fs.Args()[1:], f)
 }

@@ -7,12 +7,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"sync"
-	"time"
 
-	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/experiment"
-	"github.com/vomc/vomc/internal/progress"
 )
 
 func runQuickstart(args []string) error {
@@ -39,25 +35,12 @@ paper's Fig. 3 with an excess-over-CTW panel).`)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	q.Prior.Depths = []int{*D}
-	if err := checkQuickstartOutputs(*out, *force); err != nil {
-		return err
-	}
+	q.Prior.Depths, q.Warn = []int{*D}, os.Stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var mu sync.Mutex
-	var bar *progress.Bar
-	cur := ""
-	res, err := experiment.Quickstart(ctx, q, *out, *force, func(stage string, done, total int) {
-		mu.Lock()
-		defer mu.Unlock()
-		if stage != cur {
-			bar.Done()
-			bar, cur = progress.New(os.Stderr, stage, total).DelayStart(2*time.Second), stage
-		}
-		bar.Update(done, total)
-	})
-	bar.Done()
+	update, done := experiment.StageBars(os.Stderr)
+	res, err := experiment.Quickstart(ctx, q, *out, *force, update)
+	done()
 	if err != nil {
 		return err
 	}
@@ -65,21 +48,5 @@ paper's Fig. 3 with an excess-over-CTW panel).`)
 		return err
 	}
 	fmt.Printf("\nwrote %s (figure: %s)\n", *out, filepath.Join(*out, experiment.Outputs.PNG))
-	return nil
-}
-
-// checkQuickstartOutputs checks quickstart's outputs before any work: the
-// files of the evaluation and the first tree in out, and the data sets
-// out/data/train and out/data/test.
-func checkQuickstartOutputs(out string, force bool) error {
-	if err := checkOutputDir(out, force, experiment.Outputs.JSON, experiment.Outputs.CSV, experiment.Outputs.Summary,
-		experiment.Outputs.PNG, experiment.Outputs.SVG, "tree0.svg", "tree0.png", "tree0.json"); err != nil {
-		return err
-	}
-	for _, d := range []string{"train", "test"} {
-		if err := checkOutputDir(filepath.Join(out, "data", d), force, dataset.ManifestFile); err != nil {
-			return err
-		}
-	}
 	return nil
 }

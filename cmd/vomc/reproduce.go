@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/vomc/vomc/pipeline"
@@ -22,35 +20,17 @@ type setFlags []string
 func (s *setFlags) String() string     { return strings.Join(*s, " ") }
 func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
-// reproduceConfig builds the effective configuration: the preset, then the
-// JSON file, then the --set overrides in order.
+// reproduceConfig is reproduce.Layered with its errors as usage errors.
 func reproduceConfig(preset, file string, sets []string) (reproduce.Config, error) {
-	cfg, err := reproduce.Preset(preset)
+	cfg, err := reproduce.Layered(preset, file, sets)
 	if err != nil {
-		return cfg, usageError{err.Error()}
-	}
-	if file != "" {
-		if err := cfg.LoadFile(file); err != nil {
-			return cfg, err
-		}
-	}
-	for _, s := range sets {
-		k, v, ok := strings.Cut(s, "=")
-		if !ok {
-			return cfg, usagef("--set %q: want key=value", s)
-		}
-		if err := cfg.Set(k, v); err != nil {
-			return cfg, usageError{err.Error()}
-		}
-	}
-	if err := cfg.Validate(); err != nil {
 		return cfg, usageError{err.Error()}
 	}
 	return cfg, nil
 }
 
-func runReproduce(args []string) error {
-	fs := newFlags("reproduce", "--preset tiny|small|medium|paper [--out DIR] [--config FILE.json] [--set key=value ...]", `
+// reproduceHelp is the description of vomc reproduce -h.
+const reproduceHelp = `
 Runs the paper's whole study from data generated in this run and writes every
 figure and one self-contained HTML report (DIR/report.html): Fig. 3
 (transformers of 1..4 (6) layers vs CTW and KN with δ tuned on the training
@@ -87,7 +67,10 @@ DIR/config.json. --slurm-opt KEY=VALUE adds "#SBATCH --KEY=VALUE" to every job
 prints the stage graph and each stage's state under --out. Stages are claimed
 with lock files (OUT/stages/NAME-HASH.lock, heartbeat; taken over when the
 holder's process is gone, its Slurm job was requeued, or after --lock-stale
-without heartbeat), so concurrent tasks never compute the same stage.`)
+without heartbeat), so concurrent tasks never compute the same stage.`
+
+func runReproduce(args []string) error {
+	fs := newFlags("reproduce", "--preset tiny|small|medium|paper [--out DIR] [--config FILE.json] [--set key=value ...]", reproduceHelp)
 	preset := fs.String("preset", "tiny", "preset: "+strings.Join(reproduce.Presets, ", "))
 	out := fs.String("out", "", "output directory (default reproduce-PRESET)")
 	file := fs.String("config", "", "JSON file of overrides (keys as printed)")
@@ -120,132 +103,48 @@ without heartbeat), so concurrent tasks never compute the same stage.`)
 		return usagef("--seeds %d: want ≥ 1", *seeds)
 	}
 	if *seeds > 0 {
-		cfg.Seeds = *seeds
-		if err := cfg.Validate(); err != nil {
-			return err
+		if cfg.Seeds = *seeds; cfg.Validate() != nil {
+			return cfg.Validate()
 		}
 	}
 	if *out == "" {
 		*out = "reproduce-" + cfg.Preset
 	}
-	opts := reproduce.Options{Out: *out, Version: version, Log: os.Stderr, Lock: pipeline.LockConfig{Stale: *stale}}
-	if cfg.Engine == trainrun.EngineTorch {
-		if err := tor.Validate(); err != nil {
-			return usageError{err.Error()}
-		}
-		opts.Torch = tor // chosen here, once, for every training stage
-	} else {
-		given := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-		for _, f := range torchOnlyFlags {
-			if given[f] {
-				return usagef("--%s is a torch engine setting: add --set engine=torch", f)
-			}
-		}
+	c := reproduce.Command{Config: cfg, List: *list, Stage: *stage, Dry: *dry, Stdout: os.Stdout, Stderr: os.Stderr,
+		Options: reproduce.Options{Out: *out, Version: version, Log: os.Stderr, Lock: pipeline.LockConfig{Stale: *stale}},
+		Slurm:   reproduce.SlurmOptions{Dir: *slurmDir, Vomc: *slurmVomc, SbatchOpts: slurmOpts, Force: *force}}
+	if err := reproduceEngine(fs, cfg, tor, &c.Options); err != nil {
+		return err
 	}
 	if *rerun != "" {
 		if *list || *slurmDir != "" {
 			return usagef("--rerun runs stages: it does not go with --list-stages or --slurm")
 		}
-		for _, n := range strings.Split(*rerun, ",") {
-			if n = strings.TrimSpace(n); n == "" {
-				return usagef("--rerun %q: empty stage name", *rerun)
-			}
-			opts.Rerun = append(opts.Rerun, n)
+		if c.Options.Rerun, err = reproduce.ParseStageList(*rerun); err != nil {
+			return usagef("--rerun %v", err)
 		}
-	}
-	switch {
-	case *list:
-		return listStages(cfg, opts)
-	case *slurmDir != "":
-		return writeSlurm(cfg, opts, reproduce.SlurmOptions{Dir: *slurmDir, Vomc: *slurmVomc, SbatchOpts: slurmOpts, Force: *force})
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if *stage != "" {
-		res, err := reproduce.RunStage(ctx, cfg, opts, *stage)
-		if err != nil {
-			return err
-		}
-		what := "ran"
-		if len(res.Ran) == 0 {
-			what = "done already:"
-		}
-		fmt.Printf("%s stage %s in %s\n", what, *stage, res.Elapsed.Round(time.Millisecond))
-		if res.Report != "" {
-			fmt.Printf("report: %s\n", res.Report)
-		}
-		return nil
-	}
-	fmt.Printf("effective configuration:\n%s\n", cfg.JSON())
-	fmt.Printf("%d transformers × %d seed(s), ≤ %.3gM training tokens each; estimated training time on a 2-core AVX-512 machine: %.2f h\n",
-		len(cfg.Models()), cfg.NumSeeds(), cfg.TrainTokens()/1e6, cfg.EstimateHours())
-	if cfg.Engine == trainrun.EngineTorch {
-		fmt.Printf("engine torch (device %s): the estimate above is the Go engine's; see README, Training on a GPU\n", tor.Device)
-	}
-	if *dry {
-		return nil
-	}
-	if cfg.Engine == trainrun.EngineTorch {
-		if _, err := tor.Check(); err != nil { // before any stage runs
-			return err
-		}
-	}
-	res, err := reproduce.Run(ctx, cfg, opts)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%w\ninterrupted: run the same command again to resume", err)
-		}
-		return err
-	}
-	fmt.Printf("ran %d stages, %d cached, in %s\nreport: %s\nfigures: %s\n", len(res.Ran), len(res.Skipped),
-		res.Elapsed.Round(1e9), res.Report, strings.Join(res.Figures, " "))
-	return nil
+	return c.Execute(ctx)
 }
 
-// listStages prints the stage graph with each stage's state under opts.Out.
-func listStages(cfg reproduce.Config, opts reproduce.Options) error {
-	g, err := reproduce.Graph(cfg, opts)
-	if err != nil {
-		return err
+// reproduceEngine sets the torch engine for every training stage when the
+// configuration trains with torch, and refuses torch-only flags otherwise.
+func reproduceEngine(fs *flag.FlagSet, cfg reproduce.Config, tor *trainrun.Torch, opts *reproduce.Options) error {
+	if cfg.Engine == trainrun.EngineTorch {
+		if err := tor.Validate(); err != nil {
+			return usageError{err.Error()}
+		}
+		opts.Torch = tor
+		return nil
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "#\tstage\tjob\tstate\tdepends on\n")
-	for i, s := range g {
-		deps := strings.Join(s.Deps, ",")
-		if deps == "" {
-			deps = "-"
-		} else if len(s.Deps) == i && i > 2 {
-			deps = fmt.Sprintf("(all %d stages above)", i)
-		}
-		state := s.State
-		if s.Note != "" {
-			state += " (" + s.Note + ")"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, s.Name, s.Kind, state, deps)
-	}
-	return tw.Flush()
-}
-
-// writeSlurm writes the Slurm submission and says how to submit it.
-func writeSlurm(cfg reproduce.Config, opts reproduce.Options, so reproduce.SlurmOptions) error {
-	if so.Vomc == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("cannot find this binary (%v): give --slurm-vomc", err)
-		}
-		so.Vomc = exe
-		if strings.Contains(exe, "go-build") {
-			fmt.Fprintf(os.Stderr, "warning: %s is a temporary binary of go run; build vomc (go build -o PATH ./cmd/vomc) and pass --slurm-vomc PATH\n", exe)
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, f := range torchOnlyFlags {
+		if given[f] {
+			return usagef("--%s is a torch engine setting: add --set engine=torch", f)
 		}
 	}
-	sub, err := reproduce.WriteSlurm(cfg, opts, so)
-	if err != nil {
-		return err
-	}
-	for _, j := range sub.Jobs {
-		fmt.Printf("%-8s %2d stage(s)  %s\n", j.Kind, len(j.Stages), j.Script)
-	}
-	fmt.Printf("configuration: %s\nsubmit with:   %s [extra sbatch arguments]\n", sub.Config, sub.Submit)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/vomc/vomc/compress"
@@ -86,5 +87,35 @@ func TestRun(t *testing.T) {
 	broken := Tool{Name: "broken", Size: stdoutSize("false")}
 	if _, err := Run(files[:1], nil, []Tool{broken}, 1, nil); err == nil {
 		t.Error("a failing tool was accepted")
+	}
+}
+
+// TestReport checks the table of Report: a row per file, the totals and a
+// speed line per model, with the fake tools' columns.
+func TestReport(t *testing.T) {
+	fakeTools(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.txt")
+	os.WriteFile(p, []byte("abcabcabcabcabcabcab"), 0o644) // 20 bytes
+	m, err := compress.PPM(compress.DefaultPPM())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Report(&b, []string{p}, []compress.Model{m}, Available(), 1); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, want := range []string{"one core\n", "  [1] " + m.Name(), "  xz-9e: xz (fake) 1.0", "[1]    xz-9e 7z-ppmd6   (bits/byte)",
+		filepath.Join(filepath.Base(dir), "a.txt"), "  4.0000  16.8000\n", "TOTAL                         20", "[1] " + m.Name()} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q:\n%s", want, s)
+		}
+	}
+	if shortName("/x/averyveryverylongdirectoryname/f") != "f" {
+		t.Error("shortName of a long path")
+	}
+	if err := Report(&b, []string{filepath.Join(dir, "missing")}, nil, nil, 1); err == nil {
+		t.Error("a missing file was accepted")
 	}
 }

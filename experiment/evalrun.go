@@ -1,0 +1,283 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/vomc/vomc/compress"
+	"github.com/vomc/vomc/ctw"
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/progress"
+	"github.com/vomc/vomc/internal/symbols"
+	"github.com/vomc/vomc/memest"
+	"github.com/vomc/vomc/methods"
+	"github.com/vomc/vomc/plot"
+)
+
+// HalfFile is the file the half-file protocol (EvalOptions.Half) writes.
+const HalfFile = "half.txt"
+
+// EvalOptions are the inputs of RunEval.
+type EvalOptions struct {
+	Data string // a data set directory, or
+	File string // a symbol file read with Mode and Alphabet (symbols.ReadFile)
+
+	Mode     symbols.Mode
+	Alphabet string
+	// N cuts the file into windows of N symbols (0: one window); D,
+	// Lambda and Alpha are the methods' defaults for a file (a data set's
+	// come from its prior).
+	N, D          int
+	Lambda, Alpha float64
+	// Half evaluates a file by the protocol of Begleiter, El-Yaniv and
+	// Yona (2004) instead (EvalHalf), writing HalfFile into Out.
+	Half bool
+
+	Train     string // data set on which KN's δ is tuned ("": the evaluated windows)
+	Methods   string // method list (package methods)
+	Reference string // reference method name ("": the CTW method)
+	Out       string // output directory (WriteOutputs)
+	Export    string // directory for every method's distributions as .npy ("": none)
+	Workers   int
+	Force     bool         // replace existing outputs
+	Plot      plot.Options // the figure's options
+
+	// Log receives the report (what was read, notes, the summary table,
+	// the files written); Warn the stale temporaries removed; Progress a
+	// progress bar over the windows. nil writers are discarded.
+	Log, Warn, Progress io.Writer
+	// Memory, if set, refuses work whose estimated peak memory (bytes)
+	// exceeds what is available; what names the work.
+	Memory func(what string, est int64) error
+}
+
+// EvalReport is what RunEval computed: the evaluation (nil with Half), the
+// methods built, the exported files, and the half-file table.
+type EvalReport struct {
+	Result   *eval.Result
+	Built    []methods.Built
+	Exported []string
+	Half     string
+}
+
+// RunEval checks the outputs, reads the data set or file, builds the
+// methods with their defaults (tuning KN on Train or on the evaluated
+// windows), evaluates them in context, writes the outputs into Out
+// (WriteOutputs) and, with Export, every method's distributions. With
+// Half it runs EvalHalf on the file instead.
+func RunEval(ctx context.Context, o EvalOptions) (*EvalReport, error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if err := CheckEvalOutputs(o.Warn, o.Out, o.Export, o.Half, o.Force); err != nil {
+		return nil, err
+	}
+	var d methods.Defaults
+	var labels map[string]string
+	var err error
+	if o.Data != "" {
+		d, labels, err = o.readDataSet()
+	} else {
+		var x []byte
+		if d, x, err = o.readFile(); err == nil && o.Half {
+			return o.runHalf(x, d)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := o.setTuning(&d); err != nil {
+		return nil, err
+	}
+	return o.evaluate(ctx, d, labels)
+}
+
+// CheckEvalOutputs checks RunEval's outputs before any work: the files of
+// out (or HalfFile with half) and the export directory, reporting removed
+// temporaries on warn.
+func CheckEvalOutputs(warn io.Writer, out, export string, half, force bool) error {
+	names := []string{Outputs.JSON, Outputs.CSV, Outputs.Summary, Outputs.PNG, Outputs.SVG}
+	if half {
+		names = []string{HalfFile}
+	}
+	if err := fsutil.CheckOutputDir(warn, out, force, names...); err != nil {
+		return err
+	}
+	if export != "" {
+		return fsutil.CheckOutputDir(warn, export, force)
+	}
+	return nil
+}
+
+// CheckEvalMemory reads the headers of the data set (and the tuning set,
+// if any) and passes the estimate of evaluating spec on it
+// (memest.EvalDataSet) to check.
+func CheckEvalMemory(data, train, spec string, workers int, check func(what string, est int64) error) error {
+	est, h, err := memest.EvalDataSet(data, train, spec, workers)
+	if err != nil {
+		return err
+	}
+	return check(fmt.Sprintf("evaluating %s (%d windows of N=%d)", data, h.Windows, h.N), est)
+}
+
+// SharedTreesWarning returns a warning when a data set's windows share
+// context trees (⌊NK/N⌋ > 1 windows per tree): the confidence intervals
+// treat the windows as independent, which windows of one tree are not.
+func SharedTreesWarning(c dataset.Config) string {
+	if w := c.WindowsPerTree(); w > 1 {
+		return fmt.Sprintf("warning: the %d windows come from %d trees (%d per tree); the 95%% CIs assume independent windows, so they are too narrow here (use a data set with one window per tree, e.g. 'vomc data' with --NK = -N)", c.K*w, c.K, w)
+	}
+	return ""
+}
+
+// readDataSet reads the data set o.Data (after the memory check) and
+// returns its defaults with the windows, and the result's labels.
+func (o EvalOptions) readDataSet() (methods.Defaults, map[string]string, error) {
+	labels := map[string]string{}
+	if o.Memory != nil {
+		if err := CheckEvalMemory(o.Data, o.Train, o.Methods, o.Workers, o.Memory); err != nil {
+			return methods.Defaults{}, nil, err
+		}
+	}
+	ds, err := dataset.ReadWindows(o.Data)
+	if err != nil {
+		return methods.Defaults{}, nil, err
+	}
+	d := methods.DefaultsFor(ds.Config().Prior)
+	d.Windows = Windows(ds)
+	fmt.Fprintf(o.Log, "data set %s: %d windows of N=%d, A=%d\n", o.Data, len(d.Windows), ds.Config().N, d.A)
+	if w := SharedTreesWarning(ds.Config()); w != "" {
+		fmt.Fprintln(o.Log, w)
+		labels["warning"] = w
+	}
+	return d, labels, nil
+}
+
+// readFile reads o.File and returns the defaults with the windows cut
+// from it (none with Half), and the symbols.
+func (o EvalOptions) readFile() (methods.Defaults, []byte, error) {
+	x, al, err := symbols.ReadFile(o.File, o.Mode, o.Alphabet)
+	if err != nil {
+		return methods.Defaults{}, nil, err
+	}
+	d := methods.Defaults{A: al.Size(), D: o.D, Lambda: o.Lambda, Alpha: o.Alpha}
+	if o.Half {
+		return d, x, nil
+	}
+	if o.N < 0 || o.N > len(x) {
+		return d, nil, fmt.Errorf("window length %d outside 0..%d (the file's length)", o.N, len(x))
+	}
+	n := o.N
+	if n == 0 {
+		n = len(x)
+	}
+	for i := 0; i+n <= len(x); i += n {
+		d.Windows = append(d.Windows, x[i:i+n])
+	}
+	if o.Memory != nil {
+		if err := o.Memory("evaluating "+o.File, memest.Eval(o.Methods, int64(len(x)), len(d.Windows), n, d.A, d.D, 0, 0, o.Workers)); err != nil {
+			return d, nil, err
+		}
+	}
+	if err := ctw.CheckMemory(ctw.Config{A: d.A, D: d.D, Lambda: 0.5, Alpha: 0.5}, int64(n)); err != nil {
+		return d, nil, err
+	}
+	fmt.Fprintf(o.Log, "file %s: %d symbols over %v, %d windows of N=%d\n", o.File, len(x), al, len(d.Windows), n)
+	return d, x, nil
+}
+
+// setTuning sets the windows on which KN's δ is tuned: the data set
+// o.Train, else the evaluated windows.
+func (o EvalOptions) setTuning(d *methods.Defaults) error {
+	if o.Train != "" {
+		tds, err := dataset.ReadWindows(o.Train)
+		if err != nil {
+			return err
+		}
+		if tds.Config().Prior.A != d.A {
+			return fmt.Errorf("training set %s has A=%d, the evaluated data A=%d", o.Train, tds.Config().Prior.A, d.A)
+		}
+		d.Tune = Windows(tds)
+		d.TuneNote = fmt.Sprintf("%d windows of %s", len(d.Tune), o.Train)
+	} else {
+		d.Tune = d.Windows
+		d.TuneNote = fmt.Sprintf("the %d evaluated windows (oracle tuning)", len(d.Windows))
+	}
+	if strings.Contains(o.Methods, "kn") && !strings.Contains(o.Methods, "delta") {
+		fmt.Fprintf(o.Log, "tuning KN's δ on %s …\n", d.TuneNote)
+	}
+	return nil
+}
+
+// evaluate runs Evaluate on d.Windows, reports and writes the outputs.
+func (o EvalOptions) evaluate(ctx context.Context, d methods.Defaults, labels map[string]string) (*EvalReport, error) {
+	bar := progress.New(o.Progress, "windows", len(d.Windows)).DelayStart(2 * time.Second)
+	res, built, err := Evaluate(ctx, d.Windows, o.Methods, d, eval.Config{Workers: o.Workers, Reference: o.Reference, Progress: bar.Update, Labels: labels})
+	bar.Done()
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range built {
+		if b.Note != "" {
+			fmt.Fprintf(o.Log, "%s: %s\n", b.Predictor.Name(), b.Note)
+		}
+	}
+	if err := res.WriteSummaryTable(o.Log); err != nil {
+		return nil, err
+	}
+	if err := WriteOutputs(res, o.Out, o.Force, o.Plot); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.Log, "wrote %s/{%s,%s,%s,%s,%s}\n", o.Out, Outputs.JSON, Outputs.CSV, Outputs.Summary, Outputs.PNG, Outputs.SVG)
+	rep := &EvalReport{Result: res, Built: built}
+	if o.Export != "" {
+		if rep.Exported, err = methods.ExportNPY(o.Export, o.Force, d.Windows, methods.Predictors(built)); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(o.Log, "exported %s\n", strings.Join(rep.Exported, ", "))
+	}
+	return rep, nil
+}
+
+// runHalf runs EvalHalf on x with KN tuned on its first half, reports the
+// table and writes it to Out/HalfFile.
+func (o EvalOptions) runHalf(x []byte, d methods.Defaults) (*EvalReport, error) {
+	d.Tune, d.TuneNote = [][]byte{x[:len(x)/2]}, "the first half of the file"
+	s, err := EvalHalf(x, o.Methods, d)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprint(o.Log, s)
+	return &EvalReport{Half: s}, fsutil.WriteBytes(filepath.Join(o.Out, HalfFile), o.Force, []byte(s))
+}
+
+// EvalHalf returns the table of the half-file log-loss of each method of
+// spec (defaults d): learn on x's first half, freeze, and average −log2 P
+// on the second half (compress.HalfLogLoss), in bits/symbol.
+func EvalHalf(x []byte, spec string, d methods.Defaults) (string, error) {
+	built, err := methods.Build(spec, d)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Begleiter, El-Yaniv and Yona (2004) protocol: learn x[1..%d], freeze, test x[%d..%d]\n", len(x)/2, len(x)/2+1, len(x))
+	fmt.Fprintf(&b, "%-36s %14s  %s\n", "method", "bits/symbol", "frozen")
+	for _, bm := range built {
+		bits, frozen, err := compress.HalfLogLoss(bm.Predictor, x)
+		if err != nil {
+			return "", err
+		}
+		note := "yes"
+		if !frozen {
+			note = "no: this method cannot freeze and kept learning"
+		}
+		fmt.Fprintf(&b, "%-36s %14.4f  %s\n", bm.Predictor.Name(), bits, note)
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,93 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/symbols"
+	"github.com/vomc/vomc/methods"
+	"github.com/vomc/vomc/source"
+)
+
+// TestRunEval evaluates a data set and a file (windows and the half-file
+// protocol) and checks the report, the outputs and the refusals.
+func TestRunEval(t *testing.T) {
+	dir := t.TempDir()
+	p := func(s string) string { return filepath.Join(dir, s) }
+	ds, err := dataset.Build(dataset.Config{Prior: source.PaperPrior(2), K: 10, NK: 64, N: 32, Fresh: true, Seed: 1}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Write(p("ds"), false); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	o := EvalOptions{Data: p("ds"), Methods: "ctw,kn", Out: p("ev"), Export: p("exp"), Workers: 2, Log: &log}
+	rep, err := RunEval(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Result.Windows != 20 || len(rep.Exported) != 2 || rep.Result.Labels["warning"] == "" {
+		t.Errorf("result %d windows, exported %v, labels %v", rep.Result.Windows, rep.Exported, rep.Result.Labels)
+	}
+	for _, s := range []string{"data set " + p("ds") + ": 20 windows of N=32, A=3", "2 per tree", "tuning KN's δ on the 20 evaluated windows", "wrote " + p("ev") + "/{", "exported "} {
+		if !strings.Contains(log.String(), s) {
+			t.Errorf("report lacks %q:\n%s", s, log.String())
+		}
+	}
+	if _, err := RunEval(context.Background(), o); !errors.Is(err, fsutil.ErrExists) {
+		t.Errorf("existing outputs: %v", err)
+	}
+	os.WriteFile(p("x.txt"), []byte(strings.Repeat("abcab", 40)), 0o644)
+	f := EvalOptions{File: p("x.txt"), Mode: symbols.Text, N: 50, D: 2, Lambda: 0.15, Alpha: 0.5, Methods: "ctw,unigram", Out: p("evf"), Workers: 1}
+	if rep, err := RunEval(context.Background(), f); err != nil || rep.Result.Windows != 4 {
+		t.Errorf("file: %v", err)
+	}
+	f.Half, f.Out = true, p("half")
+	if rep, err := RunEval(context.Background(), f); err != nil || !strings.Contains(rep.Half, "bits/symbol") {
+		t.Errorf("half: %v", err)
+	} else if b, _ := os.ReadFile(filepath.Join(p("half"), HalfFile)); string(b) != rep.Half {
+		t.Errorf("%s differs from the report", HalfFile)
+	}
+	f.Half, f.N, f.Out = false, 1000, p("evn")
+	if _, err := RunEval(context.Background(), f); err == nil || !strings.Contains(err.Error(), "outside 0..200") {
+		t.Errorf("window longer than the file: %v", err)
+	}
+	refuse := func(string, int64) error { return errors.New("refused") }
+	if err := CheckEvalMemory(p("ds"), "", "ctw", 1, refuse); err == nil {
+		t.Error("CheckEvalMemory ignored the refusal")
+	}
+}
+
+func TestEvalHalf(t *testing.T) {
+	x := []byte(strings.Repeat("\x00\x01\x01", 100))
+	s, err := EvalHalf(x, "ctw,unigram", methods.Defaults{A: 2, D: 2, Lambda: 0.5, Alpha: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[0], "learn x[1..150], freeze, test x[151..300]") {
+		t.Errorf("table:\n%s", s)
+	}
+	if _, err := EvalHalf(x, "nope", methods.Defaults{A: 2}); err == nil {
+		t.Error("an unknown method accepted")
+	}
+}
+
+func TestSharedTreesWarningLib(t *testing.T) {
+	for _, c := range []struct {
+		NK   int
+		want string
+	}{{256, ""}, {1024, "40 windows come from 10 trees (4 per tree)"}} {
+		w := SharedTreesWarning(dataset.Config{K: 10, NK: c.NK, N: 256})
+		if (c.want == "") != (w == "") || !strings.Contains(w, c.want) {
+			t.Errorf("NK=%d: %q", c.NK, w)
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package plot
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/internal/fsutil"
+)
+
+// LossFiles asks for the loss figure (LossVsPosition) of a saved
+// evaluation in one or more files.
+type LossFiles struct {
+	// Options are the drawing options; Smooth 0 is max(1, N/100) here.
+	Options
+	// NoExcess omits the excess panel, which is otherwise drawn when the
+	// result has more than one method.
+	NoExcess bool
+	// Width and Height are the figure size in inches.
+	Width, Height float64
+	// Force allows replacing existing files.
+	Force bool
+	// Log receives a "wrote PATH" line per file written, Warn the stale
+	// temporaries removed next to the outputs (nil: not reported).
+	Log, Warn io.Writer
+}
+
+// SaveLossFiles checks that every path can be written (nothing is drawn
+// otherwise), loads the evaluation JSON in result and draws it to each
+// path in the format its extension names (.png, .svg, .pdf).
+func SaveLossFiles(result string, paths []string, f LossFiles) error {
+	if err := fsutil.CheckOutputs(f.Warn, f.Force, paths...); err != nil {
+		return err
+	}
+	res, err := eval.LoadJSONFile(result)
+	if err != nil {
+		return err
+	}
+	opts := f.Options
+	if opts.Smooth == 0 {
+		opts.Smooth = max(1, res.N/100)
+	}
+	opts.Excess = !f.NoExcess && len(res.Methods) > 1
+	fig, err := LossVsPosition(res, opts)
+	if err != nil {
+		return err
+	}
+	for _, path := range paths {
+		if !f.Force {
+			if err := fsutil.CheckNew(path); err != nil {
+				return err
+			}
+		}
+		if err := fig.Save(path, Length(f.Width)*Inch, Length(f.Height)*Inch); err != nil {
+			return err
+		}
+		if f.Log != nil {
+			fmt.Fprintf(f.Log, "wrote %s\n", path)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,184 @@
+package reproduce
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/vomc/vomc/transformer/trainrun"
+)
+
+// Layered builds an effective configuration: the preset, then the JSON
+// file (if not empty), then the key=value overrides in order; the result
+// is validated.
+func Layered(preset, file string, sets []string) (Config, error) {
+	cfg, err := Preset(preset)
+	if err != nil {
+		return cfg, err
+	}
+	if file != "" {
+		if err := cfg.LoadFile(file); err != nil {
+			return cfg, err
+		}
+	}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok {
+			return cfg, fmt.Errorf("%q: want key=value", s)
+		}
+		if err := cfg.Set(k, v); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, cfg.Validate()
+}
+
+// ParseStageList splits a comma-separated list of stage names (or "all");
+// an empty name is an error.
+func ParseStageList(s string) ([]string, error) {
+	var names []string
+	for _, n := range strings.Split(s, ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			return nil, fmt.Errorf("%q: empty stage name", s)
+		}
+		names = append(names, n)
+	}
+	return names, nil
+}
+
+// Command is one invocation of the study: list its stages (List), write
+// a Slurm submission (Slurm.Dir set), run one stage (Stage), or run the
+// whole study (after printing the configuration and the cost estimate;
+// Dry stops there). Options.Torch is the engine when Config.Engine is
+// torch.
+type Command struct {
+	Config  Config
+	Options Options
+	List    bool
+	Slurm   SlurmOptions
+	Stage   string
+	Dry     bool
+	// Stdout receives the report, Stderr warnings (nil: discarded).
+	Stdout, Stderr io.Writer
+}
+
+// Execute runs the command.
+func (c Command) Execute(ctx context.Context) error {
+	if c.Stdout == nil {
+		c.Stdout = io.Discard
+	}
+	if c.Stderr == nil {
+		c.Stderr = io.Discard
+	}
+	switch {
+	case c.List:
+		return WriteStages(c.Stdout, c.Config, c.Options)
+	case c.Slurm.Dir != "":
+		return c.writeSlurm()
+	case c.Stage != "":
+		return c.runStage(ctx)
+	}
+	return c.runAll(ctx)
+}
+
+// WriteStages writes the stage graph to w, with each stage's job kind,
+// state under opts.Out and dependencies.
+func WriteStages(w io.Writer, cfg Config, opts Options) error {
+	g, err := Graph(cfg, opts)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "#\tstage\tjob\tstate\tdepends on\n")
+	for i, s := range g {
+		deps := strings.Join(s.Deps, ",")
+		if deps == "" {
+			deps = "-"
+		} else if len(s.Deps) == i && i > 2 {
+			deps = fmt.Sprintf("(all %d stages above)", i)
+		}
+		state := s.State
+		if s.Note != "" {
+			state += " (" + s.Note + ")"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, s.Name, s.Kind, state, deps)
+	}
+	return tw.Flush()
+}
+
+// writeSlurm writes the Slurm submission (the tasks run this binary
+// unless c.Slurm.Vomc names one) and says how to submit it.
+func (c Command) writeSlurm() error {
+	so := c.Slurm
+	if so.Vomc == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("cannot find this binary (%v): name the vomc binary the tasks run", err)
+		}
+		so.Vomc = exe
+		if strings.Contains(exe, "go-build") {
+			fmt.Fprintf(c.Stderr, "warning: %s is a temporary binary of go run; build vomc (go build -o PATH ./cmd/vomc) and pass --slurm-vomc PATH\n", exe)
+		}
+	}
+	sub, err := WriteSlurm(c.Config, c.Options, so)
+	if err != nil {
+		return err
+	}
+	for _, j := range sub.Jobs {
+		fmt.Fprintf(c.Stdout, "%-8s %2d stage(s)  %s\n", j.Kind, len(j.Stages), j.Script)
+	}
+	fmt.Fprintf(c.Stdout, "configuration: %s\nsubmit with:   %s [extra sbatch arguments]\n", sub.Config, sub.Submit)
+	return nil
+}
+
+// runStage runs c.Stage (RunStage) and reports it.
+func (c Command) runStage(ctx context.Context) error {
+	res, err := RunStage(ctx, c.Config, c.Options, c.Stage)
+	if err != nil {
+		return err
+	}
+	what := "ran"
+	if len(res.Ran) == 0 {
+		what = "done already:"
+	}
+	fmt.Fprintf(c.Stdout, "%s stage %s in %s\n", what, c.Stage, res.Elapsed.Round(time.Millisecond))
+	if res.Report != "" {
+		fmt.Fprintf(c.Stdout, "report: %s\n", res.Report)
+	}
+	return nil
+}
+
+// runAll prints the configuration and the estimated cost and, unless Dry,
+// checks the torch engine and runs the study (Run).
+func (c Command) runAll(ctx context.Context) error {
+	cfg, w := c.Config, c.Stdout
+	fmt.Fprintf(w, "effective configuration:\n%s\n", cfg.JSON())
+	fmt.Fprintf(w, "%d transformers × %d seed(s), ≤ %.3gM training tokens each; estimated training time on a 2-core AVX-512 machine: %.2f h\n",
+		len(cfg.Models()), cfg.NumSeeds(), cfg.TrainTokens()/1e6, cfg.EstimateHours())
+	tor := c.Options.Torch
+	if cfg.Engine == trainrun.EngineTorch && tor != nil {
+		fmt.Fprintf(w, "engine torch (device %s): the estimate above is the Go engine's; see README, Training on a GPU\n", tor.Device)
+	}
+	if c.Dry {
+		return nil
+	}
+	if cfg.Engine == trainrun.EngineTorch && tor != nil {
+		if _, err := tor.Check(); err != nil { // before any stage runs
+			return err
+		}
+	}
+	res, err := Run(ctx, cfg, c.Options)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w\ninterrupted: run the same command again to resume", err)
+		}
+		return err
+	}
+	fmt.Fprintf(w, "ran %d stages, %d cached, in %s\nreport: %s\nfigures: %s\n", len(res.Ran), len(res.Skipped),
+		res.Elapsed.Round(1e9), res.Report, strings.Join(res.Figures, " "))
+	return nil
+}

@@ -1,0 +1,164 @@
+// Package treefile does the work of `vomc tree` and `vomc generate` on
+// context-tree files: sampling a tree from a prior, reading, printing and
+// drawing tree files, and generating symbols from one, each after checking
+// its outputs and its memory estimate (package memest).
+package treefile
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/memest"
+	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/source/draw"
+)
+
+// Options are the outputs of Sample and Show and how they report.
+type Options struct {
+	// Outs are the files the tree is written to, in the format each
+	// extension names (draw.Save).
+	Outs  []string
+	Force bool // replace existing outputs
+	// Log receives the tree's leaves and a line per file written; Warn
+	// the stale temporaries removed next to the outputs (nil: discarded).
+	Log, Warn io.Writer
+	// Memory, if set, refuses work whose estimated peak memory (bytes)
+	// exceeds what is available; what names the work.
+	Memory func(what string, est int64) error
+}
+
+// Sample checks the outputs, validates pr, checks the memory estimate of
+// sampling from it (memest.Sample), samples a tree with seed, prints it
+// (Print) and writes it to every output.
+func Sample(pr source.Prior, seed uint64, o Options) (*source.Tree, error) {
+	if err := fsutil.CheckOutputs(o.Warn, o.Force, o.Outs...); err != nil {
+		return nil, err
+	}
+	if err := pr.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Memory != nil {
+		if err := o.Memory(fmt.Sprintf("a tree with A=%d, D=%v, λ=%g (%.3g nodes expected)", pr.A, pr.Depths, pr.Lambda, pr.ExpectedNodes()), memest.Sample(pr)); err != nil {
+			return nil, err
+		}
+	}
+	t, err := pr.Sample(source.RNG(seed, 0))
+	if err != nil {
+		return nil, err
+	}
+	return t, o.output(t)
+}
+
+// Show checks the outputs, reads the tree file path (Read), prints it and
+// writes it to every output.
+func Show(path string, o Options) (*source.Tree, error) {
+	if err := fsutil.CheckOutputs(o.Warn, o.Force, o.Outs...); err != nil {
+		return nil, err
+	}
+	t, err := Read(path)
+	if err != nil {
+		return nil, err
+	}
+	return t, o.output(t)
+}
+
+// output prints t on o.Log and writes it to o.Outs.
+func (o Options) output(t *source.Tree) error {
+	log := o.Log
+	if log == nil {
+		log = io.Discard
+	}
+	Print(log, t)
+	for _, p := range o.Outs {
+		if err := draw.Save(t, p, o.Force); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "wrote %s\n", p)
+	}
+	return nil
+}
+
+// Read reads a tree from a JSON file; errors of the content name the file.
+func Read(path string) (*source.Tree, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := source.ReadTreeJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// Print writes a summary line of t and every leaf: its suffix (oldest
+// symbol first) and its next-symbol distribution (ProbString).
+func Print(w io.Writer, t *source.Tree) {
+	fmt.Fprintf(w, "context tree: A=%d, max depth D=%d, %d leaves, actual depth %d\n", t.A, t.D, t.NumLeaves(), t.Depth())
+	for _, lf := range t.Leaves() {
+		fmt.Fprintf(w, "  leaf %-14s p = %s\n", source.FormatSuffix(lf.Suffix, t.A), ProbString(lf.P))
+	}
+}
+
+// ProbString formats a distribution as [p0 p1 …] with 3 decimals.
+func ProbString(p []float64) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, v := range p {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.FormatFloat(v, 'f', 3, 64))
+	}
+	return b.String() + "]"
+}
+
+// Generation asks for n symbols from the tree in the file Tree.
+type Generation struct {
+	Tree string
+	N    int64
+	Seed uint64
+	// Raw writes one byte per symbol instead of text (source.Stream).
+	Raw bool
+	// Out is the output file, written atomically (replaced only with
+	// Force); "" writes to Stdout.
+	Out    string
+	Force  bool
+	Stdout io.Writer
+	Warn   io.Writer // stale temporaries removed next to Out
+	Memory func(what string, est int64) error
+}
+
+// Generate checks the output, reads the tree, checks that text output has
+// a character for every symbol and the memory estimate (memest.Generate),
+// and streams g.N symbols from the dummy context (source.Stream).
+func Generate(g Generation) error {
+	if g.N < 0 {
+		return fmt.Errorf("%d symbols: a negative count", g.N)
+	}
+	if err := fsutil.CheckOutputs(g.Warn, g.Force, g.Out); err != nil {
+		return err
+	}
+	t, err := Read(g.Tree)
+	if err != nil {
+		return err
+	}
+	if !g.Raw && t.A > len(source.TextDigits) {
+		return fmt.Errorf("A=%d is too large for text output (at most %d symbols have a character); write raw bytes", t.A, len(source.TextDigits))
+	}
+	if g.Memory != nil {
+		if err := g.Memory(fmt.Sprintf("generating from a tree with %d leaves", t.NumLeaves()), memest.Generate(t)); err != nil {
+			return err
+		}
+	}
+	write := func(w io.Writer) error { return source.Stream(w, t, g.Seed, g.N, g.Raw) }
+	if g.Out == "" {
+		return write(g.Stdout)
+	}
+	return fsutil.WriteFile(g.Out, g.Force, write)
+}
