@@ -14,6 +14,7 @@ import (
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/transformer"
 )
@@ -47,6 +48,9 @@ type RunConfig struct {
 	Null              attnmap.NullOptions
 	Workers           int
 	Progress          func(done, total int)
+	// Bar, when not nil and Progress is nil, receives a progress bar of
+	// the snapshots.
+	Bar io.Writer
 }
 
 // Result is a measured run.
@@ -68,6 +72,11 @@ func Run(cfg RunConfig) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Bar != nil && cfg.Progress == nil {
+		bar := progress.New(cfg.Bar, "snapshots", len(snaps)).DelayStart(0)
+		defer bar.Done()
+		cfg.Progress = func(done, _ int) { bar.Set(done) }
+	}
 	ds, err := dataset.Read(cfg.Data)
 	if err != nil {
 		return nil, err
@@ -82,25 +91,9 @@ func Run(cfg RunConfig) (*Result, error) {
 	}
 	probe := all[:nw]
 	d := methods.DefaultsFor(ds.Config().Prior)
-	d.Tune, d.TuneNote = probe, "the probe windows"
-	if cfg.Train != "" {
-		tds, err := dataset.ReadWindows(cfg.Train)
-		if err != nil {
-			return nil, err
-		}
-		d.Tune, d.TuneNote = experiment.Windows(tds), "the windows of "+cfg.Train
-	}
-	spec := cfg.Methods
-	if spec == "" {
-		spec = DefaultMethods(d.D)
-	}
-	built, err := methods.Build(spec, d)
+	refs, err := references(cfg, d, probe)
 	if err != nil {
 		return nil, err
-	}
-	var refs []Reference
-	for _, b := range built {
-		refs = append(refs, Reference{Name: b.Predictor.Name(), P: b.Predictor})
 	}
 	load := func(s Snapshot) (Model, error) {
 		m, err := transformer.LoadSafetensors(s.Path)
@@ -126,6 +119,33 @@ func Run(cfg RunConfig) (*Result, error) {
 	return r, nil
 }
 
+// references are the reference predictors of cfg.Methods (empty:
+// DefaultMethods of the data's prior, whose defaults are d), Kneser–Ney
+// tuned on the windows of cfg.Train or else on the probe windows.
+func references(cfg RunConfig, d methods.Defaults, probe [][]byte) ([]Reference, error) {
+	d.Tune, d.TuneNote = probe, "the probe windows"
+	if cfg.Train != "" {
+		tds, err := dataset.ReadWindows(cfg.Train)
+		if err != nil {
+			return nil, err
+		}
+		d.Tune, d.TuneNote = experiment.Windows(tds), "the windows of "+cfg.Train
+	}
+	spec := cfg.Methods
+	if spec == "" {
+		spec = DefaultMethods(d.D)
+	}
+	built, err := methods.Build(spec, d)
+	if err != nil {
+		return nil, err
+	}
+	var refs []Reference
+	for _, b := range built {
+		refs = append(refs, Reference{Name: b.Predictor.Name(), P: b.Predictor})
+	}
+	return refs, nil
+}
+
 // excessIndex is the index of the excess reference (see Options.Excess):
 // the one named name, or with name empty the first whose name starts with
 // "CTW", else 0; −1 when a given name is missing.
@@ -143,6 +163,27 @@ func excessIndex(refs []Reference, name string) int {
 
 // Files are the files Write writes.
 var Files = struct{ JSON, CSV, Phases, PNG, SVG string }{"dynamics.json", "dynamics.csv", "phases.txt", "dynamics.png", "dynamics.svg"}
+
+// FileNames are the files Write writes, in order.
+func FileNames() []string {
+	return []string{Files.JSON, Files.CSV, Files.Phases, Files.PNG, Files.SVG}
+}
+
+// ExistingOutput is the path of the first of Write's files that exists in
+// dir, or "" when none does.
+func ExistingOutput(dir string) string {
+	for _, f := range FileNames() {
+		if p := filepath.Join(dir, f); fileExists(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
 
 // Write writes the result into dir: dynamics.json (everything),
 // dynamics.csv (one row per snapshot: step, loss, excess with intervals,

@@ -24,11 +24,8 @@ var trainContext = context.Background
 // trainStepHook, when set (by tests), is called after every training step.
 var trainStepHook func(step int)
 
-// loadResume checks that only the flags in allowed were given with
-// --resume and reads the checkpoint of the run in dir and its data
-// (trainrun.Load). A checkpoint without a checksum is refused unless
-// allowUnverified.
-func loadResume(fs *flag.FlagSet, allowed map[string]bool, dir, data, valDir string, allowUnverified bool) (c *transformer.Checkpoint, train, val transformer.Windows, err error) {
+// checkResumeFlags refuses, with --resume, the flags not in allowed.
+func checkResumeFlags(fs *flag.FlagSet, allowed map[string]bool) error {
 	var bad []string
 	fs.Visit(func(f *flag.Flag) {
 		if !allowed[f.Name] {
@@ -36,7 +33,18 @@ func loadResume(fs *flag.FlagSet, allowed map[string]bool, dir, data, valDir str
 		}
 	})
 	if len(bad) > 0 {
-		return nil, nil, nil, usagef("%s cannot be changed when resuming (the run's settings are in its checkpoint)", strings.Join(bad, ", "))
+		return usagef("%s cannot be changed when resuming (the run's settings are in its checkpoint)", strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+// loadResume checks that only the flags in allowed were given with
+// --resume and reads the checkpoint of the run in dir and its data
+// (trainrun.Load). A checkpoint without a checksum is refused unless
+// allowUnverified.
+func loadResume(fs *flag.FlagSet, allowed map[string]bool, dir, data, valDir string, allowUnverified bool) (c *transformer.Checkpoint, train, val transformer.Windows, err error) {
+	if err := checkResumeFlags(fs, allowed); err != nil {
+		return nil, nil, nil, err
 	}
 	c, train, val, err = trainrun.Load(dir, data, valDir, allowUnverified)
 	if errors.Is(err, transformer.ErrNoChecksum) {
@@ -56,12 +64,7 @@ func trainData(meta map[string]string) (train, val transformer.Windows, A int, e
 
 // checkRunDir is trainrun.CheckDir, saying how to go on.
 func checkRunDir(dir string, force bool) error {
-	err := trainrun.CheckDir(dir, force)
-	var he *trainrun.HeldError
-	if errors.As(err, &he) {
-		return fmt.Errorf("%v: continue it with --resume, or start afresh with --force", err)
-	}
-	return err
+	return runError(trainrun.CheckDir(dir, force), "", dir)
 }
 
 // runOptions are the driver's settings of a CLI run in dir: log and
@@ -79,34 +82,35 @@ func runOptions(dir string, meta map[string]string, ckptEvery int) trainrun.Opti
 // where it continues.
 func resumeRun[A any, M transformer.Trainable[A]](tr *transformer.TrainerOf[A, M], opts trainrun.Options) (*trainrun.Run[A, M], error) {
 	r, err := trainrun.Resume(tr, opts)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		trainrun.SayResume(os.Stdout, opts.Dir, tr)
 	}
-	if tr.Done() {
-		fmt.Printf("the run in %s had finished at step %d; writing its outputs again\n", opts.Dir, tr.Step)
-	} else {
-		fmt.Printf("resuming %s at step %d (epoch %d, window %d of %d)\n", opts.Dir, tr.Step, tr.Epoch+1, tr.Index, tr.Train.Windows())
-	}
-	return r, nil
+	return r, err
 }
 
 // runTrainer runs r to its end, Ctrl-C cancelling it (the driver saves the
-// checkpoint), and turns an interruption or a divergence into an error
-// that says how to go on ('vomc cmd --out dir --resume', a lower --lr).
+// checkpoint), with runError's advice.
 func runTrainer[A any, M transformer.Trainable[A]](r *trainrun.Run[A, M], cmd string) error {
 	ctx, stop := signal.NotifyContext(trainContext(), os.Interrupt)
 	defer stop()
-	err := r.Run(ctx)
+	return runError(trainrun.RunToEnd(ctx, r), cmd, r.Dir)
+}
+
+// runError turns an interruption, a divergence or a held run directory
+// into an error that says how to go on ('vomc cmd --out dir --resume', a
+// lower --lr, --resume or --force).
+func runError(err error, cmd, dir string) error {
 	var ie *trainrun.InterruptedError
-	var de *transformer.DivergedError
+	var de *trainrun.DivergedError
+	var he *trainrun.HeldError
 	switch {
 	case errors.As(err, &ie):
-		return fmt.Errorf("interrupted at step %d; checkpoint saved, continue with 'vomc %s --out %s --resume'", ie.Step, cmd, r.Dir)
+		return fmt.Errorf("interrupted at step %d; checkpoint saved, continue with 'vomc %s --out %s --resume'", ie.Step, cmd, dir)
 	case errors.As(err, &de):
-		// The checkpoint on disk is from before the divergence; it is
-		// not overwritten.
 		return fmt.Errorf("%v; lower --lr (now %g) and train afresh (--force); the last good checkpoint is %s (step %d)",
-			strings.TrimPrefix(err.Error(), "transformer: "), r.Trainer.Cfg.LR, r.CheckpointPath(), r.LastCheckpoint)
+			strings.TrimPrefix(de.Err.Error(), "transformer: "), de.LR, de.Checkpoint, de.Step)
+	case errors.As(err, &he):
+		return fmt.Errorf("%v: continue it with --resume, or start afresh with --force", err)
 	}
 	return err
 }

@@ -1,0 +1,164 @@
+package perf
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/vomc/vomc/internal/sysmem"
+	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/kernels"
+	"github.com/vomc/vomc/transformer/trainrun"
+)
+
+// 'vomc bench train' as a library call: the training throughput of
+// configurations on an engine (trainrun.GoEngine or a *trainrun.Torch)
+// chosen once by the caller.
+
+// ConfigError is a configuration list that cannot be read.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// ParseTrainBenches reads a comma-separated list of configurations
+// (ParseTrainBench; an unreadable one or a batch above
+// transformer.MaxBatch is a *ConfigError) and, for the Go engine, refuses
+// one whose training memory exceeds the memory available.
+func ParseTrainBenches(list string, eng trainrun.Engine) ([]TrainBench, error) {
+	var bs []TrainBench
+	for _, c := range strings.Split(list, ",") {
+		b, err := ParseTrainBench(strings.TrimSpace(c))
+		if err != nil {
+			return nil, &ConfigError{err}
+		}
+		if b.Batch > transformer.MaxBatch {
+			return nil, &ConfigError{fmt.Errorf("configuration %q: batch %d above %d", c, b.Batch, transformer.MaxBatch)}
+		}
+		if eng.EngineName() == trainrun.EngineGo {
+			if err := sysmem.Check(b.Model.TrainingBytes(b.Batch, b.Model.Context), fmt.Sprintf("configuration %q", c)); err != nil {
+				return nil, err
+			}
+		}
+		bs = append(bs, b)
+	}
+	return bs, nil
+}
+
+// EngineBenchOptions are the settings of BenchEngine: Steps timed steps
+// after Warmup untimed ones; the Go engine's Threads (GOMAXPROCS) and Seed
+// (initialisation and windows); with Plain, the torch engine also times a
+// plain eager float32 PyTorch loop.
+type EngineBenchOptions struct {
+	Steps, Warmup, Threads int
+	Seed                   uint64
+	Plain                  bool
+}
+
+// TorchTrainRow is the torch engine's reports of one configuration.
+type TorchTrainRow struct {
+	Config  string                `json:"config"`
+	Model   transformer.Config    `json:"model"`
+	Reports []trainrun.TorchBench `json:"reports"`
+}
+
+// EngineBench is the result of BenchEngine: the Go engine's reports, or
+// the torch engine's environment (Env not nil) and rows.
+type EngineBench struct {
+	Go    []*TrainReport
+	Env   *trainrun.TorchEnv
+	Torch []TorchTrainRow
+}
+
+// BenchEngine times training steps of each configuration with eng.
+func BenchEngine(ctx context.Context, eng trainrun.Engine, bs []TrainBench, o EngineBenchOptions) (*EngineBench, error) {
+	if t, ok := eng.(*trainrun.Torch); ok {
+		env, err := t.Check()
+		if err != nil {
+			return nil, err
+		}
+		r := &EngineBench{Env: env}
+		for _, b := range bs {
+			reps, err := t.Bench(ctx, b.Model, b.Batch, o.Steps, o.Warmup, o.Plain)
+			if err != nil {
+				return nil, err
+			}
+			r.Torch = append(r.Torch, TorchTrainRow{b.Name, b.Model, reps})
+		}
+		return r, nil
+	}
+	prev := runtime.GOMAXPROCS(o.Threads)
+	defer runtime.GOMAXPROCS(prev)
+	r := &EngineBench{}
+	for _, b := range bs {
+		rep, err := BenchTrain(b, o.Steps, o.Warmup, o.Seed)
+		if err != nil {
+			return nil, err
+		}
+		r.Go = append(r.Go, rep)
+	}
+	return r, nil
+}
+
+// Write prints the reports as indented JSON (asJSON) or as a table headed
+// by the machine (Go engine) or the torch engine's environment.
+func (r *EngineBench) Write(w io.Writer, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if r.Env != nil {
+			return enc.Encode(r.Torch)
+		}
+		return enc.Encode(r.Go)
+	}
+	if r.Env == nil {
+		fmt.Fprintf(w, "%s/%s, %s, %d CPUs, kernel set %s\n", runtime.GOOS, runtime.GOARCH, runtime.Version(), runtime.NumCPU(), kernels.Active())
+		WriteTrainReports(w, r.Go)
+		return nil
+	}
+	dev := r.Env.Device
+	if r.Env.GPU != "" {
+		dev += " (" + r.Env.GPU + ")"
+	}
+	fmt.Fprintf(w, "torch engine: Python %s, torch %s, device %s\n", r.Env.PythonVersion, r.Env.Torch, dev)
+	fmt.Fprintf(w, "training throughput (forward + backward + clipping + AdamW), random windows\n")
+	fmt.Fprintf(w, "%-6s %-34s %5s %9s %-7s %11s %12s  %s\n", "config", "model", "batch", "params", "mode", "step (mean)", "tokens/s", "features")
+	for _, row := range r.Torch {
+		c := row.Model
+		model := fmt.Sprintf("L=%d H=%v E=%d N=%d A=%d", c.Layers, c.Heads, c.Embed, c.Context, c.Alphabet)
+		for _, rep := range row.Reports {
+			fmt.Fprintf(w, "%-6s %-34s %5d %9d %-7s %11s %12.0f  %s\n", row.Config, model, rep.Batch, rep.Params, rep.Mode,
+				time.Duration(rep.MeanStep*float64(time.Second)).Round(time.Millisecond), rep.TokensPerSec, features(rep.Features))
+		}
+		if len(row.Reports) == 2 && row.Reports[1].TokensPerSec > 0 {
+			fmt.Fprintf(w, "%-6s engine / plain eager float32: %.2f×\n", row.Config, row.Reports[0].TokensPerSec/row.Reports[1].TokensPerSec)
+		}
+	}
+	return nil
+}
+
+// features lists the speed features a torch report used.
+func features(f map[string]any) string {
+	var on []string
+	for _, k := range []string{"amp", "sdpa", "tf32", "fused_adamw", "compile", "pinned_batches"} {
+		switch v := f[k].(type) {
+		case bool:
+			if v {
+				on = append(on, k)
+			}
+		case string:
+			if v != "" && v != "off" {
+				on = append(on, k+"="+v)
+			}
+		}
+	}
+	if len(on) == 0 {
+		return "none (float32, explicit attention)"
+	}
+	return strings.Join(on, ",")
+}

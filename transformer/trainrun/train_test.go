@@ -1,0 +1,182 @@
+package trainrun
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/vomc/vomc/transformer"
+)
+
+// trainOptions are the options of a tiny Go-engine run on the data set
+// of meta in dir.
+func trainOptions(meta map[string]string, dir string) TrainOptions {
+	tc := transformer.DefaultTrainConfig()
+	tc.BatchSize, tc.Epochs, tc.LogEvery, tc.WarmupSteps, tc.MaxSteps, tc.Seed = 4, 2, 1, 1, 6, 1
+	return TrainOptions{Dir: dir, Data: DataSpec{Data: meta["data"], ValFrac: 0.25, N: 8}, Train: tc, CheckpointEvery: 2,
+		Model: ModelOptions{Layers: 1, Heads: "2", Embed: 8, FeedForward: true, LayerNorm: true,
+			Activation: transformer.GELU, Positional: transformer.Learned}}
+}
+
+// TestTrainOptionErrors: a bad setting is refused with an *OptionError
+// naming it (and no flag), before the run directory is created.
+func TestTrainOptionErrors(t *testing.T) {
+	meta := testData(t, "0", "")
+	dir := filepath.Join(t.TempDir(), "run")
+	for _, tc := range []struct {
+		name   string
+		change func(o *TrainOptions)
+		option string
+		text   string
+	}{
+		{"no data", func(o *TrainOptions) { o.Data.Data = "" }, "data", "data DIR is required"},
+		{"lr", func(o *TrainOptions) { o.Train.LR = math.NaN() }, "lr", "lr: learning rate NaN"},
+		{"batch", func(o *TrainOptions) { o.Train.BatchSize = 0 }, "batch_size", "batch_size: batch size 0"},
+		{"layers", func(o *TrainOptions) { o.Model.Layers = 100000 }, "layers", "layers 100000 outside 0..1024"},
+		{"embed", func(o *TrainOptions) { o.Model.Embed = 0 }, "embed", "embed 0 outside 1..65536"},
+		{"arch", func(o *TrainOptions) { o.Model.Arch = "gru" }, "arch", `arch "gru": want transformer or lstm`},
+		{"lstm", func(o *TrainOptions) { o.Model.Arch, o.Model.Layers = ArchLSTM, 0 }, "arch", "lstm needs layers ≥ 1 and hidden ≥ 1 (got 0, 8)"},
+		{"heads", func(o *TrainOptions) { o.Model.Heads = "x" }, "heads", `heads "x": want positive integers`},
+		{"val frac", func(o *TrainOptions) { o.Data.ValFrac = 1 }, "val_frac", "val_frac 1 outside [0, 1)"},
+		{"N", func(o *TrainOptions) { o.Data.N = -1 }, "N", "N -1 is negative"},
+		{"window", func(o *TrainOptions) { o.Data.N = 1000 }, "", "window"},
+		{"config", func(o *TrainOptions) { o.Model.Activation = "tanh" }, "", "tanh"},
+		{"checkpoint", func(o *TrainOptions) { o.CheckpointEvery = -1 }, "checkpoint_every", "checkpoint_every -1 is negative"},
+	} {
+		o := trainOptions(meta, dir)
+		tc.change(&o)
+		_, err := Train(context.Background(), GoEngine{}, o)
+		var oe *OptionError
+		if !errors.As(err, &oe) || oe.Option != tc.option || !strings.Contains(err.Error(), tc.text) || strings.Contains(err.Error(), "--") {
+			t.Errorf("%s: error %v, want an OptionError %q containing %q", tc.name, err, tc.option, tc.text)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s: the run directory was created", tc.name)
+		}
+	}
+}
+
+func TestParseHeads(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		L    int
+		want []int
+	}{
+		{"8", 3, []int{8, 8, 8}}, {"2, 1", 2, []int{2, 1}}, {"4", 0, []int{}}, {"0", 1, nil}, {"2,1", 3, nil}, {"a", 1, nil},
+	} {
+		hs, err := ParseHeads(tc.s, tc.L)
+		if tc.want == nil {
+			if err == nil {
+				t.Errorf("%q, L=%d: %v accepted", tc.s, tc.L, hs)
+			}
+			continue
+		}
+		if err != nil || len(hs) != len(tc.want) || len(hs) > 0 && !reflect.DeepEqual(hs, tc.want) {
+			t.Errorf("%q, L=%d: %v, %v, want %v", tc.s, tc.L, hs, err, tc.want)
+		}
+	}
+}
+
+func TestNewEngine(t *testing.T) {
+	tor := &Torch{}
+	for _, tc := range []struct {
+		name string
+		want Engine
+	}{{EngineGo, GoEngine{}}, {EngineTorch, tor}, {"jax", nil}} {
+		e, err := NewEngine(tc.name, tor)
+		if e != tc.want || (err == nil) != (tc.want != nil) {
+			t.Errorf("%q: %v, %v", tc.name, e, err)
+		}
+		if e != nil && e.EngineName() != tc.name {
+			t.Errorf("%q: engine named %q", tc.name, e.EngineName())
+		}
+	}
+}
+
+// TestTrainInterruptResume: a Go-engine run interrupted by its context
+// resumes to the same model as an uninterrupted one; a held directory is
+// refused unless Force; the summary and the messages describe the run.
+func TestTrainInterruptResume(t *testing.T) {
+	meta := testData(t, "0", "")
+	base := t.TempDir()
+	ref := trainOptions(meta, filepath.Join(base, "ref"))
+	var out bytes.Buffer
+	ref.Out = &out
+	s, err := Train(context.Background(), GoEngine{}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Engine != EngineGo || s.Step != 6 || s.MaxSteps != 6 || !s.HasValidation() || !strings.Contains(out.String(), "training memory ≈") {
+		t.Fatalf("summary %+v, output %q", s, out.String())
+	}
+	if _, err := Train(context.Background(), GoEngine{}, ref); !errors.As(err, new(*HeldError)) {
+		t.Fatalf("held directory: %v", err)
+	}
+
+	o := trainOptions(meta, filepath.Join(base, "run"))
+	ctx, cancel := context.WithCancel(context.Background())
+	o.OnStep = func(step int) {
+		if step == 3 {
+			cancel()
+		}
+	}
+	_, err = Train(ctx, GoEngine{}, o)
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || ie.Step != 3 {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	out.Reset()
+	r := TrainOptions{Dir: o.Dir, Resume: true, Out: &out}
+	if s, err = Train(context.Background(), GoEngine{}, r); err != nil || s.Step != 6 {
+		t.Fatalf("resumed run: %+v, %v", s, err)
+	}
+	if !strings.Contains(out.String(), "resuming "+o.Dir+" at step 3") {
+		t.Errorf("resume message %q", out.String())
+	}
+	a, _ := os.ReadFile(filepath.Join(ref.Dir, ModelFile))
+	b, err := os.ReadFile(filepath.Join(o.Dir, ModelFile))
+	if err != nil || !bytes.Equal(a, b) {
+		t.Errorf("the resumed run's model differs from the uninterrupted run's (%v)", err)
+	}
+	ref.Force = true
+	if _, err := Train(context.Background(), GoEngine{}, ref); err != nil {
+		t.Errorf("Force: %v", err)
+	}
+}
+
+// TestTrainDiverged: a learning rate that blows up returns a
+// *DivergedError naming the last good checkpoint, and no model.
+func TestTrainDiverged(t *testing.T) {
+	meta := testData(t, "0", "")
+	o := trainOptions(meta, filepath.Join(t.TempDir(), "div"))
+	o.Train.LR, o.Train.WarmupSteps, o.Train.ClipNorm, o.Train.WeightDecay, o.Train.MinLR = 1e30, 0, 0, 0, 0
+	_, err := Train(context.Background(), GoEngine{}, o)
+	var de *DivergedError
+	if !errors.As(err, &de) || de.LR != 1e30 || de.Checkpoint != filepath.Join(o.Dir, CheckpointFile) || de.Step < 0 {
+		t.Fatalf("diverging run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(o.Dir, ModelFile)); err == nil {
+		t.Error("a diverged run wrote its model")
+	}
+}
+
+// TestTrainLSTMNeedsTorch: the Go engine refuses an LSTM, and a Go
+// resume of a run whose model only torch trains is a *ModelFormatError.
+func TestTrainLSTMNeedsTorch(t *testing.T) {
+	meta := testData(t, "0", "")
+	o := trainOptions(meta, filepath.Join(t.TempDir(), "lstm"))
+	o.Model.Arch = ArchLSTM
+	if _, err := Train(context.Background(), GoEngine{}, o); err == nil || !strings.Contains(err.Error(), "transformers only") {
+		t.Errorf("LSTM on the Go engine: %v", err)
+	}
+	e := &ModelFormatError{Dir: "d", Format: "f", Config: "c"}
+	if strings.Contains(e.Error(), "--") || !strings.Contains(e.Error(), "torch engine") {
+		t.Errorf("%v", e)
+	}
+}
