@@ -57,14 +57,15 @@ type reportData struct {
 	Stages                                     []stageRow
 }
 
-// codeKeyOf is opts.CodeKey or, when unset, pipeline.CodeKey().
+// codeKeyOf is opts.CodeKey or, when unset, pipeline.CodeKey(); a given
+// key that is not the binary's own says so and names the binary's.
 func codeKeyOf(opts Options) string {
-	if opts.CodeKey != "" {
-		return opts.CodeKey
-	}
 	k, err := pipeline.CodeKey()
 	if err != nil {
-		return "unknown (" + err.Error() + ")"
+		k = "unknown (" + err.Error() + ")"
+	}
+	if opts.CodeKey != "" && opts.CodeKey != k {
+		return opts.CodeKey + " (given, to reuse the stages of that build; this binary's own key is " + k + ")"
 	}
 	return k
 }

@@ -67,7 +67,16 @@ DIR/config.json. --slurm-opt KEY=VALUE adds "#SBATCH --KEY=VALUE" to every job
 prints the stage graph and each stage's state under --out. Stages are claimed
 with lock files (OUT/stages/NAME-HASH.lock, heartbeat; taken over when the
 holder's process is gone, its Slurm job was requeued, or after --lock-stale
-without heartbeat), so concurrent tasks never compute the same stage.`
+without heartbeat), so concurrent tasks never compute the same stage.
+
+Reusing another build's stages: every stage hash covers the code key of the
+binary (its VCS revision, or its SHA-256), so a rebuilt vomc computes
+everything again. --code-key KEY computes the hashes with KEY instead — the
+key another build printed in its report ("code key") — so that this binary
+reuses that build's cached stages, e.g. to redraw the figures and the report
+of a long run with newer drawing code (--rerun figures,report). You assert
+that the code behind the reused stages has not changed in ways that matter;
+the report names both keys.`
 
 func runReproduce(args []string) error {
 	fs := newFlags("reproduce", "--preset tiny|small|medium|paper [--out DIR] [--config FILE.json] [--set key=value ...]", reproduceHelp)
@@ -87,6 +96,7 @@ func runReproduce(args []string) error {
 	force := fs.Bool("force", false, "with --slurm: replace an existing submission")
 	rerun := fs.String("rerun", "", "recompute these stages even if cached: STAGE[,STAGE...] or all (stages depending on them are recomputed where their outputs changed)")
 	stale := fs.Duration("lock-stale", 5*time.Minute, "a stage lock without heartbeat for this long is taken over")
+	codeKey := fs.String("code-key", "", "compute stage hashes with this code key (another build's, from its report) to reuse its stages")
 	tor := &trainrun.Torch{Stderr: os.Stderr}
 	torchFlags(fs, tor)
 	if err := parse(fs, args); err != nil {
@@ -111,7 +121,7 @@ func runReproduce(args []string) error {
 		*out = "reproduce-" + cfg.Preset
 	}
 	c := reproduce.Command{Config: cfg, List: *list, Stage: *stage, Dry: *dry, Stdout: os.Stdout, Stderr: os.Stderr,
-		Options: reproduce.Options{Out: *out, Version: version, Log: os.Stderr, Lock: pipeline.LockConfig{Stale: *stale}},
+		Options: reproduce.Options{Out: *out, Version: version, Log: os.Stderr, Lock: pipeline.LockConfig{Stale: *stale}, CodeKey: *codeKey},
 		Slurm:   reproduce.SlurmOptions{Dir: *slurmDir, Vomc: *slurmVomc, SbatchOpts: slurmOpts, Force: *force}}
 	if err := reproduceEngine(fs, cfg, tor, &c.Options); err != nil {
 		return err
