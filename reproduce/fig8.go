@@ -2,18 +2,19 @@ package reproduce
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
-	"time"
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/experiment"
-	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/synth"
+	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // Fig8File is the Fig. 8 figure (written by the figures stage).
@@ -91,33 +92,18 @@ func synthVariantStage(cfg Config, short, enc string, r int, opts Options) (pipe
 	tc.Epochs = cfg.Epochs
 	tc.WarmupSteps = min(cfg.Warmup, max(tc.MaxSteps/10, 1))
 	return pipeline.Stage{
-		Name:   name,
-		Kind:   pipeline.KindTrain,
-		Inputs: map[string]any{"model": sc, "train": tc, "val_frac": cfg.ValFrac},
-		Deps:   []string{StageTrainData},
+		Name:      name,
+		Kind:      pipeline.KindTrain,
+		Inputs:    map[string]any{"model": sc, "train": tc, "val_frac": cfg.ValFrac},
+		Deps:      []string{StageTrainData},
+		Resumable: true,
 		Run: func(ctx context.Context, stc *pipeline.StageContext) ([]string, error) {
-			train, val, _, err := trainSplit(cfg, stc)
+			m, secs, err := trainSynth(ctx, cfg, stc, sc, tc, name, opts.OnStep)
 			if err != nil {
-				return nil, err
-			}
-			bar := progress.New(stc.Log, stc.Label, tc.MaxSteps).DelayStart(2 * time.Second)
-			start := time.Now()
-			m, err := synth.Train(ctx, sc, train, val, tc, func(step, total int, loss float64) {
-				bar.SetExtra(fmt.Sprintf("step %d/%d loss %.4f", step, total, loss))
-				bar.Update(step, total)
-				if opts.OnStep != nil {
-					opts.OnStep(name, step)
-				}
-			})
-			bar.Done()
-			if err != nil {
-				return nil, err
-			}
-			if err := m.Save(filepath.Join(stc.Dir, modelFile)); err != nil {
 				return nil, err
 			}
 			rec := synthRecord{Variant: synth.ShortName(v), Label: label, Params: m.Config.NumParams(), Steps: m.Info.Steps,
-				Seconds: time.Since(start).Seconds(), BestVal: m.Info.BestVal}
+				Seconds: secs, BestVal: m.Info.BestVal}
 			if math.IsNaN(rec.BestVal) || math.IsInf(rec.BestVal, 0) {
 				rec.BestVal = -1
 			}
@@ -128,6 +114,46 @@ func synthVariantStage(cfg Config, short, enc string, r int, opts Options) (pipe
 			return []string{modelFile}, writeJSON(stc.Dir, "synth.json", rec)
 		},
 	}, nil
+}
+
+// trainSynth trains the synth model of architecture sc with tc in the
+// stage's directory through the run driver (synth.OpenRun): resumed from
+// the checkpoint there when a previous run of the stage left one,
+// checkpoints every cfg.CheckpointEvery steps, at epoch ends, at the end
+// and on cancellation, the training log and curve (trainrun.LogFile) as
+// the transformers' stages keep them, a progress bar on the stage's log. It saves the
+// model (modelFile) and returns it (synth.Finish) and the training time in
+// seconds over all resumptions.
+func trainSynth(ctx context.Context, cfg Config, stc *pipeline.StageContext, sc synth.Config, tc transformer.TrainConfig, name string, onStep func(string, int)) (*synth.Model, float64, error) {
+	train, val, meta, err := trainSplit(cfg, stc)
+	if err != nil {
+		return nil, 0, err
+	}
+	opts := trainrun.Options{Dir: stc.Dir, Meta: meta, CheckpointEvery: cfg.CheckpointEvery,
+		FinalCheckpoint: true, Log: true, Progress: stc.Log, Label: stc.Label}
+	if onStep != nil {
+		opts.OnStep = func(step int) { onStep(name, step) }
+	}
+	r, resumed, err := synth.OpenRun(nil, sc, tc, train, val, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	tr := r.Trainer
+	if resumed {
+		fmt.Fprintf(stc.Log, "%s: resuming from checkpoint at step %d\n", stc.Label, tr.Step)
+	}
+	r.Status = func(step int, loss float64) string {
+		return fmt.Sprintf("step %d/%d loss %.4f", step, tr.TotalSteps(), loss)
+	}
+	if err := r.Run(ctx); err != nil {
+		var ie *trainrun.InterruptedError
+		if errors.As(err, &ie) {
+			return nil, 0, fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", ie.Step, ie.Err)
+		}
+		return nil, 0, err
+	}
+	m := synth.Finish(tr)
+	return m, tr.ElapsedTotal().Seconds(), m.Save(filepath.Join(stc.Dir, modelFile))
 }
 
 // GapsFile holds, per encoding, the paired gap "TF 2-0 − TF 2-0 w/ all
@@ -186,61 +212,76 @@ func synthStages(cfg Config, opts Options) ([]pipeline.Stage, error) {
 		Inputs: inputs,
 		Deps:   deps,
 		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
-			test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
-			if err != nil {
-				return nil, err
-			}
-			var ps []predict.Predictor
-			var recs []synthRecord
-			byLabel := map[string]predict.Predictor{}
-			for _, d := range deps[1:] {
-				m, err := synth.Load(filepath.Join(sc.Deps[d].Dir, modelFile))
-				if err != nil {
-					return nil, err
-				}
-				var r synthRecord
-				if err := readJSON(sc.Deps[d].Dir, "synth.json", &r); err != nil {
-					return nil, err
-				}
-				m.DisplayName = r.Label
-				ps = append(ps, m)
-				recs = append(recs, r)
-				byLabel[r.Label] = m
-			}
-			ws := experiment.Windows(test)
-			outs, err := evalWithCTW(ctx, cfg, sc, ws, ps...)
-			if err != nil {
-				return nil, err
-			}
-			{
-				var gaps []synthGap
-				for _, enc := range cfg.Encodings() {
-					enc, _ := synth.ParseEncoding(enc)
-					for r := range cfg.NumSynthSeeds() {
-						tl := synthRepLabel(synthLabel(synth.TF20, enc), r)
-						al := synthRepLabel(synthLabel(synth.WithAllCounts, enc), r)
-						tf, all := byLabel[tl], byLabel[al]
-						if tf == nil || all == nil {
-							continue
-						}
-						res, err := eval.Evaluate(ctx, ws, cfg.A, []predict.Predictor{all, tf}, eval.Config{Workers: cfg.Workers, Reference: al})
-						if err != nil {
-							return nil, err
-						}
-						m := res.Method(tl)
-						gaps = append(gaps, synthGap{Encoding: enc, Replicate: r, TF20: tl, AllCounts: al,
-							Window: toJSONInterval(m.ExcessWindow), SecondHalf: toJSONInterval(m.ExcessSecondHalf)})
-					}
-				}
-				if err := writeJSON(sc.Dir, GapsFile, gaps); err != nil {
-					return nil, err
-				}
-				outs = append(outs, GapsFile)
-			}
-			return outs, writeJSON(sc.Dir, "synth.json", recs)
+			return evalSynth(ctx, cfg, sc, deps[1:])
 		},
 	})
 	return out, nil
+}
+
+// evalSynth is the fig8-synth stage: the models of the stages named
+// models evaluated beside CTW on the test set, and the paired gaps
+// (GapsFile, synthGaps).
+func evalSynth(ctx context.Context, cfg Config, sc *pipeline.StageContext, models []string) ([]string, error) {
+	test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
+	if err != nil {
+		return nil, err
+	}
+	var ps []predict.Predictor
+	var recs []synthRecord
+	byLabel := map[string]predict.Predictor{}
+	for _, d := range models {
+		m, err := synth.Load(filepath.Join(sc.Deps[d].Dir, modelFile))
+		if err != nil {
+			return nil, err
+		}
+		var r synthRecord
+		if err := readJSON(sc.Deps[d].Dir, "synth.json", &r); err != nil {
+			return nil, err
+		}
+		m.DisplayName = r.Label
+		ps = append(ps, m)
+		recs = append(recs, r)
+		byLabel[r.Label] = m
+	}
+	ws := experiment.Windows(test)
+	outs, err := evalWithCTW(ctx, cfg, sc, ws, ps...)
+	if err != nil {
+		return nil, err
+	}
+	gaps, err := synthGaps(ctx, cfg, ws, byLabel)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeJSON(sc.Dir, GapsFile, gaps); err != nil {
+		return nil, err
+	}
+	return append(outs, GapsFile), writeJSON(sc.Dir, "synth.json", recs)
+}
+
+// synthGaps measures, under every encoding and for every replicate, the
+// paired gap TF 2-0 − TF 2-0 w/ all counts on the windows ws (the models
+// by label; a pair with a model missing is left out).
+func synthGaps(ctx context.Context, cfg Config, ws [][]byte, byLabel map[string]predict.Predictor) ([]synthGap, error) {
+	var gaps []synthGap
+	for _, enc := range cfg.Encodings() {
+		enc, _ := synth.ParseEncoding(enc)
+		for r := range cfg.NumSynthSeeds() {
+			tl := synthRepLabel(synthLabel(synth.TF20, enc), r)
+			al := synthRepLabel(synthLabel(synth.WithAllCounts, enc), r)
+			tf, all := byLabel[tl], byLabel[al]
+			if tf == nil || all == nil {
+				continue
+			}
+			res, err := eval.Evaluate(ctx, ws, cfg.A, []predict.Predictor{all, tf}, eval.Config{Workers: cfg.Workers, Reference: al})
+			if err != nil {
+				return nil, err
+			}
+			m := res.Method(tl)
+			gaps = append(gaps, synthGap{Encoding: enc, Replicate: r, TF20: tl, AllCounts: al,
+				Window: toJSONInterval(m.ExcessWindow), SecondHalf: toJSONInterval(m.ExcessSecondHalf)})
+		}
+	}
+	return gaps, nil
 }
 
 // twoLayer is the canonical two-layer transformer of Fig. 8 ("TF 0-2"):

@@ -1,11 +1,18 @@
 package reproduce
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vomc/vomc/synth"
+	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // TestSynthEncodingsGraph checks the Fig. 8 stages under several
@@ -71,3 +78,101 @@ func TestSynthEncodingsGraph(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSynthStageResume kills a Fig. 8 training stage (cancelled at step
+// 45, its checkpoint then put back to the one of step 40, as a process
+// killed after that checkpoint leaves it): the next run of the stage
+// resumes from that checkpoint and trains exactly the model of an
+// uninterrupted run (the same parameters bit for bit, the same losses).
+func TestSynthStageResume(t *testing.T) {
+	t.Parallel()
+	cfg, err := Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.SynthSteps, cfg.CheckpointEvery = 80, 20
+	const stage, saved, stop = "synth-tf20", 40, 45
+	run := func(ctx context.Context, out string, log *bytes.Buffer, onStep func(string, int)) error {
+		opts := Options{Out: out, Version: "test", CodeKey: "test", Log: log, OnStep: onStep}
+		if _, err := RunStage(ctx, cfg, opts, StageTrainData); err != nil {
+			t.Fatal(err)
+		}
+		_, err := RunStage(ctx, cfg, opts, stage)
+		return err
+	}
+	ref := t.TempDir()
+	if err := run(context.Background(), ref, new(bytes.Buffer), nil); err != nil {
+		t.Fatal(err)
+	}
+
+	out := t.TempDir()
+	ckpt := func() string {
+		paths, _ := filepath.Glob(filepath.Join(out, "stages", stage+"-*", trainrun.CheckpointFile))
+		if len(paths) != 1 {
+			t.Fatalf("checkpoints %v", paths)
+		}
+		return paths[0]
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var backup []byte
+	err = run(ctx, out, new(bytes.Buffer), func(name string, step int) {
+		switch {
+		case name != stage:
+		case step == saved+1:
+			backup, err = os.ReadFile(ckpt())
+			if err != nil {
+				t.Error(err)
+			}
+		case step == stop:
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), fmt.Sprintf("interrupted at step %d", stop)) {
+		t.Fatalf("cancelled stage: %v", err)
+	}
+	if backup == nil {
+		t.Fatal("no checkpoint at step", saved)
+	}
+	if err := os.WriteFile(ckpt(), backup, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	var steps []int
+	if err := run(context.Background(), out, &log, func(name string, step int) { steps = append(steps, step) }); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), fmt.Sprintf("resuming from checkpoint at step %d", saved)) {
+		t.Errorf("no resume in the log:\n%s", log.String())
+	}
+	if len(steps) == 0 || steps[0] != saved+1 || steps[len(steps)-1] != cfg.SynthSteps {
+		t.Errorf("resumed steps %v, want %d..%d", steps, saved+1, cfg.SynthSteps)
+	}
+	model := func(dir string) *synth.Model {
+		paths, _ := filepath.Glob(filepath.Join(dir, "stages", stage+"-*", modelFile))
+		if len(paths) != 1 {
+			t.Fatalf("models %v", paths)
+		}
+		m, err := synth.Load(paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a, b := model(ref), model(out)
+	if !slices.Equal(a.HostParams(), b.HostParams()) {
+		t.Error("the resumed stage's parameters differ from the uninterrupted one's")
+	}
+	ha, hb := a.Info.History, b.Info.History
+	if len(ha) != len(hb) || a.Info.Steps != b.Info.Steps || a.Info.BestVal != b.Info.BestVal || a.Info.BestStep != b.Info.BestStep {
+		t.Fatalf("resumed %+v\nuninterrupted %+v", b.Info, a.Info)
+	}
+	for i := range ha {
+		if ha[i].Step != hb[i].Step || ha[i].TrainLoss != hb[i].TrainLoss || !sameFloat(ha[i].ValLoss, hb[i].ValLoss) {
+			t.Errorf("history %d: resumed %+v, uninterrupted %+v", i, hb[i], ha[i])
+		}
+	}
+	t.Logf("%d steps, best validation loss %.4f at step %d", a.Info.Steps, a.Info.BestVal, a.Info.BestStep)
+}
+
+// sameFloat reports whether a and b are equal or both NaN.
+func sameFloat(a, b float64) bool { return a == b || (a != a && b != b) }

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
-	"path/filepath"
-	"strconv"
+	"os"
+	"os/signal"
+	"strings"
 	"time"
 
-	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
@@ -17,16 +16,16 @@ import (
 // The files of a synth run's directory besides those of a training run
 // (model.safetensors, train.jsonl, checkpoint.safetensors, curve.*).
 const (
-	synthModel = trainModel
-	synthLog   = trainLog
-	synthInfo  = "synth.json"
+	synthModel = trainrun.ModelFile
+	synthLog   = trainrun.LogFile
+	synthInfo  = synth.SummaryFile
 )
 
 // synthResumeFlags may be given together with --resume.
 var synthResumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "val": true, "checkpoint-every": true}
 
-func runSynth(args []string) error {
-	fs := newFlags("synth", "--variant tf20|nocounts|totalcounts|allcounts --data DIR --out DIR [flags]", `
+// synthHelp is the description of 'vomc synth -h'.
+const synthHelp = `
 Trains a synthetic "TF 2-0" model of the paper's Section 4.5 (Fig. 8): the
 two constructed layers (context extension and statistics collection,
 computed exactly by counting: package synth) followed by a trainable
@@ -58,22 +57,37 @@ and --checkpoint-every may be given then).
 --out DIR receives model.safetensors, train.jsonl (one JSON line every
 --log-every steps and at every epoch end, as 'vomc train' writes),
 checkpoint.safetensors, curve.png/curve.svg and synth.json (configuration
-and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
-	variant := fs.String("variant", "tf20", "feature variant: tf20, nocounts, totalcounts or allcounts")
-	data := fs.String("data", "", "training data set directory (from 'vomc data')")
-	valDir := fs.String("val", "", "validation data set directory (default: --val-frac of the training trees)")
-	valFrac := fs.Float64("val-frac", 0.05, "fraction of the training trees held out for validation when --val is not given (0: none)")
-	maxWin := fs.Int("max-windows", 0, "use only the first this many training windows (0: all)")
-	out := fs.String("out", "", "output directory")
-	force := fs.Bool("force", false, "start afresh even if --out holds a run")
-	resume := fs.Bool("resume", false, "continue the run in --out from its checkpoint")
-	D := fs.Int("D", 0, "depth D of the constructed layers (0: the data set's largest tree depth)")
-	embed := fs.Int("embed", 0, "width of an optional linear input embedding (0: none, the FF acts on the features)")
-	hidden := fs.Int("hidden", 0, "FF hidden width (0: 4 × the stream width)")
-	act := fs.String("act", synth.GELU, "FF activation: gelu or relu")
-	norm := fs.String("count-norm", synth.Log1p, "count normalisation: log1p (ln(1+c)) or scale (c/N); --encoding log and linear imply log1p and scale")
-	enc := fs.String("encoding", synth.Paper, "representation of TF 2-0's position and of the counts: paper, log or linear")
-	tc := synth.DefaultTrainConfig()
+and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`
+
+// synthFlags are the flags of 'vomc synth': most go straight into the
+// options of synth.TrainDir, the others are checked and converted by
+// options.
+type synthFlags struct {
+	fs                *flag.FlagSet
+	o                 synth.DirOptions
+	variant, encoding string
+	evalEvery         int
+}
+
+// newSynthFlags defines the flags of 'vomc synth'.
+func newSynthFlags() *synthFlags {
+	f := &synthFlags{o: synth.DirOptions{Train: synth.DefaultTrainConfig()}}
+	fs := newFlags("synth", "--variant tf20|nocounts|totalcounts|allcounts --data DIR --out DIR [flags]", synthHelp)
+	o, m, tc := &f.o, &f.o.Model, &f.o.Train
+	fs.StringVar(&f.variant, "variant", "tf20", "feature variant: tf20, nocounts, totalcounts or allcounts")
+	fs.StringVar(&o.Data.Data, "data", "", "training data set directory (from 'vomc data')")
+	fs.StringVar(&o.Data.Val, "val", "", "validation data set directory (default: --val-frac of the training trees)")
+	fs.Float64Var(&o.Data.ValFrac, "val-frac", 0.05, "fraction of the training trees held out for validation when --val is not given (0: none)")
+	fs.IntVar(&o.Data.MaxWindows, "max-windows", 0, "use only the first this many training windows (0: all)")
+	fs.StringVar(&o.Dir, "out", "", "output directory")
+	fs.BoolVar(&o.Force, "force", false, "start afresh even if --out holds a run")
+	fs.BoolVar(&o.Resume, "resume", false, "continue the run in --out from its checkpoint")
+	fs.IntVar(&m.D, "D", 0, "depth D of the constructed layers (0: the data set's largest tree depth)")
+	fs.IntVar(&m.Embed, "embed", 0, "width of an optional linear input embedding (0: none, the FF acts on the features)")
+	fs.IntVar(&m.Hidden, "hidden", 0, "FF hidden width (0: 4 × the stream width)")
+	fs.StringVar(&m.Activation, "act", synth.GELU, "FF activation: gelu or relu")
+	fs.StringVar(&m.CountNorm, "count-norm", synth.Log1p, "count normalisation: log1p (ln(1+c)) or scale (c/N); --encoding log and linear imply log1p and scale")
+	fs.StringVar(&f.encoding, "encoding", synth.Paper, "representation of TF 2-0's position and of the counts: paper, log or linear")
 	fs.IntVar(&tc.BatchSize, "batch", tc.BatchSize, "windows per step")
 	fs.IntVar(&tc.Epochs, "epochs", tc.Epochs, "maximum number of epochs")
 	fs.IntVar(&tc.MaxSteps, "max-steps", 0, "stop after this many steps (0: no limit); it is then the schedule's length")
@@ -85,109 +99,86 @@ and summary). Evaluate with 'vomc eval --methods ctw,synth:path=DIR'.`)
 	fs.IntVar(&tc.Patience, "patience", tc.Patience, "early stopping after this many epochs without a better validation loss (0: never)")
 	fs.Uint64Var(&tc.Seed, "seed", tc.Seed, "random seed (initialisation, validation split, shuffling)")
 	fs.IntVar(&tc.LogEvery, "log-every", tc.LogEvery, "write a log line every this many steps (0: only at epoch ends)")
-	fs.Int("eval-every", 0, "removed: validation runs at every epoch end and --patience counts epochs (see --log-every)")
-	ckptEvery := fs.Int("checkpoint-every", 100, "write the checkpoint every this many steps (and at every epoch end)")
-	if err := parse(fs, args); err != nil {
+	fs.IntVar(&f.evalEvery, "eval-every", 0, "removed: validation runs at every epoch end and --patience counts epochs (see --log-every)")
+	fs.IntVar(&o.CheckpointEvery, "checkpoint-every", 100, "write the checkpoint every this many steps (and at every epoch end)")
+	f.fs = fs
+	return f
+}
+
+// options checks the parsed flags and returns the options of
+// synth.TrainDir.
+func (f *synthFlags) options() (synth.DirOptions, error) {
+	o, fs := f.o, f.fs
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	switch {
+	case fs.NArg() != 0:
+		return o, usagef("unexpected arguments %v", fs.Args())
+	case given["eval-every"]:
+		return o, usagef("--eval-every was removed: validation now runs at every epoch end, --patience counts epochs, and --log-every sets the interval of the training log")
+	case o.Dir == "":
+		return o, usagef("--out DIR is required")
+	case o.CheckpointEvery < 0:
+		return o, usagef("--checkpoint-every %d is negative", o.CheckpointEvery)
+	case o.Resume:
+		return o, checkResumeFlags(fs, synthResumeFlags)
+	case o.Data.Data == "":
+		return o, usagef("--data DIR and --out DIR are required")
+	case o.Data.ValFrac < 0 || o.Data.ValFrac >= 1:
+		return o, usagef("--val-frac %g outside [0, 1)", o.Data.ValFrac)
+	case o.Data.MaxWindows < 0:
+		return o, usagef("--max-windows %d is negative", o.Data.MaxWindows)
+	}
+	v, err := synth.ParseVariant(f.variant)
+	if err != nil {
+		return o, usageError{err.Error()}
+	}
+	enc, err := synth.ParseEncoding(f.encoding)
+	if err != nil {
+		return o, usageError{err.Error()}
+	}
+	o.Model.Variant, o.Model.Encoding = v, enc
+	if enc != synth.Paper && !given["count-norm"] {
+		o.Model.CountNorm = "" // the encoding's
+	}
+	o.Data.SplitSeed = o.Train.Seed
+	return o, nil
+}
+
+// runSynth is 'vomc synth': it trains a synthetic TF 2-0 model in a run
+// directory (synth.TrainDir) and prints the result.
+func runSynth(args []string) error {
+	f := newSynthFlags()
+	if err := parse(f.fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 0 {
-		return usagef("unexpected arguments %v", fs.Args())
-	}
-	evalEvery := false
-	fs.Visit(func(f *flag.Flag) { evalEvery = evalEvery || f.Name == "eval-every" })
-	if evalEvery {
-		return usagef("--eval-every was removed: validation now runs at every epoch end, --patience counts epochs, and --log-every sets the interval of the training log")
-	}
-	if *out == "" {
-		return usagef("--out DIR is required")
-	}
-	if *ckptEvery < 0 {
-		return usagef("--checkpoint-every %d is negative", *ckptEvery)
-	}
-	var r *trainrun.Run[*synth.Activations, *synth.Model]
-	var meta map[string]string
-	if *resume {
-		c, train, val, err := loadResume(fs, synthResumeFlags, *out, *data, *valDir, false)
-		if err != nil {
-			return err
-		}
-		meta = c.Meta
-		tr, err := synth.Resume(nil, c, train, val)
-		if err != nil {
-			return err
-		}
-		if r, err = resumeRun(tr, runOptions(*out, meta, *ckptEvery)); err != nil {
-			return err
-		}
-	} else {
-		if *data == "" {
-			return usagef("--data DIR and --out DIR are required")
-		}
-		v, err := synth.ParseVariant(*variant)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		if *valFrac < 0 || *valFrac >= 1 {
-			return usagef("--val-frac %g outside [0, 1)", *valFrac)
-		}
-		if *maxWin < 0 {
-			return usagef("--max-windows %d is negative", *maxWin)
-		}
-		encoding, err := synth.ParseEncoding(*enc)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		normSet := false
-		fs.Visit(func(f *flag.Flag) { normSet = normSet || f.Name == "count-norm" })
-		if encoding != synth.Paper && !normSet {
-			*norm = "" // the encoding's
-		}
-		if err := checkRunDir(*out, *force); err != nil {
-			return err
-		}
-		meta = map[string]string{"data": *data, "val": *valDir, "val_frac": strconv.FormatFloat(*valFrac, 'g', -1, 64),
-			"N": "0", "split_seed": strconv.FormatUint(tc.Seed, 10), "max_windows": strconv.Itoa(*maxWin)}
-		train, val, A, err := trainData(meta)
-		if err != nil {
-			return err
-		}
-		if *D == 0 {
-			*D = max(trainrun.MaxDepth(train), 1)
-		}
-		cfg := synth.Config{Variant: v, A: A, D: *D, Embed: *embed, Hidden: *hidden, Activation: *act, CountNorm: *norm, Encoding: encoding}
-		tr, err := synth.NewTrainer(nil, cfg, train, val, tc)
-		if err != nil {
-			return err
-		}
-		if r, err = trainrun.Start(tr, runOptions(*out, meta, *ckptEvery)); err != nil {
-			return err
-		}
-		nv := 0
-		if val != nil {
-			nv = val.Windows()
-		}
-		fmt.Printf("%s: D=%d, %d features, %d parameters; %d training and %d validation windows of %d symbols; ≤ %d steps\n",
-			synth.Label(v), *D, tr.Model.Config.Features(), tr.Model.NumParams(), train.Windows(), nv, len(train.Window(0)), tr.TotalSteps())
-	}
-	if err := runTrainer(r, "synth"); err != nil {
+	o, err := f.options()
+	if err != nil {
 		return err
 	}
-	tr := r.Trainer
-	m := synth.Finish(tr)
-	if err := m.Save(filepath.Join(*out, synthModel)); err != nil {
-		return err
+	o.Out, o.Progress = os.Stdout, os.Stderr
+	o.OnStep = func(step int) {
+		if trainStepHook != nil {
+			trainStepHook(step)
+		}
 	}
-	c := m.Config
-	info := synth.RunSummary(m, tr, meta["data"], meta["val"])
-	ij, _ := json.MarshalIndent(info, "", "  ")
-	if err := fsutil.WriteBytes(filepath.Join(*out, synthInfo), true, append(ij, '\n')); err != nil {
-		return err
+	ctx, stop := signal.NotifyContext(trainContext(), os.Interrupt)
+	defer stop()
+	res, err := synth.TrainDir(ctx, o)
+	if err != nil {
+		return runError(err, "synth", o.Dir)
 	}
-	fmt.Printf("%s: %d parameters, %d steps, %d epochs (%s) in %s", m.Name(), c.NumParams(), tr.Step, tr.Epoch,
+	printSynthResult(res)
+	return nil
+}
+
+// printSynthResult summarises the finished run and its files.
+func printSynthResult(res *synth.DirResult) {
+	m, tr := res.Model, res.Run.Trainer
+	fmt.Printf("%s: %d parameters, %d steps, %d epochs (%s) in %s", m.Name(), m.Config.NumParams(), tr.Step, tr.Epoch,
 		stopReason(tr.Stopped, tr.Cfg.Patience, tr.Cfg.MaxSteps, tr.Step), tr.ElapsedTotal().Round(time.Second))
 	if !math.IsNaN(m.Info.BestVal) {
 		fmt.Printf("; best validation loss %.4f nats/symbol at step %d", m.Info.BestVal, m.Info.BestStep)
 	}
-	fmt.Printf("\nwrote %s/{%s,%s,%s,%s,%s,%s}\n", *out, synthModel, synthLog, synthInfo, trainCheckpoint, trainCurvePNG, trainCurveSVG)
-	return nil
+	fmt.Printf("\nwrote %s/{%s}\n", res.Run.Dir, strings.Join(res.Files, ","))
 }
