@@ -5,11 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
 
-	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
@@ -36,64 +33,6 @@ func checkResumeFlags(fs *flag.FlagSet, allowed map[string]bool) error {
 		return usagef("%s cannot be changed when resuming (the run's settings are in its checkpoint)", strings.Join(bad, ", "))
 	}
 	return nil
-}
-
-// loadResume checks that only the flags in allowed were given with
-// --resume and reads the checkpoint of the run in dir and its data
-// (trainrun.Load). A checkpoint without a checksum is refused unless
-// allowUnverified.
-func loadResume(fs *flag.FlagSet, allowed map[string]bool, dir, data, valDir string, allowUnverified bool) (c *transformer.Checkpoint, train, val transformer.Windows, err error) {
-	if err := checkResumeFlags(fs, allowed); err != nil {
-		return nil, nil, nil, err
-	}
-	c, train, val, err = trainrun.Load(dir, data, valDir, allowUnverified)
-	if errors.Is(err, transformer.ErrNoChecksum) {
-		return nil, nil, nil, fmt.Errorf("%w; resume it anyway with --allow-unverified", err)
-	}
-	return c, train, val, err
-}
-
-// trainData is trainrun.Data with a bad window length as a usage error.
-func trainData(meta map[string]string) (train, val transformer.Windows, A int, err error) {
-	train, val, A, err = trainrun.Data(meta)
-	if errors.Is(err, trainrun.ErrWindowLength) {
-		return nil, nil, 0, usageError{err.Error()}
-	}
-	return train, val, A, err
-}
-
-// checkRunDir is trainrun.CheckDir, saying how to go on.
-func checkRunDir(dir string, force bool) error {
-	return runError(trainrun.CheckDir(dir, force), "", dir)
-}
-
-// runOptions are the driver's settings of a CLI run in dir: log and
-// curve, a progress bar on stderr.
-func runOptions(dir string, meta map[string]string, ckptEvery int) trainrun.Options {
-	return trainrun.Options{Dir: dir, Meta: meta, CheckpointEvery: ckptEvery, Log: true, Progress: os.Stderr, Label: "steps",
-		OnStep: func(step int) {
-			if trainStepHook != nil {
-				trainStepHook(step)
-			}
-		}}
-}
-
-// resumeRun continues the run in dir with tr (trainrun.Resume) and says
-// where it continues.
-func resumeRun[A any, M transformer.Trainable[A]](tr *transformer.TrainerOf[A, M], opts trainrun.Options) (*trainrun.Run[A, M], error) {
-	r, err := trainrun.Resume(tr, opts)
-	if err == nil {
-		trainrun.SayResume(os.Stdout, opts.Dir, tr)
-	}
-	return r, err
-}
-
-// runTrainer runs r to its end, Ctrl-C cancelling it (the driver saves the
-// checkpoint), with runError's advice.
-func runTrainer[A any, M transformer.Trainable[A]](r *trainrun.Run[A, M], cmd string) error {
-	ctx, stop := signal.NotifyContext(trainContext(), os.Interrupt)
-	defer stop()
-	return runError(trainrun.RunToEnd(ctx, r), cmd, r.Dir)
 }
 
 // runError turns an interruption, a divergence or a held run directory

@@ -33,7 +33,7 @@ type Engine interface {
 	EngineName() string
 	// start trains the new run s to its end.
 	start(ctx context.Context, s *newRun, o TrainOptions) (*Summary, error)
-	// resume continues the run of checkpoint c (data train, val) to its end.
+	// resume trains the run r, continued from its checkpoint, to its end.
 	resume(ctx context.Context, r *resumedRun, o TrainOptions) (*Summary, error)
 }
 
@@ -362,7 +362,7 @@ func (GoEngine) start(ctx context.Context, s *newRun, o TrainOptions) (*Summary,
 	return trainGo(ctx, r)
 }
 
-// resume continues the run r with the Go engine and trains it.
+// resume continues the run rr with the Go engine and trains it.
 func (GoEngine) resume(ctx context.Context, rr *resumedRun, o TrainOptions) (*Summary, error) {
 	c := rr.c
 	if c.ModelFormat != "" {
