@@ -98,7 +98,7 @@ type negTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (negTicks) Ticks(lo, hi float64) []gplot.Tick {
-	ts := gplot.DefaultTicks{}.Ticks(-hi, -lo)
+	ts := plot.RoundTicks{Max: 6}.Ticks(-hi, -lo)
 	for i := range ts {
 		v := ts[i].Value
 		ts[i].Value = -v
@@ -127,8 +127,24 @@ func trimNum(v float64) string {
 // is written atomically (temporary file, then rename), replacing any
 // existing one.
 func Heatmaps(path string, maps [][][]float32, opts Options) error {
+	f, err := heatmapFigure(maps, opts)
+	if err != nil {
+		return err
+	}
+	return render(path, f.w, f.h, f.dpi, f.draw)
+}
+
+// figure is a figure ready to be drawn on a w × h canvas.
+type figure struct {
+	w, h vg.Length
+	dpi  int
+	draw func(draw.Canvas)
+}
+
+// heatmapFigure lays out Heatmaps' figure.
+func heatmapFigure(maps [][][]float32, opts Options) (*figure, error) {
 	if len(maps) == 0 {
-		return errors.New("attnmap: no attention maps")
+		return nil, errors.New("attnmap: no attention maps")
 	}
 	cols, T := 0, -1
 	for l, heads := range maps {
@@ -136,56 +152,70 @@ func Heatmaps(path string, maps [][][]float32, opts Options) error {
 		for h, a := range heads {
 			t := int(math.Round(math.Sqrt(float64(len(a)))))
 			if t*t != len(a) || t == 0 || (T >= 0 && t != T) {
-				return fmt.Errorf("attnmap: layer %d head %d: a map of %d entries, want T×T with one T for all", l+1, h+1, len(a))
+				return nil, fmt.Errorf("attnmap: layer %d head %d: a map of %d entries, want T×T with one T for all", l+1, h+1, len(a))
 			}
 			T = t
 		}
 	}
 	if cols == 0 {
-		return errors.New("attnmap: no heads")
+		return nil, errors.New("attnmap: no heads")
 	}
 	gamma := opts.Gamma
 	if gamma == 0 {
 		gamma = 0.5
 	}
 	if !(gamma > 0) || math.IsInf(gamma, 0) {
-		return fmt.Errorf("attnmap: invalid gamma %v", opts.Gamma)
+		return nil, fmt.Errorf("attnmap: invalid gamma %v", opts.Gamma)
 	}
 	panel := opts.Panel
 	if panel == 0 {
 		panel = 2.6 * vg.Inch
 	}
 	if !(panel > 0) {
-		return fmt.Errorf("attnmap: invalid panel size %v", opts.Panel)
+		return nil, fmt.Errorf("attnmap: invalid panel size %v", opts.Panel)
 	}
 	dpi := opts.DPI
 	if dpi == 0 {
 		dpi = DefaultDPI
 	}
 	if dpi < 0 {
-		return fmt.Errorf("attnmap: negative DPI %d", dpi)
+		return nil, fmt.Errorf("attnmap: negative DPI %d", dpi)
 	}
 	// about 2 image pixels per output pixel
 	scale := max(1, int(math.Ceil(2*float64(panel)/vg.Inch.Points()*float64(dpi)/float64(T))))
 	if T*scale > 2048 {
 		scale = max(1, 2048/T)
 	}
+	// Layout: the panels' titles ("layer l head h" and the head's label)
+	// are wrapped to the width of a panel, and every row is made taller by
+	// its titles' lines, so that the heatmaps stay square and no title runs
+	// into its neighbour's.
+	const padX, padSide = 6, 4
+	barW := 0.9 * vg.Inch
+	W := vg.Length(cols)*panel + barW
+	tileW := (W - barW - 2*vg.Points(padSide) - vg.Points(padX)*vg.Length(cols-1)) / vg.Length(cols)
+	titleSty := draw.TextStyle{Color: color.Black, Font: vgfont.From(gplot.DefaultFont, vg.Points(10)),
+		XAlign: draw.XCenter, YAlign: draw.YTop, Handler: gplot.DefaultTextHandler}
 	plots := make([][]*gplot.Plot, len(maps))
+	rowLines := make([]int, len(maps))
 	for l, heads := range maps {
 		plots[l] = make([]*gplot.Plot, cols)
 		for h, a := range heads {
 			p := gplot.New()
-			p.Title.Text = fmt.Sprintf("layer %d head %d", l+1, h+1)
+			title := fmt.Sprintf("layer %d head %d", l+1, h+1)
 			if l < len(opts.Labels) && h < len(opts.Labels[l]) && opts.Labels[l][h] != "" {
-				p.Title.Text += "\n" + opts.Labels[l][h]
+				title += "\n" + opts.Labels[l][h]
 			}
-			p.Title.TextStyle.Font.Size = vg.Points(9)
+			p.Title.Text, p.Title.TextStyle.Font.Size = plot.FitText(title, titleSty, tileW-vg.Points(4), 4, vg.Points(8))
+			rowLines[l] = max(rowLines[l], strings.Count(p.Title.Text, "\n")+1)
+			p.Title.Padding = vg.Points(3)
 			p.X.Label.Text = "key position"
 			p.Y.Label.Text = "query position"
 			for _, ax := range []*gplot.Axis{&p.X, &p.Y} {
-				ax.Label.TextStyle.Font.Size = vg.Points(8)
-				ax.Tick.Label.Font.Size = vg.Points(7)
+				ax.Label.TextStyle.Font.Size = vg.Points(9.5)
+				ax.Tick.Label.Font.Size = vg.Points(9)
 			}
+			p.X.Tick.Marker = plot.RoundTicks{Max: 6}
 			p.Y.Tick.Marker = negTicks{}
 			p.Add(plotter.NewImage(heatImage(a, T, scale, gamma), -0.5, -float64(T)+0.5, float64(T)-0.5, 0.5))
 			p.X.Min, p.X.Max = -0.5, float64(T)-0.5
@@ -193,25 +223,27 @@ func Heatmaps(path string, maps [][][]float32, opts Options) error {
 			plots[l][h] = p
 		}
 	}
-	bar := colorBar(gamma)
+	titleSize0 := titleSty.Font.Size
+	titleSty.Font.Size = vg.Points(12)
+	title, titleSize := plot.FitText(opts.Title, titleSty, W-vg.Points(8), 2, vg.Points(10))
+	titleSty.Font.Size = titleSize
 	titleH := vg.Length(0)
-	if opts.Title != "" {
-		titleH = vg.Points(22)
+	if title != "" {
+		titleH = titleSty.Height(title) + vg.Points(10)
 	}
-	barW := 0.9 * vg.Inch
-	W := vg.Length(cols)*panel + barW
-	H := vg.Length(len(maps))*panel*1.08 + titleH
-	return render(path, W, H, dpi, func(c draw.Canvas) {
+	H := titleH
+	for _, n := range rowLines {
+		H += panel + vg.Length(n)*titleSize0 + vg.Points(6)
+	}
+	return &figure{w: W, h: H, dpi: dpi, draw: func(c draw.Canvas) {
 		c.SetColor(color.White)
 		c.Fill(c.Rectangle.Path())
-		if opts.Title != "" {
-			sty := draw.TextStyle{Color: color.Black, Font: vgfont.From(gplot.DefaultFont, vg.Points(12)),
-				XAlign: draw.XCenter, YAlign: draw.YTop, Handler: gplot.DefaultTextHandler}
-			c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - vg.Points(4)}, opts.Title)
+		if title != "" {
+			c.FillText(titleSty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - vg.Points(4)}, title)
 		}
 		grid := draw.Crop(c, 0, -barW, 0, -titleH)
-		tiles := draw.Tiles{Rows: len(maps), Cols: cols, PadX: vg.Points(6), PadY: vg.Points(8),
-			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
+		tiles := draw.Tiles{Rows: len(maps), Cols: cols, PadX: vg.Points(padX), PadY: vg.Points(10),
+			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(padSide), PadRight: vg.Points(padSide)}
 		canvases := gplot.Align(plots, tiles, grid)
 		for l := range plots {
 			for h, p := range plots[l] {
@@ -221,16 +253,18 @@ func Heatmaps(path string, maps [][][]float32, opts Options) error {
 			}
 		}
 		// the colour bar beside the first layer's panels
-		top := canvases[0][0]
+		// (its data area level with theirs)
+		top := plots[0][0].DataCanvas(canvases[0][0])
+		bar := colorBar(gamma, top.Max.Y-top.Min.Y)
 		bc := draw.Crop(c, c.Max.X-c.Min.X-barW+vg.Points(6), -vg.Points(4), top.Min.Y-c.Min.Y, -(c.Max.Y - top.Max.Y))
 		bar.Draw(bc)
-	})
+	}}, nil
 }
 
 // colorBar is a narrow plot with the colour scale; the axis is linear in
 // the colour value v = w^gamma and its ticks are labelled with the weight
-// w.
-func colorBar(gamma float64) *gplot.Plot {
+// w, as many of 0, 0.001, 0.01, … 1 as fit one above another in height.
+func colorBar(gamma float64, height vg.Length) *gplot.Plot {
 	const n = 256
 	img := image.NewNRGBA(image.Rect(0, 0, 1, n))
 	for r := range n {
@@ -241,13 +275,17 @@ func colorBar(gamma float64) *gplot.Plot {
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	p.HideX()
 	p.Y.Label.Text = "attention weight"
-	p.Y.Label.TextStyle.Font.Size = vg.Points(8)
-	p.Y.Tick.Label.Font.Size = vg.Points(7)
+	p.Y.Label.TextStyle.Font.Size = vg.Points(9.5)
+	p.Y.Tick.Label.Font.Size = vg.Points(9)
+	gap := 0.04
+	if height > 0 {
+		gap = max(gap, float64(1.2*p.Y.Tick.Label.Font.Size/height))
+	}
 	var ticks gplot.ConstantTicks
 	last := math.Inf(-1)
 	for _, w := range []float64{0, 0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1} {
 		v := math.Pow(w, gamma)
-		if v-last < 0.04 { // too close to the previous label
+		if v-last < gap || (w < 1 && 1-v < gap) { // too close to the previous label, or to 1
 			continue
 		}
 		ticks = append(ticks, gplot.Tick{Value: v, Label: trimNum(w)})

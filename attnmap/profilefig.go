@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/vomc/vomc/plot"
 )
 
 // ErrNoLabelled is ProfileFigure's error when no head is labelled.
@@ -28,8 +30,17 @@ var profileColors = []color.NRGBA{
 // line per head: whether each head keeps doing its job over the whole
 // window. The format follows path's extension (.png, .svg, .pdf).
 func ProfileFigure(path string, p *Profile, scores []HeadScore, smooth int, title string) error {
+	f, err := profileFigure(p, scores, smooth, title)
+	if err != nil {
+		return err
+	}
+	return render(path, f.w, f.h, f.dpi, f.draw)
+}
+
+// profileFigure lays out ProfileFigure's figure.
+func profileFigure(p *Profile, scores []HeadScore, smooth int, title string) (*figure, error) {
 	if p == nil || p.T < 2 {
-		return errors.New("attnmap: empty profile")
+		return nil, errors.New("attnmap: empty profile")
 	}
 	pl := gplot.New()
 	pl.Title.Text = title
@@ -50,7 +61,7 @@ func ProfileFigure(path string, p *Profile, scores []HeadScore, smooth int, titl
 		}
 		line, err := plotter.NewLine(xy)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		line.LineStyle = draw.LineStyle{Color: profileColors[n%len(profileColors)], Width: vg.Points(1.3)}
 		if n >= len(profileColors) {
@@ -65,30 +76,39 @@ func ProfileFigure(path string, p *Profile, scores []HeadScore, smooth int, titl
 		n++
 	}
 	if n == 0 {
-		return ErrNoLabelled
+		return nil, ErrNoLabelled
 	}
-	// Headroom above the curves for the legend (one line ≈ 0.055 of the
-	// axis at this size), and integer position ticks.
-	pl.Y.Max = 1.05 + 0.055*float64(n)
-	var ticks []gplot.Tick
-	step := max(1, niceStep(p.T))
-	for v := 0; v < p.T; v += step {
-		ticks = append(ticks, gplot.Tick{Value: float64(v), Label: fmt.Sprint(v)})
-	}
-	pl.X.Tick.Marker = gplot.ConstantTicks(ticks)
+	// Round position ticks (0, 50, 100, …) and the mass in tenths.
+	pl.X.Tick.Marker = plot.RoundTicks{Max: 11}
 	var yt []gplot.Tick
-	for v := 0; v <= 10; v += 2 {
-		yt = append(yt, gplot.Tick{Value: float64(v) / 10, Label: fmt.Sprintf("%.1f", float64(v)/10)})
+	for v := 0; v <= 10; v++ {
+		tk := gplot.Tick{Value: float64(v) / 10}
+		if v%2 == 0 {
+			tk.Label = fmt.Sprintf("%.1f", float64(v)/10)
+		}
+		yt = append(yt, tk)
 	}
 	pl.Y.Tick.Marker = gplot.ConstantTicks(yt)
 	pl.Legend.Top, pl.Legend.Left = true, false
-	pl.Legend.TextStyle.Font.Size = vg.Points(8)
+	pl.Legend.TextStyle.Font.Size = vg.Points(9)
 	pl.Legend.Padding = vg.Points(1)
-	return render(path, 9*vg.Inch, 4.5*vg.Inch, DefaultDPI, func(c draw.Canvas) {
+	pl.Legend.ThumbnailWidth = vg.Points(24)
+	W, H := 9*vg.Inch, 4.5*vg.Inch
+	pl.Title.Text, pl.Title.TextStyle.Font.Size = plot.FitText(pl.Title.Text, pl.Title.TextStyle, W-vg.Points(16), 2, vg.Points(9))
+	return &figure{w: W, h: H, dpi: DefaultDPI, draw: func(c draw.Canvas) {
 		c.SetColor(color.White)
 		c.Fill(c.Rectangle.Path())
+		c = plot.Padded(c, vg.Points(4))
+		// Headroom above the curves (which stay below 1.05) for the
+		// legend, measured on the data area.
+		pl.Y.Max = 1.05
+		dc := pl.DataCanvas(c)
+		h := dc.Max.Y - dc.Min.Y
+		if lh := pl.Legend.Rectangle(dc).Size().Y + vg.Points(6); lh < 0.7*h {
+			pl.Y.Max = 1.05 * float64(h/(h-lh))
+		}
 		pl.Draw(c)
-	})
+	}}, nil
 }
 
 // smoothNaN returns the points (i, mean of the finite v[j], |j−i| ≤ w/2)
@@ -109,16 +129,4 @@ func smoothNaN(v []float64, w int) plotter.XYs {
 		}
 	}
 	return out
-}
-
-// niceStep is a tick spacing of 1, 2 or 5 × 10^k giving 5 to 10 ticks
-// over 0..T−1.
-func niceStep(T int) int {
-	for p := 1; ; p *= 10 {
-		for _, m := range []int{1, 2, 5} {
-			if T/(m*p) <= 10 {
-				return m * p
-			}
-		}
-	}
 }

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/vomc/vomc/plot"
 )
 
 // stems is a stem plot: a vertical line from 0 to each y, with a glyph on
@@ -68,20 +70,30 @@ func (s *stems) Thumbnail(c *draw.Canvas) {
 // window x[:T]; the format follows path's extension (.png, .svg or .pdf)
 // and the file is written atomically, replacing any existing one.
 func SuffixMatchFigure(path string, x []byte, att []float32, T int, queries []int, k, offset int) error {
+	f, err := suffixFigure(x, att, T, queries, k, offset)
+	if err != nil {
+		return err
+	}
+	return render(path, f.w, f.h, f.dpi, f.draw)
+}
+
+// suffixFigure lays out SuffixMatchFigure's figure.
+func suffixFigure(x []byte, att []float32, T int, queries []int, k, offset int) (*figure, error) {
 	if T <= 0 || T > len(x) || len(att) != T*T {
-		return fmt.Errorf("attnmap: a %d-entry map of a %d-symbol window (x has %d)", len(att), T, len(x))
+		return nil, fmt.Errorf("attnmap: a %d-entry map of a %d-symbol window (x has %d)", len(att), T, len(x))
 	}
 	if len(queries) == 0 {
-		return errors.New("attnmap: no query positions")
+		return nil, errors.New("attnmap: no query positions")
 	}
 	if k < 0 || (offset != 0 && offset != 1) {
-		return fmt.Errorf("attnmap: invalid suffix length %d or offset %d", k, offset)
+		return nil, fmt.Errorf("attnmap: invalid suffix length %d or offset %d", k, offset)
 	}
 	x = x[:T]
+	const figW = 10 * vg.Inch
 	var plots [][]*gplot.Plot
 	for _, q := range queries {
 		if q < 0 || q >= T {
-			return fmt.Errorf("attnmap: query position %d outside the window 0..%d", q, T-1)
+			return nil, fmt.Errorf("attnmap: query position %d outside the window 0..%d", q, T-1)
 		}
 		row := att[q*T : q*T+q+1]
 		top := 0.0
@@ -119,25 +131,29 @@ func SuffixMatchFigure(path string, x []byte, att []float32, T int, queries []in
 			p.Title.Text = fmt.Sprintf("query %d: fewer than k=%d symbols, no suffix", q, k)
 		}
 		p.Title.TextStyle.Font.Size = vg.Points(10)
+		p.Title.Text, p.Title.TextStyle.Font.Size = plot.FitText(p.Title.Text, p.Title.TextStyle, figW-vg.Points(16), 2, vg.Points(8))
 		p.X.Label.Text = "position"
 		p.Y.Label.Text = "attention weight"
 		p.X.Min, p.X.Max = -0.5, float64(T)-0.5
+		p.X.Tick.Marker, p.Y.Tick.Marker = plot.RoundTicks{Max: 11}, plot.RoundTicks{Max: 5}
 		p.Y.Min, p.Y.Max = 0, math.Max(top, 1e-6)*1.4 // headroom for the legend
 		qline, err := plotter.NewLine(plotter.XYs{{X: float64(q), Y: 0}, {X: float64(q), Y: p.Y.Max}})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		qline.LineStyle = draw.LineStyle{Color: color.Gray{0x90}, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
 		p.Add(qline, match, weights)
 		p.Legend.Add(fmt.Sprintf("matching positions (k=%d, offset %d)", k, offset), match)
 		p.Legend.Add("attention weights", weights)
 		p.Legend.Top = true
-		p.Legend.Left = true
-		p.Legend.TextStyle.Font.Size = vg.Points(8)
+		// on the side away from the weights (none after the query)
+		p.Legend.Left = 2*q >= T
+		p.Legend.TextStyle.Font.Size = vg.Points(9)
+		p.Legend.Padding = vg.Points(2)
 		plots = append(plots, []*gplot.Plot{p})
 	}
-	W, H := 10*vg.Inch, vg.Length(len(queries))*2.6*vg.Inch
-	return render(path, W, H, DefaultDPI, func(c draw.Canvas) {
+	W, H := figW, vg.Length(len(queries))*2.6*vg.Inch
+	return &figure{w: W, h: H, dpi: DefaultDPI, draw: func(c draw.Canvas) {
 		c.SetColor(color.White)
 		c.Fill(c.Rectangle.Path())
 		tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(10), PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
@@ -145,7 +161,7 @@ func SuffixMatchFigure(path string, x []byte, att []float32, T int, queries []in
 		for i, p := range plots {
 			p[0].Draw(cs[i][0])
 		}
-	})
+	}}, nil
 }
 
 // symbolsOf writes symbols as digits, symbols ≥ 10 in brackets.

@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	gplot "gonum.org/v1/plot"
@@ -25,12 +24,27 @@ const ErrorFloor = 1e-17
 // atomically (fsutil.WriteFile), as PNG, SVG or PDF by extension. hard, when
 // not NaN, is drawn as a dashed horizontal line labelled "c = ∞".
 func WriteErrorPlot(path string, force bool, title string, cs, errs []float64, hard float64) error {
+	format, p, err := errorPlot(path, title, cs, errs, hard)
+	if err != nil {
+		return err
+	}
+	return vplot.SavePlotLegendRight(p, errorPlotW, errorPlotH, format, path, force)
+}
+
+// The sizes of WriteErrorPlot's and WriteFFWidthPlot's figures.
+const (
+	errorPlotW, errorPlotH = 7.5 * vg.Inch, 4 * vg.Inch
+	ffPlotW, ffPlotH       = 8 * vg.Inch, 4.5 * vg.Inch
+)
+
+// errorPlot is WriteErrorPlot's plot and format.
+func errorPlot(path, title string, cs, errs []float64, hard float64) (string, *gplot.Plot, error) {
 	if len(cs) == 0 || len(cs) != len(errs) {
-		return fmt.Errorf("construct: %d temperatures and %d errors", len(cs), len(errs))
+		return "", nil, fmt.Errorf("construct: %d temperatures and %d errors", len(cs), len(errs))
 	}
 	format, p, err := newErrorPlot(path, title, "temperature c")
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	xy := make(plotter.XYs, len(cs))
 	for k := range cs {
@@ -39,7 +53,7 @@ func WriteErrorPlot(path string, force bool, title string, cs, errs []float64, h
 	}
 	line, points, err := plotter.NewLinePoints(xy)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	blue := color.NRGBA{0x00, 0x72, 0xB2, 0xFF}
 	line.Color, points.Color = blue, blue
@@ -50,42 +64,14 @@ func WriteErrorPlot(path string, force bool, title string, cs, errs []float64, h
 		h := math.Max(hard, ErrorFloor)
 		ref, err := plotter.NewLine(plotter.XYs{{X: cs[0], Y: h}, {X: cs[len(cs)-1], Y: h}})
 		if err != nil {
-			return err
+			return "", nil, err
 		}
 		ref.Color = color.NRGBA{0, 0, 0, 0xFF}
 		ref.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 		p.Add(ref)
 		p.Legend.Add("c = ∞ (hard limit)", ref)
 	}
-	p.Legend.Left = true
-	p.Legend.YOffs = vg.Inch // above the hard-limit line at the bottom
-	return vplot.SavePlot(p, 6*vg.Inch, 4*vg.Inch, format, path, force)
-}
-
-// decades marks the powers of ten of a log axis, labelled 1e-15, 0.01, 1,
-// 1000, …, labelling every k-th decade so that at most 8 labels appear.
-type decades struct{}
-
-func (decades) Ticks(lo, hi float64) []gplot.Tick {
-	a, b := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
-	step := max(1, (b-a+7)/8)
-	var ts []gplot.Tick
-	for e := a; e <= b; e++ {
-		v := math.Pow(10, float64(e))
-		if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
-			continue
-		}
-		t := gplot.Tick{Value: v}
-		if e%step == 0 {
-			if e >= -2 && e <= 4 {
-				t.Label = strconv.FormatFloat(v, 'f', -1, 64)
-			} else {
-				t.Label = fmt.Sprintf("1e%d", e)
-			}
-		}
-		ts = append(ts, t)
-	}
-	return ts
+	return format, p, nil
 }
 
 // FFSeries is one curve of WriteFFWidthPlot: the maximal deviation from
@@ -104,15 +90,24 @@ type FFSeries struct {
 // PNG, SVG or PDF by extension. With byK it draws against K (segments per
 // smooth function) instead.
 func WriteFFWidthPlot(path string, force bool, title string, series []FFSeries, byK bool) error {
-	format, p, err := newErrorPlot(path, title, "FF width W (widest hidden ReLU layer)")
+	format, p, err := ffWidthPlot(path, title, series, byK)
 	if err != nil {
 		return err
+	}
+	return vplot.SavePlotLegendRight(p, ffPlotW, ffPlotH, format, path, force)
+}
+
+// ffWidthPlot is WriteFFWidthPlot's plot and format.
+func ffWidthPlot(path, title string, series []FFSeries, byK bool) (string, *gplot.Plot, error) {
+	format, p, err := newErrorPlot(path, title, "FF width W (widest hidden ReLU layer)")
+	if err != nil {
+		return "", nil, err
 	}
 	palette := []color.NRGBA{{0x00, 0x72, 0xB2, 0xFF}, {0xD5, 0x5E, 0x00, 0xFF}, {0x00, 0x9E, 0x73, 0xFF}, {0xCC, 0x79, 0xA7, 0xFF}, {0xE6, 0x9F, 0x00, 0xFF}, {0x56, 0xB4, 0xE9, 0xFF}, {0, 0, 0, 0xFF}}
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}}
 	for i, s := range series {
 		if len(s.W) == 0 || len(s.W) != len(s.Err) {
-			return fmt.Errorf("construct: series %q has %d widths and %d errors", s.Label, len(s.W), len(s.Err))
+			return "", nil, fmt.Errorf("construct: series %q has %d widths and %d errors", s.Label, len(s.W), len(s.Err))
 		}
 		xy := make(plotter.XYs, len(s.W))
 		for k := range s.W {
@@ -123,7 +118,7 @@ func WriteFFWidthPlot(path string, force bool, title string, series []FFSeries, 
 		}
 		line, points, err := plotter.NewLinePoints(xy)
 		if err != nil {
-			return err
+			return "", nil, err
 		}
 		col := palette[i%len(palette)]
 		line.Color, points.Color = col, col
@@ -133,12 +128,8 @@ func WriteFFWidthPlot(path string, force bool, title string, series []FFSeries, 
 	}
 	if byK {
 		p.X.Label.Text = "K (segments per piecewise-linear function)"
-		p.Legend.Left = true
-	} else {
-		p.Legend.Top = true
-		p.Legend.XOffs = -1.5 * vg.Inch
 	}
-	return vplot.SavePlot(p, 7*vg.Inch, 4.5*vg.Inch, format, path, force)
+	return format, p, nil
 }
 
 // FFSweep builds the construction for cfg with ReLU-network FFs of K =
@@ -184,7 +175,7 @@ func newErrorPlot(path, title, xLabel string) (string, *gplot.Plot, error) {
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = "max |P_TF − P_CTW|"
 	p.X.Scale, p.Y.Scale = gplot.LogScale{}, gplot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = decades{}, decades{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = vplot.LogTicks{}, vplot.LogTicks{}
 	p.Add(plotter.NewGrid())
 	return format, p, nil
 }

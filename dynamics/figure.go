@@ -5,11 +5,14 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	gplot "gonum.org/v1/plot"
+	vgfont "gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	vplot "github.com/vomc/vomc/plot"
 )
@@ -17,27 +20,44 @@ import (
 // Figure draws the divergence from every reference to the model against
 // the training step (log scale), one line per reference (the excess
 // reference, CTW, solid black), with a dotted vertical line at every
-// head's emergence step (labelled L<layer>H<head>), and writes it to path
-// (.png or .svg, atomically).
+// head's emergence step, labelled above the plot with the heads that
+// emerged there (L<layer>H<head>, comma-separated); the legend is in a
+// column to the right. It writes the figure to path (.png or .svg,
+// atomically).
 func Figure(path, title string, pts []Point, em []Emergence) error {
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 	if format != "png" && format != "svg" {
 		return fmt.Errorf("dynamics: figure %s: want a .png or .svg extension", path)
 	}
+	w, h, fn, err := figure(title, pts, em)
+	if err != nil {
+		return err
+	}
+	return vplot.SaveDrawing(path, true, format, w, h, 0, fn)
+}
+
+// figure lays out Figure's figure: its size and drawing function.
+func figure(title string, pts []Point, em []Emergence) (vg.Length, vg.Length, func(draw.Canvas), error) {
 	if len(pts) == 0 {
-		return fmt.Errorf("dynamics: no points to draw")
+		return 0, 0, nil, fmt.Errorf("dynamics: no points to draw")
 	}
 	p := gplot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "training step"
 	p.Y.Label.Text = "mean KL(reference ‖ model) per position (nats)"
+	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
 	p.X.Scale = gplot.LogScale{}
-	p.X.Tick.Marker = gplot.LogTicks{Prec: -1}
+	p.X.Tick.Marker = vplot.LogTicks{}
 	p.Y.Scale = gplot.LogScale{}
-	p.Y.Tick.Marker = gplot.LogTicks{Prec: -1}
-	p.Legend.Top = true
-	p.Add(plotter.NewGrid())
+	p.Y.Tick.Marker = vplot.LogTicks{}
+	grid := plotter.NewGrid()
+	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xE0}, color.Gray{0xE0}
+	p.Add(grid)
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.Legend.Padding = vg.Points(2)
+	p.Legend.ThumbnailWidth = vg.Points(28)
 	lo, hi := math.Inf(1), math.Inf(-1)
+	xmin, xmax := math.Inf(1), math.Inf(-1)
 	k := 0
 	for r, d := range pts[0].KL {
 		xy := make(plotter.XYs, 0, len(pts))
@@ -48,13 +68,14 @@ func Figure(path, title string, pts []Point, em []Emergence) error {
 			}
 			xy = append(xy, plotter.XY{X: float64(pt.Step), Y: v})
 			lo, hi = min(lo, v), max(hi, v)
+			xmin, xmax = min(xmin, float64(pt.Step)), max(xmax, float64(pt.Step))
 		}
 		if len(xy) == 0 {
 			continue
 		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {
-			return err
+			return 0, 0, nil, err
 		}
 		ref := strings.HasPrefix(d.Reference, "CTW")
 		st := vplot.MethodStyle(k, ref)
@@ -66,25 +87,99 @@ func Figure(path, title string, pts []Point, em []Emergence) error {
 		p.Legend.Add(d.Reference, l)
 	}
 	if math.IsInf(lo, 1) {
-		return fmt.Errorf("dynamics: no positive divergence at a step ≥ 1 to draw")
+		return 0, 0, nil, fmt.Errorf("dynamics: no positive divergence at a step ≥ 1 to draw")
 	}
-	for i, e := range em {
+	// The emergence steps, each with the heads that emerged there.
+	byStep := map[int][]string{}
+	for _, e := range em {
 		if e.Step < 1 {
 			continue
 		}
-		v, err := plotter.NewLine(plotter.XYs{{X: float64(e.Step), Y: lo}, {X: float64(e.Step), Y: hi}})
-		if err != nil {
-			return err
-		}
-		v.Color, v.Dashes = color.Gray{0x80}, []vg.Length{vg.Points(1), vg.Points(2)}
-		p.Add(v)
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: float64(e.Step), Y: hi * math.Pow(0.8, float64(i%6))}},
-			Labels: []string{fmt.Sprintf("L%dH%d", e.Layer, e.Head)}})
-		if err != nil {
-			return err
-		}
-		lb.TextStyle[0].Font.Size = vg.Points(7)
-		p.Add(lb)
+		byStep[e.Step] = append(byStep[e.Step], fmt.Sprintf("L%dH%d", e.Layer, e.Head))
+		xmin, xmax = min(xmin, float64(e.Step)), max(xmax, float64(e.Step))
 	}
-	return vplot.SavePlot(p, 7*vg.Inch, 4.5*vg.Inch, format, path, true)
+	var marks []mark
+	for s, heads := range byStep {
+		marks = append(marks, mark{step: float64(s), label: strings.Join(heads, ", ")})
+	}
+	sort.Slice(marks, func(i, j int) bool { return marks[i].step < marks[j].step })
+	p.X.Min, p.X.Max = xmin, xmax
+	return 8 * vg.Inch, 5 * vg.Inch, func(c draw.Canvas) { drawFigure(p, marks, vplot.Padded(c, vg.Points(4))) }, nil
+}
+
+// mark is an emergence step and its label.
+type mark struct {
+	step  float64
+	label string
+	row   int
+}
+
+// drawFigure draws p (legend on the right) with the emergence marks: a
+// dotted line through the data area at each step, its label in a band
+// between the title and the data area, in as many rows as keep the labels
+// apart, each label centred on its line where it fits.
+func drawFigure(p *gplot.Plot, marks []mark, c draw.Canvas) {
+	sty := draw.TextStyle{Color: color.Gray{0x40}, Font: vgfont.From(gplot.DefaultFont, vg.Points(8)),
+		XAlign: draw.XCenter, YAlign: draw.YBottom, Handler: gplot.DefaultTextHandler}
+	area0 := vplot.LegendRightArea(p, c)
+	defer vplot.FitTitle(p, area0.Max.X-area0.Min.X)()
+	lineH := sty.Font.Size + vg.Points(2)
+	gap := vg.Points(4)
+	// x of each label, from the layout without the band (the band only
+	// moves the data area down).
+	place := func(dc draw.Canvas) []vg.Length {
+		trX, _ := p.Transforms(&dc)
+		xs := make([]vg.Length, len(marks))
+		for i, m := range marks {
+			w := sty.Width(m.label)
+			xs[i] = min(max(trX(m.step), dc.Min.X+w/2), c.Max.X-w/2)
+		}
+		return xs
+	}
+	rows := 0
+	if len(marks) > 0 {
+		xs := place(vplot.DataArea(p, c))
+		var ends []vg.Length // right end of the last label of every row
+		for i := range marks {
+			w := sty.Width(marks[i].label)
+			r := 0
+			for r < len(ends) && xs[i]-w/2 < ends[r]+gap {
+				r++
+			}
+			if r == len(ends) {
+				ends = append(ends, 0)
+			}
+			ends[r] = xs[i] + w/2
+			marks[i].row = r
+		}
+		rows = len(ends)
+	}
+	band := vg.Length(rows)*lineH + vg.Points(2)
+	if rows == 0 {
+		band = 0
+	}
+	titlePad := p.Title.Padding
+	if p.Title.Text != "" {
+		p.Title.Padding += band
+	} else {
+		c.Max.Y -= band
+	}
+	dc := vplot.DrawLegendRight(p, c)
+	p.Title.Padding = titlePad
+	if rows == 0 {
+		return
+	}
+	trX, _ := p.Transforms(&dc)
+	xs := place(dc)
+	line := draw.LineStyle{Color: color.Gray{0x80}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
+	for i, m := range marks {
+		x := trX(m.step)
+		y := dc.Max.Y + vg.Points(2) + vg.Length(m.row)*lineH
+		top := dc.Max.Y
+		if m.row == 0 {
+			top = y
+		}
+		c.StrokeLine2(line, x, dc.Min.Y, x, top)
+		c.FillText(sty, vg.Point{X: xs[i], Y: y}, m.label)
+	}
 }

@@ -218,12 +218,18 @@ func LossVsPosition(res *eval.Result, opts Options) (*Figure, error) {
 
 	newPanel := func(ylabel string) *gplot.Plot {
 		p := gplot.New()
-		p.X.Min, p.X.Max = 1, xmax
+		// A linear position axis starts at 0 so that its ticks fall on
+		// round numbers from the origin (0, 50, 100, …); a logarithmic one
+		// at the first position.
+		p.X.Min, p.X.Max = 0, xmax
+		p.X.Tick.Marker = RoundTicks{}
+		p.Y.Tick.Marker = RoundTicks{}
 		p.Y.Label.Text = ylabel
 		p.X.Label.Text = "position in context window"
 		if opts.LogX {
+			p.X.Min = 1
 			p.X.Scale = gplot.LogScale{}
-			p.X.Tick.Marker = gplot.LogTicks{Prec: -1}
+			p.X.Tick.Marker = LogTicks{}
 		}
 		grid := plotter.NewGrid()
 		grid.Vertical.Color = color.Gray{0xE0}
@@ -449,6 +455,12 @@ func (f *Figure) Draw(c draw.Canvas) {
 		area = draw.Crop(c, 0, -(lw + 2*pad), 0, 0)
 	}
 	area = draw.Crop(area, pad/2, -pad/2, pad/2, -pad/2)
+	// Titles too wide for the panels are broken onto two lines (or
+	// shrunk) rather than run off the figure.
+	defer FitTitle(f.Loss, area.Max.X-area.Min.X)()
+	if f.Excess != nil {
+		defer FitTitle(f.Excess, area.Max.X-area.Min.X)()
+	}
 
 	top := area
 	var bottom draw.Canvas

@@ -58,6 +58,16 @@ func trainLogs(models []Model, deps map[string]*pipeline.Done) (map[string][]tra
 // interval, averaged over 5 consecutive intervals) against the step for
 // each model with a log, in nats per symbol.
 func drawTrainingCurves(models []Model, logs map[string][]transformer.LogEntry, title, path string) error {
+	p, err := trainingCurvesPlot(models, logs, title)
+	if err != nil {
+		return err
+	}
+	return plot.SavePlotLegendRight(p, 9*vg.Inch, 5*vg.Inch, filepath.Ext(path)[1:], path, true)
+}
+
+// trainingCurvesPlot is drawTrainingCurves' plot (its legend is drawn to
+// the right).
+func trainingCurvesPlot(models []Model, logs map[string][]transformer.LogEntry, title string) (*gplot.Plot, error) {
 	p := gplot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "training step"
@@ -65,7 +75,10 @@ func drawTrainingCurves(models []Model, logs map[string][]transformer.LogEntry, 
 	grid := plotter.NewGrid()
 	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xE0}, color.Gray{0xE0}
 	p.Add(grid)
-	p.Legend.Top = true
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.RoundTicks{}, plot.RoundTicks{}
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.Legend.Padding = vg.Points(2)
+	p.Legend.ThumbnailWidth = vg.Points(28)
 	for i, m := range models {
 		h := logs[m.Label()]
 		var xy plotter.XYs
@@ -85,12 +98,12 @@ func drawTrainingCurves(models []Model, logs map[string][]transformer.LogEntry, 
 		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		sty := plot.MethodStyle(i, false)
 		l.LineStyle = draw.LineStyle{Color: sty.Color, Width: vg.Points(1.4), Dashes: sty.Dashes}
 		p.Add(l)
 		p.Legend.Add(m.Label(), l)
 	}
-	return plot.SavePlot(p, 9*vg.Inch, 5*vg.Inch, filepath.Ext(path)[1:], path, true)
+	return p, nil
 }

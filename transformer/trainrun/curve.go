@@ -21,6 +21,23 @@ func DrawCurve(dir string, hist []transformer.LogEntry) error {
 	if len(hist) == 0 {
 		return nil
 	}
+	p, err := curvePlot(hist)
+	if err != nil {
+		return err
+	}
+	for _, format := range []string{"png", "svg"} {
+		if err := plot.SavePlotLegendRight(p, curveW, curveH, format, filepath.Join(dir, "curve."+format), true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// curveW × curveH is the size of the training curve figure.
+const curveW, curveH = 8 * vg.Inch, 4.5 * vg.Inch
+
+// curvePlot is DrawCurve's plot (its legend is drawn to the right).
+func curvePlot(hist []transformer.LogEntry) (*gplot.Plot, error) {
 	p := gplot.New()
 	p.Title.Text = "Training curve"
 	p.X.Label.Text = "step"
@@ -28,6 +45,9 @@ func DrawCurve(dir string, hist []transformer.LogEntry) error {
 	grid := plotter.NewGrid()
 	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xE0}, color.Gray{0xE0}
 	p.Add(grid)
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.RoundTicks{}, plot.RoundTicks{}
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.Legend.Padding = vg.Points(2)
 	var trainXY, valXY plotter.XYs
 	for _, e := range hist {
 		if !math.IsNaN(e.TrainLoss) {
@@ -37,7 +57,6 @@ func DrawCurve(dir string, hist []transformer.LogEntry) error {
 			valXY = append(valXY, plotter.XY{X: float64(e.Step), Y: e.ValLoss})
 		}
 	}
-	p.Legend.Top = true
 	for i, s := range []struct {
 		name string
 		xy   plotter.XYs
@@ -48,7 +67,7 @@ func DrawCurve(dir string, hist []transformer.LogEntry) error {
 		sty := plot.MethodStyle(i, false)
 		l, pts, err := plotter.NewLinePoints(s.xy)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		l.LineStyle = draw.LineStyle{Color: sty.Color, Width: vg.Points(1.4), Dashes: sty.Dashes}
 		pts.Shape = draw.CircleGlyph{}
@@ -60,10 +79,5 @@ func DrawCurve(dir string, hist []transformer.LogEntry) error {
 		p.Add(l, pts)
 		p.Legend.Add(s.name, l, pts)
 	}
-	for _, format := range []string{"png", "svg"} {
-		if err := plot.SavePlot(p, 7*vg.Inch, 4.5*vg.Inch, format, filepath.Join(dir, "curve."+format), true); err != nil {
-			return err
-		}
-	}
-	return nil
+	return p, nil
 }
