@@ -17,6 +17,7 @@ import (
 	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // DefaultMethods are the reference predictors of a prior of maximum depth
@@ -33,6 +34,9 @@ func DefaultMethods(D int) string {
 type RunConfig struct {
 	// Run is the run directory (its snapshots: 'vomc train --snapshots').
 	Run string
+	// Backend is the compute backend of the snapshots' models, chosen by
+	// the caller (nil: each model makes a CPU backend of its own).
+	Backend backend.Backend
 	// Data is the test data set; its first Windows windows (0: 200) are
 	// the probe set.
 	Data    string
@@ -96,7 +100,7 @@ func Run(cfg RunConfig) (*Result, error) {
 		return nil, err
 	}
 	load := func(s Snapshot) (Model, error) {
-		m, err := transformer.LoadSafetensors(s.Path)
+		m, err := transformer.LoadSafetensorsOn(cfg.Backend, s.Path)
 		if err != nil {
 			return nil, err
 		}

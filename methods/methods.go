@@ -38,6 +38,7 @@ import (
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // Defaults are the values used for parameters a specification leaves out.
@@ -53,6 +54,9 @@ type Defaults struct {
 	// Windows are the evaluated windows, which an npy method's
 	// distributions are matched against (nil when not known).
 	Windows [][]byte
+	// Backend is the compute backend of tf methods' models, chosen by the
+	// caller (nil: each model makes a CPU backend of its own).
+	Backend backend.Backend `json:"-"`
 }
 
 // DefaultsFor returns the method defaults of a data set: its alphabet, the
@@ -365,7 +369,7 @@ func buildTF(sp *spec, d Defaults) (Built, error) {
 			}
 		}
 	}
-	m, err := transformer.LoadSafetensors(file)
+	m, err := transformer.LoadSafetensorsOn(d.Backend, file)
 	if err != nil {
 		return b, fmt.Errorf("methods: %q: %w", sp.text, err)
 	}

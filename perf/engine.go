@@ -11,6 +11,7 @@ import (
 
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/kernels"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
@@ -92,11 +93,15 @@ func BenchEngine(ctx context.Context, eng trainrun.Engine, bs []TrainBench, o En
 		}
 		return r, nil
 	}
+	var be backend.Backend
+	if g, ok := eng.(trainrun.GoEngine); ok {
+		be = g.Backend
+	}
 	prev := runtime.GOMAXPROCS(o.Threads)
 	defer runtime.GOMAXPROCS(prev)
 	r := &EngineBench{}
 	for _, b := range bs {
-		rep, err := BenchTrain(b, o.Steps, o.Warmup, o.Seed)
+		rep, err := BenchTrain(be, b, o.Steps, o.Warmup, o.Seed)
 		if err != nil {
 			return nil, err
 		}

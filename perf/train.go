@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // TrainBench is a training-throughput configuration: a model and a batch
@@ -108,7 +109,10 @@ type TrainReport struct {
 
 // BenchTrain measures training steps of b's model on random windows:
 // warmup untimed steps, then steps timed ones.
-func BenchTrain(b TrainBench, steps, warmup int, seed uint64) (*TrainReport, error) {
+//
+// The model lives on the backend be, chosen by the caller (nil: a CPU
+// backend of its own, with kernels.Default).
+func BenchTrain(be backend.Backend, b TrainBench, steps, warmup int, seed uint64) (*TrainReport, error) {
 	if steps < 1 || warmup < 0 {
 		return nil, fmt.Errorf("perf: %d steps, %d warm-up", steps, warmup)
 	}
@@ -125,7 +129,7 @@ func BenchTrain(b TrainBench, steps, warmup int, seed uint64) (*TrainReport, err
 			peak = ms.HeapInuse - base
 		}
 	}
-	m, err := transformer.New(b.Model, seed)
+	m, err := transformer.NewOn(be, b.Model, seed)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func TestParseTrainBench(t *testing.T) {
 // TestBenchTrain times a tiny model and checks the report.
 func TestBenchTrain(t *testing.T) {
 	b, _ := ParseTrainBench("L=1:H=2:E=8:N=16:B=4")
-	r, err := BenchTrain(b, 2, 1, 1)
+	r, err := BenchTrain(nil, b, 2, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func dynamicsStageName(m Model, r int) string { return "dynamics-tf-" + m.Slug()
 
 // dynamicsStage measures the snapshots of replicate r of model m on the
 // first DynamicsWindows test windows (KN tuned on the training windows).
-func dynamicsStage(cfg Config, m Model, r int) pipeline.Stage {
+func dynamicsStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 	train := trainStageName(m, r)
 	return pipeline.Stage{
 		Name:   dynamicsStageName(m, r),
@@ -32,7 +32,7 @@ func dynamicsStage(cfg Config, m Model, r int) pipeline.Stage {
 			if nw == 0 {
 				nw = min(200, cfg.TestTrees)
 			}
-			res, err := dynamics.Run(dynamics.RunConfig{Run: sc.Deps[train].Dir, Data: test, Windows: nw, HeadWindows: cfg.headWindows(),
+			res, err := dynamics.Run(dynamics.RunConfig{Run: sc.Deps[train].Dir, Data: test, Windows: nw, HeadWindows: cfg.headWindows(), Backend: opts.Backend,
 				Train: filepath.Join(sc.Deps[StageTrainData].Dir, dataDir), Null: attnmap.NullOptions{Seed: cfg.Seed},
 				Workers: cfg.Workers})
 			if err != nil {

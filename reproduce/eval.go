@@ -78,7 +78,7 @@ type named struct {
 func (n named) Name() string { return n.name }
 
 // evalModelStage evaluates replicate r of model m beside CTW.
-func evalModelStage(cfg Config, m Model, r int) pipeline.Stage {
+func evalModelStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 	return pipeline.Stage{
 		Name:   evalStageName(m, r),
 		Inputs: map[string]any{"defaults": defaults(cfg), "label": RepLabel(m, r)},
@@ -88,7 +88,7 @@ func evalModelStage(cfg Config, m Model, r int) pipeline.Stage {
 			if err != nil {
 				return nil, err
 			}
-			model, err := transformer.LoadSafetensors(filepath.Join(sc.Deps[trainStageName(m, r)].Dir, modelFile))
+			model, err := transformer.LoadSafetensorsOn(opts.Backend, filepath.Join(sc.Deps[trainStageName(m, r)].Dir, modelFile))
 			if err != nil {
 				return nil, err
 			}

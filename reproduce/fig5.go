@@ -45,7 +45,7 @@ type Fig5Info struct {
 // fig5Stage draws the attention maps of cfg.HeatmapModel (replicate 0)
 // and scores its heads (Fig. 5); ok is false when no heatmap_model is
 // configured.
-func fig5Stage(cfg Config) (pipeline.Stage, bool, error) {
+func fig5Stage(cfg Config, opts Options) (pipeline.Stage, bool, error) {
 	if cfg.HeatmapModel == "" {
 		return pipeline.Stage{}, false, nil
 	}
@@ -63,7 +63,7 @@ func fig5Stage(cfg Config) (pipeline.Stage, bool, error) {
 			if err != nil {
 				return nil, err
 			}
-			model, err := transformer.LoadSafetensors(filepath.Join(sc.Deps[trainStageName(m, 0)].Dir, modelFile))
+			model, err := transformer.LoadSafetensorsOn(opts.Backend, filepath.Join(sc.Deps[trainStageName(m, 0)].Dir, modelFile))
 			if err != nil {
 				return nil, err
 			}

@@ -98,7 +98,7 @@ func synthVariantStage(cfg Config, short, enc string, r int, opts Options) (pipe
 		Deps:      []string{StageTrainData},
 		Resumable: true,
 		Run: func(ctx context.Context, stc *pipeline.StageContext) ([]string, error) {
-			m, secs, err := trainSynth(ctx, cfg, stc, sc, tc, name, opts.OnStep)
+			m, secs, err := trainSynth(ctx, cfg, stc, sc, tc, name, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -124,17 +124,17 @@ func synthVariantStage(cfg Config, short, enc string, r int, opts Options) (pipe
 // the transformers' stages keep them, a progress bar on the stage's log. It saves the
 // model (modelFile) and returns it (synth.Finish) and the training time in
 // seconds over all resumptions.
-func trainSynth(ctx context.Context, cfg Config, stc *pipeline.StageContext, sc synth.Config, tc transformer.TrainConfig, name string, onStep func(string, int)) (*synth.Model, float64, error) {
+func trainSynth(ctx context.Context, cfg Config, stc *pipeline.StageContext, sc synth.Config, tc transformer.TrainConfig, name string, o Options) (*synth.Model, float64, error) {
 	train, val, meta, err := trainSplit(cfg, stc)
 	if err != nil {
 		return nil, 0, err
 	}
 	opts := trainrun.Options{Dir: stc.Dir, Meta: meta, CheckpointEvery: cfg.CheckpointEvery,
 		FinalCheckpoint: true, Log: true, Progress: stc.Log, Label: stc.Label}
-	if onStep != nil {
-		opts.OnStep = func(step int) { onStep(name, step) }
+	if o.OnStep != nil {
+		opts.OnStep = func(step int) { o.OnStep(name, step) }
 	}
-	r, resumed, err := synth.OpenRun(nil, sc, tc, train, val, opts)
+	r, resumed, err := synth.OpenRun(o.Backend, sc, tc, train, val, opts)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
@@ -39,6 +40,12 @@ type Options struct {
 	// that trains the transformers when Config.Engine is "torch"; nil
 	// there means one with the defaults (device auto).
 	Torch *trainrun.Torch
+	// Backend is the compute backend of every model the study builds on
+	// the Go engine (training, evaluation, attention maps, dynamics, the
+	// TF 2-0 models), chosen by the caller (nil: each model makes a CPU
+	// backend of its own, with kernels.Default). It is not part of any
+	// stage hash: every backend computes the same numbers.
+	Backend backend.Backend
 }
 
 // Stage names of the fixed stages.
@@ -73,13 +80,13 @@ func Plan(cfg Config, opts Options) ([]pipeline.Stage, error) {
 	}
 	for r := range cfg.NumSeeds() {
 		for _, m := range cfg.Models() {
-			stages = append(stages, evalModelStage(cfg, m, r))
+			stages = append(stages, evalModelStage(cfg, m, r, opts))
 			if cfg.dynamicsOf(r) != "" {
-				stages = append(stages, dynamicsStage(cfg, m, r))
+				stages = append(stages, dynamicsStage(cfg, m, r, opts))
 			}
 		}
 	}
-	f5, ok, err := fig5Stage(cfg)
+	f5, ok, err := fig5Stage(cfg, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -102,9 +102,9 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 				meta[trainrun.MetaSnapshots] = dyn
 			}
 			if cfg.Engine == trainrun.EngineTorch {
-				return torchTrain(ctx, cfg, sc, opts.Torch, m, r, tcfg, topt, seed, meta, snaps, train, val)
+				return torchTrain(ctx, cfg, sc, opts, m, r, tcfg, topt, seed, meta, snaps, train, val)
 			}
-			run, err := resumeOrStart(sc, cfg.CheckpointEvery, name, opts.OnStep, tcfg, topt, seed, meta, snaps, train, val)
+			run, err := resumeOrStart(sc, opts, cfg.CheckpointEvery, name, tcfg, topt, seed, meta, snaps, train, val)
 			if err != nil {
 				return nil, err
 			}
@@ -138,7 +138,8 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 // is the stage's (started as trainrun.StartTorch starts it, with the data
 // described so that the engine draws trainSplit's split), resumed from its
 // checkpoint when there is one.
-func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, tor *trainrun.Torch, m Model, r int, tcfg transformer.Config, topt transformer.TrainConfig, seed uint64, meta map[string]string, snaps []int, train, val transformer.Windows) ([]string, error) {
+func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, opts Options, m Model, r int, tcfg transformer.Config, topt transformer.TrainConfig, seed uint64, meta map[string]string, snaps []int, train, val transformer.Windows) ([]string, error) {
+	tor := opts.Torch
 	if tor == nil {
 		tor = &trainrun.Torch{}
 	}
@@ -166,7 +167,7 @@ func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, tor 
 	if c.TrainWindows != train.Windows() {
 		return nil, fmt.Errorf("%s: the torch engine trained on %d windows, the split has %d", sc.Label, c.TrainWindows, train.Windows())
 	}
-	mod, err := transformer.LoadSafetensors(filepath.Join(sc.Dir, modelFile))
+	mod, err := transformer.LoadSafetensorsOn(opts.Backend, filepath.Join(sc.Dir, modelFile))
 	if err != nil {
 		return nil, err
 	}
@@ -195,19 +196,20 @@ func jsonSafe(t TrainInfo) TrainInfo {
 // directory, or starts one (trainrun.Resume, trainrun.Start): checkpoints
 // every `every` steps, at epoch ends, at the end and on cancellation, no
 // training log, a progress bar on the stage's log.
-func resumeOrStart(sc *pipeline.StageContext, every int, name string, onStep func(string, int), mc transformer.Config, tc transformer.TrainConfig, seed uint64, meta map[string]string, snaps []int, train, val transformer.Windows) (*trainrun.Run[*transformer.Activations, *transformer.Model], error) {
+func resumeOrStart(sc *pipeline.StageContext, o Options, every int, name string, mc transformer.Config, tc transformer.TrainConfig, seed uint64, meta map[string]string, snaps []int, train, val transformer.Windows) (*trainrun.Run[*transformer.Activations, *transformer.Model], error) {
 	opts := trainrun.Options{Dir: sc.Dir, Meta: meta, CheckpointEvery: every, Snapshots: snaps,
 		FinalCheckpoint: true, Progress: sc.Log, Label: sc.Label, Log: true}
-	if onStep != nil {
-		opts.OnStep = func(step int) { onStep(name, step) }
+	if o.OnStep != nil {
+		opts.OnStep = func(step int) { o.OnStep(name, step) }
 	}
+	be := o.Backend
 	path := opts.CheckpointPath()
 	if _, err := os.Stat(path); err == nil {
 		c, err := transformer.LoadCheckpoint(path)
 		if err != nil {
 			return nil, err
 		}
-		tr, err := c.Resume(train, val)
+		tr, err := c.ResumeOn(be, train, val)
 		if err != nil {
 			return nil, err
 		}
@@ -219,7 +221,7 @@ func resumeOrStart(sc *pipeline.StageContext, every int, name string, onStep fun
 		r.Status = progressText(tr)
 		return r, nil
 	}
-	tr, err := trainrun.NewTrainer(mc, tc, seed, train, val)
+	tr, err := trainrun.NewTrainer(be, mc, tc, seed, train, val)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/safetensors"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // The weights file is safetensors: an unsigned 64-bit little-endian header
@@ -43,13 +44,17 @@ func (m *Model) SaveSafetensors(path string) error {
 // ReadSafetensors reads a model written by WriteSafetensors (see
 // readModel); the size of r's contents is not known, so a truncated
 // input is detected only when its data runs out.
-func ReadSafetensors(r io.Reader) (*Model, error) { return readModel(r, -1, "") }
+func ReadSafetensors(r io.Reader) (*Model, error) { return readModel(nil, r, -1, "") }
 
 // LoadSafetensors reads the model in path (see ReadSafetensors), checking
 // the header against the file's size before reading any data. Errors
 // name the file.
-func LoadSafetensors(path string) (*Model, error) {
-	return fsutil.ReadSized(path, func(r io.Reader, size int64) (*Model, error) { return readModel(r, size, path) })
+func LoadSafetensors(path string) (*Model, error) { return LoadSafetensorsOn(nil, path) }
+
+// LoadSafetensorsOn is LoadSafetensors with the model on the backend be
+// (nil: a CPU backend of its own, as FromParamsOn).
+func LoadSafetensorsOn(be backend.Backend, path string) (*Model, error) {
+	return fsutil.ReadSized(path, func(r io.Reader, size int64) (*Model, error) { return readModel(be, r, size, path) })
 }
 
 // maxModelHeader bounds a model file's header: its config (≤ MaxLayers
@@ -64,7 +69,7 @@ const maxModelHeader = 4 << 20
 // (verified against the file's checksum). A file without a checksum (one
 // written before vomc recorded checksums) is loaded with a warning
 // through safetensors.Warnf.
-func readModel(r io.Reader, size int64, name string) (*Model, error) {
+func readModel(be backend.Backend, r io.Reader, size int64, name string) (*Model, error) {
 	h, err := safetensors.ReadHeader(r, maxModelHeader, size)
 	if err != nil {
 		return nil, fmt.Errorf("transformer: %w", err)
@@ -113,7 +118,7 @@ func readModel(r io.Reader, size int64, name string) (*Model, error) {
 	for _, t := range layout {
 		copy(flat[t.Offset:t.Offset+t.Size], safetensors.Float32s(ts[byName[t.Name]].Data))
 	}
-	return FromParams(cfg, flat)
+	return FromParamsOn(be, cfg, flat)
 }
 
 // nameOr is name, or def when name is empty.

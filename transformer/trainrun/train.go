@@ -14,6 +14,7 @@ import (
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // Train runs 'vomc train' as a library call: a new run, or the run in a
@@ -37,9 +38,12 @@ type Engine interface {
 	resume(ctx context.Context, r *resumedRun, o TrainOptions) (*Summary, error)
 }
 
-// GoEngine is vomc's own training engine (package transformer on the CPU
-// backend).
-type GoEngine struct{}
+// GoEngine is vomc's own training engine (package transformer) on the
+// compute backend Backend, chosen by the caller (nil: each model makes a
+// CPU backend of its own, with kernels.Default).
+type GoEngine struct {
+	Backend backend.Backend
+}
 
 // EngineName is EngineGo.
 func (GoEngine) EngineName() string { return EngineGo }
@@ -330,7 +334,7 @@ func (o TrainOptions) runOptions(meta map[string]string, snaps []int) Options {
 }
 
 // start begins the new run s with the Go engine and trains it.
-func (GoEngine) start(ctx context.Context, s *newRun, o TrainOptions) (*Summary, error) {
+func (e GoEngine) start(ctx context.Context, s *newRun, o TrainOptions) (*Summary, error) {
 	if o.Model.Arch == ArchLSTM {
 		return nil, errors.New("trainrun: the Go engine trains transformers only")
 	}
@@ -342,7 +346,7 @@ func (GoEngine) start(ctx context.Context, s *newRun, o TrainOptions) (*Summary,
 	if err != nil {
 		return nil, err
 	}
-	tr, err := NewTrainer(s.cfg, tc, tc.Seed, s.train, s.val)
+	tr, err := NewTrainer(e.Backend, s.cfg, tc, tc.Seed, s.train, s.val)
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +367,7 @@ func (GoEngine) start(ctx context.Context, s *newRun, o TrainOptions) (*Summary,
 }
 
 // resume continues the run rr with the Go engine and trains it.
-func (GoEngine) resume(ctx context.Context, rr *resumedRun, o TrainOptions) (*Summary, error) {
+func (e GoEngine) resume(ctx context.Context, rr *resumedRun, o TrainOptions) (*Summary, error) {
 	c := rr.c
 	if c.ModelFormat != "" {
 		return nil, &ModelFormatError{Dir: o.Dir, Format: c.ModelFormat, Config: c.ModelConfig}
@@ -371,7 +375,7 @@ func (GoEngine) resume(ctx context.Context, rr *resumedRun, o TrainOptions) (*Su
 	if err := CheckMemory(c.Config, c.Train.BatchSize, rr.train); err != nil {
 		return nil, err
 	}
-	tr, err := c.Resume(rr.train, rr.val)
+	tr, err := c.ResumeOn(e.Backend, rr.train, rr.val)
 	if err != nil {
 		return nil, err
 	}

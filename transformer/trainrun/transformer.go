@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
-// NewTrainer initialises a transformer of configuration cfg with seed and
-// its trainer on train and val (nil: no validation).
-func NewTrainer(cfg transformer.Config, tc transformer.TrainConfig, seed uint64, train, val transformer.Windows) (*transformer.Trainer, error) {
-	m, err := transformer.New(cfg, seed)
+// NewTrainer initialises a transformer of configuration cfg with seed on
+// the backend be (chosen by the caller; nil: a CPU backend of the model's
+// own) and its trainer on train and val (nil: no validation).
+func NewTrainer(be backend.Backend, cfg transformer.Config, tc transformer.TrainConfig, seed uint64, train, val transformer.Windows) (*transformer.Trainer, error) {
+	m, err := transformer.NewOn(be, cfg, seed)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,37 @@
+package perf
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/backend/cpu"
+	"github.com/vomc/vomc/transformer/kernels"
+	"github.com/vomc/vomc/transformer/trainrun"
+)
+
+// TestBenchEngineBackend: the Go engine's benchmark runs on the engine's
+// backend (one holding 4 KiB fails with out of memory) and reports it.
+func TestBenchEngineBackend(t *testing.T) {
+	bs, err := ParseTrainBenches("L=1:H=2:E=8:N=16:B=4", trainrun.GoEngine{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := EngineBenchOptions{Steps: 1, Warmup: 0, Threads: 1, Seed: 1}
+	small := cpu.New(kernels.Default(), cpu.WithMemoryLimit(4<<10))
+	if _, err := BenchEngine(context.Background(), trainrun.GoEngine{Backend: small}, bs, o); !errors.Is(err, backend.ErrOutOfMemory) {
+		t.Fatalf("a 4 KiB backend: %v, want out of memory", err)
+	}
+	portable, err := kernels.Lookup("portable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := BenchEngine(context.Background(), trainrun.GoEngine{Backend: cpu.New(portable)}, bs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Go[0].Backend; got != "cpu/portable" {
+		t.Errorf("reported backend %q, want cpu/portable", got)
+	}
+}
