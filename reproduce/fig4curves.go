@@ -76,6 +76,7 @@ func trainingCurvesPlot(models []Model, logs map[string][]transformer.LogEntry, 
 	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xE0}, color.Gray{0xE0}
 	p.Add(grid)
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.RoundTicks{}, plot.RoundTicks{}
+	p.X.Min = 0 // the step axis from 0, so its ticks start there
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Legend.Padding = vg.Points(2)
 	p.Legend.ThumbnailWidth = vg.Points(28)
