@@ -132,13 +132,31 @@ type Summary struct {
 // OptionError is a bad setting of a new run: Option names it (a field of
 // TrainOptions in lower case, or a TrainConfig field's JSON name; "" when
 // Msg says it all) and Msg follows the name ("lr" + ": learning rate
-// NaN"). Err is the underlying error, if any.
+// NaN"). Msg names the options Also, if any, by %s verbs. Err is the
+// underlying error, if any.
 type OptionError struct {
 	Option, Msg string
+	Also        []string
 	Err         error
 }
 
-func (e *OptionError) Error() string { return e.Option + e.Msg }
+func (e *OptionError) Error() string { return e.Text(func(o string) string { return o }) }
+
+// Text is the message with every option it names written as name(option).
+func (e *OptionError) Text(name func(option string) string) string {
+	msg := e.Msg
+	if len(e.Also) > 0 {
+		args := make([]any, len(e.Also))
+		for i, o := range e.Also {
+			args[i] = name(o)
+		}
+		msg = fmt.Sprintf(msg, args...)
+	}
+	if e.Option == "" {
+		return msg
+	}
+	return name(e.Option) + msg
+}
 
 func (e *OptionError) Unwrap() error { return e.Err }
 
@@ -287,7 +305,7 @@ func (o TrainOptions) checkSettings() error {
 	case m.Arch != "" && m.Arch != ArchTransformer && m.Arch != ArchLSTM:
 		return &OptionError{Option: "arch", Msg: fmt.Sprintf(" %q: want %s or %s", m.Arch, ArchTransformer, ArchLSTM)}
 	case m.Arch == ArchLSTM && (m.Layers < 1 || m.hidden() < 1):
-		return &OptionError{Option: "arch", Msg: fmt.Sprintf(" %s needs layers ≥ 1 and hidden ≥ 1 (got %d, %d)", ArchLSTM, m.Layers, m.hidden())}
+		return &OptionError{Option: "arch", Msg: fmt.Sprintf(" %s needs %%s ≥ 1 and %%s ≥ 1 (got %d, %d)", ArchLSTM, m.Layers, m.hidden()), Also: []string{"layers", "hidden"}}
 	}
 	return nil
 }
