@@ -162,7 +162,8 @@ func writeFigures(cfg Config, sc *pipeline.StageContext) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := drawTrainingCurves(ms, logs, "Fig. 4 models: training curves (replicate 0; "+sub+")", filepath.Join(sc.Dir, Fig4CurvesFile)); err != nil {
+		csub := fmt.Sprintf("A=%d, D=%s, N=%d; replicate 0", cfg.A, source.DepthList(cfg.Depths), cfg.N)
+		if err := drawTrainingCurves(ms, logs, "Fig. 4 models: training curves ("+csub+")", filepath.Join(sc.Dir, Fig4CurvesFile)); err != nil {
 			return nil, err
 		}
 		outs = append(outs, Fig4CurvesFile)
@@ -190,7 +191,11 @@ func writeFigures(cfg Config, sc *pipeline.StageContext) ([]string, error) {
 	// The construction beside CTW.
 	if mg.Construct != nil {
 		title := fmt.Sprintf("(D+2)=%d-layer constructed transformer vs CTW (%d windows)", mg.CInfo.Layers, mg.Construct.Windows)
-		if err := drawLoss(mg.Construct, nil, title, filepath.Join(sc.Dir, ConstructFile), cfg.Smooth, nil); err != nil {
+		var names []string // every method, so that the excess panel shows the (zero) difference
+		for _, m := range mg.Construct.Methods {
+			names = append(names, m.Name)
+		}
+		if err := drawLoss(mg.Construct, names, title, filepath.Join(sc.Dir, ConstructFile), cfg.Smooth, nil); err != nil {
 			return nil, err
 		}
 		outs = append(outs, ConstructFile)
