@@ -165,11 +165,3 @@ func TestCompareOptionErrors(t *testing.T) {
 		})
 	}
 }
-
-func TestHyphenated(t *testing.T) {
-	for name, want := range map[string]string{"FFMaxK": "ff-max-k", "CRange": "c-range", "CPoints": "c-points", "Width": "width", "FF": "ff", "A": "a", "ErrorPlot": "error-plot"} {
-		if got := hyphenated(name); got != want {
-			t.Errorf("hyphenated(%q) = %q, want %q", name, got, want)
-		}
-	}
-}
