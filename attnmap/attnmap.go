@@ -47,8 +47,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
+
+	"github.com/vomc/vomc/internal/parallel"
 )
 
 // SuffixMatches returns, in increasing order, the positions j < query of
@@ -361,7 +361,7 @@ func ScoreWindows(xs [][]byte, mapsOf func(w int) ([][][]float32, error), maxK i
 			return nil, fmt.Errorf("attnmap: window %d has a different set of heads than window 0", w)
 		}
 		// each head's accumulator is written by one worker only
-		forEach(len(jobs), opt.Workers, func(n int) {
+		parallel.For(len(jobs), opt.Workers, func(n int) {
 			acc, a := heads[n], jobs[n]
 			for i, v := range a {
 				acc.mean[i] += float64(v) / float64(W)
@@ -478,7 +478,7 @@ func ScoreWindows(xs [][]byte, mapsOf func(w int) ([][][]float32, error), maxK i
 				}
 				r.Shuffle(W, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 			}
-			forEach(len(heads), opt.Workers, func(n int) {
+			parallel.For(len(heads), opt.Workers, func(n int) {
 				acc := heads[n]
 				for _, perm := range perms[:nb] {
 					for hyp := 2; hyp < nh; hyp++ {
@@ -518,37 +518,6 @@ func ScoreWindows(xs [][]byte, mapsOf func(w int) ([][][]float32, error), maxK i
 		}
 	}
 	return out, nil
-}
-
-// forEach calls f(0..n-1) on up to workers goroutines (0: GOMAXPROCS) and
-// returns when all calls have returned.
-func forEach(n, workers int, f func(i int)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, n)
-	if workers <= 1 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f(i)
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }
 
 // label picks a head's describing hypothesis (see ScoreWindows): the

@@ -31,14 +31,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/vomc/vomc/attnmap"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/internal/parallel"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
@@ -170,29 +169,6 @@ func distributions(p predict.Predictor, x []byte) []float64 {
 	return out
 }
 
-// parallel runs f(w) for w = 0..n−1 on workers goroutines.
-func parallel(n, workers int, f func(w int)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(workers, max(n, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for w := range next {
-				f(w)
-			}
-		}()
-	}
-	for w := range n {
-		next <- w
-	}
-	close(next)
-	wg.Wait()
-}
-
 // stat is the mean and 95% half-width of v.
 func stat(v []float64) Stat {
 	n := float64(len(v))
@@ -251,7 +227,7 @@ func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options)
 	refs := make([]refDists, len(opts.References))
 	for r, ref := range opts.References {
 		refs[r] = make(refDists, W)
-		parallel(W, opts.Workers, func(w int) { refs[r][w] = distributions(ref.P, opts.Windows[w]) })
+		parallel.For(W, opts.Workers, func(w int) { refs[r][w] = distributions(ref.P, opts.Windows[w]) })
 	}
 	hw := opts.HeadWindows
 	if hw == 0 {
@@ -279,7 +255,7 @@ func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options)
 		for r := range R {
 			kl[r], klH[r] = make([]float64, W), make([]float64, W)
 		}
-		parallel(W, opts.Workers, func(w int) {
+		parallel.For(W, opts.Workers, func(w int) {
 			x := opts.Windows[w]
 			pm := distributions(m, x)
 			var sl, slH, se, seH float64
