@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -248,4 +249,22 @@ func SaveDrawing(path string, force bool, format string, w, h Length, dpi int, f
 // 4-point margin.
 func SavePlotLegendRight(p *gplot.Plot, w, h Length, format, path string, force bool) error {
 	return SaveDrawing(path, force, format, w, h, 0, func(c draw.Canvas) { DrawLegendRight(p, Padded(c, vg.Points(4))) })
+}
+
+// NewStepPlot returns a plot of a quantity against the training step: the
+// title and axis labels, a light grid, round ticks (RoundTicks) with the
+// step axis from 0, and a 10-point legend (to be drawn with
+// SavePlotLegendRight).
+func NewStepPlot(title, xLabel, yLabel string) *gplot.Plot {
+	p := gplot.New()
+	p.Title.Text = title
+	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
+	grid := plotter.NewGrid()
+	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xE0}, color.Gray{0xE0}
+	p.Add(grid)
+	p.X.Tick.Marker, p.Y.Tick.Marker = RoundTicks{}, RoundTicks{}
+	p.X.Min = 0 // the step axis from 0, so its ticks start there
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.Legend.Padding = vg.Points(2)
+	return p
 }

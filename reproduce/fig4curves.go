@@ -2,7 +2,6 @@ package reproduce
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"path/filepath"
 
@@ -68,17 +67,7 @@ func drawTrainingCurves(models []Model, logs map[string][]transformer.LogEntry, 
 // trainingCurvesPlot is drawTrainingCurves' plot (its legend is drawn to
 // the right).
 func trainingCurvesPlot(models []Model, logs map[string][]transformer.LogEntry, title string) (*gplot.Plot, error) {
-	p := gplot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "training step"
-	p.Y.Label.Text = "training loss (nats/symbol, mean of 5 log intervals)"
-	grid := plotter.NewGrid()
-	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xE0}, color.Gray{0xE0}
-	p.Add(grid)
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.RoundTicks{}, plot.RoundTicks{}
-	p.X.Min = 0 // the step axis from 0, so its ticks start there
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	p.Legend.Padding = vg.Points(2)
+	p := plot.NewStepPlot(title, "training step", "training loss (nats/symbol, mean of 5 log intervals)")
 	p.Legend.ThumbnailWidth = vg.Points(28)
 	for i, m := range models {
 		h := logs[m.Label()]

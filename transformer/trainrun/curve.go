@@ -1,7 +1,6 @@
 package trainrun
 
 import (
-	"image/color"
 	"math"
 	"path/filepath"
 
@@ -38,17 +37,7 @@ const curveW, curveH = 8 * vg.Inch, 4.5 * vg.Inch
 
 // curvePlot is DrawCurve's plot (its legend is drawn to the right).
 func curvePlot(hist []transformer.LogEntry) (*gplot.Plot, error) {
-	p := gplot.New()
-	p.Title.Text = "Training curve"
-	p.X.Label.Text = "step"
-	p.Y.Label.Text = "loss (nats/symbol)"
-	grid := plotter.NewGrid()
-	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xE0}, color.Gray{0xE0}
-	p.Add(grid)
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.RoundTicks{}, plot.RoundTicks{}
-	p.X.Min = 0 // the step axis from 0, so its ticks start there
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	p.Legend.Padding = vg.Points(2)
+	p := plot.NewStepPlot("Training curve", "step", "loss (nats/symbol)")
 	var trainXY, valXY plotter.XYs
 	for _, e := range hist {
 		if !math.IsNaN(e.TrainLoss) {
