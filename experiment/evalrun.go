@@ -18,6 +18,7 @@ import (
 	"github.com/vomc/vomc/memest"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // HalfFile is the file the half-file protocol (EvalOptions.Half) writes.
@@ -47,6 +48,9 @@ type EvalOptions struct {
 	Workers   int
 	Force     bool         // replace existing outputs
 	Plot      plot.Options // the figure's options
+	// Backend is the compute backend of tf methods' models, chosen by the
+	// caller (nil: each model makes a CPU backend of its own).
+	Backend backend.Backend
 
 	// Log receives the report (what was read, notes, the summary table,
 	// the files written); Warn the stale temporaries removed; Progress a
@@ -86,12 +90,14 @@ func RunEval(ctx context.Context, o EvalOptions) (*EvalReport, error) {
 	} else {
 		var x []byte
 		if d, x, err = o.readFile(); err == nil && o.Half {
+			d.Backend = o.Backend
 			return o.runHalf(x, d)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
+	d.Backend = o.Backend
 	if err := o.setTuning(&d); err != nil {
 		return nil, err
 	}
