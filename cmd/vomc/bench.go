@@ -1,40 +1,28 @@
 package main
 
 import (
-	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
+	"time"
 
+	"github.com/vomc/vomc/compress"
+	"github.com/vomc/vomc/compress/toolbench"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/memest"
 	"github.com/vomc/vomc/perf"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
-const benchUsage = `
-'vomc bench train' measures transformer training throughput instead (see
-'vomc bench train -h'); 'vomc bench compress FILE...' compression ratios and
-speeds next to xz, zstd, bzip2 and 7z; 'vomc bench logits' prints a trained
-model's logits for an input, to compare with another implementation.
-
-Without a sub-command: measures CTW throughput on one core: the log marginal likelihood and the full
-predictive distribution at every position, each also as a ratio to a
-counts-only pass over the same data measured in the same run (the floor any
-CTW implementation pays). Default: A=3, D=5, 1e6 symbols from a tree of the
-paper's prior.`
+// benchCommands are the sub-commands of 'vomc bench'.
+var benchCommands = map[string]func(args []string) error{"train": runBenchTrain, "logits": runBenchLogits, "compress": runBenchCompress}
 
 func runBench(args []string) error {
-	if len(args) > 0 {
-		switch args[0] {
-		case "train":
-			return runBenchTrain(args[1:])
-		case "logits":
-			return runBenchLogits(args[1:])
-		case "compress":
-			return runBenchCompress(args[1:])
-		}
+	if len(args) > 0 && benchCommands[args[0]] != nil {
+		return benchCommands[args[0]](args[1:])
 	}
-	fs := newFlags("bench", "[train|compress|logits] [flags]", benchUsage)
+	fs := newFlags("bench")
 	A := fs.Int("A", 3, "alphabet size")
 	D := fs.Int("D", 5, "maximum depth")
 	lambda := fs.Float64("lambda", 0.15, "stop probability λ")
@@ -58,25 +46,8 @@ func runBench(args []string) error {
 	return nil
 }
 
-const benchTrainUsage = `
-Measures transformer training throughput in tokens per second (forward,
-backward, gradient clipping and AdamW on float32 random windows) and the
-memory used, for the configurations
-  C1 = L=2, 4 heads, E=64,  N=256, batch 32
-  C2 = L=4, 8 heads, E=128, N=512, batch 16
-(full transformers: FF 4E, pre-LayerNorm, exact GELU, learned positions,
-A=3), paper = L=4, 8 heads, E=128, N=1536, batch 512 (the paper's, for a
-GPU), or custom ones written L=..:H=..:E=..:N=..:B=..[:A=..].
-scripts/bench_train.sh runs the identical models in PyTorch and prints the
-ratio.
-
---engine torch measures vomc's PyTorch engine instead (--device, --amp,
---compile as for 'vomc train'), and, in the same process and on the same
-device, a plain eager float32 PyTorch loop of the same model (--plain=false:
-not), printing both and their ratio.`
-
 func runBenchTrain(args []string) error {
-	fs := newFlags("bench train", "[flags]", benchTrainUsage)
+	fs := newFlags("bench train")
 	configs := fs.String("configs", "C1,C2", "comma-separated configurations")
 	var o perf.EngineBenchOptions
 	fs.IntVar(&o.Steps, "steps", 5, "timed steps per configuration")
@@ -99,12 +70,8 @@ func runBenchTrain(args []string) error {
 		return usagef("--steps and --threads must be positive, --warmup non-negative")
 	}
 	bs, err := perf.ParseTrainBenches(*configs, eng)
-	var ce *perf.ConfigError
-	if errors.As(err, &ce) {
-		return usageError{err.Error()}
-	}
 	if err != nil {
-		return err
+		return usageOf[*perf.ConfigError](err, "")
 	}
 	r, err := perf.BenchEngine(trainContext(), eng, bs, o)
 	if err != nil {
@@ -113,14 +80,8 @@ func runBenchTrain(args []string) error {
 	return r.Write(os.Stdout, *asJSON)
 }
 
-const benchLogitsUsage = `
-Runs a trained model (a 'vomc train' directory or a .safetensors file) on one
-window and prints, as JSON, its config, the input and the (T, A) logits
-(float32 values): {"config": …, "input": […], "logits": [[…], …]}. Used by
-scripts/pytorch_bench.py to check that PyTorch computes the same function.`
-
 func runBenchLogits(args []string) error {
-	fs := newFlags("bench logits", "--model PATH --input SYMBOLS [--out FILE]", benchLogitsUsage)
+	fs := newFlags("bench logits")
 	model := fs.String("model", "", "model directory or .safetensors file")
 	input := fs.String("input", "", "comma-separated symbols (at most the model's N)")
 	out := fs.String("out", "", "output file (default: standard output)")
@@ -131,16 +92,12 @@ func runBenchLogits(args []string) error {
 	if *model == "" || *input == "" {
 		return usagef("--model and --input are required")
 	}
-	if err := checkOutputs(*force, *out); err != nil {
+	if err := fsutil.CheckOutputs(os.Stderr, *force, *out); err != nil {
 		return err
 	}
 	l, err := perf.ModelLogits(*model, *input)
-	var ie *perf.InputError
-	if errors.As(err, &ie) {
-		return usageError{"--" + err.Error()}
-	}
 	if err != nil {
-		return err
+		return usageOf[*perf.InputError](err, "--")
 	}
 	b, err := l.JSON()
 	if err != nil {
@@ -151,4 +108,94 @@ func runBenchLogits(args []string) error {
 		return err
 	}
 	return fsutil.WriteBytes(*out, *force, b)
+}
+
+// addModelFlags registers the model flags shared by compress and bench
+// compress.
+func addModelFlags(fs *flag.FlagSet) *compress.ModelSpec {
+	s := new(compress.ModelSpec)
+	fs.StringVar(&s.Model, "model", "mix", "model: mix (context mixing: orders 1, 2, 4, 6, word, sparse, record and match models; best), ppm (byte PPM with exclusion) or ctw (binary-decomposition CTW)")
+	fs.IntVar(&s.Order, "order", -1, "PPM order / CTW depth in bytes (default: 5 for ppm, 6 for ctw)")
+	fs.IntVar(&s.MemMB, "mem", 256, "model memory budget in MiB (ppm restarts when full; ctw's and mix's tables never exceed it)")
+	fs.StringVar(&s.Method, "method", "D", "ppm escape method: C or D")
+	fs.IntVar(&s.AlphaInv, "alpha-inv", 8, "ctw: 1/α of the KT estimator (2 = classic KT)")
+	return s
+}
+
+func runCompress(args []string) error {
+	fs := newFlags("compress")
+	mf := addModelFlags(fs)
+	force := fs.Bool("force", false, "overwrite OUT if it exists")
+	quiet := fs.Bool("q", false, "do not print the summary line")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return usagef("want IN and OUT, got %d arguments", fs.NArg())
+	}
+	m, err := mf.Build()
+	if err != nil {
+		return asUsage(err)
+	}
+	if err := checkMemory(fmt.Sprintf("the %s model's tables (--mem %d)", mf.Model, mf.MemMB), int64(mf.MemMB)<<20+memest.Base); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	st, err := compress.CompressFile(fs.Arg(0), fs.Arg(1), m, *force, os.Stderr)
+	if err != nil || *quiet {
+		return err
+	}
+	fmt.Printf("%s: %d → %d bytes, %.4f bits/byte, %s, %.2f MB/s\n",
+		fs.Arg(0), st.In, st.Out, st.BitsPerByte(), m.Name(), float64(st.In)/1e6/max(time.Since(t0).Seconds(), 1e-9))
+	return nil
+}
+
+func runDecompress(args []string) error {
+	fs := newFlags("decompress")
+	force := fs.Bool("force", false, "overwrite OUT if it exists")
+	quiet := fs.Bool("q", false, "do not print the summary line")
+	// the model memory accepted from an untrusted header without being asked
+	maxMem := fs.Int("max-mem", 1024, "refuse a file whose model needs more than this many MiB of memory (the header is untrusted; compress's --mem is at most 4096)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return usagef("want IN and OUT, got %d arguments", fs.NArg())
+	}
+	if *maxMem < 1 {
+		return usagef("--max-mem %d must be ≥ 1 MiB", *maxMem)
+	}
+	if avail := memAvailable() >> 20; avail > 0 && int64(*maxMem) > avail {
+		*maxMem = int(avail)
+	}
+	t0 := time.Now()
+	h, err := compress.DecompressFile(fs.Arg(0), fs.Arg(1), *maxMem, *force, os.Stderr)
+	if err != nil || *quiet {
+		return err
+	}
+	fmt.Printf("%s: %d bytes restored, %s, %.2f MB/s\n", fs.Arg(0), h.Size, h.ModelName(), float64(h.Size)/1e6/max(time.Since(t0).Seconds(), 1e-9))
+	return nil
+}
+
+func runBenchCompress(args []string) error {
+	fs := newFlags("bench compress")
+	mf := addModelFlags(fs)
+	models := fs.String("models", "", "comma-separated models to compare, e.g. mix,ppm,ctw (default: --model)")
+	tools := fs.Bool("tools", true, "also run the external compressors that are installed")
+	runs := fs.Int("runs", 1, "timing runs per file and model (speeds are the best run)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef("want at least one FILE")
+	}
+	ms, err := mf.BuildModels(*models)
+	if err != nil {
+		return asUsage(err)
+	}
+	var ext []toolbench.Tool
+	if *tools {
+		ext = toolbench.Available()
+	}
+	return toolbench.Report(os.Stdout, fs.Args(), ms, ext, *runs)
 }

@@ -1,29 +1,25 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 
+	"github.com/vomc/vomc/ctw"
+	"github.com/vomc/vomc/ctw/ctwfile"
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/dataset/datadir"
+	"github.com/vomc/vomc/internal/symbols"
+	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/source/draw"
+	"github.com/vomc/vomc/source/treefile"
 )
 
 func runData(args []string) error {
-	fs := newFlags("data", "[flags] --out DIR", `
-Builds a data set: K context trees sampled from the prior π_CTW(D, λ, α) (or
-the sparse leaf generator), N_K symbols per tree, cut into windows of N. By
-default every window is a fresh sequence started from the dummy context of D
-zeros (--fresh, right for test sets: CTW is then exactly Bayes-optimal on
-every window); --fresh=false draws one sequence of N_K symbols per tree and
-cuts it into ⌊N_K/N⌋ consecutive windows (the paper's training sets).
-
-The directory gets manifest.json (every parameter, the seed, the trees, a
-SHA-256 checksum), symbols.bin (windows concatenated, one byte per symbol)
-and tree_of.bin; --npy adds symbols.npy (uint8, windows × N) and
-tree_of.npy (int32) for numpy. The same seed gives the same bytes whatever
---workers is. The paper: K=20000, N_K=5120, N=512 (1536 for D=5), depths
-mixed up to 5.`)
+	fs := newFlags("data")
 	var pf priorFlags
 	pf.register(fs, "3")
 	K := fs.Int("K", 1000, "number of trees")
@@ -59,4 +55,143 @@ mixed up to 5.`)
 	fmt.Printf("wrote %s: %d trees, %d windows of N=%d (A=%d, D∈%v, λ=%g), checksum %s\n",
 		*out, *K, ds.Windows(), *N, pr.A, pr.Depths, pr.Lambda, ds.Checksum()[:16])
 	return nil
+}
+
+// priorFlags are the flags that define π_CTW(D, λ, α) and the leaf generator.
+type priorFlags struct {
+	source.PriorSpec
+	fs *flag.FlagSet
+}
+
+func (p *priorFlags) register(fs *flag.FlagSet, defD string) {
+	p.fs = fs
+	fs.IntVar(&p.A, "A", 3, "alphabet size A (2..256)")
+	fs.StringVar(&p.Depths, "D", defD, "maximum depth D; a comma list (e.g. 1,2,3,4,5) draws each tree's D uniformly from it")
+	fs.Float64Var(&p.Lambda, "lambda", 0.15, "stop probability λ ∈ (0,1): a node above depth D is a leaf with probability λ")
+	fs.StringVar(&p.Alpha, "alpha", "0.5", "Dirichlet parameter α of the leaves: one value, or A comma-separated values")
+	fs.StringVar(&p.Leaves, "leaves", "dirichlet", "leaf distributions: dirichlet (Dir(α)), sparse (the paper's second generator: random zeros, the rest uniform then normalised) or mixed (each tree's leaves from one of the two, sparse with probability --sparse-frac)")
+	fs.BoolVar(&p.Sparse, "sparse", false, "the same as --leaves sparse")
+	fs.Float64Var(&p.SparseZero, "sparse-zero", 0.5, "with sparse or mixed leaves: the probability that each symbol's probability is set to zero")
+	fs.Float64Var(&p.SparseFrac, "sparse-frac", 0.5, "with --leaves mixed: the probability that a tree gets sparse leaves, in (0,1)")
+}
+
+// prior parses the prior the flags give; its errors are usage errors.
+func (p *priorFlags) prior() (source.Prior, error) {
+	s, given := p.PriorSpec, givenFlags(p.fs)
+	s.LeavesSet, s.SparseZeroSet, s.SparseFracSet = given["leaves"], given["sparse-zero"], given["sparse-frac"]
+	pr, err := s.Parse()
+	return pr, asUsage(err)
+}
+
+func runTree(args []string) error {
+	if len(args) == 0 || (args[0] != "sample" && args[0] != "show") {
+		fmt.Fprint(os.Stderr, help("tree"))
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			return flag.ErrHelp
+		}
+		return usagef("want 'sample' or 'show'")
+	}
+	var pf priorFlags
+	var fs *flag.FlagSet
+	if args[0] == "sample" {
+		fs = newFlags("tree sample")
+		pf.register(fs, "3")
+	} else {
+		fs = newFlags("tree show")
+	}
+	seed := fs.Uint64("seed", 1, "random seed")
+	out := fs.String("out", "", "comma-separated output files: .json, .svg, .png, .dot")
+	force := fs.Bool("force", false, "overwrite existing output files")
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	o := treefile.Options{Force: *force, Log: os.Stdout, Warn: os.Stderr, Memory: checkMemory}
+	if *out != "" {
+		o.Outs = strings.Split(*out, ",")
+	}
+	for _, p := range o.Outs {
+		if !draw.KnownFormat(p) {
+			return usagef("%s: unknown tree format (use %s)", p, draw.Formats)
+		}
+	}
+	if args[0] == "show" {
+		if fs.NArg() != 1 {
+			return usagef("want exactly one tree FILE")
+		}
+		_, err := treefile.Show(fs.Arg(0), o)
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usagef("unexpected arguments %v", fs.Args())
+	}
+	pr, err := pf.prior()
+	if err != nil {
+		return err
+	}
+	_, err = treefile.Sample(pr, *seed, o)
+	return err
+}
+
+func runGenerate(args []string) error {
+	fs := newFlags("generate")
+	n := fs.Int("n", 1000, "number of symbols")
+	seed := fs.Uint64("seed", 1, "random seed")
+	out := fs.String("out", "", "output file (default: standard output)")
+	raw := fs.Bool("raw", false, "write raw bytes instead of text")
+	force := fs.Bool("force", false, "overwrite an existing output file")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("want exactly one TREE.json")
+	}
+	if *n < 0 {
+		return usagef("-n %d is negative", *n)
+	}
+	err := treefile.Generate(treefile.Generation{Tree: fs.Arg(0), N: int64(*n), Seed: *seed, Raw: *raw, Out: *out, Force: *force,
+		Stdout: os.Stdout, Warn: os.Stderr, Memory: checkMemory})
+	if err == nil && *out != "" {
+		fmt.Fprintf(os.Stderr, "wrote %d symbols to %s\n", *n, *out)
+	}
+	return err
+}
+
+func runCTW(args []string) error {
+	fs := newFlags("ctw")
+	mode := fs.String("mode", "text", "file mode: text or raw")
+	alphabet := fs.String("alphabet", "", "text alphabet in symbol order (default: the characters present, sorted)")
+	D := fs.Int("D", 5, "maximum depth (order) D")
+	lam := fs.String("lambda", "auto", "stop probability λ in (0,1), or auto = 1−2^{−(A−1)} (1/2 for A > 16)")
+	alpha := fs.Float64("alpha", 0.5, "Dirichlet parameter α of the leaves")
+	initS := fs.String("init", "condition", "initial context: pad (D zeros precede x), condition (first D symbols are context), shorter")
+	mapOut := fs.String("map", "", "write the MAP tree to this file (.json, .svg, .png or .dot)")
+	weights := fs.String("weights", "", "write ω_{n,l} at every position to this CSV file")
+	preds := fs.String("predictions", "", "write the predictive distribution at every position to this CSV file")
+	force := fs.Bool("force", false, "overwrite existing output files")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("want exactly one FILE, got %d arguments", fs.NArg())
+	}
+	m, err := symbols.ParseMode(*mode)
+	if err != nil {
+		return asUsage(err)
+	}
+	init, err := ctw.ParseInit(*initS)
+	if err != nil {
+		return asUsage(err)
+	}
+	o := ctwfile.Options{File: fs.Arg(0), Mode: m, Alphabet: *alphabet, D: *D, AutoLambda: *lam == "auto", Alpha: *alpha, Init: init,
+		Map: *mapOut, Weights: *weights, Predictions: *preds, Force: *force, Log: os.Stdout, Warn: os.Stderr, Memory: checkMemory}
+	if !o.AutoLambda {
+		if o.Lambda, err = strconv.ParseFloat(*lam, 64); err != nil {
+			return usagef("--lambda %q is not a number or auto", *lam)
+		}
+	}
+	if *mapOut != "" && !draw.KnownFormat(*mapOut) {
+		return usagef("--map %s: unknown tree format (use %s)", *mapOut, draw.Formats)
+	}
+	_, err = ctwfile.Run(o)
+	return err
 }

@@ -2,89 +2,135 @@ package main
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/symbols"
+	"github.com/vomc/vomc/plot"
 )
 
-const methodsHelp = `comma-separated methods, each name[:param=value...]:
-  ctw[:D=5][:lambda=0.15][:alpha=0.5][:init=pad|condition|shorter][:form=blend|theorem1|ratio]
-  kn[:order=D][:delta=δ][:cont]   (δ tuned on --train, else on the evaluated windows)
-  ppm[:order=D][:escape=A|C|D][:excl][:norm]
-  markov[:k=D][:alpha=0.5][:init=pad|shorter]
-  unigram[:alpha=0.5]
-  tf:path=DIR[:name=LABEL]   (a transformer trained by 'vomc train')
-  construct[:D=5][:lambda=0.15][:alpha=0.5][:c=inf|50]   (the paper's (D+2)-layer CTW transformer)
-  npy:path=FILE.npy[:name=LABEL]   (any model: float32/float64 array (windows, N, A), row [w,t] =
-                                    P(x_{t+1} | x_1..x_t) of window w; see README)
-omitted values come from the data set's prior (or the flags for a file)`
-
 func runEval(args []string) error {
-	fs := newFlags("eval", "[flags] (--data DIR | --file FILE) --out DIR", `
-Evaluates predictors in context: every window is predicted symbol by symbol
-from a fresh state, and the log-loss at each position is averaged over the
-windows with 95% confidence intervals (Student t). Also reported: the mean
-over the window and over its second half, and each method's excess over the
-reference (CTW by default) with paired intervals. Writes results.json,
-results.csv, summary.txt and loss.png/loss.svg (the paper's Fig. 3) into
---out, and prints the summary table.
-
-Methods:
-`+methodsHelp)
-	data := fs.String("data", "", "data set directory (from 'vomc data')")
-	file := fs.String("file", "", "a symbol file instead of a data set")
+	fs := newFlags("eval")
+	var o experiment.EvalOptions
+	fs.StringVar(&o.Data, "data", "", "data set directory (from 'vomc data')")
+	fs.StringVar(&o.File, "file", "", "a symbol file instead of a data set")
 	mode := fs.String("mode", "text", "with --file: text or raw")
-	alphabet := fs.String("alphabet", "", "with --file (text): alphabet in symbol order (default: characters present, sorted)")
-	N := fs.Int("N", 0, "with --file: cut the file into windows of N symbols (0: the whole file is one window)")
-	D := fs.Int("D", 3, "with --file: default depth/order of the methods")
-	lam := fs.Float64("lambda", 0.15, "with --file: default CTW stop probability λ")
-	alpha := fs.Float64("alpha", 0.5, "with --file: default CTW Dirichlet α")
-	train := fs.String("train", "", "data set on which KN's δ is tuned (default: the evaluated windows themselves)")
-	ms := fs.String("methods", "ctw,kn,ppm,unigram", "methods to evaluate (see above)")
-	half := fs.Bool("half", false, "with --file: the protocol of Begleiter, El-Yaniv and Yona (2004) instead: learn on the first half of the file, freeze, and report the average log-loss in bits/symbol on the second half")
-	ref := fs.String("reference", "", "reference method name for the excess (default: the CTW method)")
-	out := fs.String("out", "", "output directory")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
-	force := fs.Bool("force", false, "overwrite existing output files")
-	export := fs.String("export", "", "also write every method's distributions to DIR/<method>.npy (float64, shape (windows, N, A), the npy method's layout)")
+	fs.StringVar(&o.Alphabet, "alphabet", "", "with --file (text): alphabet in symbol order (default: characters present, sorted)")
+	fs.IntVar(&o.N, "N", 0, "with --file: cut the file into windows of N symbols (0: the whole file is one window)")
+	fs.IntVar(&o.D, "D", 3, "with --file: default depth/order of the methods")
+	fs.Float64Var(&o.Lambda, "lambda", 0.15, "with --file: default CTW stop probability λ")
+	fs.Float64Var(&o.Alpha, "alpha", 0.5, "with --file: default CTW Dirichlet α")
+	fs.StringVar(&o.Train, "train", "", "data set on which KN's δ is tuned (default: the evaluated windows themselves)")
+	fs.StringVar(&o.Methods, "methods", "ctw,kn,ppm,unigram", "methods to evaluate (see above)")
+	fs.BoolVar(&o.Half, "half", false, "with --file: the protocol of Begleiter, El-Yaniv and Yona (2004) instead: learn on the first half of the file, freeze, and report the average log-loss in bits/symbol on the second half")
+	fs.StringVar(&o.Reference, "reference", "", "reference method name for the excess (default: the CTW method)")
+	fs.StringVar(&o.Out, "out", "", "output directory")
+	fs.IntVar(&o.Workers, "workers", runtime.GOMAXPROCS(0), "worker goroutines")
+	fs.BoolVar(&o.Force, "force", false, "overwrite existing output files")
+	fs.StringVar(&o.Export, "export", "", "also write every method's distributions to DIR/<method>.npy (float64, shape (windows, N, A), the npy method's layout)")
 	var pf plotFlags
 	pf.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if (*data == "") == (*file == "") {
+	if (o.Data == "") == (o.File == "") {
 		return usagef("give exactly one of --data and --file")
 	}
-	if *half && *file == "" {
+	if o.Half && o.File == "" {
 		return usagef("--half needs --file")
 	}
-	if *out == "" {
+	if o.Out == "" {
 		return usagef("--out DIR is required")
 	}
-	var m symbols.Mode
-	if *file != "" {
-		var err error
-		if m, err = symbols.ParseMode(*mode); err != nil {
-			return usageError{err.Error()}
+	var err error
+	if o.File != "" {
+		if o.Mode, err = symbols.ParseMode(*mode); err != nil {
+			return asUsage(err)
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	_, err := experiment.RunEval(ctx, experiment.EvalOptions{Data: *data, File: *file, Mode: m, Alphabet: *alphabet,
-		N: *N, D: *D, Lambda: *lam, Alpha: *alpha, Half: *half, Train: *train, Methods: *ms, Reference: *ref,
-		Out: *out, Export: *export, Workers: *workers, Force: *force, Plot: pf.options().Options,
-		Log: os.Stdout, Warn: os.Stderr, Progress: os.Stderr, Memory: checkMemory})
+	o.Plot, o.Log, o.Warn, o.Progress, o.Memory = pf.options().Options, os.Stdout, os.Stderr, os.Stderr, checkMemory
+	_, err = experiment.RunEval(ctx, o)
 	return err
 }
 
-// sharedTreesWarning is experiment.SharedTreesWarning.
-var sharedTreesWarning = experiment.SharedTreesWarning
+// plotFlags are the figure options shared by eval and plot.
+type plotFlags struct {
+	plot.LossFiles
+	methods string
+}
 
-// checkEvalMemory refuses evaluating spec on the data set data (tuned on
-// train) when its estimate exceeds the available memory.
-func checkEvalMemory(data, train, spec string, workers int) error {
-	return experiment.CheckEvalMemory(data, train, spec, workers, checkMemory)
+func (p *plotFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&p.Bits, "bits", false, "plot losses in bits instead of nats")
+	fs.BoolVar(&p.LogX, "logx", false, "logarithmic position axis")
+	fs.BoolVar(&p.NoExcess, "no-excess", false, "omit the excess-over-reference panel")
+	fs.BoolVar(&p.NoBands, "no-bands", false, "omit the 95% confidence bands")
+	fs.IntVar(&p.Smooth, "smooth", 0, "moving-average width in positions (0: auto = N/100, 1: none)")
+	fs.StringVar(&p.Title, "title", "", "figure title")
+	fs.StringVar(&p.methods, "plot-methods", "", "comma-separated method names to draw (default: all)")
+	fs.Float64Var(&p.Width, "width", 8, "figure width in inches")
+	fs.Float64Var(&p.Height, "height", 6, "figure height in inches")
+}
+
+// options returns the figure options with --plot-methods split.
+func (p *plotFlags) options() plot.LossFiles {
+	if p.methods != "" {
+		p.Methods = strings.Split(p.methods, ",")
+	}
+	return p.LossFiles
+}
+
+func runPlot(args []string) error {
+	fs := newFlags("plot")
+	var pf plotFlags
+	pf.register(fs)
+	force := fs.Bool("force", false, "overwrite existing output files")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 {
+		return usagef("want RESULT.json and at least one output file")
+	}
+	f := pf.options()
+	f.Force, f.Log, f.Warn = *force, os.Stdout, os.Stderr
+	return plot.SaveLossFiles(fs.Arg(0), fs.Args()[1:], f)
+}
+
+func runQuickstart(args []string) error {
+	fs := newFlags("quickstart")
+	q := experiment.DefaultQuick()
+	out := fs.String("out", "quickstart", "output directory")
+	fs.IntVar(&q.K, "K", q.K, "test windows (trees)")
+	fs.IntVar(&q.KTrain, "K-train", q.KTrain, "training windows for tuning KN")
+	fs.IntVar(&q.N, "N", q.N, "window length")
+	D := fs.Int("D", 3, "maximum depth D of the prior")
+	fs.Float64Var(&q.Prior.Lambda, "lambda", q.Prior.Lambda, "stop probability λ")
+	fs.StringVar(&q.Methods, "methods", q.Methods, "methods (see 'vomc eval -h')")
+	fs.Uint64Var(&q.Seed, "seed", q.Seed, "random seed")
+	fs.IntVar(&q.Workers, "workers", runtime.GOMAXPROCS(0), "worker goroutines")
+	force := fs.Bool("force", false, "overwrite the outputs of an earlier run")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	q.Prior.Depths, q.Warn = []int{*D}, os.Stderr
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	update, done := experiment.StageBars(os.Stderr)
+	res, err := experiment.Quickstart(ctx, q, *out, *force, update)
+	done()
+	if err != nil {
+		return err
+	}
+	if err := res.WriteSummaryTable(os.Stdout); err != nil {
+		return err
+	}
+	fmt.Printf("\nwrote %s (figure: %s)\n", *out, filepath.Join(*out, experiment.Outputs.PNG))
+	return nil
 }

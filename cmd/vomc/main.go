@@ -5,68 +5,35 @@
 package main
 
 import (
+	"embed"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/opterr"
+	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/transformer/kernels"
 )
 
 // version is the vomc release this binary was built from.
 const version = "0.1.0"
 
-type command struct {
-	name, summary string
-	run           func(args []string) error
+// commands are the commands of vomc by name (help/vomc.txt lists them).
+var commands = map[string]func(args []string) error{
+	"quickstart": runQuickstart, "tree": runTree, "generate": runGenerate, "data": runData, "eval": runEval, "plot": runPlot,
+	"attention": runAttention, "train": runTrain, "dynamics": runDynamics, "predict": runPredict, "ctw": runCTW,
+	"construct": func(args []string) error { return constructCmd(args, os.Stdout) }, "synth": runSynth, "reproduce": runReproduce,
+	"bench": runBench, "compress": runCompress, "decompress": runDecompress,
+	"version": func([]string) error { fmt.Println("vomc", version); return nil },
 }
 
-var commands []command
-
-func init() {
-	commands = []command{
-		{"quickstart", "small end-to-end run: sample trees, build data, evaluate CTW/KN/PPM in context, plot", runQuickstart},
-		{"tree", "sample a context tree from the prior, or show and draw a tree file", runTree},
-		{"generate", "generate a symbol sequence from a tree file", runGenerate},
-		{"data", "build a data set on disk (K trees, windows of N symbols); export .npy", runData},
-		{"eval", "evaluate predictors in context on a data set or a file: per-position loss, CIs, CSV/JSON, plots", runEval},
-		{"plot", "draw a saved evaluation (JSON) as PNG or SVG", runPlot},
-		{"attention", "attention maps of a trained transformer: heatmaps, suffix-match analysis, head labels (Fig. 5)", runAttention},
-		{"train", "train a transformer on a data set (checkpoints, --resume, safetensors weights, training curve)", runTrain},
-		{"dynamics", "how a model learned: each training snapshot against unigram, Markov(k), KN and CTW (KL per position), head labels by step", runDynamics},
-		{"predict", "a model's per-position distributions on a data set as .npy, computed by the PyTorch engine (any PyTorch model)", runPredict},
-		{"ctw", "CTW on a file: log marginal likelihood, MAP tree, posterior weights ω over context lengths", runCTW},
-		{"construct", "the paper's transformer construction of CTW: run it layer by layer, weights, error vs temperature", runConstruct},
-		{"synth", "Fig. 8 synthetic TF 2-0 models: constructed layers 1-2 + a trained FF and read-out (variants)", runSynth},
-		{"reproduce", "reproduce the paper: every figure and an HTML report from one command (--preset tiny|small|medium|paper)", runReproduce},
-		{"bench", "throughput benchmarks: CTW, 'bench train' (transformers), 'bench compress' (files)", runBench},
-		{"compress", "compress a file losslessly: context mixing (default), PPM or CTW with arithmetic coding", runCompress},
-		{"decompress", "decompress a file written by 'vomc compress' (verifies its checksum)", runDecompress},
-		{"version", "print the version", func([]string) error { fmt.Println("vomc", version); return nil }},
-	}
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintf(w, `vomc %s — variable-order Markov chains, context-tree weighting and in-context learning
-
-Usage: vomc <command> [flags] [arguments]
-
-Commands:
-`, version)
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
-	}
-	fmt.Fprint(w, `
-Run 'vomc <command> -h' for a command's flags. Flags may come before or
-after the arguments; '--' ends them (for a file named like a flag). Losses are in nats unless a
-column says bits. The prior's λ is the STOP probability (a node at depth < D
-is a leaf with probability λ). Every random choice flows from --seed.
-`)
-}
+func usage(w io.Writer) { fmt.Fprintf(w, help("vomc"), version) }
 
 func main() {
 	os.Exit(run(os.Args[1:]))
@@ -85,51 +52,47 @@ func run(args []string) int {
 		usage(os.Stdout)
 		return 0
 	}
-	for _, c := range commands {
-		if c.name == name {
-			if err := kernels.EnvError(); err != nil {
-				fmt.Fprintf(os.Stderr, "vomc: %v\n", err)
-				return 2
-			}
-			// Commands that handle a first Ctrl-C themselves (stop,
-			// save, return) get it; everything else is interrupted at
-			// once. Either way registered temporaries are removed.
-			stop := fsutil.HandleSignals(gracefulCommands[name], os.Stderr)
-			err := c.run(args[1:])
-			stop()
-			fsutil.CleanupTemps()
-			if s := fsutil.Interrupted(); s != nil {
-				if err != nil {
-					fmt.Fprintf(os.Stderr, "vomc %s: %v\n", name, err)
-				}
-				return fsutil.ExitCode(s)
-			}
-			if err == nil {
-				return 0
-			}
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			var ue usageError
-			if errors.As(err, &ue) {
-				fmt.Fprintf(os.Stderr, "vomc %s: %v\nRun 'vomc %s -h' for help.\n", name, err, name)
-				return 2
-			}
-			fmt.Fprintf(os.Stderr, "vomc %s: %v\n", name, err)
-			return 1
-		}
+	if cmd, ok := commands[name]; ok {
+		return runCommand(name, cmd, args[1:])
 	}
 	if right, ok := renamed[name]; ok {
 		fmt.Fprintf(os.Stderr, "vomc: there is no command %q; use 'vomc %s'\n", name, right)
 		return 2
 	}
-	names := make([]string, len(commands))
-	for i, c := range commands {
-		names[i] = c.name
-	}
-	sort.Strings(names)
-	fmt.Fprintf(os.Stderr, "vomc: unknown command %q (commands: %s)\n", name, strings.Join(names, ", "))
+	fmt.Fprintf(os.Stderr, "vomc: unknown command %q (commands: %s)\n", name, strings.Join(slices.Sorted(maps.Keys(commands)), ", "))
 	return 2
+}
+
+// runCommand runs the command name on args and returns the exit status:
+// 0, 1 for an error, 2 for an error in the command line, or the status of
+// the signal that interrupted it.
+func runCommand(name string, cmd func(args []string) error, args []string) int {
+	if err := kernels.EnvError(); err != nil {
+		fmt.Fprintf(os.Stderr, "vomc: %v\n", err)
+		return 2
+	}
+	// Commands that handle a first Ctrl-C themselves (stop, save, return)
+	// get it; everything else is interrupted at once. Either way
+	// registered temporaries are removed.
+	stop := fsutil.HandleSignals(gracefulCommands[name], os.Stderr)
+	err := cmd(args)
+	stop()
+	fsutil.CleanupTemps()
+	if s := fsutil.Interrupted(); s != nil {
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "vomc %s: %v\n", name, err)
+		}
+		return fsutil.ExitCode(s)
+	}
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, new(usageError)):
+		fmt.Fprintf(os.Stderr, "vomc %s: %v\nRun 'vomc %s -h' for help.\n", name, err, name)
+		return 2
+	}
+	fmt.Fprintf(os.Stderr, "vomc %s: %v\n", name, err)
+	return 1
 }
 
 // renamed maps removed command names to the command that does their job.
@@ -147,16 +110,66 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
+// helpFiles are the usage texts: help/NAME.txt is the usage line and
+// description of 'vomc NAME -h' (a sub-command's NAME with "-" for " ").
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
+// help is the text of help/NAME.txt.
+func help(name string) string {
+	b, err := helpFiles.ReadFile("help/" + strings.ReplaceAll(name, " ", "-") + ".txt")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
 // newFlags makes a FlagSet whose -h output starts with the command's usage
-// line and description.
-func newFlags(name, synopsis, description string) *flag.FlagSet {
+// line and description (help(name)).
+func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "Usage: vomc %s %s\n\n%s\n\nFlags:\n", name, synopsis, strings.TrimSpace(description))
+		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", strings.TrimSpace(help(name)))
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// asUsage makes a non-nil err a usage error.
+func asUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err.Error()}
+}
+
+// usageOf makes err a usage error, its message after prefix, when it is
+// (wraps) an E; other errors are returned as they are.
+func usageOf[E error](err error, prefix string) error {
+	var e E
+	if errors.As(err, &e) {
+		return usageError{prefix + err.Error()}
+	}
+	return err
+}
+
+// flagError makes an option error of a library (opterr.Error: attnmap,
+// construct) a usage error naming the options' flags; other errors are
+// returned as they are.
+func flagError(err error) error {
+	var oe *opterr.Error
+	if errors.As(err, &oe) {
+		return usageError{oe.Flag("--")}
+	}
+	return err
+}
+
+// givenFlags is the set of the flags given on the command line.
+func givenFlags(fs *flag.FlagSet) map[string]bool {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	return given
 }
 
 // parse parses flags, turning a parse failure into a usage error. Flags
@@ -212,4 +225,27 @@ func interleaved(fs *flag.FlagSet, args []string) []string {
 func isBoolFlag(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
+}
+
+// memAvailable is sysmem.Available, replaceable by tests.
+var memAvailable = sysmem.Available
+
+// checkMemory refuses work whose estimated peak memory est (bytes) exceeds
+// the available memory, naming what needs it and both numbers.
+func checkMemory(what string, est int64) error {
+	avail := memAvailable()
+	if avail > 0 && est > avail {
+		return fmt.Errorf("%s needs about %s of memory (estimate), but only %s is available", what, fmtBytes(est), fmtBytes(avail))
+	}
+	return nil
+}
+
+func fmtBytes(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%d KiB", (b+1023)>>10)
 }

@@ -1,29 +1,20 @@
 package main
 
 import (
-	"cmp"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/trainrun"
-)
-
-// The files of a training run's directory (see trainrun).
-const (
-	trainCheckpoint  = trainrun.CheckpointFile
-	trainModel       = trainrun.ModelFile
-	trainConfigJSON  = trainrun.ConfigFile
-	trainTrainConfig = trainrun.TrainConfigFile
-	trainLog         = trainrun.LogFile
-	trainCurvePNG    = trainrun.CurvePNG
-	trainCurveSVG    = trainrun.CurveSVG
 )
 
 // flags that may be given together with --resume (the others are taken
@@ -33,45 +24,9 @@ var resumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "va
 // optionFlags names the flag of each trainrun.OptionError option (the
 // run's settings and the TrainConfig fields by JSON name) that has one.
 var optionFlags = map[string]string{"data": "--data", "layers": "--layers", "embed": "-E", "heads": "--heads", "val_frac": "--val-frac",
-	"N": "-N", "arch": "--arch", "batch_size": "--batch", "epochs": "--epochs", "max_steps": "--max-steps", "lr": "--lr", "min_lr": "--min-lr",
-	"warmup_steps": "--warmup", "weight_decay": "--wd", "clip_norm": "--clip", "patience": "--patience", "log_every": "--log-every"}
-
-const trainUsage = `
-Trains a decoder-only transformer on a data set made by 'vomc data' (its
-windows, or each window cut into windows of -N symbols) with AdamW, a linear
-warm-up and cosine decay, gradient clipping, per-epoch shuffling, and early
-stopping on a validation set (--val DIR, or a fraction --val-frac of the
-training trees, so that no tree has windows on both sides). Losses are mean
-next-symbol cross-entropies in nats per symbol.
-
---out DIR receives config.json (the model's architecture), train_config.json,
-train.jsonl (one JSON line every --log-every steps and at every epoch end:
-step, epoch, train_loss, val_loss, lr, grad_norm, tokens_per_s, elapsed_s),
-checkpoint.safetensors (everything needed to continue, written atomically
-every --checkpoint-every steps and at every epoch end), and at the end
-model.safetensors (the best parameters; config in its metadata) and
-curve.png/curve.svg (the training curve). 'vomc eval --methods tf:path=DIR'
-evaluates the trained model.
-
-A run that was interrupted (Ctrl-C, a crash, a kill) continues with
-'vomc train --out DIR --resume' from its last checkpoint, with exactly the
-losses and parameters it would have had without the interruption. With
---resume only --data, --val and --checkpoint-every may be given (the data
-is checked against the checksums stored in the checkpoint).
-
---engine torch trains with vomc's PyTorch engine (python/vomc_torch, carried
-in this binary; the interpreter is $VOMC_PYTHON, else python3 or
-/usr/bin/python3 with torch and numpy) on --device auto|cpu|cuda, with the
-same flags, windows, shuffles, initial parameters and files; on CUDA it uses
-bf16 autocast (--amp), fused attention and AdamW, TF32, and --compile. Its
-checkpoints are vomc's, so a run resumes on either engine (--resume takes
-the engine the run was started with unless --engine is given). --arch lstm
-trains an LSTM instead (torch engine only; evaluate it with 'vomc predict'
-and the npy:path= method). --snapshots log:K keeps the model at K
-log-spaced steps in DIR/snapshots/ for 'vomc dynamics'.
-
-The defaults are the paper's (batch 512, ≤ 100 epochs, patience 15, AdamW
-with PyTorch's defaults) with 8 heads and E=128.`
+	"N": "-N", "arch": "--arch", "hidden": "--hidden", "checkpoint_every": "--checkpoint-every", "batch_size": "--batch", "epochs": "--epochs",
+	"max_steps": "--max-steps", "lr": "--lr", "min_lr": "--min-lr", "warmup_steps": "--warmup", "weight_decay": "--wd", "clip_norm": "--clip",
+	"patience": "--patience", "log_every": "--log-every"}
 
 // trainCmd is a parsed 'vomc train' command line: the run's options and
 // the flags that choose and check them.
@@ -87,17 +42,13 @@ type trainCmd struct {
 
 // newTrainCmd defines the flags of 'vomc train'.
 func newTrainCmd() *trainCmd {
-	c := &trainCmd{fs: newFlags("train", "[flags] --data DIR --out DIR", trainUsage), tor: &trainrun.Torch{Stderr: os.Stderr}}
+	c := &trainCmd{fs: newFlags("train"), tor: &trainrun.Torch{Stderr: os.Stderr}}
 	fs, o, m := c.fs, &c.o, &c.o.Model
 	o.Train = transformer.DefaultTrainConfig()
-	tc := &o.Train
-	fs.StringVar(&o.Data.Data, "data", "", "training data set directory (from 'vomc data')")
-	fs.StringVar(&o.Data.Val, "val", "", "validation data set directory (default: --val-frac of the training trees)")
-	fs.Float64Var(&o.Data.ValFrac, "val-frac", 0.05, "fraction of the training trees held out for validation when --val is not given (0: no validation)")
+	o.Train.Seed, o.Train.LogEvery = 1, 10
+	runFlags(fs, &o.Dir, &o.Resume, &o.Force, &o.Data, "output directory (the model directory)", "no validation")
+	trainConfigFlags(fs, &o.Train, &o.CheckpointEvery)
 	fs.IntVar(&o.Data.N, "N", 0, "window length: cut every window of the data set into windows of N symbols (0: the data set's N)")
-	fs.StringVar(&o.Dir, "out", "", "output directory (the model directory)")
-	fs.BoolVar(&o.Resume, "resume", false, "continue the run in --out from its checkpoint")
-	fs.BoolVar(&o.Force, "force", false, "start afresh even if --out holds a run")
 	fs.IntVar(&m.Layers, "layers", 2, "number of layers L")
 	fs.StringVar(&m.Heads, "heads", "8", "attention heads: one number for every layer, or one per layer (e.g. 2,1)")
 	fs.IntVar(&m.Embed, "E", 128, "embedding dimension E")
@@ -106,19 +57,7 @@ func newTrainCmd() *trainCmd {
 	fs.BoolVar(&m.LayerNorm, "layernorm", true, "pre-LayerNorms (before attention, feed-forward and the output head)")
 	fs.StringVar(&m.Activation, "act", transformer.GELU, "feed-forward activation: relu or gelu (exact erf GELU)")
 	fs.StringVar(&m.Positional, "pos", transformer.Learned, "positional embedding: learned or sinusoidal")
-	fs.IntVar(&tc.BatchSize, "batch", tc.BatchSize, "windows per step")
-	fs.IntVar(&tc.Epochs, "epochs", tc.Epochs, "maximum number of epochs")
-	fs.IntVar(&tc.MaxSteps, "max-steps", 0, "stop after this many steps (0: no limit); it is then the schedule's length")
-	fs.IntVar(&tc.Patience, "patience", tc.Patience, "early stopping after this many epochs without a better validation loss (0: never)")
-	fs.Float64Var(&tc.LR, "lr", tc.LR, "peak learning rate")
-	fs.Float64Var(&tc.MinLR, "min-lr", tc.MinLR, "learning rate at the end of the cosine decay")
-	fs.IntVar(&tc.WarmupSteps, "warmup", tc.WarmupSteps, "linear warm-up steps")
-	fs.Float64Var(&tc.ClipNorm, "clip", tc.ClipNorm, "gradient-norm clipping bound (0: none)")
-	fs.Float64Var(&tc.WeightDecay, "wd", tc.WeightDecay, "AdamW weight decay")
-	fs.BoolVar(&tc.SumOverWindow, "sum-loss", false, "gradient of the window-summed loss (the paper's) instead of the per-symbol mean")
-	fs.Uint64Var(&tc.Seed, "seed", 1, "random seed (initialisation, validation split, shuffling)")
-	fs.IntVar(&tc.LogEvery, "log-every", 10, "write a log line every this many steps (0: only at epoch ends)")
-	fs.IntVar(&o.CheckpointEvery, "checkpoint-every", 100, "write the checkpoint every this many steps (and at every epoch end)")
+	fs.BoolVar(&o.Train.SumOverWindow, "sum-loss", false, "gradient of the window-summed loss (the paper's) instead of the per-symbol mean")
 	fs.BoolVar(&o.AllowUnverified, "allow-unverified", false, "with --resume: accept a checkpoint without a checksum (written by an earlier vomc)")
 	fs.StringVar(&c.engine, "engine", trainrun.EngineGo, "training engine: go (vomc's CPU engine) or torch (PyTorch, CPU or CUDA)")
 	torchFlags(fs, c.tor)
@@ -144,12 +83,7 @@ func runTrain(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(trainContext(), sigs...)
 	defer stop()
-	c.o.Out, c.o.Progress = os.Stdout, os.Stderr
-	c.o.OnStep = func(step int) {
-		if trainStepHook != nil {
-			trainStepHook(step)
-		}
-	}
+	c.o.Out, c.o.Progress, c.o.OnStep = os.Stdout, os.Stderr, onStep
 	s, err := trainrun.Train(ctx, eng, c.o)
 	if err != nil {
 		return trainError(err, c.o.Dir)
@@ -162,7 +96,8 @@ func runTrain(args []string) error {
 	if s.HasValidation() {
 		fmt.Printf("; best validation loss %.4f nats/symbol (%.4f bits), model has the best parameters", s.BestVal, s.BestVal/math.Ln2)
 	}
-	fmt.Printf("\nwrote %s/{%s,%s,%s,%s,%s,%s,%s}\n", c.o.Dir, trainModel, trainConfigJSON, trainTrainConfig, trainLog, trainCheckpoint, trainCurvePNG, trainCurveSVG)
+	fmt.Printf("\nwrote %s/{%s,%s,%s,%s,%s,%s,%s}\n", c.o.Dir, trainrun.ModelFile, trainrun.ConfigFile, trainrun.TrainConfigFile,
+		trainrun.LogFile, trainrun.CheckpointFile, trainrun.CurvePNG, trainrun.CurveSVG)
 	return nil
 }
 
@@ -177,12 +112,8 @@ func (c *trainCmd) check() (trainrun.Engine, error) {
 	if c.fs.NArg() != 0 {
 		return nil, usagef("unexpected arguments %v", c.fs.Args())
 	}
-	if o.CheckpointEvery < 0 {
-		return nil, usagef("--checkpoint-every %d is negative", o.CheckpointEvery)
-	}
 	o.Model.FeedForward = o.Model.FeedForward && !c.noFF
-	c.given = map[string]bool{}
-	c.fs.Visit(func(f *flag.Flag) { c.given[f.Name] = true })
+	c.given = givenFlags(c.fs)
 	if o.Resume && !c.given["engine"] {
 		c.engine = trainrun.RunEngine(o.Dir)
 	}
@@ -193,10 +124,7 @@ func (c *trainCmd) check() (trainrun.Engine, error) {
 	if err := c.checkEngine(); err != nil {
 		return nil, err
 	}
-	if err := c.checkModel(); err != nil {
-		return nil, err
-	}
-	return eng, nil
+	return eng, c.checkModel()
 }
 
 // checkEngine checks the engine's flags and, for the torch engine, its
@@ -204,15 +132,10 @@ func (c *trainCmd) check() (trainrun.Engine, error) {
 // written.
 func (c *trainCmd) checkEngine() error {
 	if c.engine != trainrun.EngineTorch {
-		for _, f := range torchOnlyFlags {
-			if c.given[f] {
-				return usagef("--%s needs --engine torch", f)
-			}
-		}
-		return nil
+		return torchOnly(c.given, "--%s needs --engine torch")
 	}
 	if err := c.tor.Validate(); err != nil {
-		return usageError{err.Error()}
+		return asUsage(err)
 	}
 	if c.given["allow-unverified"] {
 		return usagef("--allow-unverified: the torch engine resumes verified checkpoints only")
@@ -240,14 +163,7 @@ func (c *trainCmd) checkModel() error {
 		return usagef("--arch %q: want transformer, or lstm with --engine torch", m.Arch)
 	}
 	if o.Resume {
-		allowed := resumeFlags
-		if c.engine == trainrun.EngineTorch {
-			allowed = torchResumeFlags
-		}
-		return checkResumeFlags(c.fs, allowed)
-	}
-	if h := cmp.Or(m.Hidden, m.Embed); m.Arch == trainrun.ArchLSTM && (h < 1 || m.Layers < 1) {
-		return usagef("--arch lstm needs --layers ≥ 1 and --hidden ≥ 1 (got %d, %d)", m.Layers, h)
+		return checkResumeFlags(c.fs, resumeFlags, engineResumeFlags[c.engine])
 	}
 	return nil
 }
@@ -258,10 +174,8 @@ func trainError(err error, dir string) error {
 	var oe *trainrun.OptionError
 	var fe *trainrun.ModelFormatError
 	switch {
-	case errors.As(err, &oe) && oe.Option == "":
-		return usageError{oe.Msg}
-	case errors.As(err, &oe) && optionFlags[oe.Option] != "":
-		return usageError{optionFlags[oe.Option] + oe.Msg}
+	case errors.As(err, &oe) && (oe.Option == "" || optionFlags[oe.Option] != ""):
+		return usageError{oe.Text(func(o string) string { return optionFlags[o] })}
 	case errors.As(err, &oe) && oe.Err != nil:
 		return oe.Err
 	case errors.Is(err, transformer.ErrNoChecksum):
@@ -270,4 +184,247 @@ func trainError(err error, dir string) error {
 		return fmt.Errorf("the run in %s trains a %s model (%s): resume it with --engine torch", fe.Dir, fe.Format, fe.Config)
 	}
 	return runError(err, "train", dir)
+}
+
+// What 'vomc train' and 'vomc synth' share: the flags of resuming and the
+// messages of the run driver (package trainrun, which 'vomc reproduce'
+// uses too).
+
+// trainContext is the parent context of a training run (tests replace it
+// to interrupt a run as Ctrl-C does).
+var trainContext = context.Background
+
+// trainStepHook, when set (by tests), is called after every training step.
+var trainStepHook func(step int)
+
+// onStep is the OnStep of a training run: it calls trainStepHook.
+func onStep(step int) {
+	if trainStepHook != nil {
+		trainStepHook(step)
+	}
+}
+
+// runFlags defines the flags of a run's directory and data; out is the
+// usage of --out, noVal what --val-frac 0 means.
+func runFlags(fs *flag.FlagSet, dir *string, resume, force *bool, d *trainrun.DataSpec, out, noVal string) {
+	fs.StringVar(&d.Data, "data", "", "training data set directory (from 'vomc data')")
+	fs.StringVar(&d.Val, "val", "", "validation data set directory (default: --val-frac of the training trees)")
+	fs.Float64Var(&d.ValFrac, "val-frac", 0.05, "fraction of the training trees held out for validation when --val is not given (0: "+noVal+")")
+	fs.StringVar(dir, "out", "", out)
+	fs.BoolVar(resume, "resume", false, "continue the run in --out from its checkpoint")
+	fs.BoolVar(force, "force", false, "start afresh even if --out holds a run")
+}
+
+// trainConfigFlags defines the flags of the training settings (their
+// defaults tc's) and of the checkpoint interval.
+func trainConfigFlags(fs *flag.FlagSet, tc *transformer.TrainConfig, checkpointEvery *int) {
+	fs.IntVar(&tc.BatchSize, "batch", tc.BatchSize, "windows per step")
+	fs.IntVar(&tc.Epochs, "epochs", tc.Epochs, "maximum number of epochs")
+	fs.IntVar(&tc.MaxSteps, "max-steps", 0, "stop after this many steps (0: no limit); it is then the schedule's length")
+	fs.IntVar(&tc.Patience, "patience", tc.Patience, "early stopping after this many epochs without a better validation loss (0: never)")
+	fs.Float64Var(&tc.LR, "lr", tc.LR, "peak learning rate")
+	fs.Float64Var(&tc.MinLR, "min-lr", tc.MinLR, "learning rate at the end of the cosine decay")
+	fs.IntVar(&tc.WarmupSteps, "warmup", tc.WarmupSteps, "linear warm-up steps")
+	fs.Float64Var(&tc.ClipNorm, "clip", tc.ClipNorm, "gradient-norm clipping bound (0: none)")
+	fs.Float64Var(&tc.WeightDecay, "wd", tc.WeightDecay, "AdamW weight decay")
+	fs.Uint64Var(&tc.Seed, "seed", tc.Seed, "random seed (initialisation, validation split, shuffling)")
+	fs.IntVar(&tc.LogEvery, "log-every", tc.LogEvery, "write a log line every this many steps (0: only at epoch ends)")
+	fs.IntVar(checkpointEvery, "checkpoint-every", 100, "write the checkpoint every this many steps (and at every epoch end)")
+}
+
+// checkResumeFlags refuses, with --resume, the flags neither allowed nor
+// also allowed (nil: none).
+func checkResumeFlags(fs *flag.FlagSet, allowed, also map[string]bool) error {
+	var bad []string
+	fs.Visit(func(f *flag.Flag) {
+		if !allowed[f.Name] && !also[f.Name] {
+			bad = append(bad, "--"+f.Name)
+		}
+	})
+	if len(bad) > 0 {
+		return usagef("%s cannot be changed when resuming (the run's settings are in its checkpoint)", strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+// runError turns an interruption, a divergence or a held run directory
+// into an error that says how to go on ('vomc cmd --out dir --resume', a
+// lower --lr, --resume or --force).
+func runError(err error, cmd, dir string) error {
+	var ie *trainrun.InterruptedError
+	var de *trainrun.DivergedError
+	var he *trainrun.HeldError
+	switch {
+	case errors.As(err, &ie):
+		return fmt.Errorf("interrupted at step %d; checkpoint saved, continue with 'vomc %s --out %s --resume'", ie.Step, cmd, dir)
+	case errors.As(err, &de):
+		return fmt.Errorf("%v; lower --lr (now %g) and train afresh (--force); the last good checkpoint is %s (step %d)",
+			strings.TrimPrefix(de.Err.Error(), "transformer: "), de.LR, de.Checkpoint, de.Step)
+	case errors.As(err, &he):
+		return fmt.Errorf("%v: continue it with --resume, or start afresh with --force", err)
+	}
+	return err
+}
+
+// stopReason says why a finished run ended.
+func stopReason(stopped bool, patience int, maxSteps, step int) string {
+	switch {
+	case stopped:
+		return fmt.Sprintf("early stopping (patience %d)", patience)
+	case maxSteps > 0 && step >= maxSteps:
+		return "--max-steps"
+	}
+	return "all epochs"
+}
+
+// The PyTorch engine's flags (vomc train, bench train, predict and
+// reproduce) and 'vomc predict'.
+
+// torchOnlyFlags are the flags that only the torch engine takes.
+var torchOnlyFlags = []string{"device", "amp", "compile", "torch-threads", "hidden"}
+
+// engineResumeFlags may also be given with --resume on an engine: the
+// torch engine's device and speed flags.
+var engineResumeFlags = map[string]map[string]bool{trainrun.EngineTorch: {"device": true, "amp": true, "compile": true, "torch-threads": true}}
+
+// torchFlags defines the torch engine's flags on fs, into t.
+func torchFlags(fs *flag.FlagSet, t *trainrun.Torch) {
+	fs.StringVar(&t.Device, "device", "auto", "torch engine: auto (CUDA when available), cpu, cuda or cuda:N")
+	fs.StringVar(&t.AMP, "amp", "auto", "torch engine: auto (bf16 autocast on CUDA), bf16 or off")
+	fs.BoolVar(&t.Compile, "compile", false, "torch engine: torch.compile the model (torch ≥ 2)")
+	fs.IntVar(&t.Threads, "torch-threads", 0, "torch engine: CPU threads (0: torch's default)")
+}
+
+// torchOnly refuses the torch-only flags given, by format (a verb for the
+// flag's name).
+func torchOnly(given map[string]bool, format string) error {
+	for _, f := range torchOnlyFlags {
+		if given[f] {
+			return usagef(format, f)
+		}
+	}
+	return nil
+}
+
+func runPredict(args []string) error {
+	fs := newFlags("predict")
+	model := fs.String("model", "", "model.safetensors, or its run directory")
+	data := fs.String("data", "", "data set directory (from 'vomc data')")
+	out := fs.String("out", "", "output .npy file")
+	force := fs.Bool("force", false, "replace --out if it exists")
+	tor := &trainrun.Torch{Stderr: os.Stderr}
+	torchFlags(fs, tor)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *model == "" || *data == "" || *out == "" || fs.NArg() != 0 {
+		return usagef("--model, --data and --out are required (and nothing else)")
+	}
+	if _, err := os.Stat(*out); err == nil && !*force {
+		return fmt.Errorf("%s exists: use --force to replace it", *out)
+	}
+	return tor.Predict(trainContext(), *model, *data, *out)
+}
+
+// synthResumeFlags may be given together with --resume.
+var synthResumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "val": true, "checkpoint-every": true}
+
+// synthFlags are the flags of 'vomc synth': most go straight into the
+// options of synth.TrainDir, the others are checked and converted by
+// options.
+type synthFlags struct {
+	fs                *flag.FlagSet
+	o                 synth.DirOptions
+	variant, encoding string
+	evalEvery         int
+}
+
+// newSynthFlags defines the flags of 'vomc synth'.
+func newSynthFlags() *synthFlags {
+	f := &synthFlags{o: synth.DirOptions{Train: synth.DefaultTrainConfig()}, fs: newFlags("synth")}
+	fs, o, m := f.fs, &f.o, &f.o.Model
+	runFlags(fs, &o.Dir, &o.Resume, &o.Force, &o.Data, "output directory", "none")
+	trainConfigFlags(fs, &o.Train, &o.CheckpointEvery)
+	fs.StringVar(&f.variant, "variant", "tf20", "feature variant: tf20, nocounts, totalcounts or allcounts")
+	fs.IntVar(&o.Data.MaxWindows, "max-windows", 0, "use only the first this many training windows (0: all)")
+	fs.IntVar(&m.D, "D", 0, "depth D of the constructed layers (0: the data set's largest tree depth)")
+	fs.IntVar(&m.Embed, "embed", 0, "width of an optional linear input embedding (0: none, the FF acts on the features)")
+	fs.IntVar(&m.Hidden, "hidden", 0, "FF hidden width (0: 4 × the stream width)")
+	fs.StringVar(&m.Activation, "act", synth.GELU, "FF activation: gelu or relu")
+	fs.StringVar(&m.CountNorm, "count-norm", synth.Log1p, "count normalisation: log1p (ln(1+c)) or scale (c/N); --encoding log and linear imply log1p and scale")
+	fs.StringVar(&f.encoding, "encoding", synth.Paper, "representation of TF 2-0's position and of the counts: paper, log or linear")
+	fs.IntVar(&f.evalEvery, "eval-every", 0, "removed: validation runs at every epoch end and --patience counts epochs (see --log-every)")
+	return f
+}
+
+// options checks the parsed flags and returns the options of
+// synth.TrainDir.
+func (f *synthFlags) options() (synth.DirOptions, error) {
+	o, fs := f.o, f.fs
+	given := givenFlags(fs)
+	switch {
+	case fs.NArg() != 0:
+		return o, usagef("unexpected arguments %v", fs.Args())
+	case given["eval-every"]:
+		return o, usagef("--eval-every was removed: validation now runs at every epoch end, --patience counts epochs, and --log-every sets the interval of the training log")
+	case o.Dir == "":
+		return o, usagef("--out DIR is required")
+	case o.CheckpointEvery < 0:
+		return o, usagef("--checkpoint-every %d is negative", o.CheckpointEvery)
+	case o.Resume:
+		return o, checkResumeFlags(fs, synthResumeFlags, nil)
+	case o.Data.Data == "":
+		return o, usagef("--data DIR and --out DIR are required")
+	case o.Data.ValFrac < 0 || o.Data.ValFrac >= 1:
+		return o, usagef("--val-frac %g outside [0, 1)", o.Data.ValFrac)
+	case o.Data.MaxWindows < 0:
+		return o, usagef("--max-windows %d is negative", o.Data.MaxWindows)
+	}
+	v, err := synth.ParseVariant(f.variant)
+	if err != nil {
+		return o, asUsage(err)
+	}
+	enc, err := synth.ParseEncoding(f.encoding)
+	if err != nil {
+		return o, asUsage(err)
+	}
+	o.Model.Variant, o.Model.Encoding = v, enc
+	if enc != synth.Paper && !given["count-norm"] {
+		o.Model.CountNorm = "" // the encoding's
+	}
+	o.Data.SplitSeed = o.Train.Seed
+	return o, nil
+}
+
+// runSynth is 'vomc synth': it trains a synthetic TF 2-0 model in a run
+// directory (synth.TrainDir) and prints the result.
+func runSynth(args []string) error {
+	f := newSynthFlags()
+	if err := parse(f.fs, args); err != nil {
+		return err
+	}
+	o, err := f.options()
+	if err != nil {
+		return err
+	}
+	o.Out, o.Progress, o.OnStep = os.Stdout, os.Stderr, onStep
+	ctx, stop := signal.NotifyContext(trainContext(), os.Interrupt)
+	defer stop()
+	res, err := synth.TrainDir(ctx, o)
+	if err != nil {
+		return runError(err, "synth", o.Dir)
+	}
+	printSynthResult(res)
+	return nil
+}
+
+// printSynthResult summarises the finished run and its files.
+func printSynthResult(res *synth.DirResult) {
+	m, tr := res.Model, res.Run.Trainer
+	fmt.Printf("%s: %d parameters, %d steps, %d epochs (%s) in %s", m.Name(), m.Config.NumParams(), tr.Step, tr.Epoch,
+		stopReason(tr.Stopped, tr.Cfg.Patience, tr.Cfg.MaxSteps, tr.Step), tr.ElapsedTotal().Round(time.Second))
+	if !math.IsNaN(m.Info.BestVal) {
+		fmt.Printf("; best validation loss %.4f nats/symbol at step %d", m.Info.BestVal, m.Info.BestStep)
+	}
+	fmt.Printf("\nwrote %s/{%s}\n", res.Run.Dir, strings.Join(res.Files, ","))
 }

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+// stderrOf runs vomc with args and returns its exit status and what it
+// wrote on standard error.
+func stderrOf(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stderr
+	os.Stderr = w
+	done := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- b
+	}()
+	code := run(args)
+	os.Stderr = old
+	w.Close()
+	return code, string(<-done)
+}
+
+// TestHelpFiles checks that 'vomc X -h' of every command and sub-command
+// prints its help file (help/X.txt, sub-commands as X-SUB.txt), that
+// every help file is used, and that 'vomc help' lists every command.
+func TestHelpFiles(t *testing.T) {
+	args := map[string][]string{}
+	for name := range commands {
+		if name != "version" {
+			args[name] = []string{name, "-h"}
+		}
+	}
+	for _, sub := range []string{"tree sample", "tree show", "bench train", "bench compress", "bench logits"} {
+		args[strings.ReplaceAll(sub, " ", "-")] = append(strings.Fields(sub), "-h")
+	}
+	files, err := helpFiles.ReadDir("help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if name := strings.TrimSuffix(f.Name(), ".txt"); args[name] == nil && name != "vomc" {
+			t.Errorf("help/%s is not the help of a command", f.Name())
+		}
+	}
+	for name, a := range args {
+		code, out := stderrOf(t, a...)
+		if text := strings.TrimSpace(help(name)); code != 0 || !strings.HasPrefix(out, text+"\n") {
+			t.Errorf("vomc %s: exit %d, output does not start with help/%s.txt:\n%s", strings.Join(a, " "), code, name, out)
+		}
+	}
+	var b bytes.Buffer
+	usage(&b)
+	listed := map[string]bool{}
+	_, list, _ := strings.Cut(b.String(), "\nCommands:\n")
+	list, _, _ = strings.Cut(list, "\n\n")
+	for _, line := range strings.Split(list, "\n") {
+		listed[strings.Fields(line)[0]] = true
+	}
+	for name := range commands {
+		if !listed[name] {
+			t.Errorf("'vomc help' does not list %s", name)
+		}
+	}
+	if len(listed) != len(commands) {
+		t.Errorf("'vomc help' lists %d commands, want %d", len(listed), len(commands))
+	}
+}
