@@ -14,6 +14,7 @@ import (
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // The files Run writes into RunOptions.Out.
@@ -37,8 +38,10 @@ const modelFile = "model.safetensors"
 // paper). Positions are 0-based, layers and heads 1-based.
 type RunOptions struct {
 	// Model is a model directory (holding model.safetensors) or a
-	// .safetensors file.
-	Model string
+	// .safetensors file, loaded on Backend (chosen by the caller; nil: a
+	// CPU backend of the model's own).
+	Model   string
+	Backend backend.Backend
 	// The input: window Window (0-based) of the data set in directory
 	// Data, or the symbols of File (Mode "text" or "raw"; Alphabet, with
 	// text, the alphabet in symbol order, "" for the characters present,
@@ -144,7 +147,7 @@ func Run(o RunOptions) (*RunResult, error) {
 	if err := o.checkNew(); err != nil {
 		return nil, err
 	}
-	m, err := loadModel(o.Model)
+	m, err := loadModel(o.Backend, o.Model)
 	if err != nil {
 		return nil, err
 	}
@@ -200,13 +203,14 @@ func (o *RunOptions) checkNew() error {
 	return nil
 }
 
-// loadModel loads DIR/model.safetensors, or the .safetensors file given.
-func loadModel(path string) (*transformer.Model, error) {
+// loadModel loads DIR/model.safetensors, or the .safetensors file given,
+// on the backend be.
+func loadModel(be backend.Backend, path string) (*transformer.Model, error) {
 	file := path
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		file = filepath.Join(path, modelFile)
 	}
-	return transformer.LoadSafetensors(file)
+	return transformer.LoadSafetensorsOn(be, file)
 }
 
 // runInput is the input of Run: the windows of the null test (the shown

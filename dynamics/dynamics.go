@@ -42,6 +42,10 @@ import (
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
+// ErrNoSnapshots is returned (wrapped) for a run directory without
+// training snapshots (trainrun.SnapshotSteps).
+var ErrNoSnapshots = errors.New("no snapshots")
+
 var snapRE = regexp.MustCompile(`^step-([0-9]{9})\.safetensors$`)
 
 // Snapshot is one kept set of parameters: its step and file.
@@ -67,7 +71,7 @@ func Snapshots(dir string) ([]Snapshot, error) {
 		out = append(out, Snapshot{s, filepath.Join(dir, trainrun.SnapshotDir, e.Name())})
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("dynamics: %s has no snapshots (train it with 'vomc train --snapshots log:20' or --snapshot-every S)", dir)
+		return nil, fmt.Errorf("dynamics: %s has %w", dir, ErrNoSnapshots)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Step < out[j].Step })
 	return out, nil

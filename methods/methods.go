@@ -365,7 +365,7 @@ func buildTF(sp *spec, d Defaults) (Built, error) {
 		file = filepath.Join(path, "model.safetensors")
 		if _, err := os.Stat(file); err != nil {
 			if _, cerr := os.Stat(filepath.Join(path, "checkpoint.safetensors")); cerr == nil {
-				return b, fmt.Errorf("methods: %q: %s has a checkpoint but no model.safetensors: its training has not finished (continue it with 'vomc train --out %s --resume')", sp.text, path, path)
+				return b, fmt.Errorf("methods: %q: %s has a checkpoint but no model.safetensors: its training has not finished (resume the run to finish it)", sp.text, path)
 			}
 		}
 	}

@@ -96,7 +96,7 @@ func TestBuildTF(t *testing.T) {
 		"tf:path=" + run1 + ",tf:path=" + run1, "tf:path=" + ckptOnly} {
 		if _, err := Build(bad, d); err == nil {
 			t.Errorf("Build(%q) accepted", bad)
-		} else if strings.Contains(bad, "unfinished") && !strings.Contains(err.Error(), "--resume") {
+		} else if strings.Contains(bad, "unfinished") && (!strings.Contains(err.Error(), "has not finished") || strings.Contains(err.Error(), "--")) {
 			t.Errorf("unfinished run: %v", err)
 		}
 	}

@@ -52,7 +52,7 @@ func (p *NPYPredictor) AlphabetSize() int { return p.A }
 // NPYTolerance. Errors name the window and position (0-based).
 func LoadNPY(path, name string, windows [][]byte, A int) (*NPYPredictor, error) {
 	if len(windows) == 0 {
-		return nil, fmt.Errorf("%s: no evaluated windows to match (the npy method needs 'vomc eval --data' or '--file')", path)
+		return nil, fmt.Errorf("%s: no evaluated windows to match (an npy method is matched against the windows of the data set or file evaluated)", path)
 	}
 	N := len(windows[0])
 	for w, x := range windows {

@@ -120,7 +120,7 @@ func TestModelLogits(t *testing.T) {
 	if err := m.SaveSafetensors(filepath.Join(dir, trainrun.ModelFile)); err != nil {
 		t.Fatal(err)
 	}
-	l, err := ModelLogits(dir, "0, 2,1")
+	l, err := ModelLogits(nil, dir, "0, 2,1")
 	if err != nil || len(l.Logits) != 3 || len(l.Logits[0]) != 3 || l.Input[1] != 2 || l.Config.Embed != 8 {
 		t.Fatalf("%+v, %v", l, err)
 	}
@@ -129,13 +129,13 @@ func TestModelLogits(t *testing.T) {
 		t.Errorf("JSON %s, %v", b, err)
 	}
 	for in, want := range map[string]string{"0,3": `input: "3" is not a symbol of 0..2`, "0,1,2,0,1": "input has 5 symbols, the model's context is N=4"} {
-		_, err := ModelLogits(filepath.Join(dir, trainrun.ModelFile), in)
+		_, err := ModelLogits(nil, filepath.Join(dir, trainrun.ModelFile), in)
 		var ie *InputError
 		if !errors.As(err, &ie) || err.Error() != want {
 			t.Errorf("%q: %v, want %q", in, err, want)
 		}
 	}
-	if _, err := ModelLogits(filepath.Join(dir, "none"), "0"); !errors.Is(err, os.ErrNotExist) {
+	if _, err := ModelLogits(nil, filepath.Join(dir, "none"), "0"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing model: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
@@ -27,13 +28,13 @@ type InputError struct{ Msg string }
 func (e *InputError) Error() string { return e.Msg }
 
 // ModelLogits runs the model in path (a run directory or a .safetensors
-// file) on the comma-separated symbols of input (at most the model's
-// context).
-func ModelLogits(path, input string) (*Logits, error) {
+// file), loaded on the backend be (nil: a CPU backend of its own), on the
+// comma-separated symbols of input (at most the model's context).
+func ModelLogits(be backend.Backend, path, input string) (*Logits, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, trainrun.ModelFile)
 	}
-	m, err := transformer.LoadSafetensors(path)
+	m, err := transformer.LoadSafetensorsOn(be, path)
 	if err != nil {
 		return nil, err
 	}

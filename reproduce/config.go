@@ -298,13 +298,13 @@ func (c *Config) Set(key, value string) error {
 		if strings.HasPrefix(value, "[") {
 			p := reflect.New(f.Type())
 			if err := json.Unmarshal([]byte(value), p.Interface()); err != nil {
-				return fmt.Errorf("reproduce: --set %s=%s: %w", key, value, err)
+				return fmt.Errorf("reproduce: %s=%s: %w", key, value, err)
 			}
 			f.Set(p.Elem())
 			return nil
 		}
 		bad := func(err error) error {
-			return fmt.Errorf("reproduce: --set %s=%q: not a valid %s (%v)", key, value, f.Type(), err)
+			return fmt.Errorf("reproduce: %s=%q: not a valid %s (%v)", key, value, f.Type(), err)
 		}
 		switch f.Kind() {
 		case reflect.Int:

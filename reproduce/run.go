@@ -96,7 +96,7 @@ func RunStage(ctx context.Context, cfg Config, opts Options, name string) (*Outc
 	}
 	err = r.RunOnly(ctx, stages, name)
 	if mi := (*pipeline.MissingInputError)(nil); errors.As(err, &mi) {
-		return nil, fmt.Errorf("%w: run it first (vomc reproduce --stage %s with the same configuration and --out), or run the whole study", err, mi.Input)
+		return nil, fmt.Errorf("%w: run that stage first (alone, with the same configuration and output directory), or run the whole study", err)
 	}
 	out := &Outcome{Ran: r.Ran, Elapsed: time.Since(start)}
 	if err != nil {

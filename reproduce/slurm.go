@@ -82,7 +82,7 @@ func WriteSlurm(cfg Config, opts Options, so SlurmOptions) (*Submission, error) 
 	sub, err := pipeline.WriteSlurm(stages, pipeline.Slurm{Dir: dir, Name: "vomc reproduce", JobPrefix: "vomc", Command: command,
 		SbatchOpts: so.SbatchOpts, Files: map[string][]byte{filepath.Base(config): []byte(cfg.JSON() + "\n")}, Force: so.Force})
 	if errors.Is(err, pipeline.ErrSubmitted) {
-		return nil, fmt.Errorf("reproduce: %s already holds a submission (use --force to replace it)", dir)
+		return nil, fmt.Errorf("reproduce: %w", err)
 	}
 	if err != nil {
 		return nil, err

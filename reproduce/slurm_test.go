@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,7 +140,7 @@ func TestGraphAndSlurmScripts(t *testing.T) {
 	if strings.Count(s, "dep=(--dependency=afterok:$id)") != len(pipeline.Kinds) || !strings.Contains(s, `sbatch --parsable --kill-on-invalid-dep=yes "${dep[@]}"`) {
 		t.Errorf("submit.sh does not chain with afterok:\n%s", s)
 	}
-	if _, err := WriteSlurm(cfg, opts, so); err == nil || !strings.Contains(err.Error(), "--force") {
+	if _, err := WriteSlurm(cfg, opts, so); !errors.Is(err, pipeline.ErrSubmitted) || strings.Contains(err.Error(), "--") {
 		t.Errorf("second submission into the same directory: %v", err)
 	}
 	so.Force = true

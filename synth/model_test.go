@@ -509,7 +509,7 @@ func trainOnProcs1And3(t *testing.T, what string, cfg Config, train, val transfo
 	var ms [2]*Model
 	for i, procs := range []int{1, 3} {
 		runtime.GOMAXPROCS(procs)
-		m, err := Train(context.Background(), cfg, train, val, tc, nil)
+		m, err := Train(context.Background(), nil, cfg, train, val, tc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

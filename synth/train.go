@@ -127,16 +127,17 @@ func Resume(be backend.Backend, c *transformer.Checkpoint, train, val transforme
 	return transformer.ResumeOf[*Activations](c, m, train, val)
 }
 
-// Train trains a model of architecture cfg on train with the engine's
-// trainer (see NewTrainer, Trainer) and returns it with the best
+// Train trains a model of architecture cfg on the backend be (chosen by
+// the caller; nil: a CPU backend of the model's own) on train with the
+// engine's trainer (see NewTrainer, Trainer) and returns it with the best
 // parameters (lowest validation loss at an epoch end; without validation
 // the last) and Info set. progress, if set, is called after every step
 // with the step (1-based), the schedule's length and the step's mean loss
 // in nats. The result depends only on the data, cfg and tc (tc.Seed seeds
 // the initialisation and the shuffling). When ctx is done Train returns
 // ctx's error and the model with the best parameters so far.
-func Train(ctx context.Context, cfg Config, train, val transformer.Windows, tc transformer.TrainConfig, progress func(step, total int, loss float64)) (*Model, error) {
-	t, err := NewTrainer(nil, cfg, train, val, tc)
+func Train(ctx context.Context, be backend.Backend, cfg Config, train, val transformer.Windows, tc transformer.TrainConfig, progress func(step, total int, loss float64)) (*Model, error) {
+	t, err := NewTrainer(be, cfg, train, val, tc)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 
 func runAttention(args []string) error {
 	fs := newFlags("attention")
-	var o attnmap.RunOptions
+	o := attnmap.RunOptions{Backend: compute()}
 	fs.StringVar(&o.Model, "model", "", "model directory written by 'vomc train' (or a .safetensors file)")
 	fs.StringVar(&o.Data, "data", "", "data set directory (from 'vomc data')")
 	fs.IntVar(&o.Window, "window", 0, "with --data: the window (0-based)")
@@ -60,7 +60,7 @@ func runAttention(args []string) error {
 
 func runDynamics(args []string) error {
 	fs := newFlags("dynamics")
-	cfg := dynamics.RunConfig{Null: attnmap.NullOptions{Seed: 1}}
+	cfg := dynamics.RunConfig{Null: attnmap.NullOptions{Seed: 1}, Backend: compute()}
 	fs.StringVar(&cfg.Run, "run", "", "training run directory with snapshots/")
 	fs.StringVar(&cfg.Data, "data", "", "test data set (the probe windows)")
 	fs.StringVar(&cfg.Train, "train", "", "data set on which Kneser–Ney's discount is tuned (default: the probe windows)")

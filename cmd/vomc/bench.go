@@ -62,7 +62,7 @@ func runBenchTrain(args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	eng, err := trainrun.NewEngine(*engine, tor)
+	eng, err := trainrun.NewEngine(*engine, compute(), tor)
 	if err != nil {
 		return usageError{"--" + err.Error()}
 	}
@@ -95,7 +95,7 @@ func runBenchLogits(args []string) error {
 	if err := fsutil.CheckOutputs(os.Stderr, *force, *out); err != nil {
 		return err
 	}
-	l, err := perf.ModelLogits(*model, *input)
+	l, err := perf.ModelLogits(compute(), *model, *input)
 	if err != nil {
 		return usageOf[*perf.InputError](err, "--")
 	}

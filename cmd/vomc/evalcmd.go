@@ -17,7 +17,7 @@ import (
 
 func runEval(args []string) error {
 	fs := newFlags("eval")
-	var o experiment.EvalOptions
+	o := experiment.EvalOptions{Backend: compute()}
 	fs.StringVar(&o.Data, "data", "", "data set directory (from 'vomc data')")
 	fs.StringVar(&o.File, "file", "", "a symbol file instead of a data set")
 	mode := fs.String("mode", "text", "with --file: text or raw")

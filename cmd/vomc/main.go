@@ -14,10 +14,15 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
+	"github.com/vomc/vomc/dynamics"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/internal/sysmem"
+	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
 )
 
@@ -88,12 +93,32 @@ func runCommand(name string, cmd func(args []string) error, args []string) int {
 	case err == nil || errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, new(usageError)):
-		fmt.Fprintf(os.Stderr, "vomc %s: %v\nRun 'vomc %s -h' for help.\n", name, err, name)
+		fmt.Fprintf(os.Stderr, "vomc %s: %v%s\nRun 'vomc %s -h' for help.\n", name, err, hint(err), name)
 		return 2
 	}
-	fmt.Fprintf(os.Stderr, "vomc %s: %v\n", name, err)
+	fmt.Fprintf(os.Stderr, "vomc %s: %v%s\n", name, err, hint(err))
 	return 1
 }
+
+// hint is what to do about a library error, in the command line's terms
+// (libraries name no flags): " (…)" or "".
+func hint(err error) string {
+	for _, h := range []struct {
+		err  error
+		text string
+	}{{fsutil.ErrExists, "use --force to overwrite"}, {pipeline.ErrSubmitted, "use --force to replace it"},
+		{dynamics.ErrNoSnapshots, "train it with 'vomc train --snapshots log:20' or --snapshot-every S"}} {
+		if errors.Is(err, h.err) {
+			return " (" + h.text + ")"
+		}
+	}
+	return ""
+}
+
+// compute is the compute backend of every model a command builds: the CPU
+// backend with the kernel set of VOMC_KERNELS (kernels.Default), chosen
+// here once and passed down.
+var compute = sync.OnceValue(func() backend.Backend { return cpu.New(kernels.Default()) })
 
 // renamed maps removed command names to the command that does their job.
 var renamed = map[string]string{"bench-compress": "bench compress"}

@@ -21,7 +21,7 @@ func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
 func runReproduce(args []string) error {
 	fs := newFlags("reproduce")
-	c := reproduce.Command{Stdout: os.Stdout, Stderr: os.Stderr, Options: reproduce.Options{Version: version, Log: os.Stderr}}
+	c := reproduce.Command{Stdout: os.Stdout, Stderr: os.Stderr, Options: reproduce.Options{Version: version, Log: os.Stderr, Backend: compute()}}
 	o, sl := &c.Options, &c.Slurm
 	preset := fs.String("preset", "tiny", "preset: "+strings.Join(reproduce.Presets, ", "))
 	fs.StringVar(&o.Out, "out", "", "output directory (default reproduce-PRESET)")

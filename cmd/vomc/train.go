@@ -117,7 +117,7 @@ func (c *trainCmd) check() (trainrun.Engine, error) {
 	if o.Resume && !c.given["engine"] {
 		c.engine = trainrun.RunEngine(o.Dir)
 	}
-	eng, err := trainrun.NewEngine(c.engine, c.tor)
+	eng, err := trainrun.NewEngine(c.engine, compute(), c.tor)
 	if err != nil {
 		return nil, usageError{"--" + err.Error()}
 	}
@@ -341,7 +341,7 @@ type synthFlags struct {
 
 // newSynthFlags defines the flags of 'vomc synth'.
 func newSynthFlags() *synthFlags {
-	f := &synthFlags{o: synth.DirOptions{Train: synth.DefaultTrainConfig()}, fs: newFlags("synth")}
+	f := &synthFlags{o: synth.DirOptions{Train: synth.DefaultTrainConfig(), Backend: compute()}, fs: newFlags("synth")}
 	fs, o, m := f.fs, &f.o, &f.o.Model
 	runFlags(fs, &o.Dir, &o.Resume, &o.Force, &o.Data, "output directory", "none")
 	trainConfigFlags(fs, &o.Train, &o.CheckpointEvery)

@@ -20,7 +20,7 @@ import (
 
 // ErrExists is returned (wrapped) when the target exists and overwriting was
 // not allowed.
-var ErrExists = errors.New("file exists (use --force to overwrite)")
+var ErrExists = errors.New("file exists")
 
 // CheckNew returns an error wrapping ErrExists when path exists (for
 // writers that must not replace it), or the error of looking it up.

@@ -74,7 +74,7 @@ func ParseText(data []byte, alphabet string) ([]byte, Alphabet, error) {
 			return nil, al, fmt.Errorf("symbols: the text holds no symbols")
 		}
 		if len(al.Chars) == 1 {
-			return nil, al, fmt.Errorf("symbols: the text uses a single character %q; give the alphabet explicitly (e.g. --alphabet %q)", al.Chars[0], string(al.Chars[0])+"?")
+			return nil, al, fmt.Errorf("symbols: the text uses a single character %q; give the alphabet explicitly (e.g. %q)", al.Chars[0], string(al.Chars[0])+"?")
 		}
 	} else {
 		for i := 0; i < len(alphabet); i++ {

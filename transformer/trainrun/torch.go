@@ -444,7 +444,7 @@ func (t *Torch) Train(ctx context.Context, r TorchRun) (*transformer.Checkpoint,
 			if c, lerr := transformer.LoadCheckpoint(filepath.Join(dir, CheckpointFile)); lerr == nil {
 				step = strconv.Itoa(c.State.Step)
 			}
-			return nil, fmt.Errorf("the torch engine was killed (%s); its last checkpoint is at step %s: continue the run with --resume", te.Msg, step)
+			return nil, fmt.Errorf("the torch engine was killed (%s); its last checkpoint is at step %s: resume the run to continue it", te.Msg, step)
 		}
 	}
 	if err != nil {

@@ -51,16 +51,16 @@ func (GoEngine) EngineName() string { return EngineGo }
 // EngineName is EngineTorch.
 func (t *Torch) EngineName() string { return EngineTorch }
 
-// NewEngine is the engine of a name: GoEngine for EngineGo, t for
-// EngineTorch; other names are refused (CheckEngine).
-func NewEngine(name string, t *Torch) (Engine, error) {
+// NewEngine is the engine of a name: GoEngine on the backend be for
+// EngineGo, t for EngineTorch; other names are refused (CheckEngine).
+func NewEngine(name string, be backend.Backend, t *Torch) (Engine, error) {
 	if err := CheckEngine(name); err != nil {
 		return nil, err
 	}
 	if name == EngineTorch {
 		return t, nil
 	}
-	return GoEngine{}, nil
+	return GoEngine{Backend: be}, nil
 }
 
 // ModelOptions describe the model of a new run.

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
+	"github.com/vomc/vomc/transformer/kernels"
 )
 
 // trainOptions are the options of a tiny Go-engine run on the data set
@@ -85,11 +87,12 @@ func TestParseHeads(t *testing.T) {
 
 func TestNewEngine(t *testing.T) {
 	tor := &Torch{}
+	be := cpu.New(kernels.Default())
 	for _, tc := range []struct {
 		name string
 		want Engine
-	}{{EngineGo, GoEngine{}}, {EngineTorch, tor}, {"jax", nil}} {
-		e, err := NewEngine(tc.name, tor)
+	}{{EngineGo, GoEngine{Backend: be}}, {EngineTorch, tor}, {"jax", nil}} {
+		e, err := NewEngine(tc.name, be, tor)
 		if e != tc.want || (err == nil) != (tc.want != nil) {
 			t.Errorf("%q: %v, %v", tc.name, e, err)
 		}
