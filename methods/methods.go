@@ -22,6 +22,7 @@
 package methods
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -40,6 +41,10 @@ import (
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
 )
+
+// ErrUnfinished is returned (wrapped) for a tf method whose run has a
+// checkpoint but no model yet: its training has not finished.
+var ErrUnfinished = errors.New("its training has not finished")
 
 // Defaults are the values used for parameters a specification leaves out.
 type Defaults struct {
@@ -365,7 +370,7 @@ func buildTF(sp *spec, d Defaults) (Built, error) {
 		file = filepath.Join(path, "model.safetensors")
 		if _, err := os.Stat(file); err != nil {
 			if _, cerr := os.Stat(filepath.Join(path, "checkpoint.safetensors")); cerr == nil {
-				return b, fmt.Errorf("methods: %q: %s has a checkpoint but no model.safetensors: its training has not finished (resume the run to finish it)", sp.text, path)
+				return b, fmt.Errorf("methods: %q: %s has a checkpoint but no model.safetensors: %w", sp.text, path, ErrUnfinished)
 			}
 		}
 	}
@@ -400,7 +405,7 @@ func buildSynth(sp *spec, d Defaults) (Built, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		file = filepath.Join(path, "model.safetensors")
 	}
-	m, err := synth.Load(file)
+	m, err := synth.LoadOn(d.Backend, file)
 	if err != nil {
 		return b, fmt.Errorf("methods: %q: %w", sp.text, err)
 	}

@@ -28,7 +28,7 @@ func Layered(preset, file string, sets []string) (Config, error) {
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok {
-			return cfg, fmt.Errorf("%q: want key=value", s)
+			return cfg, fmt.Errorf("override %q: want key=value", s)
 		}
 		if err := cfg.Set(k, v); err != nil {
 			return cfg, err
@@ -157,7 +157,7 @@ func (c Command) runStage(ctx context.Context) error {
 func (c Command) runAll(ctx context.Context) error {
 	cfg, w := c.Config, c.Stdout
 	fmt.Fprintf(w, "effective configuration:\n%s\n", cfg.JSON())
-	fmt.Fprintf(w, "%d transformers × %d seed(s), ≤ %.3gM training tokens each; estimated training time on a 2-core AVX-512 machine: %.2f h\n",
+	fmt.Fprintf(w, "%d transformers × %d seed(s), ≤ %.3gM training tokens each (K times that for a -xK model); estimated training time on a 2-core AVX-512 machine: %.2f h\n",
 		len(cfg.Models()), cfg.NumSeeds(), cfg.TrainTokens()/1e6, cfg.EstimateHours())
 	tor := c.Options.Torch
 	if cfg.Engine == trainrun.EngineTorch && tor != nil {

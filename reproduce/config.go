@@ -201,9 +201,12 @@ func Preset(name string) (Config, error) {
 	case "depth5":
 		// The paper's data distribution at N = 512: mixed depths 1..5 and
 		// both leaf generators (each tree Dirichlet or sparse with
-		// probability 1/2), transformers of 1, 2 and 4 layers, three
-		// training seeds, Markov(k) for k = 1..5 beside CTW; 1 h 37 min
-		// in all on 2 cores (EstimateHours: 1.74 h of training). 6000
+		// probability 1/2), transformers of 1, 2, 3 and 4 layers (and
+		// TF(4,4) with sinusoidal positions), Fig. 4's models, Fig. 8
+		// under three encodings, three training seeds, Markov(k) for
+		// k = 1..5 beside CTW; EstimateHours: 5.4 h of training on 2
+		// cores (the first version, with 1, 2 and 4 layers only, took
+		// 1 h 37 min in all). 6000
 		// steps because the 2-layer model's induction transition comes
 		// only near step 3000 (50M tokens; at 1500 steps it is still at
 		// the Markov(1) level).

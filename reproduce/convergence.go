@@ -38,16 +38,17 @@ type Convergence struct {
 	Drop, DropCI float64
 }
 
-// Verdict is "converged" when the whole interval of Drop lies below
-// ConvergenceTolerance, "not converged" when it lies above, and
-// "inconclusive" otherwise (or with fewer than 4 points).
+// Verdict is holds ("settled") when the whole interval of Drop lies within
+// ±ConvergenceTolerance, fails when it lies beyond (still falling, or
+// rising: diverging or overfitting), and undecided otherwise (or with
+// fewer than 4 points).
 func (c Convergence) Verdict() verdict {
 	switch {
 	case c.Points < 4 || math.IsNaN(c.DropCI):
 		return undecided
-	case c.Drop+c.DropCI < ConvergenceTolerance:
+	case math.Abs(c.Drop)+c.DropCI < ConvergenceTolerance:
 		return holds
-	case c.Drop-c.DropCI > ConvergenceTolerance:
+	case math.Abs(c.Drop)-c.DropCI > ConvergenceTolerance:
 		return fails
 	}
 	return undecided
@@ -55,7 +56,10 @@ func (c Convergence) Verdict() verdict {
 
 // String states the fit and its verdict in words.
 func (c Convergence) String() string {
-	w := map[verdict]string{holds: "converged", fails: "not converged", undecided: "convergence inconclusive"}[c.Verdict()]
+	w := map[verdict]string{holds: "settled", fails: "still falling", undecided: "not clearly settled"}[c.Verdict()]
+	if c.Verdict() == fails && c.Drop < 0 {
+		w = "rising (diverging or overfitting)"
+	}
 	if c.Points < 4 {
 		return fmt.Sprintf("%s (only %d logged losses in the last quarter)", w, c.Points)
 	}

@@ -1,7 +1,9 @@
 package reproduce
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"path/filepath"
 
@@ -45,6 +47,9 @@ func trainLogs(models []Model, deps map[string]*pipeline.Done) (map[string][]tra
 			continue
 		}
 		h, err := readTrainLog(d.Dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // a stage of a build that kept no log: no curve
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d.Name, err)
 		}

@@ -212,7 +212,7 @@ func synthStages(cfg Config, opts Options) ([]pipeline.Stage, error) {
 		Inputs: inputs,
 		Deps:   deps,
 		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
-			return evalSynth(ctx, cfg, sc, deps[1:])
+			return evalSynth(ctx, cfg, opts, sc, deps[1:])
 		},
 	})
 	return out, nil
@@ -221,7 +221,7 @@ func synthStages(cfg Config, opts Options) ([]pipeline.Stage, error) {
 // evalSynth is the fig8-synth stage: the models of the stages named
 // models evaluated beside CTW on the test set, and the paired gaps
 // (GapsFile, synthGaps).
-func evalSynth(ctx context.Context, cfg Config, sc *pipeline.StageContext, models []string) ([]string, error) {
+func evalSynth(ctx context.Context, cfg Config, opts Options, sc *pipeline.StageContext, models []string) ([]string, error) {
 	test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
 	if err != nil {
 		return nil, err
@@ -230,7 +230,7 @@ func evalSynth(ctx context.Context, cfg Config, sc *pipeline.StageContext, model
 	var recs []synthRecord
 	byLabel := map[string]predict.Predictor{}
 	for _, d := range models {
-		m, err := synth.Load(filepath.Join(sc.Deps[d].Dir, modelFile))
+		m, err := synth.LoadOn(opts.Backend, filepath.Join(sc.Deps[d].Dir, modelFile))
 		if err != nil {
 			return nil, err
 		}

@@ -66,7 +66,7 @@ func fullReference(cfg Config) (Model, bool) {
 	ok := false
 	for _, s := range cfg.Fig3Models {
 		m, err := ParseModel(s)
-		if err != nil || !m.FF || !m.LN || m.Sin || len(m.Heads) > 4 {
+		if err != nil || !m.FF || !m.LN || m.Sin || m.Budget > 1 || len(m.Heads) > 4 {
 			continue
 		}
 		if !ok || len(m.Heads) > len(best.Heads) {

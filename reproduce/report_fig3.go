@@ -68,6 +68,9 @@ func findFig3(cfg Config, mg *merged) Finding {
 	var sins []Model // sinusoidal-position models: beside, not in, the layer comparison
 	for _, s := range cfg.Fig3Models {
 		m, _ := ParseModel(s)
+		if m.Budget > 1 {
+			continue // a longer-trained copy: not another depth
+		}
 		if m.Sin {
 			sins = append(sins, m)
 			continue
@@ -154,6 +157,7 @@ func findFig3(cfg Config, mg *merged) Finding {
 			f.check(fmt.Sprintf("The one-layer transformer is worse than %s.", r.Name), v, text)
 		}
 	}
+	sort.SliceStable(multi, func(i, j int) bool { return multi[i].L < multi[j].L })
 	for i := 1; i < len(multi); i++ {
 		a, b := multi[i-1], multi[i]
 		if b.L > a.L {
@@ -176,7 +180,7 @@ func findFig3(cfg Config, mg *merged) Finding {
 			f.check(fmt.Sprintf("%s tracks CTW better than the best fixed-order estimator, %s.", r.Name, best.Name), v, text)
 		}
 	}
-	f.settle()
+	f.settleChecked()
 	if cfg.Preset == "tiny" {
 		f.Found += " (Preset tiny trains for a few hundred steps only: it checks the pipeline, not the science.)"
 	}

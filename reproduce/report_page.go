@@ -267,7 +267,7 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 		d.Figures = append(d.Figures, s)
 		return nil
 	}
-	if err := add("fig3", "Fig. 3 — transformers vs KN vs CTW", []string{filepath.Join(figDir, Fig3File)}, findFig3(cfg, mg), ""); err != nil {
+	if err := add("fig3", "Fig. 3 — transformers vs KN vs CTW", []string{filepath.Join(figDir, Fig3File)}, acrossReplicates(cfg, mg, findFig3), ""); err != nil {
 		return nil, err
 	}
 	if len(cfg.Fig4Models) > 0 {
@@ -275,7 +275,7 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 		if _, err := os.Stat(filepath.Join(figDir, Fig4CurvesFile)); err == nil {
 			files = append(files, filepath.Join(figDir, Fig4CurvesFile))
 		}
-		if err := add("fig4", "Fig. 4 — attention-only and single-head vs full transformers", files, findFig4(cfg, mg), ""); err != nil {
+		if err := add("fig4", "Fig. 4 — attention-only and single-head vs full transformers", files, acrossReplicates(cfg, mg, findFig4), ""); err != nil {
 			return nil, err
 		}
 	}
@@ -368,6 +368,7 @@ img { max-width: 100%; border: 1px solid #eee; }
 {{end}}{{range .Images}}<p><img src="{{.}}" alt="figure" /></p>
 {{end}}{{if .Claim}}<p class="claim"><b>Paper:</b> {{.Claim}}</p>
 {{end}}{{if .Found}}<p class="{{if .Agrees}}found{{else}}differs{{end}}"><b>This run:</b> {{.Found}}</p>
+{{end}}{{if .Summary}}<p><b>Verdict:</b> {{.Summary}}.</p>
 {{end}}{{if .Checks}}<table>
 <tr><th class="l">part of the claim</th><th class="l">verdict</th><th class="l">numbers (second-half excess over CTW, nats/symbol, 95% CI)</th></tr>
 {{range .Checks}}<tr><td class="l">{{.Claim}}</td><td class="l"><b>{{.Verdict}}</b></td><td class="l">{{.Numbers}}</td></tr>

@@ -194,8 +194,9 @@ func jsonSafe(t TrainInfo) TrainInfo {
 
 // resumeOrStart continues the run whose checkpoint is in the stage's
 // directory, or starts one (trainrun.Resume, trainrun.Start): checkpoints
-// every `every` steps, at epoch ends, at the end and on cancellation, no
-// training log, a progress bar on the stage's log.
+// every `every` steps, at epoch ends, at the end and on cancellation, the
+// training log and curve (trainrun.LogFile), a progress bar on the
+// stage's log.
 func resumeOrStart(sc *pipeline.StageContext, o Options, every int, name string, mc transformer.Config, tc transformer.TrainConfig, seed uint64, meta map[string]string, snaps []int, train, val transformer.Windows) (*trainrun.Run[*transformer.Activations, *transformer.Model], error) {
 	opts := trainrun.Options{Dir: sc.Dir, Meta: meta, CheckpointEvery: every, Snapshots: snaps,
 		FinalCheckpoint: true, Progress: sc.Log, Label: sc.Label, Log: true}

@@ -10,6 +10,7 @@ import (
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/safetensors"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // FileFormat is the __metadata__ "format" of a synth model file.
@@ -81,12 +82,16 @@ func (m *Model) Save(path string) error {
 
 // Read reads a model written by Write (see readModel); the size of r's
 // contents is not known.
-func Read(r io.Reader) (*Model, error) { return readModel(r, -1, "") }
+func Read(r io.Reader) (*Model, error) { return readModel(nil, r, -1, "") }
 
 // Load reads a model file written by Save, checking its header against
 // the file's size before reading any data. Errors name the file.
-func Load(path string) (*Model, error) {
-	return fsutil.ReadSized(path, func(r io.Reader, size int64) (*Model, error) { return readModel(r, size, path) })
+func Load(path string) (*Model, error) { return LoadOn(nil, path) }
+
+// LoadOn is Load with the model on the backend be (chosen by the caller;
+// nil: a CPU backend of the model's own).
+func LoadOn(be backend.Backend, path string) (*Model, error) {
+	return fsutil.ReadSized(path, func(r io.Reader, size int64) (*Model, error) { return readModel(be, r, size, path) })
 }
 
 // readModel reads a model file of size bytes (< 0: unknown) named name
@@ -96,7 +101,7 @@ func Load(path string) (*Model, error) {
 // data, verified against the file's checksum. A file without a checksum
 // (written before vomc recorded them) is loaded with a warning through
 // safetensors.Warnf.
-func readModel(r io.Reader, size int64, name string) (*Model, error) {
+func readModel(be backend.Backend, r io.Reader, size int64, name string) (*Model, error) {
 	h, err := safetensors.ReadHeader(r, 1<<24, size)
 	if err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
@@ -149,7 +154,7 @@ func readModel(r io.Reader, size int64, name string) (*Model, error) {
 		n := t.rows * max(t.cols, 1)
 		copy(params[t.off:t.off+n], safetensors.Float32s(sts[byName[t.name]].Data))
 	}
-	m, err := fromParams(cfg, params)
+	m, err := FromParamsOn(be, cfg, params)
 	if err != nil {
 		return nil, err
 	}

@@ -20,10 +20,12 @@ import (
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/internal/sysmem"
+	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
+	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // version is the vomc release this binary was built from.
@@ -107,7 +109,8 @@ func hint(err error) string {
 		err  error
 		text string
 	}{{fsutil.ErrExists, "use --force to overwrite"}, {pipeline.ErrSubmitted, "use --force to replace it"},
-		{dynamics.ErrNoSnapshots, "train it with 'vomc train --snapshots log:20' or --snapshot-every S"}} {
+		{dynamics.ErrNoSnapshots, "train it with 'vomc train --snapshots log:20' or --snapshot-every S"},
+		{methods.ErrUnfinished, "continue it with 'vomc train --out DIR --resume'"}, {trainrun.ErrResumable, "continue the run with --resume"}} {
 		if errors.Is(err, h.err) {
 			return " (" + h.text + ")"
 		}

@@ -66,6 +66,9 @@ func runReproduce(args []string) error {
 	if err := reproduceEngine(fs, cfg, tor, o); err != nil {
 		return err
 	}
+	if o.CodeKey != "" && sl.Dir != "" {
+		return usagef("--code-key reuses the stages of a local run: it does not go with --slurm")
+	}
 	if *rerun != "" {
 		if c.List || sl.Dir != "" {
 			return usagef("--rerun runs stages: it does not go with --list-stages or --slurm")

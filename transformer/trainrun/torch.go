@@ -21,6 +21,10 @@ import (
 	"github.com/vomc/vomc/transformer"
 )
 
+// ErrResumable is returned (wrapped) when a run stopped early with its
+// checkpoint saved: resuming the run continues it.
+var ErrResumable = errors.New("resume the run to continue it")
+
 // Engine names: the Go engine (package transformer on a backend) and
 // vomc's PyTorch engine (python/vomc_torch, driven by Torch).
 const (
@@ -444,7 +448,7 @@ func (t *Torch) Train(ctx context.Context, r TorchRun) (*transformer.Checkpoint,
 			if c, lerr := transformer.LoadCheckpoint(filepath.Join(dir, CheckpointFile)); lerr == nil {
 				step = strconv.Itoa(c.State.Step)
 			}
-			return nil, fmt.Errorf("the torch engine was killed (%s); its last checkpoint is at step %s: resume the run to continue it", te.Msg, step)
+			return nil, fmt.Errorf("the torch engine was killed (%s); its last checkpoint is at step %s: %w", te.Msg, step, ErrResumable)
 		}
 	}
 	if err != nil {
