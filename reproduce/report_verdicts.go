@@ -172,8 +172,12 @@ func (f *Finding) settle() {
 		f.Verdict = holds.String()
 	}
 	f.Agrees = f.Verdict == holds.String()
+	verb := f.Verdict
+	if verb == undecided.String() {
+		verb = "is " + verb
+	}
 	f.Summary = fmt.Sprintf("the claim %s (of its %d checks below, %d hold, %d fail, %d are inconclusive or failed caveats)",
-		f.Verdict, len(f.Checks), n[holds.String()], n[fails.String()], n[undecided.String()])
+		verb, len(f.Checks), n[holds.String()], n[fails.String()], n[undecided.String()])
 }
 
 // settleChecked is settle for a finding decided by checks only: without
