@@ -219,7 +219,8 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 	for _, dep := range s.Deps {
 		depOuts[dep] = r.Done[dep].OutputHash
 	}
-	d := &Done{Name: s.Name, Hash: hash, OutputHash: oh, Outputs: outs, DepOutputs: depOuts,
+	own, _ := CodeKey()
+	d := &Done{Name: s.Name, Hash: hash, OutputHash: oh, Outputs: outs, DepOutputs: depOuts, ComputedBy: own,
 		Seconds: time.Since(start).Seconds(), Finished: time.Now().UTC(), Dir: dir}
 	b, _ := json.MarshalIndent(d, "", "  ")
 	if err := fsutil.WriteBytes(filepath.Join(work, DoneFile), true, append(b, '\n')); err != nil {

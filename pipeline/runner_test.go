@@ -81,6 +81,19 @@ func TestCodeKeyAndRerun(t *testing.T) {
 	if d2, _ := filepath.Glob(filepath.Join(root, "stages", "*")); len(d2) != 2*len(dirs) {
 		t.Errorf("changed code: %d stage directories, want %d", len(d2), 2*len(dirs))
 	}
+	// every marker names the binary that computed it, whatever the key
+	own, err := CodeKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, _ := filepath.Glob(filepath.Join(root, "stages", "*"))
+	for _, dir := range d2 {
+		if d, err := readDone(dir); err != nil {
+			t.Error(err)
+		} else if d.ComputedBy != own {
+			t.Errorf("%s: computed by %q, want %q", dir, d.ComputedBy, own)
+		}
+	}
 	check("back to code 1", c.run(t, root, "code 1"), nil)
 	// A rerun that reproduces b's output leaves c alone.
 	check("rerun b, same output", c.run(t, root, "code 1", "b"), []string{"b"})

@@ -83,6 +83,10 @@ type Done struct {
 	// from, by name: a stage whose dependency's outputs have changed since
 	// (a dependency recomputed by a rerun) is stale and computed again.
 	DepOutputs map[string]string `json:"dep_outputs"`
+	// ComputedBy is the code key of the binary that computed the stage
+	// (CodeKey): the hash's code key unless the run was given another
+	// build's (reusing its stages).
+	ComputedBy string `json:"computed_by,omitempty"`
 	// Seconds is the stage's wall time (of the run that completed it).
 	Seconds  float64   `json:"seconds"`
 	Finished time.Time `json:"finished"`

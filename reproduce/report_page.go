@@ -318,6 +318,9 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 		if dd.Skipped {
 			st = "cached from an earlier invocation"
 		}
+		if own, err := pipeline.CodeKey(); err == nil && dd.ComputedBy != "" && dd.ComputedBy != own {
+			st += "; computed by the build with code key " + dd.ComputedBy
+		}
 		total += dd.Seconds
 		d.Stages = append(d.Stages, stageRow{Name: n, Hash: dd.Hash, Seconds: fmt.Sprintf("%.1f", dd.Seconds), Status: st})
 	}
