@@ -312,14 +312,18 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 		names = append(names, n)
 	}
 	sort.Slice(names, func(i, j int) bool { return sc.Deps[names[i]].Finished.Before(sc.Deps[names[j]].Finished) })
+	hashKey := opts.CodeKey // the code key of the stage hashes
+	if hashKey == "" {
+		hashKey, _ = pipeline.CodeKey()
+	}
 	for _, n := range names {
 		dd := sc.Deps[n]
 		st := "ran in this invocation"
 		if dd.Skipped {
 			st = "cached from an earlier invocation"
 		}
-		if own, err := pipeline.CodeKey(); err == nil && dd.ComputedBy != "" && dd.ComputedBy != own {
-			st += "; computed by the build with code key " + dd.ComputedBy
+		if dd.ComputedBy != "" && dd.ComputedBy != hashKey {
+			st += "; computed by the build with code key " + dd.ComputedBy + ", not by the one whose key its hash carries"
 		}
 		total += dd.Seconds
 		d.Stages = append(d.Stages, stageRow{Name: n, Hash: dd.Hash, Seconds: fmt.Sprintf("%.1f", dd.Seconds), Status: st})
