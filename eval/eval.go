@@ -133,6 +133,34 @@ type MethodResult struct {
 	// ExcessWindow and ExcessSecondHalf are the paired excesses over the
 	// reference of Window and SecondHalf.
 	ExcessWindow, ExcessSecondHalf Interval
+	// SecondHalfWindows[j] is the mean loss per symbol over the second
+	// half of window j (nats), so that two methods evaluated on the same
+	// windows can be compared by a paired test (PairedSecondHalf); nil in
+	// results written before it was kept.
+	SecondHalfWindows []float64
+}
+
+// PairedSecondHalf is the mean over windows of a's second-half loss minus
+// b's, with its paired confidence interval (Student-t at level conf,
+// across windows); ok is false unless both hold per-window values for the
+// same number (≥ 2) of windows.
+func PairedSecondHalf(a, b *MethodResult, conf float64) (d Interval, ok bool) {
+	n := len(a.SecondHalfWindows)
+	if n < 2 || len(b.SecondHalfWindows) != n {
+		return Interval{}, false
+	}
+	var mean, m2 float64
+	for j := range n {
+		x := a.SecondHalfWindows[j] - b.SecondHalfWindows[j]
+		delta := x - mean
+		mean += delta / float64(j+1)
+		m2 += delta * (x - mean)
+	}
+	crit, _, err := CriticalValue(n, conf)
+	if err != nil {
+		return Interval{}, false
+	}
+	return interval(mean, m2, n, crit), true
 }
 
 // Result is the outcome of Evaluate. It is plain data: it can be written
@@ -227,7 +255,8 @@ func Evaluate(ctx context.Context, windows [][]byte, A int, preds []predict.Pred
 
 	M, N := len(preds), len(windows[0])
 	lay := layout{M: M, N: N, ref: ref, half: N/2 + 1}
-	total, err := run(ctx, windows, preds, lay, workers, cfg.Progress)
+	perWindow := make([]float64, len(windows)*M) // [j*M+m]: second-half mean
+	total, err := run(ctx, windows, preds, lay, workers, cfg.Progress, perWindow)
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +293,10 @@ func Evaluate(ctx context.Context, windows [][]byte, A int, preds []predict.Pred
 		mr.SecondHalf = iv(lay.summary(m, 1))
 		mr.ExcessWindow = iv(lay.summary(m, 2))
 		mr.ExcessSecondHalf = iv(lay.summary(m, 3))
+		mr.SecondHalfWindows = make([]float64, len(windows))
+		for j := range windows {
+			mr.SecondHalfWindows[j] = perWindow[j*M+m]
+		}
 	}
 	return res, nil
 }
@@ -356,7 +389,9 @@ func (l layout) excess(m, i int) int      { return (l.M+m)*l.N + i }
 func (l layout) summary(m, which int) int { return 2*l.M*l.N + 4*m + which }
 
 // run evaluates all windows and returns the merged accumulator.
-func run(ctx context.Context, windows [][]byte, preds []predict.Predictor, lay layout, workers int, progress func(done, total int)) (*welford, error) {
+//
+// perWindow[j*M+m] receives method m's second-half mean on window j.
+func run(ctx context.Context, windows [][]byte, preds []predict.Predictor, lay layout, workers int, progress func(done, total int), perWindow []float64) (*welford, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -425,6 +460,9 @@ func run(ctx context.Context, windows [][]byte, preds []predict.Predictor, lay l
 						return
 					}
 					acc.add(w.x)
+					for m := range lay.M {
+						perWindow[j*lay.M+m] = w.x[lay.summary(m, 1)]
+					}
 					if progress != nil {
 						mu.Lock()
 						done++

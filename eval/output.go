@@ -168,6 +168,8 @@ type jsonMethod struct {
 	ExcessSecondHalf jsonInterval `json:"excess_second_half"`
 	Position         jsonSeries   `json:"position"`
 	Excess           jsonSeries   `json:"excess"`
+	// SecondHalfWindows is optional (absent in files written before it).
+	SecondHalfWindows jfloats `json:"second_half_windows,omitempty"`
 }
 
 // jfloat is a float64 that encodes NaN and ±Inf as JSON null (decoded as
@@ -271,7 +273,12 @@ func fromJSONSeries(s jsonSeries, what string, N int) ([]Interval, error) {
 //	   "window":{"mean","sd","lo","hi"},"second_half":{…},
 //	   "excess_window":{…},"excess_second_half":{…},
 //	   "position":{"mean":[N],"sd":[N],"lo":[N],"hi":[N]},
-//	   "excess":{"mean":[N],"sd":[N],"lo":[N],"hi":[N]}}, …]}
+//	   "excess":{"mean":[N],"sd":[N],"lo":[N],"hi":[N]},
+//	   "second_half_windows":[n]}, …]}
+//
+// second_half_windows (each window's second-half mean loss, for paired
+// comparisons between methods) is absent in files written before it was
+// kept; LoadJSON reads both.
 //
 // Index k of a series is position k+1.
 func (r *Result) WriteJSON(w io.Writer) error {
@@ -296,13 +303,14 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	}
 	for k, m := range r.Methods {
 		doc.Methods[k] = jsonMethod{
-			Name:             m.Name,
-			Window:           toJSONInterval(m.Window),
-			SecondHalf:       toJSONInterval(m.SecondHalf),
-			ExcessWindow:     toJSONInterval(m.ExcessWindow),
-			ExcessSecondHalf: toJSONInterval(m.ExcessSecondHalf),
-			Position:         toJSONSeries(m.Position),
-			Excess:           toJSONSeries(m.Excess),
+			Name:              m.Name,
+			Window:            toJSONInterval(m.Window),
+			SecondHalf:        toJSONInterval(m.SecondHalf),
+			ExcessWindow:      toJSONInterval(m.ExcessWindow),
+			ExcessSecondHalf:  toJSONInterval(m.ExcessSecondHalf),
+			Position:          toJSONSeries(m.Position),
+			Excess:            toJSONSeries(m.Excess),
+			SecondHalfWindows: jfloats(m.SecondHalfWindows),
 		}
 	}
 	b, err := json.Marshal(doc)
@@ -367,6 +375,12 @@ func LoadJSON(r io.Reader) (*Result, error) {
 		}
 		if m.Excess, err = fromJSONSeries(jm.Excess, fmt.Sprintf("eval: JSON method %q excess", jm.Name), res.N); err != nil {
 			return nil, err
+		}
+		if n := len(jm.SecondHalfWindows); n > 0 {
+			if n != res.Windows {
+				return nil, fmt.Errorf("eval: JSON method %q has %d per-window second-half losses, want %d", jm.Name, n, res.Windows)
+			}
+			m.SecondHalfWindows = []float64(jm.SecondHalfWindows)
 		}
 	}
 	if res.Reference < 0 {

@@ -191,10 +191,24 @@ func (f *Finding) settleChecked() {
 	f.settle()
 }
 
-// worse decides "a's second-half excess over CTW is higher than b's":
-// holds when a's 95% interval lies above b's, fails when it lies below,
-// inconclusive when they overlap (intervals across the test windows).
+// worse decides "a's second-half excess over CTW is higher than b's".
+// When both results hold per-window losses (the same test windows), by the
+// paired 95% interval of a − b across windows (eval.PairedSecondHalf):
+// holds when it lies above 0, fails when below, inconclusive when it
+// contains 0. Otherwise by the two intervals: holds when a's lies above
+// b's, fails when below, inconclusive when they overlap (conservative).
 func worse(a, b *eval.MethodResult) (verdict, string) {
+	text := fmt.Sprintf("%s %s vs %s %s", a.Name, excessSH(a), b.Name, excessSH(b))
+	if d, ok := eval.PairedSecondHalf(a, b, eval.DefaultConfidence); ok && !math.IsNaN(d.Lo) {
+		text += fmt.Sprintf("; paired difference %+.4f ± %.4f", d.Mean, d.HalfWidth())
+		switch {
+		case d.Lo > 0:
+			return holds, text
+		case d.Hi < 0:
+			return fails, text
+		}
+		return undecided, text
+	}
 	v := undecided
 	switch {
 	case clearlyAbove(a, b):
@@ -202,11 +216,11 @@ func worse(a, b *eval.MethodResult) (verdict, string) {
 	case clearlyAbove(b, a):
 		v = fails
 	}
-	return v, fmt.Sprintf("%s %s vs %s %s", a.Name, excessSH(a), b.Name, excessSH(b))
+	return v, text
 }
 
-// notWorse decides "a is not worse than b": fails when a's interval lies
-// above b's; holds when a's mean is at most b's upper bound (a better, or
+// notWorse decides "a is not worse than b": fails when a is worse (see
+// worse); holds when a's mean is at most b's upper bound (a better, or
 // within b's own interval); inconclusive otherwise, and when an interval
 // is undefined (a single window).
 func notWorse(a, b *eval.MethodResult) (verdict, string) {
@@ -233,13 +247,13 @@ func clearlyAbove(a, b *eval.MethodResult) bool {
 }
 
 // relation says how a compares with b over the second half: "clearly
-// better than", "clearly worse than" (disjoint intervals) or "within noise
+// better than", "clearly worse than" (decided by worse) or "within noise
 // of".
 func relation(a, b *eval.MethodResult) string {
-	switch {
-	case clearlyAbove(a, b):
+	switch v, _ := worse(a, b); v {
+	case holds:
 		return "clearly worse than"
-	case clearlyAbove(b, a):
+	case fails:
 		return "clearly better than"
 	}
 	return "within noise of"

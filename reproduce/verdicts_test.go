@@ -232,3 +232,33 @@ func TestAcrossReplicates(t *testing.T) {
 		t.Errorf("seed 0 alone: %s", got)
 	}
 }
+
+// TestWorsePaired: with per-window losses the paired interval decides,
+// also where the two intervals across windows overlap.
+func TestWorsePaired(t *testing.T) {
+	iv := func(m, h float64) eval.Interval { return eval.Interval{Mean: m, Lo: m - h, Hi: m + h} }
+	n := 200
+	a := &eval.MethodResult{Name: "a", ExcessSecondHalf: iv(0.052, 0.01)}
+	b := &eval.MethodResult{Name: "b", ExcessSecondHalf: iv(0.050, 0.01)}
+	if v, _ := worse(a, b); v != undecided {
+		t.Fatalf("overlapping intervals, no per-window values: %s", v)
+	}
+	for j := range n {
+		x := 0.7 + 0.3*math.Sin(float64(j)) // large spread across windows
+		a.SecondHalfWindows = append(a.SecondHalfWindows, x+0.002+0.0005*math.Cos(float64(3*j)))
+		b.SecondHalfWindows = append(b.SecondHalfWindows, x)
+	}
+	v, text := worse(a, b)
+	if v != holds || !strings.Contains(text, "paired difference +0.0020") {
+		t.Errorf("a consistently 0.002 above b: %s (%s)", v, text)
+	}
+	if v, _ := worse(b, a); v != fails {
+		t.Errorf("b against a: %s", v)
+	}
+	if r := relation(a, b); r != "clearly worse than" {
+		t.Errorf("relation %q", r)
+	}
+	if v, _ := worse(a, a); v != undecided {
+		t.Errorf("a against itself: %s", v)
+	}
+}

@@ -1,0 +1,64 @@
+package eval_test
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/vomc/vomc/eval"
+)
+
+// TestPairedSecondHalf: the per-window second-half losses average to the
+// second-half mean; the paired difference to the reference is the paired
+// excess; a method against itself differs by exactly 0; without
+// per-window values (older files) there is no paired test; a file with the
+// wrong number of them is refused.
+func TestPairedSecondHalf(t *testing.T) {
+	windows := markovWindows(5, 60, 32, 3)
+	res, err := eval.Evaluate(context.Background(), windows, 3, preds3(), eval.Config{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := res.Ref()
+	for m := range res.Methods {
+		mr := &res.Methods[m]
+		if len(mr.SecondHalfWindows) != len(windows) {
+			t.Fatalf("%s: %d per-window values", mr.Name, len(mr.SecondHalfWindows))
+		}
+		s := 0.0
+		for _, v := range mr.SecondHalfWindows {
+			s += v
+		}
+		if d := s/float64(len(windows)) - mr.SecondHalf.Mean; math.Abs(d) > 1e-12 {
+			t.Errorf("%s: per-window mean differs from the second-half mean by %g", mr.Name, d)
+		}
+		d, ok := eval.PairedSecondHalf(mr, ref, res.Confidence)
+		e := mr.ExcessSecondHalf
+		if !ok || math.Abs(d.Mean-e.Mean) > 1e-12 || (m != res.Reference && math.Abs(d.Hi-e.Hi) > 1e-9) {
+			t.Errorf("%s: paired vs reference %+v, excess %+v", mr.Name, d, e)
+		}
+		if d, ok := eval.PairedSecondHalf(mr, mr, res.Confidence); !ok || d.Mean != 0 || d.Lo != 0 || d.Hi != 0 {
+			t.Errorf("%s against itself: %+v", mr.Name, d)
+		}
+	}
+	// a file without per-window values
+	var buf bytes.Buffer
+	if err := res.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	old := regexp.MustCompile(`,"second_half_windows":\[[^\]]*\]`).ReplaceAllString(buf.String(), "")
+	back, err := eval.LoadJSON(strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := eval.PairedSecondHalf(&back.Methods[0], &back.Methods[1], 0.95); ok || back.Methods[0].SecondHalfWindows != nil {
+		t.Error("a file without per-window values gives a paired test")
+	}
+	bad := strings.Replace(buf.String(), `"second_half_windows":[`, `"second_half_windows":[0.5,`, 1)
+	if _, err := eval.LoadJSON(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "per-window") {
+		t.Errorf("wrong number of per-window values: %v", err)
+	}
+}
