@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Temporary files and directories of atomic writers are registered here
@@ -179,11 +180,25 @@ func cleanup(closing bool) {
 		case e.emptyDir:
 			os.Remove(e.path)
 		case e.dir:
-			os.RemoveAll(e.path)
+			removeDirRacing(e.path)
 		default:
 			os.Remove(e.path)
 		}
 		delete(temps.live, id)
+	}
+}
+
+// removeDirRacing removes the directory tree at path while another
+// goroutine may still be writing into it (an interrupt's cleanup runs
+// beside the interrupted work): a file created between RemoveAll's
+// listing and its final rmdir makes that fail, so it tries again, a few
+// times, until the directory is gone.
+func removeDirRacing(path string) {
+	for range 20 {
+		if err := os.RemoveAll(path); err == nil {
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
