@@ -1,9 +1,6 @@
 package reproduce
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -116,34 +113,13 @@ func convergenceOf(hist []transformer.LogEntry) Convergence {
 	return c
 }
 
-// readTrainLog reads the training log (trainrun.LogFile) in dir: one
-// transformer.LogEntry per line; lines without a step (the torch engine's
-// {"engine": …} line) are skipped.
+// readTrainLog reads the training log (trainrun.LogFile) in dir
+// (trainrun.ReadLog).
 func readTrainLog(dir string) ([]transformer.LogEntry, error) {
-	b, err := os.ReadFile(filepath.Join(dir, trainrun.LogFile))
+	f, err := os.Open(filepath.Join(dir, trainrun.LogFile))
 	if err != nil {
 		return nil, err
 	}
-	var out []transformer.LogEntry
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var probe map[string]json.RawMessage
-		if err := json.Unmarshal(line, &probe); err != nil {
-			return nil, fmt.Errorf("%s: %w", trainrun.LogFile, err)
-		}
-		if _, ok := probe["step"]; !ok {
-			continue
-		}
-		var e transformer.LogEntry
-		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("%s: %w", trainrun.LogFile, err)
-		}
-		out = append(out, e)
-	}
-	return out, sc.Err()
+	defer f.Close()
+	return trainrun.ReadLog(f)
 }

@@ -1,9 +1,6 @@
 package reproduce
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
 	"math"
 	"path/filepath"
 
@@ -12,7 +9,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/transformer"
 )
@@ -34,28 +30,6 @@ func fig4CurveModels(cfg Config) []Model {
 		}
 	}
 	return ms
-}
-
-// trainLogs reads the training logs of replicate 0 of models from their
-// training stages among deps, by label; models whose stage is not among
-// deps are left out.
-func trainLogs(models []Model, deps map[string]*pipeline.Done) (map[string][]transformer.LogEntry, error) {
-	out := map[string][]transformer.LogEntry{}
-	for _, m := range models {
-		d, ok := deps[trainStageName(m, 0)]
-		if !ok {
-			continue
-		}
-		h, err := readTrainLog(d.Dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // a stage of a build that kept no log: no curve
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", d.Name, err)
-		}
-		out[m.Label()] = h
-	}
-	return out, nil
 }
 
 // drawTrainingCurves draws the training loss (the mean of every log

@@ -158,12 +158,8 @@ func writeFigures(cfg Config, sc *pipeline.StageContext) ([]string, error) {
 		}
 		outs = append(outs, Fig4File)
 		ms := fig4CurveModels(cfg)
-		logs, err := trainLogs(ms, sc.Deps)
-		if err != nil {
-			return nil, err
-		}
 		csub := fmt.Sprintf("A=%d, D=%s, N=%d; replicate 0", cfg.A, source.DepthList(cfg.Depths), cfg.N)
-		if err := drawTrainingCurves(ms, logs, "Fig. 4 models: training curves ("+csub+")", filepath.Join(sc.Dir, Fig4CurvesFile)); err != nil {
+		if err := drawTrainingCurves(ms, mg.Logs, "Fig. 4 models: training curves ("+csub+")", filepath.Join(sc.Dir, Fig4CurvesFile)); err != nil {
 			return nil, err
 		}
 		outs = append(outs, Fig4CurvesFile)

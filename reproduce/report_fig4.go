@@ -49,7 +49,8 @@ func findFig4(cfg Config, mg *merged) Finding {
 	// and the same model trained K times longer (beside the base model).
 	var conv []string
 	for _, m := range variants {
-		if c, ok := mg.Conv[m.Label()]; ok {
+		if h, ok := mg.Logs[m.Label()]; ok {
+			c := convergenceOf(h)
 			conv = append(conv, fmt.Sprintf("%s: %s", m.Label(), c))
 			f.caveat(fmt.Sprintf("%s's training loss had stopped changing under this schedule (else its gap may be a budget artefact).", m.Label()), c.Verdict(), c.String())
 		}

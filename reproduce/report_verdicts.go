@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/transformer"
 )
 
 // Finding is what a figure's paragraph says: the paper's claim and what
@@ -105,10 +106,10 @@ func replicateView(cfg Config, mg *merged, r int) *merged {
 			}
 		}
 	}
-	v := &merged{Res: &res, Construct: mg.Construct, CInfo: mg.CInfo, Train: mg.Train, Conv: map[string]Convergence{}}
+	v := &merged{Res: &res, Construct: mg.Construct, CInfo: mg.CInfo, Train: mg.Train, Logs: map[string][]transformer.LogEntry{}}
 	for label, name := range rep {
-		if c, ok := mg.Conv[name]; ok {
-			v.Conv[label] = c
+		if h, ok := mg.Logs[name]; ok {
+			v.Logs[label] = h
 		}
 	}
 	return v

@@ -10,6 +10,8 @@ import (
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/transformer"
+	"io/fs"
 )
 
 // MergedFile holds every in-context result of the run (written by the
@@ -24,9 +26,9 @@ type merged struct {
 	Construct *eval.Result
 	CInfo     ConstructInfo
 	Train     map[string]TrainInfo // by label
-	// Conv is each trained model's convergence (from its training log),
-	// by label; models whose log cannot be read are missing.
-	Conv map[string]Convergence
+	// Logs are the trained models' training logs (trainrun.LogFile), by
+	// label; a stage of a build that kept no log has none.
+	Logs map[string][]transformer.LogEntry
 }
 
 // mergeResults reads the results of the completed stages deps into one
@@ -40,7 +42,7 @@ func mergeResults(cfg Config, deps map[string]*pipeline.Done) (*merged, error) {
 	if err != nil {
 		return nil, err
 	}
-	mg := &merged{Res: res, Train: map[string]TrainInfo{}, Conv: map[string]Convergence{}}
+	mg := &merged{Res: res, Train: map[string]TrainInfo{}, Logs: map[string][]transformer.LogEntry{}}
 	add := func(d *pipeline.Done) error {
 		r, err := loadResult(d)
 		if err != nil {
@@ -69,8 +71,12 @@ func mergeResults(cfg Config, deps map[string]*pipeline.Done) (*merged, error) {
 					return nil, err
 				}
 				mg.Train[RepLabel(m, r)] = ti
-				if h, err := readTrainLog(d.Dir); err == nil {
-					mg.Conv[RepLabel(m, r)] = convergenceOf(h)
+				h, err := readTrainLog(d.Dir)
+				if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("%s: %w", d.Name, err)
+				}
+				if err == nil {
+					mg.Logs[RepLabel(m, r)] = h
 				}
 			}
 		}

@@ -85,7 +85,7 @@ func TestFig4Verdicts(t *testing.T) {
 		flat = append(flat, transformer.LogEntry{Step: s, TrainLoss: 0.9 + 1e-4*math.Sin(float64(s))})
 		falling = append(falling, transformer.LogEntry{Step: s, TrainLoss: 1 - 2e-5*float64(s) + 1e-4*math.Sin(float64(s))})
 	}
-	mg := &merged{Res: res, Conv: map[string]Convergence{"TF(4,4,4,4) attn-only": convergenceOf(flat)}}
+	mg := &merged{Res: res, Logs: map[string][]transformer.LogEntry{"TF(4,4,4,4) attn-only": flat}}
 	f := findFig4(cfg, mg)
 	for claim, want := range map[string]string{
 		"TF(4,4) attn-only is worse than the full":          "holds",
@@ -101,7 +101,7 @@ func TestFig4Verdicts(t *testing.T) {
 		t.Errorf("verdict %q: %s", f.Verdict, f.Found)
 	}
 	// a variant still learning: the caveat fails, the claim is inconclusive
-	mg.Conv["TF(4,4,4,4) attn-only"] = convergenceOf(falling)
+	mg.Logs["TF(4,4,4,4) attn-only"] = falling
 	if f := findFig4(cfg, mg); f.Verdict != "inconclusive" || verdictOf(t, f, "had stopped") != "fails" {
 		t.Errorf("still falling: verdict %q", f.Verdict)
 	}

@@ -9,6 +9,8 @@
 package trainrun
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -279,6 +281,34 @@ func (r *Run[A, M]) Run(ctx context.Context) error {
 		return DrawCurve(r.Dir, tr.History)
 	}
 	return nil
+}
+
+// ReadLog reads what WriteLog writes: one transformer.LogEntry per line;
+// lines without a step (the torch engine's {"engine": …} line) and blank
+// lines are skipped. Errors name LogFile.
+func ReadLog(r io.Reader) ([]transformer.LogEntry, error) {
+	var out []transformer.LogEntry
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var probe map[string]json.RawMessage
+		if err := json.Unmarshal(line, &probe); err != nil {
+			return nil, fmt.Errorf("%s: %w", LogFile, err)
+		}
+		if _, ok := probe["step"]; !ok {
+			continue
+		}
+		var e transformer.LogEntry
+		if err := json.Unmarshal(line, &e); err != nil {
+			return nil, fmt.Errorf("%s: %w", LogFile, err)
+		}
+		out = append(out, e)
+	}
+	return out, sc.Err()
 }
 
 // WriteLog writes entries as JSON lines.
