@@ -12,14 +12,18 @@
 //     predictor P_r to the model P_θ, (1/N) Σ_t KL(P_r(·|x_{<t}) ‖ P_θ(·|x_{<t}))
 //     in nats, averaged over the windows (with intervals): the reference of
 //     least divergence is the algorithm the model is closest to at that step
-//     (the method of Edelman et al. 2024 for fixed-order chains);
+//     (the method of Edelman et al. 2024 for fixed-order chains); a
+//     reference whose divergence exceeds the least one by a paired
+//     difference (window by window) whose 95% interval reaches 0 is tied
+//     with it: the probe set cannot tell the two apart at that step;
 //   - the labels of its attention heads (package attnmap: relative position
 //     d or suffix match k, with the window-permutation / Hoeffding null test
 //     and Bonferroni correction), so that the emergence of the paper's
 //     context-extension (previous-symbol) and statistics-collection
 //     (suffix-match) heads can be dated and set beside the loss.
 //
-// Phases merges consecutive snapshots with the same closest reference;
+// Phases merges consecutive snapshots with the same closest reference and
+// the same references tied with it;
 // Emergences dates each head's final label.
 package dynamics
 
@@ -152,9 +156,14 @@ type Point struct {
 	Loss, LossHalf     Stat `json:"-"`
 	Excess, ExcessHalf Stat
 	// KL are the divergences from every reference, in Options.References
-	// order; Closest names the reference of least window divergence.
+	// order; Closest names the reference of least window divergence, and
+	// Tied the others that are not distinguishable from it: those whose
+	// window divergence minus Closest's, paired by probe window, has a 95%
+	// interval (Student-t across windows) that reaches 0 — in order of
+	// their mean divergence.
 	KL      []Divergence `json:"kl"`
 	Closest string       `json:"closest"`
+	Tied    []string     `json:"tied_with,omitempty"`
 	// Heads are the head labels (nil without maps or with HeadWindows < 0).
 	Heads []Head `json:"heads,omitempty"`
 }
@@ -295,14 +304,15 @@ func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options)
 			}
 		})
 		p := Point{Step: s.Step, Loss: stat(loss), LossHalf: stat(lossH), Excess: stat(exc), ExcessHalf: stat(excH)}
-		best := math.Inf(1)
+		best, bi := math.Inf(1), 0
 		for r, ref := range opts.References {
 			d := Divergence{Reference: ref.Name, Window: stat(kl[r]), Half: stat(klH[r])}
 			p.KL = append(p.KL, d)
 			if d.Window.Mean < best {
-				best, p.Closest = d.Window.Mean, ref.Name
+				best, bi, p.Closest = d.Window.Mean, r, ref.Name
 			}
 		}
+		p.Tied = tied(kl, bi, opts.References)
 		if mp, ok := m.(attnmap.Mapper); ok && opts.HeadWindows >= 0 {
 			scores, err := attnmap.ScoreWindows(opts.Windows[:hw], func(w int) ([][][]float32, error) {
 				return mp.AttentionMaps(opts.Windows[w])
@@ -324,24 +334,74 @@ func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options)
 	return out, nil
 }
 
-// Phase is a run of consecutive snapshots with the same closest reference.
+// tied lists the references r ≠ best whose per-window divergence minus
+// best's (kl[r][w] − kl[best][w], paired by window) has a 95% interval
+// that reaches 0, in order of that difference's mean.
+func tied(kl [][]float64, best int, refs []Reference) []string {
+	type cand struct {
+		name string
+		mean float64
+	}
+	var cs []cand
+	diff := make([]float64, len(kl[best]))
+	for r := range kl {
+		if r == best {
+			continue
+		}
+		for w := range diff {
+			diff[w] = kl[r][w] - kl[best][w]
+		}
+		if s := stat(diff); !(s.Mean-s.CI > 0) {
+			cs = append(cs, cand{refs[r].Name, s.Mean})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].mean < cs[j].mean })
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// Phase is a run of consecutive snapshots with the same set of closest
+// references (Point.Closest and Point.Tied).
 type Phase struct {
-	Closest  string `json:"closest"`
-	From, To int    `json:"-"` // steps of the first and last snapshot
+	// Closest and Tied are those of the phase's last snapshot.
+	Closest  string   `json:"closest"`
+	Tied     []string `json:"tied_with,omitempty"`
+	From, To int      `json:"-"` // steps of the first and last snapshot
 	// FromStep and ToStep are From and To (JSON names).
 	FromStep int `json:"from_step"`
 	ToStep   int `json:"to_step"`
 }
 
-// Phases merges consecutive points with the same closest reference.
+// Name is the phase's closest reference, followed by " ≈ " and each
+// reference tied with it.
+func (ph Phase) Name() string {
+	return strings.Join(append([]string{ph.Closest}, ph.Tied...), " ≈ ")
+}
+
+// closestSet is p's closest and tied references as an order-free key.
+func closestSet(p Point) string {
+	s := append([]string{p.Closest}, p.Tied...)
+	sort.Strings(s)
+	return strings.Join(s, "\x00")
+}
+
+// Phases merges consecutive points with the same set of closest
+// references (the closest and those tied with it, in any order).
 func Phases(pts []Point) []Phase {
 	var out []Phase
+	key := ""
 	for _, p := range pts {
-		if n := len(out); n > 0 && out[n-1].Closest == p.Closest {
+		k := closestSet(p)
+		if n := len(out); n > 0 && k == key {
+			out[n-1].Closest, out[n-1].Tied = p.Closest, p.Tied
 			out[n-1].To, out[n-1].ToStep = p.Step, p.Step
 			continue
 		}
-		out = append(out, Phase{Closest: p.Closest, From: p.Step, To: p.Step, FromStep: p.Step, ToStep: p.Step})
+		key = k
+		out = append(out, Phase{Closest: p.Closest, Tied: p.Tied, From: p.Step, To: p.Step, FromStep: p.Step, ToStep: p.Step})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vomc/vomc/markov"
@@ -156,5 +157,65 @@ func TestSnapshotsAndErrors(t *testing.T) {
 	}
 	if _, err := Measure(ss, load, Options{Windows: windows(4, 8, 3, 1), References: []Reference{{"u", u}}}); err == nil {
 		t.Error("symbols outside the alphabet: no error")
+	}
+}
+
+// TestTies: a reference equal to the closest one is tied with it (the
+// paired difference is 0 in every window); a reference that is worse in
+// every window is not, even where the unpaired intervals of the two
+// divergences overlap widely; phases merge snapshots with the same set of
+// closest references whichever of them is nominally first.
+func TestTies(t *testing.T) {
+	A := 3
+	ws := windows(40, 64, A, 7)
+	m1, _ := markov.New(A, 1, 0.5, markov.Options{})
+	m1b, _ := markov.New(A, 1, 0.5, markov.Options{})
+	m1c, _ := markov.New(A, 1, 0.7, markov.Options{}) // near Markov(1), a different prior
+	m0, _ := markov.New(A, 0, 0.5, markov.Options{})
+	refs := []Reference{{"Markov(0)", m0}, {"Markov(1)", m1}, {"Markov(1) again", m1b}, {"Markov(1) α=0.7", m1c}}
+	pts, err := Measure([]Snapshot{{Step: 1}}, func(Snapshot) (Model, error) { return m1, nil }, Options{Windows: ws, References: refs, HeadWindows: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pts[0]
+	if p.Closest != "Markov(1)" || len(p.Tied) != 1 || p.Tied[0] != "Markov(1) again" {
+		t.Fatalf("closest %s, tied %v; want Markov(1) tied with its copy only", p.Closest, p.Tied)
+	}
+	// Markov(1) α=0.7 has positive KL in every window: not tied, though
+	// its mean is small next to the spread of the divergences.
+	if d := p.KL[3].Window; d.Mean <= 0 {
+		t.Fatalf("KL to the α=0.7 chain %+v", d)
+	}
+	// Paired, not unpaired: divergences spread over [0, 1) across windows;
+	// "worse" is 0.01 above "best" in every window (unpaired intervals
+	// overlap, paired difference 0.01 ± 0), "noisy" ±0.01 around it.
+	r := rand.New(rand.NewPCG(9, 9))
+	kl := make([][]float64, 3)
+	for w := range 50 {
+		v := r.Float64()
+		kl[0] = append(kl[0], v)
+		kl[1] = append(kl[1], v+0.01)
+		kl[2] = append(kl[2], v+0.01*float64(1-2*(w%2))+0.0001)
+	}
+	if s0, s1 := stat(kl[0]), stat(kl[1]); s1.Mean-s1.CI > s0.Mean+s0.CI {
+		t.Fatalf("unpaired intervals do not overlap: %+v %+v", s0, s1)
+	}
+	names := []Reference{{Name: "best"}, {Name: "worse"}, {Name: "noisy"}}
+	if got := tied(kl, 0, names); len(got) != 1 || got[0] != "noisy" {
+		t.Errorf("tied with best: %v, want [noisy]", got)
+	}
+
+	ph := Phases([]Point{
+		{Step: 1, Closest: "A"},
+		{Step: 2, Closest: "A", Tied: []string{"B"}},
+		{Step: 3, Closest: "B", Tied: []string{"A"}},
+		{Step: 4, Closest: "B"},
+	})
+	if len(ph) != 3 || ph[1].From != 2 || ph[1].To != 3 || ph[1].Name() != "B ≈ A" || ph[2].Name() != "B" {
+		t.Fatalf("phases %+v", ph)
+	}
+	res := &Result{Run: "r", Points: []Point{{Step: 2, Closest: "A", Tied: []string{"B"}}}, Phases: Phases([]Point{{Step: 2, Closest: "A", Tied: []string{"B"}}})}
+	if txt := res.PhasesText(); !strings.Contains(txt, "A ≈ B") {
+		t.Errorf("phases text lacks the tie:\n%s", txt)
 	}
 }

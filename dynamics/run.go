@@ -228,7 +228,7 @@ func (r *Result) writeCSV(w io.Writer) error {
 	for _, n := range r.References {
 		head = append(head, "kl_"+n, "kl_"+n+"_ci")
 	}
-	cw.Write(append(head, "closest", "labelled_heads"))
+	cw.Write(append(head, "closest", "tied_with", "labelled_heads"))
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	for _, p := range r.Points {
 		row := []string{strconv.Itoa(p.Step), f(p.Loss.Mean), f(p.Loss.CI), f(p.Excess.Mean), f(p.Excess.CI), f(p.ExcessHalf.Mean), f(p.ExcessHalf.CI)}
@@ -241,7 +241,7 @@ func (r *Result) writeCSV(w io.Writer) error {
 				n++
 			}
 		}
-		cw.Write(append(row, p.Closest, strconv.Itoa(n)))
+		cw.Write(append(row, p.Closest, strings.Join(p.Tied, "; "), strconv.Itoa(n)))
 	}
 	cw.Flush()
 	return cw.Error()
@@ -252,7 +252,7 @@ func (r *Result) writeCSV(w io.Writer) error {
 func (r *Result) PhasesText() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d snapshots, %d probe windows of N=%d from %s\n", r.Run, len(r.Points), r.Windows, r.N, r.Data)
-	fmt.Fprintf(&b, "closest algorithm (least mean KL(reference ‖ model) per position):\n")
+	fmt.Fprintf(&b, "closest algorithm (least mean KL(reference ‖ model) per position; A ≈ B: the paired 95%% interval of B's KL minus A's reaches 0):\n")
 	for _, ph := range r.Phases {
 		kl := 0.0
 		for _, p := range r.Points {
@@ -264,7 +264,7 @@ func (r *Result) PhasesText() string {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "  steps %7d–%-7d %-28s (KL %.4f nats at step %d)\n", ph.From, ph.To, ph.Closest, kl, ph.To)
+		fmt.Fprintf(&b, "  steps %7d–%-7d %-28s (KL %.4f nats at step %d)\n", ph.From, ph.To, ph.Name(), kl, ph.To)
 	}
 	if len(r.Points) > 0 {
 		last := r.Points[len(r.Points)-1]
