@@ -183,3 +183,52 @@ func drawFigure(p *gplot.Plot, marks []mark, c draw.Canvas) {
 		c.FillText(sty, vg.Point{X: xs[i], Y: y}, m.label)
 	}
 }
+
+// Panel is one model's measurement in a Panels figure.
+type Panel struct {
+	Title      string
+	Points     []Point
+	Emergences []Emergence
+}
+
+// Panels draws one Figure panel per model (its divergences from every
+// reference against the training step, log scales, its heads' emergence
+// steps marked) in a grid of cols columns, row by row, and writes it to
+// path (.png or .svg, atomically). The panels do not share axes: each
+// model's steps and divergences set its own.
+func Panels(path string, panels []Panel, cols int) error {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	if format != "png" && format != "svg" {
+		return fmt.Errorf("dynamics: figure %s: want a .png or .svg extension", path)
+	}
+	w, h, fn, err := panelsFigure(panels, cols)
+	if err != nil {
+		return err
+	}
+	return vplot.SaveDrawing(path, true, format, w, h, 0, fn)
+}
+
+// panelsFigure lays out Panels' figure: its size and drawing function.
+func panelsFigure(panels []Panel, cols int) (vg.Length, vg.Length, func(draw.Canvas), error) {
+	if len(panels) == 0 {
+		return 0, 0, nil, fmt.Errorf("dynamics: no panels to draw")
+	}
+	cols = max(1, min(cols, len(panels)))
+	rows := (len(panels) + cols - 1) / cols
+	const cw, ch = 7 * vg.Inch, 4.6 * vg.Inch
+	fns := make([]func(draw.Canvas), len(panels))
+	for i, p := range panels {
+		_, _, fn, err := figure(p.Title, p.Points, p.Emergences)
+		if err != nil {
+			return 0, 0, nil, fmt.Errorf("%s: %w", p.Title, err)
+		}
+		fns[i] = fn
+	}
+	return vg.Length(cols) * cw, vg.Length(rows) * ch, func(c draw.Canvas) {
+		for i, fn := range fns {
+			r, k := i/cols, i%cols
+			min := vg.Point{X: c.Min.X + vg.Length(k)*cw, Y: c.Max.Y - vg.Length(r+1)*ch}
+			fn(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: min, Max: vg.Point{X: min.X + cw, Y: min.Y + ch}}})
+		}
+	}, nil
+}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/vomc/vomc/plot/plottest"
 )
 
@@ -68,6 +70,41 @@ func TestFigureText(t *testing.T) {
 			if err := Figure(filepath.Join(dir, "dynamics_"+tc.name+".png"), "Training dynamics: "+tc.name, testPoints(tc.last), tc.em); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+}
+
+// TestPanelsText: the grid of panels (five models in two columns, so the
+// last row is half full) keeps every panel's text apart and inside the
+// figure, and names every panel and every head.
+func TestPanelsText(t *testing.T) {
+	var ps []Panel
+	for i, last := range []int{4096, 600, 1000, 100, 6000} {
+		ps = append(ps, Panel{Title: "Training dynamics: model " + string(rune('A'+i)), Points: testPoints(last),
+			Emergences: []Emergence{{Layer: 1, Head: 1, Step: last / 3}, {Layer: 2, Head: i + 1, Step: last / 2}}})
+	}
+	w, h, fn, err := panelsFigure(ps, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(float64(w-14*vg.Inch)) > 1e-9 || math.Abs(float64(h-3*4.6*vg.Inch)) > 1e-9 {
+		t.Errorf("size %v × %v, want 2 × 3 panels", w, h)
+	}
+	text := strings.Join(plottest.Texts(plottest.Check(t, "panels", w, h, fn)), " ")
+	for i, p := range ps {
+		if !strings.Contains(text, p.Title) || !strings.Contains(text, "L2H"+string(rune('1'+i))) {
+			t.Errorf("panel %q or its head L2H%d missing", p.Title, i+1)
+		}
+	}
+	if _, _, _, err := panelsFigure(nil, 2); err == nil {
+		t.Error("no panels: no error")
+	}
+	if err := Panels(filepath.Join(t.TempDir(), "p.jpg"), ps, 2); err == nil {
+		t.Error(".jpg: no error")
+	}
+	if dir := os.Getenv("VOMC_FIGURE_DIR"); dir != "" {
+		if err := Panels(filepath.Join(dir, "dynamics_panels.png"), ps, 2); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

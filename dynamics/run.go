@@ -222,6 +222,25 @@ func (r *Result) Write(dir, title string, force bool) error {
 	return nil
 }
 
+// ReadResult reads a Result written by Write (its dynamics.json).
+func ReadResult(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("dynamics: %s: %w", path, err)
+	}
+	if len(r.Points) == 0 {
+		return nil, fmt.Errorf("dynamics: %s has no snapshots", path)
+	}
+	for i := range r.Phases {
+		r.Phases[i].From, r.Phases[i].To = r.Phases[i].FromStep, r.Phases[i].ToStep
+	}
+	return &r, nil
+}
+
 func (r *Result) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"step", "loss", "loss_ci", "excess", "excess_ci", "excess_half", "excess_half_ci"}

@@ -33,3 +33,34 @@ func TestExistingOutput(t *testing.T) {
 		t.Errorf("missing directory: %q", got)
 	}
 }
+
+// TestReadResult: a result written by Write reads back with the same
+// points, phases (their steps too), emergences and phases text; a file
+// without snapshots or not JSON is an error.
+func TestReadResult(t *testing.T) {
+	pts := testPoints(256)
+	pts[3].Tied = []string{"Markov(k=1,α=0.5)"}
+	em := []Emergence{{Layer: 1, Head: 2, Hypothesis: "previous-token d=1", Label: "previous-token d=1, mass 0.9", Step: 64}}
+	r := &Result{Run: "TF(4,4)", Data: "test", Windows: 2, N: 8, References: []string{"u"}, Excess: "CTW", Points: pts, Phases: Phases(pts), Emergences: em}
+	dir := t.TempDir()
+	if err := r.Write(dir, "t", false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadResult(filepath.Join(dir, Files.JSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Phases, r.Phases) || !reflect.DeepEqual(got.Emergences, r.Emergences) || len(got.Points) != len(pts) || !reflect.DeepEqual(got.Points[3].Tied, pts[3].Tied) {
+		t.Fatalf("read back %+v\nwant %+v", got.Phases, r.Phases)
+	}
+	if got.PhasesText() != r.PhasesText() {
+		t.Errorf("phases text differs:\n%s\nwant\n%s", got.PhasesText(), r.PhasesText())
+	}
+	for _, body := range []string{`{"points": []}`, `not json`} {
+		p := filepath.Join(dir, "bad.json")
+		os.WriteFile(p, []byte(body), 0o644)
+		if _, err := ReadResult(p); err == nil {
+			t.Errorf("%q: no error", body)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package reproduce
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -51,5 +55,48 @@ func TestDynamicsPlan(t *testing.T) {
 		if err := c.Validate(); err == nil {
 			t.Errorf("dynamics %q accepted", bad)
 		}
+	}
+}
+
+// TestDynamicsEndToEnd runs a small study with dynamics: the figures stage
+// draws the grid of panels and the report's "Training dynamics" section
+// embeds it, with a phases table whose rows name each model and a closest
+// reference, and the heads table.
+func TestDynamicsEndToEnd(t *testing.T) {
+	t.Parallel()
+	cfg, err := Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxSteps, cfg.Warmup, cfg.CheckpointEvery = 40, 10, 20
+	cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 50, 40, 4
+	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants = []string{"1", "2,2"}, nil, nil
+	cfg.Dynamics, cfg.DynamicsWindows, cfg.DynamicsHeadWindows = "log:4", 10, 4
+	out := t.TempDir()
+	res, err := Run(context.Background(), cfg, Options{Out: out, Version: "test", CodeKey: "test", Log: testLog(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(out, "figures", DynamicsFile)); err != nil || st.Size() < 1000 {
+		t.Fatalf("%s: %v", DynamicsFile, err)
+	}
+	html, err := os.ReadFile(res.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHTML(t, html)
+	i := bytes.Index(html, []byte(`id="dynamics"`))
+	if i < 0 {
+		t.Fatal("report has no dynamics section")
+	}
+	sec := string(html[i:])
+	sec = sec[:strings.Index(sec, "<h2")]
+	for _, want := range []string{"Closest algorithm by training step", "<td class=\"l\">TF(1)</td>", "<td class=\"l\">TF(2,2)</td>", "Unigram", "Heads: the step from which", "phases of the closest algorithm — TF(1): "} {
+		if !strings.Contains(sec, want) {
+			t.Errorf("dynamics section lacks %q", want)
+		}
+	}
+	if n := strings.Count(sec, `src="data:image/png;base64,`); n != 1 {
+		t.Errorf("dynamics section embeds %d images, want the one grid", n)
 	}
 }

@@ -109,6 +109,7 @@ func figuresStage(cfg Config, stages []pipeline.Stage) pipeline.Stage {
 			evals = append(evals, trainStageName(m, 0))
 		}
 	}
+	evals = append(evals, dynamicsStageNames(cfg)...) // the dynamics panels
 	return pipeline.Stage{
 		Name:   StageFigures,
 		Kind:   pipeline.KindFigures,
@@ -183,6 +184,12 @@ func writeFigures(cfg Config, sc *pipeline.StageContext) ([]string, error) {
 			}
 			outs = append(outs, fig8File(enc))
 		}
+	}
+	// The training dynamics, one panel per measured model.
+	if ok, err := drawDynamics(cfg, sc.Deps, filepath.Join(sc.Dir, DynamicsFile)); err != nil {
+		return nil, err
+	} else if ok {
+		outs = append(outs, DynamicsFile)
 	}
 	// The construction beside CTW.
 	if mg.Construct != nil {

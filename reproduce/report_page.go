@@ -29,7 +29,15 @@ type figureSection struct {
 	ID, Title string
 	Images    []template.URL
 	Finding
-	Missing string // non-empty: why the figure is not in this run
+	Missing string  // non-empty: why the figure is not in this run
+	Tables  []table // tables shown after the finding
+}
+
+// table is a captioned table of text cells in a figure section.
+type table struct {
+	Caption string
+	Head    []string
+	Rows    [][]string
 }
 
 // summaryRow is one row of the summary table.
@@ -287,15 +295,13 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 	if err := add("fig8", "Fig. 8 — normal vs synthetic two-layer transformers (TF 2-0)", f8files, f8, f8missing); err != nil {
 		return nil, err
 	}
-	if dfiles, dfound, err := dynamicsSection(cfg, sc.Deps); err != nil {
+	if dfiles, f, tables, ok, err := dynamicsSection(cfg, sc.Deps, figDir); err != nil {
 		return nil, err
-	} else if dfiles != nil {
-		// a description, not a verdict: the paper makes no claim here
-		f := Finding{Found: "closest algorithm by training step (least mean KL(reference ‖ model) per position) and the steps from which heads keep their final label — " +
-			strings.ReplaceAll(dfound, "\n", "; "), Agrees: true}
+	} else if ok {
 		if err := add("dynamics", "Training dynamics", dfiles, f, ""); err != nil {
 			return nil, err
 		}
+		d.Figures[len(d.Figures)-1].Tables = tables
 	}
 	if err := add("fig10", "Fig. 10 — PPM (method A: as is, normalised, with exclusion) vs transformers", []string{filepath.Join(figDir, Fig10File)}, findFig10(cfg, mg), ""); err != nil {
 		return nil, err
@@ -380,7 +386,12 @@ img { max-width: 100%; border: 1px solid #eee; }
 <tr><th class="l">part of the claim</th><th class="l">verdict</th><th class="l">numbers (second-half excess over CTW, nats/symbol, 95% CI)</th></tr>
 {{range .Checks}}<tr><td class="l">{{.Claim}}</td><td class="l"><b>{{.Verdict}}</b></td><td class="l">{{.Numbers}}</td></tr>
 {{end}}</table>
-{{end}}{{end}}<h2 id="cost">Cost</h2>
+{{end}}{{range .Tables}}<p class="small">{{.Caption}}</p>
+{{if .Rows}}<table>
+<tr>{{range .Head}}<th class="l">{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td class="l">{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{end}}{{end}}{{end}}<h2 id="cost">Cost</h2>
 <p>{{.Cost}}</p>
 <table>
 <tr><th class="l">stage</th><th class="l">hash</th><th>seconds</th><th class="l">status</th></tr>
