@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vomc/vomc/attnmap"
 	"github.com/vomc/vomc/dataset"
@@ -272,6 +273,10 @@ func (r *Result) PhasesText() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d snapshots, %d probe windows of N=%d from %s\n", r.Run, len(r.Points), r.Windows, r.N, r.Data)
 	fmt.Fprintf(&b, "closest algorithm (least mean KL(reference ‖ model) per position; A ≈ B: the paired 95%% interval of B's KL minus A's reaches 0):\n")
+	width := 0
+	for _, ph := range r.Phases {
+		width = max(width, utf8.RuneCountInString(ph.Name()))
+	}
 	for _, ph := range r.Phases {
 		kl := 0.0
 		for _, p := range r.Points {
@@ -283,7 +288,8 @@ func (r *Result) PhasesText() string {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "  steps %7d–%-7d %-28s (KL %.4f nats at step %d)\n", ph.From, ph.To, ph.Name(), kl, ph.To)
+		name := ph.Name()
+		fmt.Fprintf(&b, "  steps %7d–%-7d %s%s (KL %.4f nats at step %d)\n", ph.From, ph.To, name, strings.Repeat(" ", width-utf8.RuneCountInString(name)), kl, ph.To)
 	}
 	if len(r.Points) > 0 {
 		last := r.Points[len(r.Points)-1]
