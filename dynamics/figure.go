@@ -19,17 +19,20 @@ import (
 
 // Figure draws the divergence from every reference to the model against
 // the training step (log scale), one line per reference (the excess
-// reference, CTW, solid black), with a dotted vertical line at every
+// reference, CTW, solid black), the model's excess loss over the
+// reference named excess (Result.Excess) per symbol (thick grey, where
+// positive: nats, the same scale),
+// with a dotted vertical line at every
 // head's emergence step, labelled above the plot with the heads that
 // emerged there (L<layer>H<head>, comma-separated); the legend is in a
 // column to the right. It writes the figure to path (.png or .svg,
 // atomically).
-func Figure(path, title string, pts []Point, em []Emergence) error {
+func Figure(path, title, excess string, pts []Point, em []Emergence) error {
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 	if format != "png" && format != "svg" {
 		return fmt.Errorf("dynamics: figure %s: want a .png or .svg extension", path)
 	}
-	w, h, fn, err := figure(title, pts, em)
+	w, h, fn, err := figure(title, excess, pts, em)
 	if err != nil {
 		return err
 	}
@@ -37,14 +40,14 @@ func Figure(path, title string, pts []Point, em []Emergence) error {
 }
 
 // figure lays out Figure's figure: its size and drawing function.
-func figure(title string, pts []Point, em []Emergence) (vg.Length, vg.Length, func(draw.Canvas), error) {
+func figure(title, excess string, pts []Point, em []Emergence) (vg.Length, vg.Length, func(draw.Canvas), error) {
 	if len(pts) == 0 {
 		return 0, 0, nil, fmt.Errorf("dynamics: no points to draw")
 	}
 	p := gplot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "training step"
-	p.Y.Label.Text = "mean KL(reference ‖ model) per position (nats)"
+	p.Y.Label.Text = "nats per position: mean KL(reference ‖ model); excess loss"
 	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
 	p.X.Scale = gplot.LogScale{}
 	p.X.Tick.Marker = vplot.LogTicks{}
@@ -88,6 +91,26 @@ func figure(title string, pts []Point, em []Emergence) (vg.Length, vg.Length, fu
 	}
 	if math.IsInf(lo, 1) {
 		return 0, 0, nil, fmt.Errorf("dynamics: no positive divergence at a step ≥ 1 to draw")
+	}
+	// The loss beside the divergences: the excess over the reference
+	// (CTW) per symbol, where positive (log axis).
+	if excess == "" {
+		excess = "the reference"
+	}
+	var ex plotter.XYs
+	for _, pt := range pts {
+		if v := pt.Excess.Mean; pt.Step >= 1 && v > 0 {
+			ex = append(ex, plotter.XY{X: float64(pt.Step), Y: v})
+		}
+	}
+	if len(ex) > 0 {
+		l, err := plotter.NewLine(ex)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		l.Color, l.Width, l.Dashes = color.Gray{0x90}, vg.Points(3), nil
+		p.Add(l)
+		p.Legend.Add("excess loss over "+excess, l)
 	}
 	// The emergence steps, each with the heads that emerged there.
 	byStep := map[int][]string{}
@@ -187,6 +210,7 @@ func drawFigure(p *gplot.Plot, marks []mark, c draw.Canvas) {
 // Panel is one model's measurement in a Panels figure.
 type Panel struct {
 	Title      string
+	Excess     string // the reference of Points' excess loss (Result.Excess)
 	Points     []Point
 	Emergences []Emergence
 }
@@ -218,7 +242,7 @@ func panelsFigure(panels []Panel, cols int) (vg.Length, vg.Length, func(draw.Can
 	const cw, ch = 7 * vg.Inch, 4.6 * vg.Inch
 	fns := make([]func(draw.Canvas), len(panels))
 	for i, p := range panels {
-		_, _, fn, err := figure(p.Title, p.Points, p.Emergences)
+		_, _, fn, err := figure(p.Title, p.Excess, p.Points, p.Emergences)
 		if err != nil {
 			return 0, 0, nil, fmt.Errorf("%s: %w", p.Title, err)
 		}

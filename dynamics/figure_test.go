@@ -20,6 +20,7 @@ func testPoints(last int) []Point {
 	for s := 0; ; s = max(1, 2*s) {
 		s = min(s, last)
 		pt := Point{Step: s}
+		pt.Excess.Mean = 0.3*(1-0.9*math.Log1p(float64(s))/math.Log1p(float64(last))) - 0.01 // ≤ 0 at the end: not drawn there
 		for r, name := range refs {
 			t := math.Log1p(float64(s)) / math.Log1p(float64(last))
 			v := (0.25 + 0.05*float64(r)) * (1 - 0.8*t)
@@ -52,12 +53,15 @@ func TestFigureText(t *testing.T) {
 		{"edges", 1000, []Emergence{{Layer: 1, Head: 1, Step: 1}, {Layer: 1, Head: 2, Step: 2}, {Layer: 3, Head: 8, Step: 1000}, {Layer: 3, Head: 7, Step: 900}, {Layer: 3, Head: 6, Step: 800}}},
 		{"none", 100, nil},
 	} {
-		w, h, fn, err := figure("Training dynamics: "+tc.name, testPoints(tc.last), tc.em)
+		w, h, fn, err := figure("Training dynamics: "+tc.name, "CTW", testPoints(tc.last), tc.em)
 		if err != nil {
 			t.Fatal(err)
 		}
 		boxes := plottest.Check(t, tc.name, w, h, fn)
 		text := strings.Join(plottest.Texts(boxes), " ")
+		if !strings.Contains(text, "excess loss over CTW") {
+			t.Errorf("%s: no excess-loss line in the legend", tc.name)
+		}
 		for _, e := range tc.em {
 			if name := "L" + string(rune('0'+e.Layer)) + "H" + string(rune('0'+e.Head)); !strings.Contains(text, name) {
 				t.Errorf("%s: %s not labelled", tc.name, name)
@@ -67,7 +71,7 @@ func TestFigureText(t *testing.T) {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := Figure(filepath.Join(dir, "dynamics_"+tc.name+".png"), "Training dynamics: "+tc.name, testPoints(tc.last), tc.em); err != nil {
+			if err := Figure(filepath.Join(dir, "dynamics_"+tc.name+".png"), "Training dynamics: "+tc.name, "CTW", testPoints(tc.last), tc.em); err != nil {
 				t.Fatal(err)
 			}
 		}

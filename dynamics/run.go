@@ -216,7 +216,7 @@ func (r *Result) Write(dir, title string, force bool) error {
 		}
 	}
 	for _, f := range []string{Files.PNG, Files.SVG} {
-		if err := Figure(filepath.Join(dir, f), title, r.Points, r.Emergences); err != nil {
+		if err := Figure(filepath.Join(dir, f), title, r.Excess, r.Points, r.Emergences); err != nil {
 			return err
 		}
 	}

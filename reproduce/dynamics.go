@@ -118,7 +118,7 @@ func drawDynamics(cfg Config, deps map[string]*pipeline.Done, path string) (bool
 	}
 	panels := make([]dynamics.Panel, len(res))
 	for i, r := range res {
-		panels[i] = dynamics.Panel{Title: labels[i], Points: r.Points, Emergences: r.Emergences}
+		panels[i] = dynamics.Panel{Title: labels[i], Excess: r.Excess, Points: r.Points, Emergences: r.Emergences}
 	}
 	return true, dynamics.Panels(path, panels, 2)
 }
