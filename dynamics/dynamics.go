@@ -12,10 +12,10 @@
 //     predictor P_r to the model P_θ, (1/N) Σ_t KL(P_r(·|x_{<t}) ‖ P_θ(·|x_{<t}))
 //     in nats, averaged over the windows (with intervals): the reference of
 //     least divergence is the algorithm the model is closest to at that step
-//     (the method of Edelman et al. 2024 for fixed-order chains); a
-//     reference whose divergence exceeds the least one by a paired
-//     difference (window by window) whose 95% interval reaches 0 is tied
-//     with it: the probe set cannot tell the two apart at that step;
+//     (the method of Edelman et al. 2024 for fixed-order chains); the
+//     references that the probe set cannot tell apart from it — not shown
+//     worse than any other reference by paired (window by window)
+//     comparisons at a family-wise level of 5% — are tied with it;
 //   - the labels of its attention heads (package attnmap: relative position
 //     d or suffix match k, with the window-permutation / Hoeffding null test
 //     and Bonferroni correction), so that the emergence of the paper's
@@ -157,10 +157,11 @@ type Point struct {
 	Excess, ExcessHalf Stat
 	// KL are the divergences from every reference, in Options.References
 	// order; Closest names the reference of least window divergence, and
-	// Tied the others that are not distinguishable from it: those whose
-	// window divergence minus Closest's, paired by probe window, has a 95%
-	// interval (Student-t across windows) that reaches 0 — in order of
-	// their mean divergence.
+	// Tied the others that the probe windows cannot tell apart from the
+	// closest ones: those not shown worse than any other reference by the
+	// paired (window by window) comparisons of tied, at a family-wise
+	// level of TieLevel — in order of their mean divergence. Not shown
+	// different is not shown equal: with few windows many references tie.
 	KL      []Divergence `json:"kl"`
 	Closest string       `json:"closest"`
 	Tied    []string     `json:"tied_with,omitempty"`
@@ -304,9 +305,15 @@ func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options)
 			}
 		})
 		p := Point{Step: s.Step, Loss: stat(loss), LossHalf: stat(lossH), Excess: stat(exc), ExcessHalf: stat(excH)}
+		if bad := math.IsNaN(p.Loss.Mean) || math.IsInf(p.Loss.Mean, 0); bad {
+			return nil, fmt.Errorf("dynamics: snapshot of step %d (%s): its loss is %g: the model's probabilities are not finite", s.Step, s.Path, p.Loss.Mean)
+		}
 		best, bi := math.Inf(1), 0
 		for r, ref := range opts.References {
 			d := Divergence{Reference: ref.Name, Window: stat(kl[r]), Half: stat(klH[r])}
+			if math.IsNaN(d.Window.Mean) || math.IsInf(d.Window.Mean, 0) {
+				return nil, fmt.Errorf("dynamics: snapshot of step %d (%s): its divergence from %s is %g: the probabilities are not finite", s.Step, s.Path, ref.Name, d.Window.Mean)
+			}
 			p.KL = append(p.KL, d)
 			if d.Window.Mean < best {
 				best, bi, p.Closest = d.Window.Mean, r, ref.Name
@@ -334,33 +341,73 @@ func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options)
 	return out, nil
 }
 
-// tied lists the references r ≠ best whose per-window divergence minus
-// best's (kl[r][w] − kl[best][w], paired by window) has a 95% interval
-// that reaches 0, in order of that difference's mean.
+// TieLevel is the family-wise error rate of the tie rule (Point.Tied).
+const TieLevel = 0.05
+
+// tied lists the references other than best that cannot be told apart
+// from the closest ones, in order of their mean divergence: the set of
+// references not shown worse than any other (multiple comparisons with the
+// best, after Hsu): r is in it unless for some j the paired difference
+// kl[r][w] − kl[j][w] (by probe window) has a lower confidence bound above
+// 0, the intervals two-sided at confidence 1 − TieLevel/(R−1) (Bonferroni
+// over r's R−1 comparisons; Student-t across windows). The set does not
+// depend on which reference has the least mean, and best (the least mean)
+// is always in it.
 func tied(kl [][]float64, best int, refs []Reference) []string {
-	type cand struct {
-		name string
-		mean float64
+	R, W := len(kl), len(kl[best])
+	if R < 2 {
+		return nil
 	}
-	var cs []cand
-	diff := make([]float64, len(kl[best]))
-	for r := range kl {
+	c, _, _ := eval.CriticalValue(W, 1-TieLevel/float64(R-1))
+	means := make([]float64, R)
+	for r := range R {
+		means[r] = stat(kl[r]).Mean
+	}
+	diff := make([]float64, W)
+	worse := func(r, j int) bool { // r shown worse than j
+		for w := range diff {
+			diff[w] = kl[r][w] - kl[j][w]
+		}
+		m, sd := meanSD(diff)
+		return m-c*sd/math.Sqrt(float64(W)) > 0
+	}
+	var in []int
+	for r := range R {
 		if r == best {
 			continue
 		}
-		for w := range diff {
-			diff[w] = kl[r][w] - kl[best][w]
+		keep := true
+		for j := range R {
+			if j != r && worse(r, j) {
+				keep = false
+				break
+			}
 		}
-		if s := stat(diff); !(s.Mean-s.CI > 0) {
-			cs = append(cs, cand{refs[r].Name, s.Mean})
+		if keep {
+			in = append(in, r)
 		}
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].mean < cs[j].mean })
+	sort.SliceStable(in, func(a, b int) bool { return means[in[a]] < means[in[b]] })
 	var out []string
-	for _, c := range cs {
-		out = append(out, c.name)
+	for _, r := range in {
+		out = append(out, refs[r].Name)
 	}
 	return out
+}
+
+// meanSD is the mean and sample standard deviation (divisor n − 1) of v.
+func meanSD(v []float64) (float64, float64) {
+	n := float64(len(v))
+	m := 0.0
+	for _, x := range v {
+		m += x
+	}
+	m /= n
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(ss / (n - 1))
 }
 
 // Phase is a run of consecutive snapshots with the same set of closest

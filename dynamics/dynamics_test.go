@@ -219,3 +219,44 @@ func TestTies(t *testing.T) {
 		t.Errorf("phases text lacks the tie:\n%s", txt)
 	}
 }
+
+// TestTiesWinnerFree: the tied set does not depend on which of two
+// indistinguishable references has the lower mean. A and B differ by ±0.03
+// window by window (mean ≈ 0); C is 0.005 above A in every window (shown
+// worse than A) but within the noise of B. Whether A or B is nominally
+// closest, the set is {A, B}: C is out (comparing with the closest alone
+// would let C in when B is closest).
+func TestTiesWinnerFree(t *testing.T) {
+	refs := []Reference{{Name: "A"}, {Name: "B"}, {Name: "C"}}
+	for _, shift := range []float64{+0.0001, -0.0001} { // B just above, then just below A
+		kl := make([][]float64, 3)
+		r := rand.New(rand.NewPCG(4, 4))
+		for w := range 60 {
+			v := r.Float64()
+			e := 0.03 * float64(1-2*(w%2))
+			kl[0] = append(kl[0], v)
+			kl[1] = append(kl[1], v+e+shift)
+			kl[2] = append(kl[2], v+0.005)
+		}
+		best := 0
+		if shift < 0 {
+			best = 1
+		}
+		got := tied(kl, best, refs)
+		if want := refs[1-best].Name; len(got) != 1 || got[0] != want {
+			t.Errorf("B − A mean %+g: tied with %s: %v, want [%s]", shift, refs[best].Name, got, want)
+		}
+	}
+}
+
+// TestMeasureNotFinite: a snapshot whose probabilities are NaN is an
+// error naming its step, not a NaN in the results.
+func TestMeasureNotFinite(t *testing.T) {
+	nan := fixed{"nan", []float64{math.NaN(), math.NaN(), math.NaN()}}
+	u := fixed{"uniform", []float64{1. / 3, 1. / 3, 1. / 3}}
+	_, err := Measure([]Snapshot{{Step: 7, Path: "s7"}}, func(Snapshot) (Model, error) { return nan, nil },
+		Options{Windows: windows(4, 8, 3, 1), References: []Reference{{"uniform", u}}, HeadWindows: -1})
+	if err == nil || !strings.Contains(err.Error(), "step 7") {
+		t.Fatalf("NaN model: %v", err)
+	}
+}

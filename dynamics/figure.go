@@ -97,20 +97,35 @@ func figure(title, excess string, pts []Point, em []Emergence) (vg.Length, vg.Le
 	if excess == "" {
 		excess = "the reference"
 	}
-	var ex plotter.XYs
+	// Drawn in runs of consecutive positive points, so that no segment
+	// bridges a point left out.
+	var runs []plotter.XYs
+	var cur plotter.XYs
 	for _, pt := range pts {
-		if v := pt.Excess.Mean; pt.Step >= 1 && v > 0 {
-			ex = append(ex, plotter.XY{X: float64(pt.Step), Y: v})
+		if pt.Step < 1 {
+			continue
+		}
+		if v := pt.Excess.Mean; v > 0 {
+			cur = append(cur, plotter.XY{X: float64(pt.Step), Y: v})
+			continue
+		}
+		if len(cur) > 0 {
+			runs, cur = append(runs, cur), nil
 		}
 	}
-	if len(ex) > 0 {
-		l, err := plotter.NewLine(ex)
+	if len(cur) > 0 {
+		runs = append(runs, cur)
+	}
+	for i, xy := range runs {
+		l, err := plotter.NewLine(xy)
 		if err != nil {
 			return 0, 0, nil, err
 		}
 		l.Color, l.Width, l.Dashes = color.Gray{0x90}, vg.Points(3), nil
 		p.Add(l)
-		p.Legend.Add("excess loss over "+excess, l)
+		if i == 0 {
+			p.Legend.Add("excess loss over "+excess, l)
+		}
 	}
 	// The emergence steps, each with the heads that emerged there.
 	byStep := map[int][]string{}

@@ -236,9 +236,12 @@ func ReadResult(path string) (*Result, error) {
 	if len(r.Points) == 0 {
 		return nil, fmt.Errorf("dynamics: %s has no snapshots", path)
 	}
-	for i := range r.Phases {
-		r.Phases[i].From, r.Phases[i].To = r.Phases[i].FromStep, r.Phases[i].ToStep
+	for i, pt := range r.Points {
+		if len(pt.KL) != len(r.References) {
+			return nil, fmt.Errorf("dynamics: %s: snapshot %d has %d divergences for %d references", path, i, len(pt.KL), len(r.References))
+		}
 	}
+	r.Phases = Phases(r.Points) // derived: not trusted from the file
 	return &r, nil
 }
 
@@ -272,7 +275,7 @@ func (r *Result) writeCSV(w io.Writer) error {
 func (r *Result) PhasesText() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d snapshots, %d probe windows of N=%d from %s\n", r.Run, len(r.Points), r.Windows, r.N, r.Data)
-	fmt.Fprintf(&b, "closest algorithm (least mean KL(reference ‖ model) per position; A ≈ B: the paired 95%% interval of B's KL minus A's reaches 0):\n")
+	fmt.Fprintf(&b, "closest algorithm (least mean KL(reference ‖ model) per position; A ≈ B: the %d probe windows cannot tell them apart — neither is shown worse than any reference by paired comparisons, family-wise level %g):\n", r.Windows, TieLevel)
 	width := 0
 	for _, ph := range r.Phases {
 		width = max(width, utf8.RuneCountInString(ph.Name()))

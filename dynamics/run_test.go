@@ -41,7 +41,11 @@ func TestReadResult(t *testing.T) {
 	pts := testPoints(256)
 	pts[3].Tied = []string{"Markov(k=1,α=0.5)"}
 	em := []Emergence{{Layer: 1, Head: 2, Hypothesis: "previous-token d=1", Label: "previous-token d=1, mass 0.9", Step: 64}}
-	r := &Result{Run: "TF(4,4)", Data: "test", Windows: 2, N: 8, References: []string{"u"}, Excess: "CTW", Points: pts, Phases: Phases(pts), Emergences: em}
+	var refs []string
+	for _, d := range pts[0].KL {
+		refs = append(refs, d.Reference)
+	}
+	r := &Result{Run: "TF(4,4)", Data: "test", Windows: 2, N: 8, References: refs, Excess: "CTW", Points: pts, Phases: Phases(pts), Emergences: em}
 	dir := t.TempDir()
 	if err := r.Write(dir, "t", false); err != nil {
 		t.Fatal(err)
@@ -56,7 +60,7 @@ func TestReadResult(t *testing.T) {
 	if got.PhasesText() != r.PhasesText() {
 		t.Errorf("phases text differs:\n%s\nwant\n%s", got.PhasesText(), r.PhasesText())
 	}
-	for _, body := range []string{`{"points": []}`, `not json`} {
+	for _, body := range []string{`{"points": []}`, `not json`, `{"references": ["a", "b"], "points": [{"step": 1, "kl": [{"reference": "a"}]}]}`} {
 		p := filepath.Join(dir, "bad.json")
 		os.WriteFile(p, []byte(body), 0o644)
 		if _, err := ReadResult(p); err == nil {

@@ -142,9 +142,12 @@ func dynamicsSection(cfg Config, deps map[string]*pipeline.Done, figDir string) 
 			}
 		}
 	}
-	ph := table{Caption: "Closest algorithm by training step: the reference of least mean KL(reference ‖ model) per position on the probe windows; " +
-		"“A ≈ B”: B's divergence minus A's, paired by window, has a 95% interval that reaches 0, so the probe set cannot tell them apart.",
-		Head: []string{"model", "steps", "closest algorithm", "KL at the phase's last step (nats)"}}
+	ph := table{Caption: fmt.Sprintf("Closest algorithm by training step: the reference of least mean KL(reference ‖ model) per position on the %d probe windows; "+
+		"“A ≈ B”: the probe windows cannot tell A and B apart — neither is shown worse than any reference by paired (window by window) comparisons "+
+		"at a family-wise level of %g (Bonferroni) — which is not evidence that they are equal. A phase's names are those of its last snapshot, the closest first. "+
+		"In the figure, the grey line is the model's excess loss over CTW; where CTW is the Bayes predictor its expectation is KL(CTW ‖ model), the black line.",
+		res[0].Windows, dynamics.TieLevel),
+		Head: []string{"model", "steps", "closest algorithm", "KL from the closest at the phase's last step (nats, 95% CI)"}}
 	hd := table{Caption: "Heads: the step from which each head keeps the label it has at the last snapshot (relative position d or suffix match k, null-tested).",
 		Head: []string{"model", "head", "label", "from step", "at the last snapshot"}}
 	var summary []string
@@ -155,8 +158,8 @@ func dynamicsSection(cfg Config, deps map[string]*pipeline.Done, figDir string) 
 			seq = append(seq, p.Name())
 		}
 		last := r.Points[len(r.Points)-1]
-		summary = append(summary, fmt.Sprintf("%s: %s (excess over CTW at step %d: %.4f ± %.4f nats/symbol, second half %.4f ± %.4f)",
-			labels[i], strings.Join(seq, " → "), last.Step, last.Excess.Mean, last.Excess.CI, last.ExcessHalf.Mean, last.ExcessHalf.CI))
+		summary = append(summary, fmt.Sprintf("%s: %s (excess over %s at step %d: %.4f ± %.4f nats/symbol, second half %.4f ± %.4f)",
+			labels[i], strings.Join(seq, " → "), r.Excess, last.Step, last.Excess.Mean, last.Excess.CI, last.ExcessHalf.Mean, last.ExcessHalf.CI))
 		for _, e := range r.Emergences {
 			hd.Rows = append(hd.Rows, []string{labels[i], fmt.Sprintf("L%dH%d", e.Layer, e.Head), e.Hypothesis, fmt.Sprint(e.Step), e.Label})
 		}
