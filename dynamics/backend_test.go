@@ -1,6 +1,7 @@
 package dynamics
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -38,11 +39,11 @@ func TestRunBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	small := cpu.New(kernels.Default(), cpu.WithMemoryLimit(1<<10))
-	_, err = Run(RunConfig{Run: run, Data: data, Windows: 4, Backend: small, HeadWindows: -1})
+	_, err = Run(context.Background(), RunConfig{Run: run, Data: data, Windows: 4, Backend: small, HeadWindows: -1})
 	if !errors.Is(err, backend.ErrOutOfMemory) {
 		t.Fatalf("a 1 KiB backend: %v, want out of memory", err)
 	}
-	if _, err := Run(RunConfig{Run: run, Data: data, Windows: 4, Backend: cpu.New(kernels.Default()), HeadWindows: -1}); err != nil {
+	if _, err := Run(context.Background(), RunConfig{Run: run, Data: data, Windows: 4, Backend: cpu.New(kernels.Default()), HeadWindows: -1}); err != nil {
 		t.Fatal(err)
 	}
 }

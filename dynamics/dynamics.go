@@ -28,6 +28,7 @@
 package dynamics
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -208,8 +209,9 @@ func stat(v []float64) Stat {
 const minProb = 1.401298464324817e-45
 
 // Measure evaluates every snapshot (load turns a snapshot into its model)
-// on the probe windows; see the package documentation.
-func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options) ([]Point, error) {
+// on the probe windows; see the package documentation. It stops with
+// ctx's error when ctx is cancelled (checked for every window).
+func Measure(ctx context.Context, snaps []Snapshot, load func(Snapshot) (Model, error), opts Options) ([]Point, error) {
 	W := len(opts.Windows)
 	if W < 2 {
 		return nil, fmt.Errorf("dynamics: %d probe windows, need at least 2 for intervals", W)
@@ -241,7 +243,14 @@ func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options)
 	refs := make([]refDists, len(opts.References))
 	for r, ref := range opts.References {
 		refs[r] = make(refDists, W)
-		parallel.For(W, opts.Workers, func(w int) { refs[r][w] = distributions(ref.P, opts.Windows[w]) })
+		parallel.For(W, opts.Workers, func(w int) {
+			if ctx.Err() == nil {
+				refs[r][w] = distributions(ref.P, opts.Windows[w])
+			}
+		})
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	hw := opts.HeadWindows
 	if hw == 0 {
@@ -255,6 +264,9 @@ func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options)
 	half := N / 2
 	var out []Point
 	for i, s := range snaps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		m, err := load(s)
 		if err != nil {
 			return nil, err
@@ -270,6 +282,9 @@ func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options)
 			kl[r], klH[r] = make([]float64, W), make([]float64, W)
 		}
 		parallel.For(W, opts.Workers, func(w int) {
+			if ctx.Err() != nil {
+				return
+			}
 			x := opts.Windows[w]
 			pm := distributions(m, x)
 			var sl, slH, se, seH float64
@@ -304,6 +319,9 @@ func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options)
 				kl[r][w], klH[r][w] = skl[r]/n, sklH[r]/nh
 			}
 		})
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		p := Point{Step: s.Step, Loss: stat(loss), LossHalf: stat(lossH), Excess: stat(exc), ExcessHalf: stat(excH)}
 		if bad := math.IsNaN(p.Loss.Mean) || math.IsInf(p.Loss.Mean, 0); bad {
 			return nil, fmt.Errorf("dynamics: snapshot of step %d (%s): its loss is %g: the model's probabilities are not finite", s.Step, s.Path, p.Loss.Mean)
@@ -322,6 +340,9 @@ func Measure(snaps []Snapshot, load func(Snapshot) (Model, error), opts Options)
 		p.Tied = tied(kl, bi, opts.References)
 		if mp, ok := m.(attnmap.Mapper); ok && opts.HeadWindows >= 0 {
 			scores, err := attnmap.ScoreWindows(opts.Windows[:hw], func(w int) ([][][]float32, error) {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
 				return mp.AttentionMaps(opts.Windows[w])
 			}, maxK, opts.Null)
 			if err != nil {

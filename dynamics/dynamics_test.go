@@ -1,6 +1,8 @@
 package dynamics
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -51,7 +53,7 @@ func TestMeasureKL(t *testing.T) {
 	q := fixed{"skewed", []float64{0.5, 0.3, 0.2}}
 	ctw := fixed{"CTW-like", []float64{0.2, 0.2, 0.6}}
 	refs := []Reference{{"uniform", u}, {"skewed", q}, {"CTW-like", ctw}}
-	pts, err := Measure([]Snapshot{{Step: 5}, {Step: 50}}, func(s Snapshot) (Model, error) {
+	pts, err := Measure(context.Background(), []Snapshot{{Step: 5}, {Step: 50}}, func(s Snapshot) (Model, error) {
 		if s.Step == 5 {
 			return u, nil
 		}
@@ -110,7 +112,7 @@ func TestMeasureMarkov(t *testing.T) {
 	m2, _ := markov.New(A, 2, 0.5, markov.Options{})
 	m0, _ := markov.New(A, 0, 0.5, markov.Options{})
 	refs := []Reference{{"Markov(0)", m0}, {"Markov(1)", m1}, {"Markov(2)", m2}}
-	pts, err := Measure([]Snapshot{{Step: 1}}, func(Snapshot) (Model, error) { return m1, nil }, Options{Windows: ws, References: refs, HeadWindows: -1})
+	pts, err := Measure(context.Background(), []Snapshot{{Step: 1}}, func(Snapshot) (Model, error) { return m1, nil }, Options{Windows: ws, References: refs, HeadWindows: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,13 +151,13 @@ func TestSnapshotsAndErrors(t *testing.T) {
 	}
 	u := fixed{"u", []float64{0.5, 0.5}}
 	load := func(Snapshot) (Model, error) { return u, nil }
-	if _, err := Measure(ss, load, Options{Windows: windows(1, 8, 2, 1), References: []Reference{{"u", u}}}); err == nil {
+	if _, err := Measure(context.Background(), ss, load, Options{Windows: windows(1, 8, 2, 1), References: []Reference{{"u", u}}}); err == nil {
 		t.Error("one window: no error")
 	}
-	if _, err := Measure(ss, load, Options{Windows: windows(4, 8, 2, 1), References: []Reference{{"u", u}}, Excess: "CTW"}); err == nil {
+	if _, err := Measure(context.Background(), ss, load, Options{Windows: windows(4, 8, 2, 1), References: []Reference{{"u", u}}, Excess: "CTW"}); err == nil {
 		t.Error("missing excess reference: no error")
 	}
-	if _, err := Measure(ss, load, Options{Windows: windows(4, 8, 3, 1), References: []Reference{{"u", u}}}); err == nil {
+	if _, err := Measure(context.Background(), ss, load, Options{Windows: windows(4, 8, 3, 1), References: []Reference{{"u", u}}}); err == nil {
 		t.Error("symbols outside the alphabet: no error")
 	}
 }
@@ -173,7 +175,7 @@ func TestTies(t *testing.T) {
 	m1c, _ := markov.New(A, 1, 0.7, markov.Options{}) // near Markov(1), a different prior
 	m0, _ := markov.New(A, 0, 0.5, markov.Options{})
 	refs := []Reference{{"Markov(0)", m0}, {"Markov(1)", m1}, {"Markov(1) again", m1b}, {"Markov(1) α=0.7", m1c}}
-	pts, err := Measure([]Snapshot{{Step: 1}}, func(Snapshot) (Model, error) { return m1, nil }, Options{Windows: ws, References: refs, HeadWindows: -1})
+	pts, err := Measure(context.Background(), []Snapshot{{Step: 1}}, func(Snapshot) (Model, error) { return m1, nil }, Options{Windows: ws, References: refs, HeadWindows: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,9 +256,25 @@ func TestTiesWinnerFree(t *testing.T) {
 func TestMeasureNotFinite(t *testing.T) {
 	nan := fixed{"nan", []float64{math.NaN(), math.NaN(), math.NaN()}}
 	u := fixed{"uniform", []float64{1. / 3, 1. / 3, 1. / 3}}
-	_, err := Measure([]Snapshot{{Step: 7, Path: "s7"}}, func(Snapshot) (Model, error) { return nan, nil },
+	_, err := Measure(context.Background(), []Snapshot{{Step: 7, Path: "s7"}}, func(Snapshot) (Model, error) { return nan, nil },
 		Options{Windows: windows(4, 8, 3, 1), References: []Reference{{"uniform", u}}, HeadWindows: -1})
 	if err == nil || !strings.Contains(err.Error(), "step 7") {
 		t.Fatalf("NaN model: %v", err)
+	}
+}
+
+// TestMeasureCancel: cancelling the context stops Measure with its error,
+// before the next snapshot is loaded.
+func TestMeasureCancel(t *testing.T) {
+	u := fixed{"uniform", []float64{1. / 3, 1. / 3, 1. / 3}}
+	ctx, cancel := context.WithCancel(context.Background())
+	loaded := 0
+	_, err := Measure(ctx, []Snapshot{{Step: 1}, {Step: 2}, {Step: 3}}, func(Snapshot) (Model, error) {
+		loaded++
+		cancel() // while the first snapshot is measured
+		return u, nil
+	}, Options{Windows: windows(8, 16, 3, 1), References: []Reference{{"uniform", u}}, HeadWindows: -1})
+	if !errors.Is(err, context.Canceled) || loaded != 1 {
+		t.Fatalf("err %v after %d snapshots loaded, want context.Canceled after 1", err, loaded)
 	}
 }

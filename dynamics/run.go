@@ -1,6 +1,7 @@
 package dynamics
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -71,8 +72,9 @@ type Result struct {
 	Emergences []Emergence `json:"emergences"`
 }
 
-// Run measures the snapshots of cfg.Run on the probe windows of cfg.Data.
-func Run(cfg RunConfig) (*Result, error) {
+// Run measures the snapshots of cfg.Run on the probe windows of cfg.Data;
+// it stops with ctx's error when ctx is cancelled.
+func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 	snaps, err := Snapshots(cfg.Run)
 	if err != nil {
 		return nil, err
@@ -111,7 +113,7 @@ func Run(cfg RunConfig) (*Result, error) {
 		}
 		return m, nil
 	}
-	pts, err := Measure(snaps, load, Options{Windows: probe, References: refs, HeadWindows: cfg.HeadWindows,
+	pts, err := Measure(ctx, snaps, load, Options{Windows: probe, References: refs, HeadWindows: cfg.HeadWindows,
 		MaxK: cfg.MaxK, Null: cfg.Null, Workers: cfg.Workers, Progress: cfg.Progress})
 	if err != nil {
 		return nil, err

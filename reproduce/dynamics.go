@@ -33,7 +33,7 @@ func dynamicsStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 			if nw == 0 {
 				nw = min(200, cfg.TestTrees)
 			}
-			res, err := dynamics.Run(dynamics.RunConfig{Run: sc.Deps[train].Dir, Data: test, Windows: nw, HeadWindows: cfg.headWindows(), Backend: opts.Backend,
+			res, err := dynamics.Run(ctx, dynamics.RunConfig{Run: sc.Deps[train].Dir, Data: test, Windows: nw, HeadWindows: cfg.headWindows(), Backend: opts.Backend,
 				Train: filepath.Join(sc.Deps[StageTrainData].Dir, dataDir), Null: attnmap.NullOptions{Seed: cfg.Seed},
 				Workers: cfg.Workers})
 			if err != nil {

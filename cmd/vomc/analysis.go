@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -87,7 +88,7 @@ func runDynamics(args []string) error {
 		return fmt.Errorf("%s exists: use --force to replace it", p)
 	}
 	cfg.Bar = os.Stderr
-	res, err := dynamics.Run(cfg)
+	res, err := dynamics.Run(context.Background(), cfg)
 	if err != nil {
 		return err
 	}
