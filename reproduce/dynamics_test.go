@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -98,5 +99,18 @@ func TestDynamicsEndToEnd(t *testing.T) {
 	}
 	if n := strings.Count(sec, `src="data:image/png;base64,`); n != 1 {
 		t.Errorf("dynamics section embeds %d images, want the one grid", n)
+	}
+	// The text report has the same section, its tables as rows of cells.
+	txt, err := os.ReadFile(filepath.Join(out, ReportTextFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"== Training dynamics", "Closest algorithm by training step", "\nmodel | steps | closest algorithm |", "\nTF(2,2) | 1–40 | ", "\n== Fig. 3", "\nCTW(D=2,", "\n== Cost"} {
+		if !strings.Contains(string(txt), want) {
+			t.Errorf("report.txt lacks %q", want)
+		}
+	}
+	if m := regexp.MustCompile(`<[a-z/][a-z0-9]*[ >]|&#?[a-z0-9]+;`).Find(txt); m != nil {
+		t.Errorf("report.txt has markup %q", m)
 	}
 }

@@ -337,11 +337,17 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 	d.Cost = fmt.Sprintf("Stages took %.0f s (%.2f h) in all, as recorded when each ran. Each transformer sees at most %.3gM training tokens; "+
 		"the estimate for training all %d models on a 2-core AVX-512 machine (≈ 165k tokens/s for a 2-layer E=64 N=512 model, scaled by model cost) is %.2f h.",
 		total, total/3600, cfg.TrainTokens()/1e6, len(cfg.Models()), cfg.EstimateHours())
-	var buf bytes.Buffer
+	var buf, text bytes.Buffer
 	if err := reportTmpl.Execute(&buf, d); err != nil {
 		return nil, err
 	}
-	return []string{ReportFile}, fsutil.WriteBytes(filepath.Join(sc.Dir, ReportFile), true, buf.Bytes())
+	if err := reportTextTmpl.Execute(&text, d); err != nil {
+		return nil, err
+	}
+	if err := fsutil.WriteBytes(filepath.Join(sc.Dir, ReportTextFile), true, text.Bytes()); err != nil {
+		return nil, err
+	}
+	return []string{ReportFile, ReportTextFile}, fsutil.WriteBytes(filepath.Join(sc.Dir, ReportFile), true, buf.Bytes())
 }
 
 var reportTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>

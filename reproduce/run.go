@@ -164,6 +164,11 @@ func publish(out string, done map[string]*pipeline.Done) (report string, figures
 	if err := copyOut(filepath.Join(done[StageReport].Dir, ReportFile), report); err != nil {
 		return "", nil, err
 	}
+	if slices.Contains(done[StageReport].Outputs, ReportTextFile) { // reports of older builds have none
+		if err := copyOut(filepath.Join(done[StageReport].Dir, ReportTextFile), filepath.Join(out, ReportTextFile)); err != nil {
+			return "", nil, err
+		}
+	}
 	figs := done[StageFigures]
 	if err := copyOut(filepath.Join(figs.Dir, MergedFile), filepath.Join(out, "results.json")); err != nil {
 		return "", nil, err

@@ -1,0 +1,59 @@
+package reproduce
+
+import (
+	"strings"
+	"text/template"
+)
+
+// ReportTextFile is the report as plain text (report.html without its
+// images): for reading in a terminal, diffing two runs, or committing
+// beside the figures.
+const ReportTextFile = "report.txt"
+
+// reportTextTmpl renders reportData as text: headings, paragraphs, and
+// table rows as cells separated by " | ".
+var reportTextTmpl = template.Must(template.New("report.txt").Funcs(template.FuncMap{
+	"row": func(cells []string) string { return strings.Join(cells, " | ") + " |" },
+}).Parse(`{{.Title}}
+
+Generated {{.Generated}} by vomc reproduce from data drawn in this run (the figures are in report.html and figures/).
+
+Summary
+
+method | window loss | second half | excess over CTW (window) | excess over CTW (second half) |{{if gt .Seeds 1}} second half, across seeds | excess (second half), across seeds |{{end}} training time | parameters | note |
+{{$seeds := .Seeds}}{{range .Summary}}{{.Method}} | {{.Window}} | {{.Second}} | {{.ExcessWindow}} | {{.ExcessSecond}} |{{if gt $seeds 1}} {{.SeedSecond}} | {{.SeedExcessSecond}} |{{end}} {{.Time}} | {{.Params}} | {{.Note}} |
+{{end}}
+{{.SummaryNote}}
+{{range .Figures}}
+== {{.Title}}
+{{if .Missing}}
+Missing: {{.Missing}}
+{{end}}{{if .Claim}}
+Paper: {{.Claim}}
+{{end}}{{if .Found}}
+This run: {{.Found}}
+{{end}}{{if .Summary}}
+Verdict: {{.Summary}}.
+{{end}}{{if .Checks}}
+part of the claim | verdict | numbers (second-half excess over CTW, nats/symbol, 95% CI) |
+{{range .Checks}}{{.Claim}} | {{.Verdict}} | {{.Numbers}} |
+{{end}}{{end}}{{range .Tables}}
+{{.Caption}}
+{{if .Rows}}{{row .Head}}
+{{range .Rows}}{{row .}}
+{{end}}{{end}}{{end}}{{end}}
+== Cost
+
+{{.Cost}}
+
+stage | hash | seconds | status |
+{{range .Stages}}{{.Name}} | {{.Hash}} | {{.Seconds}} | {{.Status}} |
+{{end}}
+== Versions
+
+{{range .Versions}}{{index . 0}}: {{index . 1}}
+{{end}}
+== Configuration (preset {{.Preset}}, after overrides)
+
+{{.ConfigJSON}}
+`))
