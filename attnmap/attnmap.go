@@ -165,12 +165,22 @@ func (s Score) Significant(alpha, minLift float64) bool {
 	return s.Queries > 0 && s.PAdj < alpha && s.Lift() >= minLift
 }
 
+// PValue formats a p-value with two significant digits; one that
+// underflowed to 0 in float64 (a Hoeffding bound of many queries) is
+// "< 1e-300", not "0".
+func PValue(p float64) string {
+	if p == 0 {
+		return "< 1e-300"
+	}
+	return fmt.Sprintf("%.2g", p)
+}
+
 // String describes the hypothesis, its mass, chance and corrected
 // p-value, e.g. "suffix-match k=3 (offset 1), mass 0.91 vs chance 0.08,
 // p_adj 0.002"; d = 1 is "previous-token", d = 0 "current-token", d ≥ 2
 // "relative-position".
 func (s Score) String() string {
-	tail := fmt.Sprintf("mass %.2f vs chance %.2f, p_adj %.2g", s.Mass, s.Chance, s.PAdj)
+	tail := fmt.Sprintf("mass %.2f vs chance %.2f, p_adj %s", s.Mass, s.Chance, PValue(s.PAdj))
 	switch s.Kind {
 	case SuffixMatch:
 		return fmt.Sprintf("suffix-match k=%d (offset %d), %s", s.K, s.Offset, tail)

@@ -412,3 +412,13 @@ func TestFigures(t *testing.T) {
 		t.Errorf("%d files in the output directory, want 6 (no temporaries left)", len(ents))
 	}
 }
+
+// TestPValue: an underflowed p-value reads "< 1e-300", others keep two
+// significant digits.
+func TestPValue(t *testing.T) {
+	for p, want := range map[float64]string{0: "< 1e-300", 0.0025: "0.0025", 4.1e-208: "4.1e-208", 1: "1"} {
+		if got := PValue(p); got != want {
+			t.Errorf("PValue(%g) = %q, want %q", p, got, want)
+		}
+	}
+}

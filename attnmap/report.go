@@ -77,8 +77,8 @@ func (r *RunResult) WriteText(w io.Writer) error {
 	}
 	var b strings.Builder
 	fig := r.Report.Figure
-	fmt.Fprintf(&b, "\nsuffix_match: layer %d head %d, k=%d offset %d: mean mass %.2f (chance %.2f, p_adj %.2g) over %d queries of %d windows\n",
-		fig.Layer, fig.Head, fig.K, fig.Offset, fig.Score.Mass, fig.Score.Chance, fig.Score.PAdj, fig.Score.Queries, len(r.Report.Windows))
+	fmt.Fprintf(&b, "\nsuffix_match: layer %d head %d, k=%d offset %d: mean mass %.2f (chance %.2f, p_adj %s) over %d queries of %d windows\n",
+		fig.Layer, fig.Head, fig.K, fig.Offset, fig.Score.Mass, fig.Score.Chance, PValue(fig.Score.PAdj), fig.Score.Queries, len(r.Report.Windows))
 	fmt.Fprintf(&b, "wrote %s/{%s,%s,%s,%s,%s}\n", r.Out, HeatmapsPNG, HeatmapsSVG, SuffixMatchPNG, SuffixMatchSVG, ScoresJSON)
 	if r.Profile != "" {
 		if r.Study.ProfileDrawn {

@@ -30,9 +30,9 @@ func fig5Section(cfg Config, deps map[string]*pipeline.Done) (Finding, []string,
 		switch {
 		case !s.Labelled:
 		case s.Best.Kind == attnmap.Relative && s.Best.D >= 1:
-			rel = append(rel, fmt.Sprintf("%s (d=%d, mass %.2f vs chance %.2f, p_adj %.2g)", name, s.Best.D, s.Best.Mass, s.Best.Chance, s.Best.PAdj))
+			rel = append(rel, fmt.Sprintf("%s (d=%d, mass %.2f vs chance %.2f, p_adj %s)", name, s.Best.D, s.Best.Mass, s.Best.Chance, attnmap.PValue(s.Best.PAdj)))
 		case s.Best.Kind == attnmap.SuffixMatch && s.Best.K >= 1:
-			suf = append(suf, fmt.Sprintf("%s (k=%d, offset %d, mass %.2f vs chance %.2f, p_adj %.2g)", name, s.Best.K, s.Best.Offset, s.Best.Mass, s.Best.Chance, s.Best.PAdj))
+			suf = append(suf, fmt.Sprintf("%s (k=%d, offset %d, mass %.2f vs chance %.2f, p_adj %s)", name, s.Best.K, s.Best.Offset, s.Best.Mass, s.Best.Chance, attnmap.PValue(s.Best.PAdj)))
 		}
 	}
 	f.Found = fmt.Sprintf("In %s, scored on %d test windows with a null test per head and hypothesis (suffix matches: the attention paired with other windows' symbols, %s; relative positions: no preference among keys, Hoeffding bound; p-values Bonferroni-corrected over heads × hypotheses, a label needs p_adj < %.2g and mass ≥ chance + %.2g), %d of %d heads are relative-position heads",
