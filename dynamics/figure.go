@@ -59,6 +59,42 @@ func figure(title, excess string, pts []Point, em []Emergence) (vg.Length, vg.Le
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Legend.Padding = vg.Points(2)
 	p.Legend.ThumbnailWidth = vg.Points(28)
+	var exLegend *plotter.Line
+	// The loss beside the divergences: the excess over the reference
+	// (CTW) per symbol, where positive (log axis).
+	if excess == "" {
+		excess = "the reference"
+	}
+	// Drawn in runs of consecutive positive points, so that no segment
+	// bridges a point left out.
+	var runs []plotter.XYs
+	var cur plotter.XYs
+	for _, pt := range pts {
+		if pt.Step < 1 {
+			continue
+		}
+		if v := pt.Excess.Mean; v > 0 {
+			cur = append(cur, plotter.XY{X: float64(pt.Step), Y: v})
+			continue
+		}
+		if len(cur) > 0 {
+			runs, cur = append(runs, cur), nil
+		}
+	}
+	if len(cur) > 0 {
+		runs = append(runs, cur)
+	}
+	for i, xy := range runs {
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		l.Color, l.Width, l.Dashes = color.Gray{0x90}, vg.Points(3), nil
+		p.Add(l) // first, so that the reference lines (CTW's, close to it) are drawn over it
+		if i == 0 {
+			exLegend = l
+		}
+	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	k := 0
@@ -92,40 +128,8 @@ func figure(title, excess string, pts []Point, em []Emergence) (vg.Length, vg.Le
 	if math.IsInf(lo, 1) {
 		return 0, 0, nil, fmt.Errorf("dynamics: no positive divergence at a step ≥ 1 to draw")
 	}
-	// The loss beside the divergences: the excess over the reference
-	// (CTW) per symbol, where positive (log axis).
-	if excess == "" {
-		excess = "the reference"
-	}
-	// Drawn in runs of consecutive positive points, so that no segment
-	// bridges a point left out.
-	var runs []plotter.XYs
-	var cur plotter.XYs
-	for _, pt := range pts {
-		if pt.Step < 1 {
-			continue
-		}
-		if v := pt.Excess.Mean; v > 0 {
-			cur = append(cur, plotter.XY{X: float64(pt.Step), Y: v})
-			continue
-		}
-		if len(cur) > 0 {
-			runs, cur = append(runs, cur), nil
-		}
-	}
-	if len(cur) > 0 {
-		runs = append(runs, cur)
-	}
-	for i, xy := range runs {
-		l, err := plotter.NewLine(xy)
-		if err != nil {
-			return 0, 0, nil, err
-		}
-		l.Color, l.Width, l.Dashes = color.Gray{0x90}, vg.Points(3), nil
-		p.Add(l)
-		if i == 0 {
-			p.Legend.Add("excess loss over "+excess, l)
-		}
+	if exLegend != nil {
+		p.Legend.Add("excess loss over "+excess, exLegend)
 	}
 	// The emergence steps, each with the heads that emerged there.
 	byStep := map[int][]string{}
