@@ -186,20 +186,11 @@ func distributions(p predict.Predictor, x []byte) []float64 {
 
 // stat is the mean and 95% half-width of v.
 func stat(v []float64) Stat {
-	n := float64(len(v))
-	m := 0.0
-	for _, x := range v {
-		m += x
-	}
-	m /= n
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - m) * (x - m)
-	}
+	m, sd := meanSD(v)
 	c, _, _ := eval.CriticalValue(len(v), 0.95)
 	ci := math.NaN()
 	if len(v) > 1 {
-		ci = c * math.Sqrt(ss/(n-1)/n)
+		ci = c * sd / math.Sqrt(float64(len(v)))
 	}
 	return Stat{m, ci}
 }
