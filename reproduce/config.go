@@ -198,6 +198,7 @@ func Preset(name string) (Config, error) {
 		c.Fig4Models = []string{"4,4-ff-ln", "4,4,4,4-ff-ln", "1,1", "1,1,1-ff"}
 		c.Batch, c.MaxSteps, c.LR, c.Warmup = 32, 4000, 2e-3, 200
 		c.ConstructWindows, c.HeatmapModel = 50, "4,4"
+		c.ExtraMethods = markovUpTo(3)
 	case "depth5":
 		// The paper's data distribution at N = 512: mixed depths 1..5 and
 		// both leaf generators (each tree Dirichlet or sparse with
@@ -222,7 +223,7 @@ func Preset(name string) (Config, error) {
 		c.Batch, c.MaxSteps, c.LR, c.Warmup = 32, 6000, 2e-3, 150
 		c.ConstructWindows, c.HeatmapModel = 20, "4,4"
 		c.Seeds = 3
-		c.ExtraMethods = "markov:k=1,markov:k=2,markov:k=3,markov:k=4,markov:k=5"
+		c.ExtraMethods = markovUpTo(5)
 	case "medium":
 		c.Depths, c.N = []int{4}, 512
 		c.TrainTrees, c.TrainNK, c.TestTrees = 10000, 5120, 2048
@@ -231,6 +232,7 @@ func Preset(name string) (Config, error) {
 		c.Fig4Models = []string{"8,8-ff-ln", "8,8,8,8-ff-ln", "1,1", "1,1,1-ff"}
 		c.Batch, c.MaxSteps, c.Patience = 64, 6000, 15
 		c.ConstructWindows, c.HeatmapModel = 50, "8,8"
+		c.ExtraMethods = markovUpTo(4)
 	case "paper":
 		c.Depths, c.N = []int{1, 2, 3, 4, 5}, 1536
 		c.TrainTrees, c.TrainNK, c.TestTrees = 20000, 5120, 8192
@@ -239,10 +241,22 @@ func Preset(name string) (Config, error) {
 		c.Fig4Models = []string{"8,8-ff-ln", "8,8,8,8-ff-ln", "1,1", "1,1,1-ff"}
 		c.Batch, c.Patience = 512, 15
 		c.ConstructWindows, c.HeatmapModel = 20, "8,8"
+		c.ExtraMethods = markovUpTo(5)
 	default:
 		return Config{}, fmt.Errorf("reproduce: unknown preset %q (%s)", name, strings.Join(Presets, ", "))
 	}
 	return c, nil
+}
+
+// markovUpTo is the method specification of the fixed-order estimators
+// Markov(k), k = 1..D: the presets evaluate them beside CTW, so that Fig. 3
+// says whether a transformer does better than the best fixed order.
+func markovUpTo(D int) string {
+	parts := make([]string, D)
+	for k := range D {
+		parts[k] = fmt.Sprintf("markov:k=%d", k+1)
+	}
+	return strings.Join(parts, ",")
 }
 
 // Load overrides the fields named in a JSON object (keys as in Config's
