@@ -167,8 +167,9 @@ func dynamicsSection(cfg Config, deps map[string]*pipeline.Done, figDir string) 
 	if len(hd.Rows) == 0 {
 		hd.Caption += " No head is labelled at any model's last snapshot."
 	}
-	// a description, not a verdict: the paper makes no claim here
-	f = Finding{Found: "phases of the closest algorithm — " + strings.Join(summary, "; ") + ".", Agrees: true}
+	// a description, not a verdict: the paper makes no claim here (no
+	// Claim: the report styles it as a note, neither agreeing nor not)
+	f = Finding{Found: "phases of the closest algorithm — " + strings.Join(summary, "; ") + "."}
 	return files, f, []table{ph, hd}, true, nil
 }
 

@@ -92,7 +92,7 @@ func TestDynamicsEndToEnd(t *testing.T) {
 	}
 	sec := string(html[i:])
 	sec = sec[:strings.Index(sec, "<h2")]
-	for _, want := range []string{"Closest algorithm by training step", "<td class=\"l\">TF(1)</td>", "<td class=\"l\">TF(2,2)</td>", "Unigram", "Heads: the step from which", "phases of the closest algorithm — TF(1): "} {
+	for _, want := range []string{"Closest algorithm by training step", "<td class=\"l\">TF(1)</td>", "<td class=\"l\">TF(2,2)</td>", "Unigram", "Heads: the step from which", "phases of the closest algorithm — TF(1): ", `<p class="note"><b>This run:</b> phases`} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("dynamics section lacks %q", want)
 		}

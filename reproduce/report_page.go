@@ -370,6 +370,7 @@ img { max-width: 100%; border: 1px solid #eee; }
 .found { background: #f4faf3; border-left: 4px solid #4f9a45; padding: 0.4em 0.8em; }
 .differs { background: #fff6ec; border-left: 4px solid #d08a2a; padding: 0.4em 0.8em; }
 .missing { background: #fbeeee; border-left: 4px solid #b44; padding: 0.4em 0.8em; }
+.note { background: #f5f5f5; border-left: 4px solid #999; padding: 0.4em 0.8em; }
 .small { font-size: 0.85em; color: #555; }
 </style>
 </head>
@@ -386,7 +387,7 @@ img { max-width: 100%; border: 1px solid #eee; }
 {{if .Missing}}<p class="missing">{{.Missing}}</p>
 {{end}}{{range .Images}}<p><img src="{{.}}" alt="figure" /></p>
 {{end}}{{if .Claim}}<p class="claim"><b>Paper:</b> {{.Claim}}</p>
-{{end}}{{if .Found}}<p class="{{if .Agrees}}found{{else}}differs{{end}}"><b>This run:</b> {{.Found}}</p>
+{{end}}{{if .Found}}<p class="{{if not .Claim}}note{{else if .Agrees}}found{{else}}differs{{end}}"><b>This run:</b> {{.Found}}</p>
 {{end}}{{if .Summary}}<p><b>Verdict:</b> {{.Summary}}.</p>
 {{end}}{{if .Checks}}<table>
 <tr><th class="l">part of the claim</th><th class="l">verdict</th><th class="l">numbers (second-half excess over CTW, nats/symbol, 95% CI)</th></tr>
