@@ -3,7 +3,9 @@ package reproduce
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/vomc/vomc/eval"
@@ -113,7 +115,7 @@ func findFig3(cfg Config, mg *merged) Finding {
 	for _, x := range ms {
 		tfs = append(tfs, x.m)
 	}
-	f.Found += markovSentence(res, tfs)
+	f.Found += markovSentence(res, tfs, cfg.MaxDepth())
 	if why := cfg.notOptimal(); len(why) > 0 {
 		f.Found += fmt.Sprintf(" CTW(D=%d, λ=%g, α=%g) is the reference here but not exactly Bayes-optimal, because %s: a method may beat it.", cfg.MaxDepth(), cfg.Lambda, cfg.Alpha, strings.Join(why, ", and "))
 	}
@@ -199,17 +201,27 @@ func bestOf(res *eval.Result, prefix string) *eval.MethodResult {
 	return best
 }
 
+// markovOrder matches the order k in a Markov(k) method's name.
+var markovOrder = regexp.MustCompile(`^Markov\(k=(\d+)`)
+
 // markovSentence compares the fixed-order Markov(k) estimators (methods
 // named "Markov…") with CTW and the best transformer of ms: a fixed order
-// that comes close to CTW means the data barely test variable order.
-func markovSentence(res *eval.Result, tfs []*eval.MethodResult) string {
+// that comes close to CTW means the data barely test variable order. When
+// the largest order evaluated is below the prior's maximum depth D it says
+// so: "the best fixed order" is then the best of those evaluated.
+func markovSentence(res *eval.Result, tfs []*eval.MethodResult, D int) string {
 	mk := methodNames(res, "Markov")
 	if len(mk) == 0 {
 		return ""
 	}
 	var parts []string
 	var best *eval.MethodResult
+	maxK := -1
 	for _, n := range mk {
+		if m := markovOrder.FindStringSubmatch(n); m != nil {
+			k, _ := strconv.Atoi(m[1])
+			maxK = max(maxK, k)
+		}
 		r := res.Method(n)
 		parts = append(parts, fmt.Sprintf("%s %s", r.Name, excessSH(r)))
 		if best == nil || r.ExcessSecondHalf.Mean < best.ExcessSecondHalf.Mean {
@@ -217,6 +229,9 @@ func markovSentence(res *eval.Result, tfs []*eval.MethodResult) string {
 		}
 	}
 	out := " Fixed-order estimators, second half above CTW: " + strings.Join(parts, "; ") + "."
+	if maxK >= 0 && maxK < D {
+		out += fmt.Sprintf(" (Markov(k) was evaluated for k ≤ %d only, below the prior's depth %d: a higher order may do better than the best shown.)", maxK, D)
+	}
 	var tf *eval.MethodResult
 	for _, r := range tfs {
 		if tf == nil || r.ExcessSecondHalf.Mean < tf.ExcessSecondHalf.Mean {

@@ -53,15 +53,18 @@ func TestMarkovSentenceAndOptimality(t *testing.T) {
 	}{{"CTW", 0}, {"Markov(k=1)", 0.2}, {"Markov(k=3)", 0.03}, {"TF(4,4)", 0.01}, {"TF(4)", 0.25}} {
 		res.Methods = append(res.Methods, eval.MethodResult{Name: m.name, ExcessSecondHalf: iv(m.ex, 0.005)})
 	}
-	s := markovSentence(res, []*eval.MethodResult{res.Method("TF(4)"), res.Method("TF(4,4)")})
-	if !strings.Contains(s, "The best fixed order, Markov(k=3), is clearly worse than the best transformer, TF(4,4)") {
+	s := markovSentence(res, []*eval.MethodResult{res.Method("TF(4)"), res.Method("TF(4,4)")}, 3)
+	if !strings.Contains(s, "The best fixed order, Markov(k=3), is clearly worse than the best transformer, TF(4,4)") || strings.Contains(s, "evaluated for k ≤") {
 		t.Errorf("markov sentence %q", s)
 	}
+	if s := markovSentence(res, []*eval.MethodResult{res.Method("TF(4,4)")}, 5); !strings.Contains(s, "evaluated for k ≤ 3 only, below the prior's depth 5") {
+		t.Errorf("orders below the depth not named: %q", s)
+	}
 	res.Methods[2].ExcessSecondHalf = iv(0.012, 0.005)
-	if s := markovSentence(res, []*eval.MethodResult{res.Method("TF(4,4)")}); !strings.Contains(s, "within noise of") {
+	if s := markovSentence(res, []*eval.MethodResult{res.Method("TF(4,4)")}, 3); !strings.Contains(s, "within noise of") {
 		t.Errorf("overlapping intervals: %q", s)
 	}
-	if s := markovSentence(&eval.Result{Methods: res.Methods[:1]}, nil); s != "" {
+	if s := markovSentence(&eval.Result{Methods: res.Methods[:1]}, nil, 3); s != "" {
 		t.Errorf("no Markov methods: %q", s)
 	}
 

@@ -16,7 +16,7 @@ var reportTextTmpl = template.Must(template.New("report.txt").Funcs(template.Fun
 	"row": func(cells []string) string { return strings.Join(cells, " | ") + " |" },
 }).Parse(`{{.Title}}
 
-Generated {{.Generated}} by vomc reproduce from data drawn in this run (the figures are in report.html and figures/).
+Reproduction of “An Information-Theoretic Approach to Understanding Transformers’ In-Context Learning of Variable-Order Markov Chains”, generated {{.Generated}} by vomc reproduce from data drawn in this run (the figures are in report.html and figures/).
 
 Summary
 
@@ -31,7 +31,7 @@ Missing: {{.Missing}}
 {{end}}{{if .Claim}}
 Paper: {{.Claim}}
 {{end}}{{if .Found}}
-This run: {{.Found}}
+This run ({{if not .Claim}}a description{{else if .Agrees}}agrees{{else}}differs{{end}}): {{.Found}}
 {{end}}{{if .Summary}}
 Verdict: {{.Summary}}.
 {{end}}{{if .Checks}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -164,10 +165,15 @@ func publish(out string, done map[string]*pipeline.Done) (report string, figures
 	if err := copyOut(filepath.Join(done[StageReport].Dir, ReportFile), report); err != nil {
 		return "", nil, err
 	}
-	if slices.Contains(done[StageReport].Outputs, ReportTextFile) { // reports of older builds have none
+	if slices.Contains(done[StageReport].Outputs, ReportTextFile) {
 		if err := copyOut(filepath.Join(done[StageReport].Dir, ReportTextFile), filepath.Join(out, ReportTextFile)); err != nil {
 			return "", nil, err
 		}
+	} else if err := os.Remove(filepath.Join(out, ReportTextFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// A report stage of an older build wrote no text: remove a text
+		// report of an earlier run rather than leave it beside this one's
+		// report.html ('--rerun report' writes it).
+		return "", nil, err
 	}
 	figs := done[StageFigures]
 	if err := copyOut(filepath.Join(figs.Dir, MergedFile), filepath.Join(out, "results.json")); err != nil {
