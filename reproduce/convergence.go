@@ -58,7 +58,11 @@ func (c Convergence) String() string {
 		w = "rising (diverging or overfitting)"
 	}
 	if c.Points < 4 {
-		return fmt.Sprintf("%s (only %d logged losses in the last quarter)", w, c.Points)
+		noun := "losses"
+		if c.Points == 1 {
+			noun = "loss"
+		}
+		return fmt.Sprintf("%s (only %d logged %s in the last quarter)", w, c.Points, noun)
 	}
 	return fmt.Sprintf("%s: the training loss of steps %d–%d, extrapolated, drops %.4f ± %.4f nats over another quarter of the run (tolerance %g)",
 		w, c.FromStep, c.ToStep, c.Drop, c.DropCI, ConvergenceTolerance)
