@@ -136,10 +136,26 @@ type Config struct {
 	// are measured (0: replicate 0 only; the others train without
 	// snapshots).
 	DynamicsSeeds int `json:"dynamics_seeds,omitempty"`
+	// SnapshotSeeds is the number of training replicates that keep their
+	// snapshots (0: DynamicsSeeds; at least DynamicsSeeds): the replicates
+	// beyond DynamicsSeeds get no dynamics stage, but their snapshots can
+	// be measured later with 'vomc dynamics --run' (a replication of
+	// chosen models at the cost of their measurement only).
+	SnapshotSeeds int `json:"snapshot_seeds,omitempty"`
 	// DynamicsHeadWindows is the number of probe windows the head labels
 	// of every snapshot are computed on (0: 50; the null test's cost grows
 	// as its square).
 	DynamicsHeadWindows int `json:"dynamics_head_windows,omitempty"`
+}
+
+// snapshotsOf is the snapshot specification of training replicate r's
+// training: Dynamics for the first max(1, DynamicsSeeds, SnapshotSeeds)
+// replicates, "" for the others.
+func (c Config) snapshotsOf(r int) string {
+	if r >= max(1, c.DynamicsSeeds, c.SnapshotSeeds) {
+		return ""
+	}
+	return c.Dynamics
 }
 
 // dynamicsOf is the snapshot specification of training replicate r:
@@ -431,8 +447,8 @@ func (c Config) Validate() error {
 	if _, err := trainrun.SnapshotSteps(c.Dynamics, 1); err != nil {
 		return fmt.Errorf("reproduce: dynamics: %w", err)
 	}
-	if c.DynamicsSeeds < 0 || c.DynamicsHeadWindows < 0 || c.DynamicsHeadWindows == 1 {
-		return fmt.Errorf("reproduce: dynamics_seeds %d, dynamics_head_windows %d: want 0 (default) or positive (head windows ≥ 2)", c.DynamicsSeeds, c.DynamicsHeadWindows)
+	if c.DynamicsSeeds < 0 || c.SnapshotSeeds < 0 || c.DynamicsHeadWindows < 0 || c.DynamicsHeadWindows == 1 {
+		return fmt.Errorf("reproduce: dynamics_seeds %d, snapshot_seeds %d, dynamics_head_windows %d: want 0 (default) or positive (head windows ≥ 2)", c.DynamicsSeeds, c.SnapshotSeeds, c.DynamicsHeadWindows)
 	}
 	if c.DynamicsWindows < 0 || c.DynamicsWindows == 1 {
 		return fmt.Errorf("reproduce: dynamics_windows %d: want 0 (default) or ≥ 2", c.DynamicsWindows)

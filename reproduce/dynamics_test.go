@@ -50,6 +50,33 @@ func TestDynamicsPlan(t *testing.T) {
 			t.Fatalf("dynamics_seeds %d: %d dynamics stages and %d training stages with snapshots, want %d", tc.dynSeeds, d, s, tc.want)
 		}
 	}
+	// snapshot_seeds: replicate 1 keeps its snapshots without a dynamics
+	// stage, and replicate 0's stages keep their hashes.
+	c := cfg
+	c.SnapshotSeeds = 2
+	if d, s := count(c); d != len(cfg.Models()) || s != 2*len(cfg.Models()) {
+		t.Fatalf("snapshot_seeds 2: %d dynamics stages and %d training stages with snapshots, want %d and %d", d, s, len(cfg.Models()), 2*len(cfg.Models()))
+	}
+	hashes := func(c Config) map[string]string {
+		stages, err := Graph(c, Options{CodeKey: "k"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := map[string]string{}
+		for _, s := range stages {
+			h[s.Name] = s.Hash
+		}
+		return h
+	}
+	with, without := hashes(c), hashes(cfg)
+	for _, m := range cfg.Models() {
+		if n := trainStageName(m, 0); with[n] != without[n] {
+			t.Errorf("%s: hash changed by snapshot_seeds", n)
+		}
+		if n := trainStageName(m, 1); with[n] == without[n] {
+			t.Errorf("%s: hash unchanged though it now keeps snapshots", n)
+		}
+	}
 	for _, bad := range []string{"log:1", "every:0", "x"} {
 		c := cfg
 		c.Dynamics = bad

@@ -79,7 +79,7 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 	if cfg.Engine == trainrun.EngineTorch {
 		inputs["engine"] = cfg.Engine // a Go engine's stage keeps its hash
 	}
-	dyn := cfg.dynamicsOf(r)
+	dyn := cfg.snapshotsOf(r)
 	if dyn != "" {
 		inputs["snapshots"] = dyn // likewise without snapshots
 	}
