@@ -373,7 +373,7 @@ func tied(kl [][]float64, best int, refs []Reference) []string {
 	c, _, _ := eval.CriticalValue(W, 1-TieLevel/float64(R-1))
 	means := make([]float64, R)
 	for r := range R {
-		means[r] = stat(kl[r]).Mean
+		means[r], _ = meanSD(kl[r])
 	}
 	diff := make([]float64, W)
 	worse := func(r, j int) bool { // r shown worse than j

@@ -28,15 +28,25 @@ import (
 // column to the right. It writes the figure to path (.png or .svg,
 // atomically).
 func Figure(path, title, excess string, pts []Point, em []Emergence) error {
-	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
-	if format != "png" && format != "svg" {
-		return fmt.Errorf("dynamics: figure %s: want a .png or .svg extension", path)
+	format, err := figureFormat(path)
+	if err != nil {
+		return err
 	}
 	w, h, fn, err := figure(title, excess, pts, em)
 	if err != nil {
 		return err
 	}
 	return vplot.SaveDrawing(path, true, format, w, h, 0, fn)
+}
+
+// figureFormat is the format of a figure file, "png" or "svg", from its
+// extension.
+func figureFormat(path string) (string, error) {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	if format != "png" && format != "svg" {
+		return "", fmt.Errorf("dynamics: figure %s: want a .png or .svg extension", path)
+	}
+	return format, nil
 }
 
 // figure lays out Figure's figure: its size and drawing function.
@@ -240,9 +250,9 @@ type Panel struct {
 // path (.png or .svg, atomically). The panels do not share axes: each
 // model's steps and divergences set its own.
 func Panels(path string, panels []Panel, cols int) error {
-	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
-	if format != "png" && format != "svg" {
-		return fmt.Errorf("dynamics: figure %s: want a .png or .svg extension", path)
+	format, err := figureFormat(path)
+	if err != nil {
+		return err
 	}
 	w, h, fn, err := panelsFigure(panels, cols)
 	if err != nil {

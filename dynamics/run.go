@@ -272,6 +272,22 @@ func (r *Result) writeCSV(w io.Writer) error {
 	return cw.Error()
 }
 
+// PhaseKL is the divergence from the phase's closest reference at the
+// phase's last snapshot (false when r has no such point or reference).
+func (r *Result) PhaseKL(ph Phase) (Divergence, bool) {
+	for _, pt := range r.Points {
+		if pt.Step != ph.To {
+			continue
+		}
+		for _, d := range pt.KL {
+			if d.Reference == ph.Closest {
+				return d, true
+			}
+		}
+	}
+	return Divergence{}, false
+}
+
 // PhasesText is the table of "closest algorithm" phases and the heads'
 // emergence steps.
 func (r *Result) PhasesText() string {
@@ -284,14 +300,8 @@ func (r *Result) PhasesText() string {
 	}
 	for _, ph := range r.Phases {
 		kl := 0.0
-		for _, p := range r.Points {
-			if p.Step == ph.To {
-				for _, d := range p.KL {
-					if d.Reference == ph.Closest {
-						kl = d.Window.Mean
-					}
-				}
-			}
+		if d, ok := r.PhaseKL(ph); ok {
+			kl = d.Window.Mean
 		}
 		name := ph.Name()
 		fmt.Fprintf(&b, "  steps %7d–%-7d %s%s (KL %.4f nats at step %d)\n", ph.From, ph.To, name, strings.Repeat(" ", width-utf8.RuneCountInString(name)), kl, ph.To)

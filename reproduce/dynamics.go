@@ -3,7 +3,6 @@ package reproduce
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -124,8 +123,7 @@ func drawDynamics(cfg Config, deps map[string]*pipeline.Done, path string) (bool
 }
 
 // dynamicsSection is the report's "Training dynamics" section: the grid
-// of panels (each model's own figure when the figures stage has none),
-// a description, and two tables — every model's sequence of closest
+// of panels (DynamicsFile in figDir), a description, and two tables — every model's sequence of closest
 // algorithms with their step ranges, and the steps from which its heads
 // keep their final labels (ok false when the study measures none).
 func dynamicsSection(cfg Config, deps map[string]*pipeline.Done, figDir string) (files []string, f Finding, tables []table, ok bool, err error) {
@@ -133,15 +131,9 @@ func dynamicsSection(cfg Config, deps map[string]*pipeline.Done, figDir string) 
 	if err != nil || len(res) == 0 {
 		return nil, Finding{}, nil, false, err
 	}
-	if p := filepath.Join(figDir, DynamicsFile); fileExists(p) {
-		files = []string{p}
-	} else {
-		for _, d := range dynamicsRuns(cfg) {
-			if done, ok := deps[dynamicsStageName(d.m, d.r)]; ok {
-				files = append(files, filepath.Join(done.Dir, dynamics.Files.PNG))
-			}
-		}
-	}
+	// The figures stage depends on the same dynamics stages, so it drew
+	// the grid from these results.
+	files = []string{filepath.Join(figDir, DynamicsFile)}
 	ph := table{Caption: fmt.Sprintf("Closest algorithm by training step: the reference of least mean KL(reference ‖ model) per position on the %d probe windows; "+
 		"“A ≈ B”: the probe windows cannot tell A and B apart — neither is shown worse than any reference by paired (window by window) comparisons "+
 		"at a family-wise level of %g (Bonferroni) — which is not evidence that they are equal. A phase's names are those of its last snapshot, the closest first. "+
@@ -176,20 +168,8 @@ func dynamicsSection(cfg Config, deps map[string]*pipeline.Done, figDir string) 
 // klAt is the divergence of the phase's closest reference at its last
 // step, with its interval.
 func klAt(r *dynamics.Result, p dynamics.Phase) string {
-	for _, pt := range r.Points {
-		if pt.Step != p.To {
-			continue
-		}
-		for _, d := range pt.KL {
-			if d.Reference == p.Closest {
-				return fmt.Sprintf("%.4f ± %.4f", d.Window.Mean, d.Window.CI)
-			}
-		}
+	if d, ok := r.PhaseKL(p); ok {
+		return fmt.Sprintf("%.4f ± %.4f", d.Window.Mean, d.Window.CI)
 	}
 	return "—"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
