@@ -184,15 +184,10 @@ func distributions(p predict.Predictor, x []byte) []float64 {
 	return out
 }
 
-// stat is the mean and 95% half-width of v.
+// stat is the mean and 95% half-width of v (eval.MeanInterval).
 func stat(v []float64) Stat {
-	m, sd := meanSD(v)
-	c, _, _ := eval.CriticalValue(len(v), 0.95)
-	ci := math.NaN()
-	if len(v) > 1 {
-		ci = c * sd / math.Sqrt(float64(len(v)))
-	}
-	return Stat{m, ci}
+	iv := eval.MeanInterval(v, 0.95)
+	return Stat{iv.Mean, iv.Hi - iv.Mean}
 }
 
 // minProb bounds the model's probabilities from below in −ln p and KL: a
@@ -370,18 +365,17 @@ func tied(kl [][]float64, best int, refs []Reference) []string {
 	if R < 2 {
 		return nil
 	}
-	c, _, _ := eval.CriticalValue(W, 1-TieLevel/float64(R-1))
+	conf := 1 - TieLevel/float64(R-1)
 	means := make([]float64, R)
 	for r := range R {
-		means[r], _ = meanSD(kl[r])
+		means[r] = eval.MeanInterval(kl[r], conf).Mean
 	}
 	diff := make([]float64, W)
 	worse := func(r, j int) bool { // r shown worse than j
 		for w := range diff {
 			diff[w] = kl[r][w] - kl[j][w]
 		}
-		m, sd := meanSD(diff)
-		return m-c*sd/math.Sqrt(float64(W)) > 0
+		return eval.MeanInterval(diff, conf).Lo > 0
 	}
 	var in []int
 	for r := range R {
@@ -405,21 +399,6 @@ func tied(kl [][]float64, best int, refs []Reference) []string {
 		out = append(out, refs[r].Name)
 	}
 	return out
-}
-
-// meanSD is the mean and sample standard deviation (divisor n − 1) of v.
-func meanSD(v []float64) (float64, float64) {
-	n := float64(len(v))
-	m := 0.0
-	for _, x := range v {
-		m += x
-	}
-	m /= n
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(ss / (n - 1))
 }
 
 // Phase is a run of consecutive snapshots with the same set of closest

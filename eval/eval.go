@@ -141,26 +141,23 @@ type MethodResult struct {
 }
 
 // PairedSecondHalf is the mean over windows of a's second-half loss minus
-// b's, with its paired confidence interval (Student-t at level conf,
-// across windows); ok is false unless both hold per-window values for the
-// same number (≥ 2) of windows.
+// b's, with its paired confidence interval (MeanInterval of the
+// differences: Student-t at level conf, across windows); ok is false
+// unless both hold per-window values for the same number (≥ 2) of windows
+// and conf lies in (0, 1).
 func PairedSecondHalf(a, b *MethodResult, conf float64) (d Interval, ok bool) {
 	n := len(a.SecondHalfWindows)
 	if n < 2 || len(b.SecondHalfWindows) != n {
 		return Interval{}, false
 	}
-	var mean, m2 float64
-	for j := range n {
-		x := a.SecondHalfWindows[j] - b.SecondHalfWindows[j]
-		delta := x - mean
-		mean += delta / float64(j+1)
-		m2 += delta * (x - mean)
-	}
-	crit, _, err := CriticalValue(n, conf)
-	if err != nil {
+	if _, _, err := CriticalValue(n, conf); err != nil {
 		return Interval{}, false
 	}
-	return interval(mean, m2, n, crit), true
+	diff := make([]float64, n)
+	for j := range n {
+		diff[j] = a.SecondHalfWindows[j] - b.SecondHalfWindows[j]
+	}
+	return MeanInterval(diff, conf), true
 }
 
 // Result is the outcome of Evaluate. It is plain data: it can be written

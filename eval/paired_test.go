@@ -62,3 +62,23 @@ func TestPairedSecondHalf(t *testing.T) {
 		t.Errorf("wrong number of per-window values: %v", err)
 	}
 }
+
+// TestMeanInterval: mean ± t_{0.975,n−1}·sd/√n; one value keeps its mean
+// with NaN bounds; none, or a level outside (0, 1), gives NaN.
+func TestMeanInterval(t *testing.T) {
+	iv := eval.MeanInterval([]float64{1, 2, 3, 4}, 0.95)
+	// sd = √(5/3), t_{0.975,3} = 3.182446305
+	half := 3.182446305284263 * math.Sqrt(5.0/3) / 2
+	if math.Abs(iv.Mean-2.5) > 1e-15 || math.Abs(iv.SD-math.Sqrt(5.0/3)) > 1e-15 || math.Abs(iv.Hi-2.5-half) > 1e-9 || math.Abs(2.5-iv.Lo-half) > 1e-9 {
+		t.Errorf("MeanInterval(1..4) = %+v, want 2.5 ± %g", iv, half)
+	}
+	if iv := eval.MeanInterval([]float64{7}, 0.95); iv.Mean != 7 || !math.IsNaN(iv.SD) || !math.IsNaN(iv.Lo) || !math.IsNaN(iv.Hi) {
+		t.Errorf("one value: %+v", iv)
+	}
+	if iv := eval.MeanInterval(nil, 0.95); !math.IsNaN(iv.Mean) || !math.IsNaN(iv.Lo) {
+		t.Errorf("no values: %+v", iv)
+	}
+	if iv := eval.MeanInterval([]float64{1, 2}, 1.5); iv.Mean != 1.5 || !math.IsNaN(iv.Lo) || !math.IsNaN(iv.Hi) {
+		t.Errorf("level 1.5: %+v", iv)
+	}
+}

@@ -111,6 +111,31 @@ func (w *welford) merge(o *welford) {
 	w.n += o.n
 }
 
+// MeanInterval is the mean of xs with its two-sided confidence interval
+// at level conf (mean ± CriticalValue(n, conf)·sd/√n, sd with divisor
+// n − 1). With no values every field is NaN; with one, or with conf
+// outside (0, 1), the mean is kept and SD, Lo and Hi are NaN.
+func MeanInterval(xs []float64, conf float64) Interval {
+	n := len(xs)
+	if n == 0 {
+		return Interval{Mean: math.NaN(), SD: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	}
+	mean := 0.0
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(n)
+	m2 := 0.0
+	for _, x := range xs {
+		m2 += (x - mean) * (x - mean)
+	}
+	crit, _, err := CriticalValue(n, conf)
+	if err != nil {
+		crit = math.NaN()
+	}
+	return interval(mean, m2, n, crit)
+}
+
 // interval turns a mean and M2 over n samples into an Interval with the
 // critical value crit (see CriticalValue).
 func interval(mean, m2 float64, n int, crit float64) Interval {

@@ -19,29 +19,7 @@ const SeedConfidence = 0.95
 // its SeedConfidence Student-t interval mean ± t_{0.975, S−1}·sd/√S; SD,
 // Lo and Hi are NaN for fewer than two values.
 func AcrossSeeds(xs []float64) eval.Interval {
-	n := len(xs)
-	if n == 0 {
-		return eval.Interval{Mean: math.NaN(), SD: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
-	}
-	mean := 0.0
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(n)
-	if n < 2 {
-		return eval.Interval{Mean: mean, SD: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
-	}
-	ss := 0.0
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	sd := math.Sqrt(ss / float64(n-1))
-	c, _, err := eval.CriticalValue(n, SeedConfidence)
-	if err != nil {
-		c = math.NaN()
-	}
-	h := c * sd / math.Sqrt(float64(n))
-	return eval.Interval{Mean: mean, SD: sd, Lo: mean - h, Hi: mean + h}
+	return eval.MeanInterval(xs, SeedConfidence)
 }
 
 // SeedStats are one model's results across its training replicates: the
