@@ -32,7 +32,7 @@ func Figure(path, title, excess string, pts []Point, em []Emergence) error {
 	if err != nil {
 		return err
 	}
-	w, h, fn, err := figure(title, excess, pts, em)
+	w, h, fn, _, err := figure(title, excess, pts, em, true)
 	if err != nil {
 		return err
 	}
@@ -49,11 +49,23 @@ func figureFormat(path string) (string, error) {
 	return format, nil
 }
 
-// figure lays out Figure's figure: its size and drawing function.
-func figure(title, excess string, pts []Point, em []Emergence) (vg.Length, vg.Length, func(draw.Canvas), error) {
+// legendEntry is one line of a figure's legend; drawn: the figure has the
+// line (a reference with no positive divergence has none on log axes).
+type legendEntry struct {
+	name  string
+	thumb gplot.Thumbnailer
+	drawn bool
+}
+
+// figure lays out Figure's figure: its size, its drawing function and its
+// legend's entries (one per reference, in order, then the excess loss when
+// drawn), drawn beside the axes when legend is set (Panels draws them once
+// for all panels otherwise).
+func figure(title, excess string, pts []Point, em []Emergence, legend bool) (vg.Length, vg.Length, func(draw.Canvas), []legendEntry, error) {
 	if len(pts) == 0 {
-		return 0, 0, nil, fmt.Errorf("dynamics: no points to draw")
+		return 0, 0, nil, nil, fmt.Errorf("dynamics: no points to draw")
 	}
+	var entries []legendEntry
 	p := gplot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "training step"
@@ -97,7 +109,7 @@ func figure(title, excess string, pts []Point, em []Emergence) (vg.Length, vg.Le
 	for i, xy := range runs {
 		l, err := plotter.NewLine(xy)
 		if err != nil {
-			return 0, 0, nil, err
+			return 0, 0, nil, nil, err
 		}
 		l.Color, l.Width, l.Dashes = color.Gray{0x90}, vg.Points(3), nil
 		p.Add(l) // first, so that the reference lines (CTW's, close to it) are drawn over it
@@ -109,6 +121,13 @@ func figure(title, excess string, pts []Point, em []Emergence) (vg.Length, vg.Le
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	k := 0
 	for r, d := range pts[0].KL {
+		// the style by the reference's place, whether drawn or not, so
+		// that every panel of Panels gives a reference the same style
+		ref := strings.HasPrefix(d.Reference, "CTW")
+		st := vplot.MethodStyle(k, ref)
+		if !ref {
+			k++
+		}
 		xy := make(plotter.XYs, 0, len(pts))
 		for _, pt := range pts {
 			v := pt.KL[r].Window.Mean
@@ -119,27 +138,31 @@ func figure(title, excess string, pts []Point, em []Emergence) (vg.Length, vg.Le
 			lo, hi = min(lo, v), max(hi, v)
 			xmin, xmax = min(xmin, float64(pt.Step)), max(xmax, float64(pt.Step))
 		}
-		if len(xy) == 0 {
-			continue
-		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
-			return 0, 0, nil, err
-		}
-		ref := strings.HasPrefix(d.Reference, "CTW")
-		st := vplot.MethodStyle(k, ref)
-		if !ref {
-			k++
+		l := &plotter.Line{LineStyle: plotter.DefaultLineStyle} // the legend's, when not drawn
+		if len(xy) > 0 {
+			var err error
+			if l, err = plotter.NewLine(xy); err != nil {
+				return 0, 0, nil, nil, err
+			}
 		}
 		l.Color, l.Dashes, l.Width = st.Color, st.Dashes, vg.Points(1.5)
-		p.Add(l)
-		p.Legend.Add(d.Reference, l)
+		entries = append(entries, legendEntry{d.Reference, l, len(xy) > 0})
+		if len(xy) > 0 {
+			p.Add(l)
+		}
 	}
 	if math.IsInf(lo, 1) {
-		return 0, 0, nil, fmt.Errorf("dynamics: no positive divergence at a step ≥ 1 to draw")
+		return 0, 0, nil, nil, fmt.Errorf("dynamics: no positive divergence at a step ≥ 1 to draw")
 	}
 	if exLegend != nil {
-		p.Legend.Add("excess loss over "+excess, exLegend)
+		entries = append(entries, legendEntry{"excess loss over " + excess, exLegend, true})
+	}
+	if legend {
+		for _, e := range entries {
+			if e.drawn {
+				p.Legend.Add(e.name, e.thumb)
+			}
+		}
 	}
 	// The emergence steps, each with the heads that emerged there.
 	byStep := map[int][]string{}
@@ -156,7 +179,7 @@ func figure(title, excess string, pts []Point, em []Emergence) (vg.Length, vg.Le
 	}
 	sort.Slice(marks, func(i, j int) bool { return marks[i].step < marks[j].step })
 	p.X.Min, p.X.Max = xmin, xmax
-	return 8 * vg.Inch, 5 * vg.Inch, func(c draw.Canvas) { drawFigure(p, marks, vplot.Padded(c, vg.Points(4))) }, nil
+	return 8 * vg.Inch, 5 * vg.Inch, func(c draw.Canvas) { drawFigure(p, marks, vplot.Padded(c, vg.Points(4))) }, entries, nil
 }
 
 // mark is an emergence step and its label.
@@ -166,7 +189,7 @@ type mark struct {
 	row   int
 }
 
-// drawFigure draws p (legend on the right) with the emergence marks: a
+// drawFigure draws p (its legend, if any, on the right) with the emergence marks: a
 // dotted line through the data area at each step, its label in a band
 // between the title and the data area, in as many rows as keep the labels
 // apart, each label centred on its line where it fits.
@@ -248,7 +271,10 @@ type Panel struct {
 // reference against the training step, log scales, its heads' emergence
 // steps marked) in a grid of cols columns, row by row, and writes it to
 // path (.png or .svg, atomically). The panels do not share axes: each
-// model's steps and divergences set its own.
+// model's steps and divergences set its own. When every panel has the
+// same references (and excess reference), and so the same lines, their
+// legend is drawn once, in columns above the grid, and the panels' axes
+// take their whole width; otherwise each panel has its own legend.
 func Panels(path string, panels []Panel, cols int) error {
 	format, err := figureFormat(path)
 	if err != nil {
@@ -261,6 +287,27 @@ func Panels(path string, panels []Panel, cols int) error {
 	return vplot.SaveDrawing(path, true, format, w, h, 0, fn)
 }
 
+// sameLines reports whether every panel draws the same lines: the same
+// references in the same order and the same excess reference.
+func sameLines(panels []Panel) bool {
+	names := func(p Panel) string {
+		var b strings.Builder
+		b.WriteString(p.Excess)
+		if len(p.Points) > 0 {
+			for _, d := range p.Points[0].KL {
+				b.WriteString("\x00" + d.Reference)
+			}
+		}
+		return b.String()
+	}
+	for _, p := range panels[1:] {
+		if names(p) != names(panels[0]) {
+			return false
+		}
+	}
+	return true
+}
+
 // panelsFigure lays out Panels' figure: its size and drawing function.
 func panelsFigure(panels []Panel, cols int) (vg.Length, vg.Length, func(draw.Canvas), error) {
 	if len(panels) == 0 {
@@ -269,19 +316,94 @@ func panelsFigure(panels []Panel, cols int) (vg.Length, vg.Length, func(draw.Can
 	cols = max(1, min(cols, len(panels)))
 	rows := (len(panels) + cols - 1) / cols
 	const cw, ch = 7 * vg.Inch, 4.6 * vg.Inch
+	shared := sameLines(panels)
 	fns := make([]func(draw.Canvas), len(panels))
+	var entries []legendEntry // the lines drawn in any panel
 	for i, p := range panels {
-		_, _, fn, err := figure(p.Title, p.Excess, p.Points, p.Emergences)
+		_, _, fn, es, err := figure(p.Title, p.Excess, p.Points, p.Emergences, !shared)
 		if err != nil {
 			return 0, 0, nil, fmt.Errorf("%s: %w", p.Title, err)
 		}
 		fns[i] = fn
+		for j, e := range es {
+			if j == len(entries) {
+				entries = append(entries, e)
+			} else if e.drawn && !entries[j].drawn {
+				entries[j] = e
+			}
+		}
 	}
-	return vg.Length(cols) * cw, vg.Length(rows) * ch, func(c draw.Canvas) {
+	var drawn []legendEntry
+	for _, e := range entries {
+		if e.drawn {
+			drawn = append(drawn, e)
+		}
+	}
+	w := vg.Length(cols) * cw
+	var band vg.Length
+	var drawLegend func(draw.Canvas)
+	if shared {
+		band, drawLegend = legendBand(drawn, w)
+	}
+	return w, band + vg.Length(rows)*ch, func(c draw.Canvas) {
+		if drawLegend != nil {
+			drawLegend(draw.Crop(c, 0, 0, c.Max.Y-c.Min.Y-band, 0))
+		}
 		for i, fn := range fns {
 			r, k := i/cols, i%cols
-			min := vg.Point{X: c.Min.X + vg.Length(k)*cw, Y: c.Max.Y - vg.Length(r+1)*ch}
+			min := vg.Point{X: c.Min.X + vg.Length(k)*cw, Y: c.Max.Y - band - vg.Length(r+1)*ch}
 			fn(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: min, Max: vg.Point{X: min.X + cw, Y: min.Y + ch}}})
 		}
 	}, nil
+}
+
+// legendBand lays out the entries of a shared legend in as many columns of
+// equal width as fit in width w (entries in reading order, row by row):
+// the height of the band and its drawing function, which draws the band
+// centred in the canvas it is given.
+func legendBand(entries []legendEntry, w vg.Length) (vg.Length, func(draw.Canvas)) {
+	if len(entries) == 0 {
+		return 0, nil
+	}
+	one := func(es []legendEntry) gplot.Legend {
+		l := gplot.NewLegend()
+		l.TextStyle.Font.Size = vg.Points(12)
+		l.ThumbnailWidth = vg.Points(32)
+		l.Padding = vg.Points(4)
+		l.Top, l.Left = true, true
+		for _, e := range es {
+			l.Add(e.name, e.thumb)
+		}
+		return l
+	}
+	probe := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: w}}}
+	colW := vg.Length(0)
+	for _, e := range entries {
+		l := one([]legendEntry{e})
+		colW = max(colW, l.Rectangle(probe).Size().X)
+	}
+	colW += vg.Points(16) // between columns
+	const margin = 8 * vg.Length(1)
+	ncol := max(1, min(len(entries), int((w-2*margin)/colW)))
+	nrow := (len(entries) + ncol - 1) / ncol
+	columns := make([]gplot.Legend, ncol)
+	for k := range columns {
+		var es []legendEntry
+		for r := range nrow {
+			if i := r*ncol + k; i < len(entries) {
+				es = append(es, entries[i])
+			}
+		}
+		columns[k] = one(es)
+	}
+	full := one(entries[:nrow])
+	h := full.Rectangle(probe).Size().Y + 2*margin
+	return h, func(c draw.Canvas) {
+		left := c.Min.X + (c.Max.X-c.Min.X-vg.Length(ncol)*colW)/2
+		for k := range columns {
+			x := left + vg.Length(k)*colW
+			columns[k].Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: x, Y: c.Min.Y + margin}, Max: vg.Point{X: x + colW, Y: c.Max.Y - margin}}})
+		}
+	}
 }

@@ -53,7 +53,7 @@ func TestFigureText(t *testing.T) {
 		{"edges", 1000, []Emergence{{Layer: 1, Head: 1, Step: 1}, {Layer: 1, Head: 2, Step: 2}, {Layer: 3, Head: 8, Step: 1000}, {Layer: 3, Head: 7, Step: 900}, {Layer: 3, Head: 6, Step: 800}}},
 		{"none", 100, nil},
 	} {
-		w, h, fn, err := figure("Training dynamics: "+tc.name, "CTW", testPoints(tc.last), tc.em)
+		w, h, fn, _, err := figure("Training dynamics: "+tc.name, "CTW", testPoints(tc.last), tc.em, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,25 +80,66 @@ func TestFigureText(t *testing.T) {
 
 // TestPanelsText: the grid of panels (five models in two columns, so the
 // last row is half full) keeps every panel's text apart and inside the
-// figure, and names every panel and every head.
+// figure, and names every panel and every head; panels with the same lines
+// share one legend above the grid (each entry once), panels with different
+// references keep their own.
 func TestPanelsText(t *testing.T) {
 	var ps []Panel
 	for i, last := range []int{4096, 600, 1000, 100, 6000} {
-		ps = append(ps, Panel{Title: "Training dynamics: model " + string(rune('A'+i)), Points: testPoints(last),
+		ps = append(ps, Panel{Title: "Training dynamics: model " + string(rune('A'+i)), Excess: "CTW", Points: testPoints(last),
 			Emergences: []Emergence{{Layer: 1, Head: 1, Step: last / 3}, {Layer: 2, Head: i + 1, Step: last / 2}}})
 	}
 	w, h, fn, err := panelsFigure(ps, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(float64(w-14*vg.Inch)) > 1e-9 || math.Abs(float64(h-3*4.6*vg.Inch)) > 1e-9 {
-		t.Errorf("size %v × %v, want 2 × 3 panels", w, h)
+	band := h - 3*4.6*vg.Inch
+	if math.Abs(float64(w-14*vg.Inch)) > 1e-9 || band <= 0 || band > vg.Inch {
+		t.Errorf("size %v × %v, want 2 × 3 panels of 7 × 4.6 in and a legend band under an inch", w, h)
 	}
-	text := strings.Join(plottest.Texts(plottest.Check(t, "panels", w, h, fn)), " ")
+	boxes := plottest.Check(t, "panels", w, h, fn)
+	text := strings.Join(plottest.Texts(boxes), " ")
 	for i, p := range ps {
 		if !strings.Contains(text, p.Title) || !strings.Contains(text, "L2H"+string(rune('1'+i))) {
 			t.Errorf("panel %q or its head L2H%d missing", p.Title, i+1)
 		}
+	}
+	for _, e := range append(refNames(ps[0]), "excess loss over CTW") {
+		n := 0
+		for _, b := range boxes {
+			if b.Text == e {
+				n++
+				if b.Min.Y < h-band {
+					t.Errorf("legend entry %q at y = %v, below the band (from %v)", e, b.Min.Y, h-band)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("legend entry %q drawn %d times, want once", e, n)
+		}
+	}
+	// A panel with other references: every panel keeps its own legend.
+	other := ps[4]
+	other.Points = testPoints(6000)
+	for i := range other.Points {
+		other.Points[i].KL = other.Points[i].KL[1:]
+	}
+	mixed := append(ps[:4:4], other)
+	w, h, fn, err = panelsFigure(mixed, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(float64(h-3*4.6*vg.Inch)) > 1e-9 {
+		t.Errorf("different references: height %v, want the grid's alone", h)
+	}
+	n := 0
+	for _, b := range plottest.Check(t, "mixed", w, h, fn) {
+		if b.Text == "Markov(k=1,α=0.5)" {
+			n++
+		}
+	}
+	if n != len(mixed) {
+		t.Errorf("different references: Markov(1) in %d legends, want %d", n, len(mixed))
 	}
 	if _, _, _, err := panelsFigure(nil, 2); err == nil {
 		t.Error("no panels: no error")
@@ -111,4 +152,13 @@ func TestPanelsText(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// refNames are the references of a panel's first point.
+func refNames(p Panel) []string {
+	var out []string
+	for _, d := range p.Points[0].KL {
+		out = append(out, d.Reference)
+	}
+	return out
 }
