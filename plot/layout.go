@@ -19,7 +19,8 @@ import (
 // Wrap breaks text into lines no wider than width in the style sty: at
 // the clause boundaries ", " where it can, filling each line greedily with
 // clauses, and at spaces inside a clause wider than width (a word wider
-// than width gets a line of its own). Existing line breaks are kept.
+// than width gets a line of its own), but not inside a parenthesis of at
+// most three words ("(offset 1)"). Existing line breaks are kept.
 func Wrap(text string, sty draw.TextStyle, width Length) string {
 	var out []string
 	for _, para := range strings.Split(text, "\n") {
@@ -33,7 +34,7 @@ func Wrap(text string, sty draw.TextStyle, width Length) string {
 				out = append(out, strings.TrimSpace(line))
 				line = cl
 			default: // a long clause: by words, from where the line is
-				for _, w := range strings.Fields(cl) {
+				for _, w := range words(cl) {
 					if line == "" || sty.Width(strings.TrimSpace(line)+" "+w) <= width {
 						line = strings.TrimSpace(line) + " " + w
 						line = strings.TrimSpace(line)
@@ -53,6 +54,26 @@ func Wrap(text string, sty draw.TextStyle, width Length) string {
 		out = out[1:]
 	}
 	return strings.Join(out, "\n")
+}
+
+// words splits a clause at its spaces, except inside a parenthesis that
+// closes within three words, which stays one word.
+func words(cl string) []string {
+	f := strings.Fields(cl)
+	var out []string
+	for i := 0; i < len(f); i++ {
+		w := f[i]
+		if strings.HasPrefix(w, "(") && !strings.Contains(w, ")") {
+			for j := i + 1; j < len(f) && j <= i+2; j++ {
+				if strings.Contains(f[j], ")") {
+					w, i = strings.Join(f[i:j+1], " "), j
+					break
+				}
+			}
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // FitText makes text fit in width: unchanged when it does at the style's

@@ -221,6 +221,13 @@ func TestWrapFit(t *testing.T) {
 	if got := plot.Wrap(s, sty, 1000); got != s {
 		t.Errorf("Wrap (wide) = %q", got)
 	}
+	// A long clause is broken at spaces, but not inside a short
+	// parenthesis.
+	s = "unlabelled (best: suffix-match k=1 (offset 1), mass 0.46 vs chance 0.46, p_adj 1)"
+	w = sty.Width("unlabelled (best: suffix-match k=1 (offset") + 1
+	if got, want := plot.Wrap(s, sty, w), "unlabelled (best: suffix-match k=1\n(offset 1), mass 0.46 vs chance 0.46,\np_adj 1)"; got != want {
+		t.Errorf("Wrap = %q, want %q", got, want)
+	}
 	p.Title.Text = "Fig. 3: transformers vs KN vs CTW (A=3, D=3, N=256, 1000 test windows)"
 	restore := plot.FitTitle(p, sty.Width("Fig. 3: transformers vs KN vs CTW")+2)
 	if got, want := p.Title.Text, "Fig. 3: transformers vs KN vs CTW\n(A=3, D=3, N=256, 1000 test windows)"; got != want {
