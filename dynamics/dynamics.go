@@ -29,6 +29,7 @@ package dynamics
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -117,6 +118,13 @@ type Options struct {
 	Workers int
 	// Progress, if set, is called after each snapshot.
 	Progress func(done, total int)
+	// Checkpoint, if set, is a file that keeps every snapshot's point as
+	// soon as it is measured (JSON lines, synced), so that a measurement
+	// interrupted (cancelled, killed) and started again with the same
+	// options and snapshots resumes after the last kept snapshot, with the
+	// same result as one uninterrupted run. The caller removes it once the
+	// result is written (RemoveCheckpoint).
+	Checkpoint string
 }
 
 // Stat is a mean over windows with the half-width of its 95% interval
@@ -154,8 +162,10 @@ type Point struct {
 	// Loss is the model's loss per symbol (nats) over the window and its
 	// second half; Excess and ExcessHalf the same minus the reference's,
 	// paired by window.
-	Loss, LossHalf     Stat `json:"-"`
-	Excess, ExcessHalf Stat
+	Loss       Stat `json:"loss"`
+	LossHalf   Stat `json:"loss_half"`
+	Excess     Stat `json:"excess"`
+	ExcessHalf Stat `json:"excess_half"`
 	// KL are the divergences from every reference, in Options.References
 	// order; Closest names the reference of least window divergence, and
 	// Tied the others that the probe windows cannot tell apart from the
@@ -168,6 +178,24 @@ type Point struct {
 	Tied    []string     `json:"tied_with,omitempty"`
 	// Heads are the head labels (nil without maps or with HeadWindows < 0).
 	Heads []Head `json:"heads,omitempty"`
+}
+
+// UnmarshalJSON reads a Point, also as the builds before 2026-11-25 wrote
+// it: without the loss (then zero) and with the excess under "Excess" and
+// "ExcessHalf".
+func (p *Point) UnmarshalJSON(b []byte) error {
+	type plain Point
+	aux := struct {
+		*plain
+		OldExcessHalf *Stat `json:"ExcessHalf"`
+	}{plain: (*plain)(p)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.OldExcessHalf != nil && p.ExcessHalf == (Stat{}) {
+		p.ExcessHalf = *aux.OldExcessHalf
+	}
+	return nil
 }
 
 // refDists holds a reference's distributions of every probe window.
@@ -248,10 +276,32 @@ func Measure(ctx context.Context, snaps []Snapshot, load func(Snapshot) (Model, 
 		maxK = 3
 	}
 	half := N / 2
+	var ck *checkpoint
+	if opts.Checkpoint != "" {
+		var err error
+		if ck, err = openCheckpoint(opts.Checkpoint, measurementKey(opts, hw, maxK)); err != nil {
+			return nil, err
+		}
+		defer ck.close()
+	}
 	var out []Point
 	for i, s := range snaps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		var sum string
+		if ck != nil {
+			var err error
+			if sum, err = fileSHA256(s.Path); err != nil {
+				return nil, fmt.Errorf("dynamics: snapshot: %w", err)
+			}
+			if p, ok := ck.lookup(s, sum); ok {
+				out = append(out, p)
+				if opts.Progress != nil {
+					opts.Progress(i+1, len(snaps))
+				}
+				continue
+			}
 		}
 		m, err := load(s)
 		if err != nil {
@@ -338,6 +388,11 @@ func Measure(ctx context.Context, snaps []Snapshot, load func(Snapshot) (Model, 
 				hyp, _, _ := strings.Cut(h.Best.String(), ", mass ")
 				p.Heads = append(p.Heads, Head{Layer: h.Layer, Head: h.Head, Labelled: h.Labelled, Hypothesis: hyp,
 					Label: h.Label, Lift: h.Best.Lift(), PAdj: h.Best.PAdj})
+			}
+		}
+		if ck != nil {
+			if err := ck.add(s, sum, p); err != nil {
+				return nil, err
 			}
 		}
 		out = append(out, p)

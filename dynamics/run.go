@@ -53,7 +53,10 @@ type RunConfig struct {
 	HeadWindows, MaxK int
 	Null              attnmap.NullOptions
 	Workers           int
-	Progress          func(done, total int)
+	// Checkpoint, if set, keeps the measured snapshots so that an
+	// interrupted run resumes (Options.Checkpoint).
+	Checkpoint string
+	Progress   func(done, total int)
 	// Bar, when not nil and Progress is nil, receives a progress bar of
 	// the snapshots.
 	Bar io.Writer
@@ -114,7 +117,7 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 		return m, nil
 	}
 	pts, err := Measure(ctx, snaps, load, Options{Windows: probe, References: refs, HeadWindows: cfg.HeadWindows,
-		MaxK: cfg.MaxK, Null: cfg.Null, Workers: cfg.Workers, Progress: cfg.Progress})
+		MaxK: cfg.MaxK, Null: cfg.Null, Workers: cfg.Workers, Progress: cfg.Progress, Checkpoint: cfg.Checkpoint})
 	if err != nil {
 		return nil, err
 	}

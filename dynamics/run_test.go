@@ -60,6 +60,27 @@ func TestReadResult(t *testing.T) {
 	if got.PhasesText() != r.PhasesText() {
 		t.Errorf("phases text differs:\n%s\nwant\n%s", got.PhasesText(), r.PhasesText())
 	}
+	// every field of a point is written and read back (the loss was
+	// once left out of dynamics.json)
+	pts[3].Loss, pts[3].LossHalf, pts[3].ExcessHalf = Stat{0.61, 0.02}, Stat{0.58, 0.03}, Stat{0.04, 0.01}
+	if err := r.Write(dir, "t", true); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = ReadResult(filepath.Join(dir, Files.JSON)); err != nil {
+		t.Fatal(err)
+	}
+	if p := got.Points[3]; p.Loss != pts[3].Loss || p.LossHalf != pts[3].LossHalf || p.Excess != pts[3].Excess || p.ExcessHalf != pts[3].ExcessHalf {
+		t.Errorf("point read back %+v, want %+v", p, pts[3])
+	}
+	// a file of the builds before 2026-11-25 ("Excess", "ExcessHalf", no
+	// loss), from the depth-5 run
+	old, err := ReadResult(filepath.Join("testdata", "old_format.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := old.Points[1]; p.Excess != (Stat{0.12695591657032423, 0.021433172197008632}) || p.ExcessHalf != (Stat{0.15234119514568065, 0.025142752527563282}) || p.Loss != (Stat{}) {
+		t.Errorf("old format: excess %+v, second half %+v, loss %+v", p.Excess, p.ExcessHalf, p.Loss)
+	}
 	for _, body := range []string{`{"points": []}`, `not json`, `{"references": ["a", "b"], "points": [{"step": 1, "kl": [{"reference": "a"}]}]}`} {
 		p := filepath.Join(dir, "bad.json")
 		os.WriteFile(p, []byte(body), 0o644)

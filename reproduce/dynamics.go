@@ -26,15 +26,20 @@ func dynamicsStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 		Kind:   pipeline.KindEval,
 		Inputs: map[string]any{"label": RepLabel(m, r), "windows": cfg.DynamicsWindows, "head_windows": cfg.headWindows(), "defaults": defaults(cfg)},
 		Deps:   []string{StageTrainData, StageTestData, train},
+		// resumable: the snapshots measured so far are kept in the stage's
+		// directory (dynamics.Options.Checkpoint), so an interrupted stage
+		// goes on from the last one
+		Resumable: true,
 		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
 			test := filepath.Join(sc.Deps[StageTestData].Dir, dataDir)
 			nw := cfg.DynamicsWindows
 			if nw == 0 {
 				nw = min(200, cfg.TestTrees)
 			}
+			ck := filepath.Join(sc.Dir, dynamicsCheckpoint)
 			res, err := dynamics.Run(ctx, dynamics.RunConfig{Run: sc.Deps[train].Dir, Data: test, Windows: nw, HeadWindows: cfg.headWindows(), Backend: opts.Backend,
 				Train: filepath.Join(sc.Deps[StageTrainData].Dir, dataDir), Null: attnmap.NullOptions{Seed: cfg.Seed},
-				Workers: cfg.Workers})
+				Workers: cfg.Workers, Checkpoint: ck})
 			if err != nil {
 				return nil, err
 			}
@@ -42,11 +47,18 @@ func dynamicsStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 			if err := res.Write(sc.Dir, "Training dynamics: "+RepLabel(m, r), true); err != nil {
 				return nil, err
 			}
+			if err := dynamics.RemoveCheckpoint(ck); err != nil {
+				return nil, err
+			}
 			f := dynamics.Files
 			return []string{f.JSON, f.CSV, f.Phases, f.PNG, f.SVG}, nil
 		},
 	}
 }
+
+// dynamicsCheckpoint is the file in a dynamics stage's directory that keeps
+// the snapshots measured so far.
+const dynamicsCheckpoint = "checkpoint.jsonl"
 
 // headWindows is DynamicsHeadWindows or its default, 50.
 func (c Config) headWindows() int {

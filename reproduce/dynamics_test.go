@@ -29,6 +29,9 @@ func TestDynamicsPlan(t *testing.T) {
 		for _, s := range stages {
 			if strings.HasPrefix(s.Name, "dynamics-tf-") {
 				dyn++
+				if !s.Resumable {
+					t.Errorf("%s: not resumable (it keeps a checkpoint of the snapshots measured)", s.Name)
+				}
 			}
 			if in, ok := s.Inputs.(map[string]any); ok && strings.HasPrefix(s.Name, "train-tf-") {
 				if _, ok := in["snapshots"]; ok {
@@ -107,6 +110,12 @@ func TestDynamicsEndToEnd(t *testing.T) {
 	}
 	if st, err := os.Stat(filepath.Join(out, "figures", DynamicsFile)); err != nil || st.Size() < 1000 {
 		t.Fatalf("%s: %v", DynamicsFile, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(out, "stages", "dynamics-tf-*", dynamicsCheckpoint)); len(left) != 0 {
+		t.Errorf("checkpoints left in completed dynamics stages: %v", left)
+	}
+	if done, _ := filepath.Glob(filepath.Join(out, "stages", "dynamics-tf-*", "dynamics.json")); len(done) != 2 {
+		t.Errorf("%d dynamics stages with dynamics.json, want 2", len(done))
 	}
 	html, err := os.ReadFile(res.Report)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -59,6 +60,11 @@ func runAttention(args []string) error {
 	return r.WriteText(os.Stdout)
 }
 
+// dynamicsCheckpoint is the file in --out that keeps the snapshots
+// measured so far (dynamics.Options.Checkpoint), removed once the outputs
+// are written.
+const dynamicsCheckpoint = "dynamics.checkpoint.jsonl"
+
 func runDynamics(args []string) error {
 	fs := newFlags("dynamics")
 	cfg := dynamics.RunConfig{Null: attnmap.NullOptions{Seed: 1}, Backend: compute()}
@@ -87,12 +93,24 @@ func runDynamics(args []string) error {
 	if p := dynamics.ExistingOutput(*out); p != "" && !*force {
 		return fmt.Errorf("%s exists: use --force to replace it", p)
 	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
 	cfg.Bar = os.Stderr
-	res, err := dynamics.Run(context.Background(), cfg)
+	cfg.Checkpoint = filepath.Join(*out, dynamicsCheckpoint)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := dynamics.Run(ctx, cfg)
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted (the snapshots measured so far are kept in %s: run the same command again to resume): %w", cfg.Checkpoint, err)
+		}
 		return err
 	}
 	if err := res.Write(*out, "Training dynamics: "+filepath.Base(filepath.Clean(cfg.Run)), *force); err != nil {
+		return err
+	}
+	if err := dynamics.RemoveCheckpoint(cfg.Checkpoint); err != nil {
 		return err
 	}
 	fmt.Print(res.PhasesText())

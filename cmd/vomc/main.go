@@ -129,7 +129,7 @@ var renamed = map[string]string{"bench-compress": "bench compress"}
 // gracefulCommands handle SIGINT themselves (signal.NotifyContext): a
 // first Ctrl-C cancels their work and they return; a second one, or
 // SIGTERM, ends them at once.
-var gracefulCommands = map[string]bool{"train": true, "synth": true, "reproduce": true, "quickstart": true, "eval": true}
+var gracefulCommands = map[string]bool{"train": true, "synth": true, "reproduce": true, "quickstart": true, "eval": true, "dynamics": true}
 
 // usageError marks an error in the command line itself.
 type usageError struct{ msg string }

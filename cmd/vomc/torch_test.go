@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"os/exec"
@@ -497,6 +498,9 @@ func TestSnapshotsBothEngines(t *testing.T) {
 	check("go2", want)
 	runOK(t, "dynamics", "--run", p("go2"), "--data", p("test"), "--windows", "12", "--head-windows", "4")
 	exists(t, p("go2/dynamics/dynamics.json"), p("go2/dynamics/dynamics.png"), p("go2/dynamics/phases.txt"))
+	if _, err := os.Stat(p("go2/dynamics/" + dynamicsCheckpoint)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the checkpoint of 'vomc dynamics' is left after the outputs are written: %v", err)
+	}
 	var res struct {
 		Points []struct {
 			Step int `json:"step"`

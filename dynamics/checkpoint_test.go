@@ -1,0 +1,180 @@
+package dynamics
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/trainrun"
+)
+
+// TestMeasureCheckpoint: a measurement interrupted after two of four
+// snapshots and started again with the checkpoint measures only the other
+// two and gives the points of one uninterrupted run; a torn last line is
+// dropped; another snapshot file under the same step, or other options,
+// is measured afresh.
+func TestMeasureCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	u := fixed{"uniform", []float64{1. / 3, 1. / 3, 1. / 3}}
+	q := fixed{"skewed", []float64{0.5, 0.3, 0.2}}
+	c := fixed{"CTW-like", []float64{0.2, 0.2, 0.6}}
+	models := map[int]Model{1: u, 2: q, 4: c, 8: q}
+	var snaps []Snapshot
+	for _, s := range []int{1, 2, 4, 8} {
+		p := filepath.Join(dir, "snap"+string(rune('0'+s)))
+		if err := os.WriteFile(p, []byte{byte(s)}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, Snapshot{Step: s, Path: p})
+	}
+	opts := Options{Windows: windows(12, 16, 3, 2), References: []Reference{{"uniform", u}, {"skewed", q}, {"CTW-like", c}}, HeadWindows: -1}
+	var loaded []int
+	load := func(s Snapshot) (Model, error) { loaded = append(loaded, s.Step); return models[s.Step], nil }
+	want, err := Measure(context.Background(), snaps, load, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ck := filepath.Join(dir, "checkpoint.jsonl")
+	opts.Checkpoint = ck
+	ctx, cancel := context.WithCancel(context.Background())
+	o := opts
+	o.Progress = func(done, _ int) {
+		if done == 2 {
+			cancel()
+		}
+	}
+	if _, err := Measure(ctx, snaps, load, o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted: %v", err)
+	}
+	// the process killed while writing a third line
+	f, err := os.OpenFile(ck, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"step":4,"sha256":"ab`)
+	f.Close()
+	loaded = nil
+	got, err := Measure(context.Background(), snaps, load, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(loaded, []int{4, 8}) {
+		t.Errorf("resumed: loaded snapshots %v, want [4 8]", loaded)
+	}
+	if g, w := mustJSON(t, got), mustJSON(t, want); g != w {
+		t.Errorf("resumed points differ from an uninterrupted run:\n%s\n%s", g, w)
+	}
+	b, _ := os.ReadFile(ck)
+	if n := bytes.Count(b, []byte{'\n'}); n != 5 || !bytes.HasSuffix(b, []byte{'\n'}) {
+		t.Errorf("checkpoint has %d lines (want a header and 4 points, the torn line dropped):\n%s", n, b)
+	}
+
+	// all kept: nothing is loaded
+	loaded = nil
+	if _, err := Measure(context.Background(), snaps, load, opts); err != nil || len(loaded) != 0 {
+		t.Errorf("complete checkpoint: loaded %v, err %v", loaded, err)
+	}
+	// a retrained snapshot under step 2: measured again
+	if err := os.WriteFile(snaps[1].Path, []byte("other"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loaded = nil
+	if _, err := Measure(context.Background(), snaps, load, opts); err != nil || !reflect.DeepEqual(loaded, []int{2}) {
+		t.Errorf("changed snapshot file: loaded %v, err %v; want [2]", loaded, err)
+	}
+	// other probe windows: started afresh
+	o = opts
+	o.Windows = windows(12, 16, 3, 3)
+	loaded = nil
+	if _, err := Measure(context.Background(), snaps, load, o); err != nil || len(loaded) != 4 {
+		t.Errorf("other windows: loaded %v, err %v; want all four", loaded, err)
+	}
+	if err := RemoveCheckpoint(ck); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(ck); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("RemoveCheckpoint left %s", ck)
+	}
+	if err := RemoveCheckpoint(ck); err != nil {
+		t.Errorf("removing a missing checkpoint: %v", err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestRunCheckpoint: Run on real snapshots with head labels, interrupted
+// after the first snapshot and resumed, writes the same dynamics.json as
+// one uninterrupted run.
+func TestRunCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	ds, err := dataset.Build(dataset.Config{Prior: source.PaperPrior(2), K: 6, NK: 16, N: 16, Fresh: true, Seed: 1}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Write(data, false); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	if err := os.MkdirAll(filepath.Dir(trainrun.SnapshotPath(run, 1)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, step := range []int{1, 3, 9} {
+		m, err := transformer.New(transformer.DefaultConfig(2, 2, 8, 16, 3), uint64(i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.SaveSafetensors(trainrun.SnapshotPath(run, step)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := RunConfig{Run: run, Data: data, Windows: 6, HeadWindows: 4}
+	full, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Checkpoint = filepath.Join(dir, "ck.jsonl")
+	ctx, cancel := context.WithCancel(context.Background())
+	c := cfg
+	c.Progress = func(done, _ int) {
+		if done == 1 {
+			cancel()
+		}
+	}
+	if _, err := Run(ctx, c); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted: %v", err)
+	}
+	b, _ := os.ReadFile(cfg.Checkpoint)
+	if n := strings.Count(string(b), "\n"); n != 2 {
+		t.Fatalf("checkpoint after one snapshot: %d lines, want 2", n)
+	}
+	resumed, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(full)
+	r, _ := json.Marshal(resumed)
+	if !bytes.Equal(a, r) {
+		t.Errorf("resumed result differs:\n%s\n%s", r, a)
+	}
+	if len(full.Points) != 3 || len(full.Points[0].Heads) == 0 {
+		t.Errorf("%d points, %d heads at the first: the test measures nothing", len(full.Points), len(full.Points[0].Heads))
+	}
+}
