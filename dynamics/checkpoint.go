@@ -4,12 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
+
+	"github.com/vomc/vomc/internal/fsutil"
 )
 
 // checkpointFormat names the checkpoint file's format (its header line).
@@ -17,8 +22,9 @@ const checkpointFormat = "vomc-dynamics-checkpoint/1"
 
 // checkpoint keeps the points measured so far in a file of JSON lines
 // (Options.Checkpoint), so that an interrupted measurement resumes where it
-// stopped: a header line with a key that identifies the measurement (the
-// probe windows, the references, the head-label settings), then one line
+// stopped: a header line with a key that identifies the measurement
+// (measurementKey: the identity, the probe windows, the references and
+// their distributions, the head-label settings), then one line
 // per measured snapshot with its step, the SHA-256 of its file and the
 // point. A point is reused only under the same key and for the same
 // snapshot file, and, being read back from JSON (which round-trips a
@@ -42,27 +48,49 @@ type checkpointLine struct {
 }
 
 // measurementKey identifies a measurement whose points may be reused:
-// the SHA-256 of the probe windows, the references' names (which carry
-// their parameters), the excess reference and the head-label settings.
-func measurementKey(opts Options, hw, maxK int) string {
+// the caller's identity (Options.Identity: the build and backend), the
+// probe windows, the references' names and the bits of every distribution
+// they give on the probe windows (so a reference tuned or trained
+// differently under the same name is another measurement), the excess
+// reference and the head-label settings.
+func measurementKey(opts Options, refs []refDists, hw, maxK int) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "windows %d×%d\n", len(opts.Windows), len(opts.Windows[0]))
+	fmt.Fprintf(h, "identity %q\nwindows %d×%d\n", opts.Identity, len(opts.Windows), len(opts.Windows[0]))
 	for _, x := range opts.Windows {
 		h.Write(x)
 	}
-	for _, r := range opts.References {
-		fmt.Fprintf(h, "\nreference %q", r.Name)
+	var b [8]byte
+	for r, ref := range opts.References {
+		fmt.Fprintf(h, "\nreference %q\n", ref.Name)
+		for _, d := range refs[r] {
+			for _, v := range d {
+				binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+				h.Write(b[:])
+			}
+		}
 	}
 	fmt.Fprintf(h, "\nexcess %q\nheads %d %d %d %+v\n", opts.Excess, opts.HeadWindows, hw, maxK, opts.Null)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// openCheckpoint opens (or creates) the checkpoint file at path for the
-// measurement key, reading the points it holds.
+// openCheckpoint opens (or creates, with its directory) the checkpoint
+// file at path for the measurement key, reading the points it holds. It
+// locks the file (fsutil.TryLock) for as long as it is open: a second
+// measurement writing to the same file is refused.
 func openCheckpoint(path, key string) (*checkpoint, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("dynamics: checkpoint: %w", err)
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("dynamics: checkpoint: %w", err)
+	}
+	if ok, err := fsutil.TryLock(f); !ok || err != nil {
+		f.Close()
+		if err == nil {
+			err = errors.New("in use by another measurement (another process writing the same output)")
+		}
+		return nil, fmt.Errorf("dynamics: checkpoint %s: %w", path, err)
 	}
 	p := &checkpoint{f: f, done: map[int]checkpointLine{}}
 	keep, err := p.read(key)

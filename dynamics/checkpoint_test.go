@@ -3,7 +3,6 @@ package dynamics
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
+	"github.com/vomc/vomc/transformer/kernels"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
@@ -71,8 +72,8 @@ func TestMeasureCheckpoint(t *testing.T) {
 	if !reflect.DeepEqual(loaded, []int{4, 8}) {
 		t.Errorf("resumed: loaded snapshots %v, want [4 8]", loaded)
 	}
-	if g, w := mustJSON(t, got), mustJSON(t, want); g != w {
-		t.Errorf("resumed points differ from an uninterrupted run:\n%s\n%s", g, w)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("resumed points differ from an uninterrupted run:\n%+v\n%+v", got, want)
 	}
 	b, _ := os.ReadFile(ck)
 	if n := bytes.Count(b, []byte{'\n'}); n != 5 || !bytes.HasSuffix(b, []byte{'\n'}) {
@@ -92,13 +93,41 @@ func TestMeasureCheckpoint(t *testing.T) {
 	if _, err := Measure(context.Background(), snaps, load, opts); err != nil || !reflect.DeepEqual(loaded, []int{2}) {
 		t.Errorf("changed snapshot file: loaded %v, err %v; want [2]", loaded, err)
 	}
-	// other probe windows: started afresh
-	o = opts
-	o.Windows = windows(12, 16, 3, 3)
-	loaded = nil
-	if _, err := Measure(context.Background(), snaps, load, o); err != nil || len(loaded) != 4 {
-		t.Errorf("other windows: loaded %v, err %v; want all four", loaded, err)
+	// other options: measured afresh (and the file started again)
+	other := fixed{"skewed", []float64{0.45, 0.35, 0.2}} // same name, another distribution
+	for _, tc := range []struct {
+		name   string
+		change func(*Options)
+	}{
+		{"windows", func(o *Options) { o.Windows = windows(12, 16, 3, 3) }},
+		{"reference distribution", func(o *Options) { o.References = []Reference{{"uniform", u}, {"skewed", other}, {"CTW-like", c}} }},
+		{"references", func(o *Options) { o.References = o.References[:2] }},
+		{"excess", func(o *Options) { o.Excess = "skewed" }},
+		{"null test", func(o *Options) { o.Null.Seed = 9 }},
+		{"head windows", func(o *Options) { o.HeadWindows = 5 }},
+		{"max k", func(o *Options) { o.MaxK = 2 }},
+		{"identity", func(o *Options) { o.Identity = "another build" }},
+	} {
+		// a complete checkpoint of the base options first
+		if _, err := Measure(context.Background(), snaps, load, opts); err != nil {
+			t.Fatal(err)
+		}
+		o := opts
+		tc.change(&o)
+		loaded = nil
+		if _, err := Measure(context.Background(), snaps, load, o); err != nil || len(loaded) != 4 {
+			t.Errorf("other %s: loaded %v, err %v; want all four measured", tc.name, loaded, err)
+		}
 	}
+	// a second measurement into the same file while one is open: refused
+	held, err := openCheckpoint(ck, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Measure(context.Background(), snaps, load, opts); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Errorf("checkpoint held by another measurement: %v", err)
+	}
+	held.close()
 	if err := RemoveCheckpoint(ck); err != nil {
 		t.Fatal(err)
 	}
@@ -108,15 +137,6 @@ func TestMeasureCheckpoint(t *testing.T) {
 	if err := RemoveCheckpoint(ck); err != nil {
 		t.Errorf("removing a missing checkpoint: %v", err)
 	}
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestRunCheckpoint: Run on real snapshots with head labels, interrupted
@@ -169,10 +189,35 @@ func TestRunCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := json.Marshal(full)
-	r, _ := json.Marshal(resumed)
-	if !bytes.Equal(a, r) {
-		t.Errorf("resumed result differs:\n%s\n%s", r, a)
+	if !reflect.DeepEqual(resumed, full) {
+		t.Errorf("resumed result differs:\n%+v\n%+v", resumed, full)
+	}
+	// the kept point is the one used: marked in the file, it comes back
+	b, _ = os.ReadFile(cfg.Checkpoint)
+	marked := bytes.Replace(b, []byte(`"closest":"`), []byte(`"closest":"MARK `), 1)
+	if bytes.Equal(marked, b) {
+		t.Fatal("no closest reference in the checkpoint")
+	}
+	os.WriteFile(cfg.Checkpoint, marked, 0o644)
+	again, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(again.Points[0].Closest, "MARK ") || strings.HasPrefix(again.Points[1].Closest, "MARK ") {
+		t.Errorf("closest after marking the first kept point: %q, %q", again.Points[0].Closest, again.Points[1].Closest)
+	}
+	// another backend (identity): measured afresh
+	portable, err := kernels.Lookup("portable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Backend = cpu.New(portable)
+	fresh, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(fresh.Points[0].Closest, "MARK ") {
+		t.Error("a point kept under another backend was reused")
 	}
 	if len(full.Points) != 3 || len(full.Points[0].Heads) == 0 {
 		t.Errorf("%d points, %d heads at the first: the test measures nothing", len(full.Points), len(full.Points[0].Heads))

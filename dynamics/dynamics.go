@@ -123,8 +123,10 @@ type Options struct {
 	// interrupted (cancelled, killed) and started again with the same
 	// options and snapshots resumes after the last kept snapshot, with the
 	// same result as one uninterrupted run. The caller removes it once the
-	// result is written (RemoveCheckpoint).
-	Checkpoint string
+	// result is written (RemoveCheckpoint). Identity names what computes
+	// the points (the build, the compute backend): points kept under
+	// another identity are measured again.
+	Checkpoint, Identity string
 }
 
 // Stat is a mean over windows with the half-width of its 95% interval
@@ -279,7 +281,7 @@ func Measure(ctx context.Context, snaps []Snapshot, load func(Snapshot) (Model, 
 	var ck *checkpoint
 	if opts.Checkpoint != "" {
 		var err error
-		if ck, err = openCheckpoint(opts.Checkpoint, measurementKey(opts, hw, maxK)); err != nil {
+		if ck, err = openCheckpoint(opts.Checkpoint, measurementKey(opts, refs, hw, maxK)); err != nil {
 			return nil, err
 		}
 		defer ck.close()
@@ -391,6 +393,10 @@ func Measure(ctx context.Context, snaps []Snapshot, load func(Snapshot) (Model, 
 			}
 		}
 		if ck != nil {
+			// the file measured is the file hashed
+			if after, err := fileSHA256(s.Path); err != nil || after != sum {
+				return nil, fmt.Errorf("dynamics: snapshot %s changed while it was measured (%v)", s.Path, err)
+			}
 			if err := ck.add(s, sum, p); err != nil {
 				return nil, err
 			}

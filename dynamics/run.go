@@ -20,6 +20,7 @@ import (
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/kernels"
 )
 
 // DefaultMethods are the reference predictors of a prior of maximum depth
@@ -54,9 +55,11 @@ type RunConfig struct {
 	Null              attnmap.NullOptions
 	Workers           int
 	// Checkpoint, if set, keeps the measured snapshots so that an
-	// interrupted run resumes (Options.Checkpoint).
-	Checkpoint string
-	Progress   func(done, total int)
+	// interrupted run resumes (Options.Checkpoint); Identity names the
+	// caller's build (e.g. pipeline.CodeKey), to which Run adds the
+	// backend's name (Options.Identity).
+	Checkpoint, Identity string
+	Progress             func(done, total int)
 	// Bar, when not nil and Progress is nil, receives a progress bar of
 	// the snapshots.
 	Bar io.Writer
@@ -117,7 +120,7 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 		return m, nil
 	}
 	pts, err := Measure(ctx, snaps, load, Options{Windows: probe, References: refs, HeadWindows: cfg.HeadWindows,
-		MaxK: cfg.MaxK, Null: cfg.Null, Workers: cfg.Workers, Progress: cfg.Progress, Checkpoint: cfg.Checkpoint})
+		MaxK: cfg.MaxK, Null: cfg.Null, Workers: cfg.Workers, Progress: cfg.Progress, Checkpoint: cfg.Checkpoint, Identity: identity(cfg)})
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +130,17 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 	}
 	r.Excess = refs[excessIndex(refs, "")].Name
 	return r, nil
+}
+
+// identity is cfg.Identity with the name of the backend the snapshots are
+// loaded on (each model's own CPU backend of the default kernel set when
+// cfg.Backend is nil).
+func identity(cfg RunConfig) string {
+	be := "cpu/" + kernels.Default().Name() + " (default)"
+	if cfg.Backend != nil {
+		be = cfg.Backend.Name()
+	}
+	return cfg.Identity + "; backend " + be
 }
 
 // references are the reference predictors of cfg.Methods (empty:

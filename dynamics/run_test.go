@@ -60,7 +60,7 @@ func TestReadResult(t *testing.T) {
 	if got.PhasesText() != r.PhasesText() {
 		t.Errorf("phases text differs:\n%s\nwant\n%s", got.PhasesText(), r.PhasesText())
 	}
-	// every field of a point is written and read back (the loss was
+	// a point's losses and excesses are written and read back (the loss was
 	// once left out of dynamics.json)
 	pts[3].Loss, pts[3].LossHalf, pts[3].ExcessHalf = Stat{0.61, 0.02}, Stat{0.58, 0.03}, Stat{0.04, 0.01}
 	if err := r.Write(dir, "t", true); err != nil {

@@ -37,9 +37,13 @@ func dynamicsStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 				nw = min(200, cfg.TestTrees)
 			}
 			ck := filepath.Join(sc.Dir, dynamicsCheckpoint)
+			build, err := pipeline.CodeKey() // this binary's, even under a given code key
+			if err != nil {
+				return nil, err
+			}
 			res, err := dynamics.Run(ctx, dynamics.RunConfig{Run: sc.Deps[train].Dir, Data: test, Windows: nw, HeadWindows: cfg.headWindows(), Backend: opts.Backend,
 				Train: filepath.Join(sc.Deps[StageTrainData].Dir, dataDir), Null: attnmap.NullOptions{Seed: cfg.Seed},
-				Workers: cfg.Workers, Checkpoint: ck})
+				Workers: cfg.Workers, Checkpoint: ck, Identity: build})
 			if err != nil {
 				return nil, err
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/vomc/vomc/construct"
 	"github.com/vomc/vomc/dynamics"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/pipeline"
 )
 
 func runAttention(args []string) error {
@@ -93,16 +94,17 @@ func runDynamics(args []string) error {
 	if p := dynamics.ExistingOutput(*out); p != "" && !*force {
 		return fmt.Errorf("%s exists: use --force to replace it", p)
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	build, err := pipeline.CodeKey()
+	if err != nil {
 		return err
 	}
-	cfg.Bar = os.Stderr
+	cfg.Bar, cfg.Identity = os.Stderr, build
 	cfg.Checkpoint = filepath.Join(*out, dynamicsCheckpoint)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, err := dynamics.Run(ctx, cfg)
 	if err != nil {
-		if ctx.Err() != nil {
+		if _, serr := os.Stat(cfg.Checkpoint); ctx.Err() != nil && serr == nil {
 			return fmt.Errorf("interrupted (the snapshots measured so far are kept in %s: run the same command again to resume): %w", cfg.Checkpoint, err)
 		}
 		return err
