@@ -1,7 +1,6 @@
 package dynamics
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
@@ -174,20 +173,6 @@ func (p *checkpoint) add(s Snapshot, sum string, pt Point) error {
 }
 
 func (p *checkpoint) close() error { return p.f.Close() }
-
-// fileSHA256 is the hex SHA-256 of the file at path.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, bufio.NewReader(f)); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
 
 // RemoveCheckpoint removes the checkpoint file at path (Options.Checkpoint),
 // once the result it served is written; a missing file is no error.

@@ -10,12 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // TestMeasureCheckpoint: a measurement interrupted after two of four
@@ -144,27 +141,7 @@ func TestMeasureCheckpoint(t *testing.T) {
 // one uninterrupted run.
 func TestRunCheckpoint(t *testing.T) {
 	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	ds, err := dataset.Build(dataset.Config{Prior: source.PaperPrior(2), K: 6, NK: 16, N: 16, Fresh: true, Seed: 1}, 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ds.Write(data, false); err != nil {
-		t.Fatal(err)
-	}
-	run := filepath.Join(dir, "run")
-	if err := os.MkdirAll(filepath.Dir(trainrun.SnapshotPath(run, 1)), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i, step := range []int{1, 3, 9} {
-		m, err := transformer.New(transformer.DefaultConfig(2, 2, 8, 16, 3), uint64(i+1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.SaveSafetensors(trainrun.SnapshotPath(run, step)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	data, run := testRun(t, dir, 6, transformer.DefaultConfig(2, 2, 8, 16, 3), 1, 3, 9)
 	cfg := RunConfig{Run: run, Data: data, Windows: 6, HeadWindows: 4}
 	full, err := Run(context.Background(), cfg)
 	if err != nil {

@@ -43,6 +43,7 @@ import (
 
 	"github.com/vomc/vomc/attnmap"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/parallel"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/transformer/trainrun"
@@ -294,7 +295,7 @@ func Measure(ctx context.Context, snaps []Snapshot, load func(Snapshot) (Model, 
 		var sum string
 		if ck != nil {
 			var err error
-			if sum, err = fileSHA256(s.Path); err != nil {
+			if sum, err = fsutil.FileSHA256(s.Path); err != nil {
 				return nil, fmt.Errorf("dynamics: snapshot: %w", err)
 			}
 			if p, ok := ck.lookup(s, sum); ok {
@@ -394,7 +395,7 @@ func Measure(ctx context.Context, snaps []Snapshot, load func(Snapshot) (Model, 
 		}
 		if ck != nil {
 			// the file measured is the file hashed
-			if after, err := fileSHA256(s.Path); err != nil || after != sum {
+			if after, err := fsutil.FileSHA256(s.Path); err != nil || after != sum {
 				return nil, fmt.Errorf("dynamics: snapshot %s changed while it was measured (%v)", s.Path, err)
 			}
 			if err := ck.add(s, sum, p); err != nil {

@@ -1,13 +1,12 @@
 package pipeline
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
 	"sync"
+
+	"github.com/vomc/vomc/internal/fsutil"
 )
 
 // CodeKey identifies the code that computes the stages; it is part of every
@@ -48,7 +47,7 @@ func computeCodeKey(info func() (*debug.BuildInfo, bool), exe func() (string, er
 	if err != nil {
 		return "", fmt.Errorf("pipeline: code key: %w", err)
 	}
-	sum, err := fileSHA256(path)
+	sum, err := fsutil.FileSHA256(path)
 	if err != nil {
 		return "", fmt.Errorf("pipeline: code key: %w", err)
 	}
@@ -79,15 +78,3 @@ func vcsStamp(info func() (*debug.BuildInfo, bool)) (rev string, modified bool) 
 	return rev, modified
 }
 
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
