@@ -127,3 +127,69 @@ func TestSignalData(t *testing.T) {
 		})
 	}
 }
+
+// TestSignalDynamics interrupts 'vomc dynamics' with SIGINT once it has
+// kept a snapshot in its checkpoint: it exits 130 leaving the checkpoint
+// and no outputs; the same command then resumes from it and writes the
+// dynamics.json of an uninterrupted run, removing the checkpoint.
+func TestSignalDynamics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model with 40 snapshots")
+	}
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "30", "-N", "32", "--NK", "128", "--fresh=false", "--seed", "8", "--out", p("data"))
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "40", "-N", "32", "--seed", "9", "--out", p("test"))
+	runOK(t, "train", "--data", p("data"), "--layers", "2", "--heads", "2", "-E", "16", "--batch", "8",
+		"--max-steps", "40", "--snapshots", "every:1", "--seed", "2", "--out", p("run"))
+	args := []string{"dynamics", "--run", p("run"), "--data", p("test"), "--windows", "40", "--head-windows", "20", "--workers", "1"}
+	runOK(t, append(args, "--out", p("whole"))...)
+
+	out := p("interrupted")
+	ck := filepath.Join(out, dynamicsCheckpoint)
+	cmd := startVomc(t, append(args, "--out", out)...)
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	kept := func() int {
+		b, _ := os.ReadFile(ck)
+		return strings.Count(string(b), "\n") - 1 // less the header
+	}
+	deadline := time.Now().Add(120 * time.Second)
+	for kept() < 1 && time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			t.Skipf("the measurement finished (%v) before a snapshot was kept: the machine is too fast for this input", waitErr)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	var ee *exec.ExitError
+	if !errors.As(waitErr, &ee) || ee.ExitCode() != 130 {
+		if waitErr == nil {
+			t.Skip("the measurement finished before the signal arrived")
+		}
+		t.Fatalf("exit %v, want status 130", waitErr)
+	}
+	n := kept()
+	if n < 1 || n >= 40 {
+		t.Fatalf("after SIGINT the checkpoint keeps %d snapshots, want some of 40", n)
+	}
+	if _, err := os.Stat(filepath.Join(out, "dynamics.json")); err == nil {
+		t.Fatal("an interrupted measurement wrote dynamics.json")
+	}
+	t.Logf("interrupted with %d of 40 snapshots kept", n)
+	runOK(t, append(args, "--out", out)...)
+	if _, err := os.Stat(ck); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("checkpoint left after the resumed run: %v", err)
+	}
+	a, _ := os.ReadFile(filepath.Join(p("whole"), "dynamics.json"))
+	b, _ := os.ReadFile(filepath.Join(out, "dynamics.json"))
+	// the run field names the same run; every point must agree
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("resumed dynamics.json (%d bytes, %d snapshots kept before the interrupt) differs from the uninterrupted one (%d bytes)", len(b), n, len(a))
+	}
+}
