@@ -16,6 +16,11 @@ import (
 	"github.com/vomc/vomc/internal/fsutil"
 )
 
+// CheckpointFile is the name that 'vomc dynamics' and reproduce's dynamics
+// stages give the checkpoint (Options.Checkpoint) in their output
+// directory.
+const CheckpointFile = "dynamics.checkpoint.jsonl"
+
 // checkpointFormat names the checkpoint file's format (its header line).
 const checkpointFormat = "vomc-dynamics-checkpoint/1"
 

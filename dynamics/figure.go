@@ -396,8 +396,7 @@ func legendBand(entries []legendEntry, w vg.Length) (vg.Length, func(draw.Canvas
 		}
 		columns[k] = one(es)
 	}
-	full := one(entries[:nrow])
-	h := full.Rectangle(probe).Size().Y + 2*margin
+	h := columns[0].Rectangle(probe).Size().Y + 2*margin // the first column has nrow entries
 	return h, func(c draw.Canvas) {
 		left := c.Min.X + (c.Max.X-c.Min.X-vg.Length(ncol)*colW)/2
 		for k := range columns {

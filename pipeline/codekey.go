@@ -77,4 +77,3 @@ func vcsStamp(info func() (*debug.BuildInfo, bool)) (rev string, modified bool) 
 	}
 	return rev, modified
 }
-

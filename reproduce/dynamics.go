@@ -36,7 +36,7 @@ func dynamicsStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 			if nw == 0 {
 				nw = min(200, cfg.TestTrees)
 			}
-			ck := filepath.Join(sc.Dir, dynamicsCheckpoint)
+			ck := filepath.Join(sc.Dir, dynamics.CheckpointFile)
 			build, err := pipeline.CodeKey() // this binary's, even under a given code key
 			if err != nil {
 				return nil, err
@@ -59,10 +59,6 @@ func dynamicsStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 		},
 	}
 }
-
-// dynamicsCheckpoint is the file in a dynamics stage's directory that keeps
-// the snapshots measured so far.
-const dynamicsCheckpoint = "checkpoint.jsonl"
 
 // headWindows is DynamicsHeadWindows or its default, 50.
 func (c Config) headWindows() int {

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/vomc/vomc/dynamics"
 )
 
 // TestDynamicsPlan: with Config.Dynamics set, every transformer replicate
@@ -111,7 +113,7 @@ func TestDynamicsEndToEnd(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(out, "figures", DynamicsFile)); err != nil || st.Size() < 1000 {
 		t.Fatalf("%s: %v", DynamicsFile, err)
 	}
-	if left, _ := filepath.Glob(filepath.Join(out, "stages", "dynamics-tf-*", dynamicsCheckpoint)); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(out, "stages", "dynamics-tf-*", dynamics.CheckpointFile)); len(left) != 0 {
 		t.Errorf("checkpoints left in completed dynamics stages: %v", left)
 	}
 	if done, _ := filepath.Glob(filepath.Join(out, "stages", "dynamics-tf-*", "dynamics.json")); len(done) != 2 {

@@ -61,11 +61,6 @@ func runAttention(args []string) error {
 	return r.WriteText(os.Stdout)
 }
 
-// dynamicsCheckpoint is the file in --out that keeps the snapshots
-// measured so far (dynamics.Options.Checkpoint), removed once the outputs
-// are written.
-const dynamicsCheckpoint = "dynamics.checkpoint.jsonl"
-
 func runDynamics(args []string) error {
 	fs := newFlags("dynamics")
 	cfg := dynamics.RunConfig{Null: attnmap.NullOptions{Seed: 1}, Backend: compute()}
@@ -99,7 +94,7 @@ func runDynamics(args []string) error {
 		return err
 	}
 	cfg.Bar, cfg.Identity = os.Stderr, build
-	cfg.Checkpoint = filepath.Join(*out, dynamicsCheckpoint)
+	cfg.Checkpoint = filepath.Join(*out, dynamics.CheckpointFile)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, err := dynamics.Run(ctx, cfg)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vomc/vomc/dynamics"
 )
 
 // startVomc starts one vomc command as a child process of the test binary
@@ -146,7 +148,7 @@ func TestSignalDynamics(t *testing.T) {
 	runOK(t, append(args, "--out", p("whole"))...)
 
 	out := p("interrupted")
-	ck := filepath.Join(out, dynamicsCheckpoint)
+	ck := filepath.Join(out, dynamics.CheckpointFile)
 	cmd := startVomc(t, append(args, "--out", out)...)
 	exited := make(chan struct{})
 	var waitErr error

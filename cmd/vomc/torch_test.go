@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vomc/vomc/dynamics"
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/trainrun"
@@ -498,7 +499,7 @@ func TestSnapshotsBothEngines(t *testing.T) {
 	check("go2", want)
 	runOK(t, "dynamics", "--run", p("go2"), "--data", p("test"), "--windows", "12", "--head-windows", "4")
 	exists(t, p("go2/dynamics/dynamics.json"), p("go2/dynamics/dynamics.png"), p("go2/dynamics/phases.txt"))
-	if _, err := os.Stat(p("go2/dynamics/" + dynamicsCheckpoint)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(p("go2/dynamics/" + dynamics.CheckpointFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the checkpoint of 'vomc dynamics' is left after the outputs are written: %v", err)
 	}
 	var res struct {
