@@ -15,7 +15,8 @@
 //     (the method of Edelman et al. 2024 for fixed-order chains); the
 //     references that the probe set cannot tell apart from it — not shown
 //     worse than any other reference by paired (window by window)
-//     comparisons at a family-wise level of 5% — are tied with it;
+//     comparisons at a family-wise level of 5% (conservative: see
+//     TieLevel) — are tied with it;
 //   - the labels of its attention heads (package attnmap: relative position
 //     d or suffix match k, with the window-permutation / Hoeffding null test
 //     and Bonferroni correction), so that the emergence of the paper's
@@ -410,7 +411,12 @@ func Measure(ctx context.Context, snaps []Snapshot, load func(Snapshot) (Model, 
 	return out, nil
 }
 
-// TieLevel is the family-wise error rate of the tie rule (Point.Tied).
+// TieLevel is the family-wise level of the tie rule (Point.Tied): the
+// two-sided confidence of its Bonferroni intervals is 1 − TieLevel/(R−1).
+// A reference is excluded only by an interval's lower bound, a one-sided
+// test at TieLevel/(2(R−1)), so the reference truly closest to the model
+// is wrongly excluded with probability at most TieLevel/2: the rule errs
+// towards ties.
 const TieLevel = 0.05
 
 // tied lists the references other than best that cannot be told apart

@@ -148,7 +148,7 @@ func dynamicsSection(cfg Config, deps map[string]*pipeline.Done, figDir string) 
 	files = []string{filepath.Join(figDir, DynamicsFile)}
 	ph := table{Caption: fmt.Sprintf("Closest algorithm by training step: the reference of least mean KL(reference ‖ model) per position on the %d probe windows; "+
 		"“A ≈ B”: the probe windows cannot tell A and B apart — neither is shown worse than any reference by paired (window by window) comparisons "+
-		"at a family-wise level of %g (Bonferroni) — which is not evidence that they are equal. A phase's names are those of its last snapshot, the closest first. "+
+		"at a family-wise level of %g (Bonferroni, two-sided intervals: the truly closest reference is wrongly excluded with probability at most half that) — which is not evidence that they are equal. A phase's names are those of its last snapshot, the closest first. "+
 		"In the figure, the grey line is the model's excess loss over CTW; where CTW is the Bayes predictor its expectation is KL(CTW ‖ model), the black line.",
 		res[0].Windows, dynamics.TieLevel),
 		Head: []string{"model", "steps", "closest algorithm", "KL from the closest at the phase's last step (nats, 95% CI)"}}

@@ -39,48 +39,15 @@ func fig8Section(cfg Config, mg *merged, deps map[string]*pipeline.Done) (Findin
 	if enc0 != synth.Paper {
 		f.Found = "Under the " + enc0 + " encoding: " + f.Found
 	}
-	var diffs []string
-	tf20, all, tot, none := get(synth.TF20), get(synth.WithAllCounts), get(synth.TotalCountsOnly), get(synth.WithoutCounts)
+	if tf20, all := get(synth.TF20), get(synth.WithAllCounts); tf20 != nil && all != nil {
+		f.Found += fmt.Sprintf(" TF 2-0 and TF 2-0 w/ all counts differ by %.3f nats.", math.Abs(tf20.ExcessSecondHalf.Mean-all.ExcessSecondHalf.Mean))
+	}
 	var gaps []synthGap
 	if readJSON(deps[StageSynth].Dir, GapsFile, &gaps) != nil {
 		gaps = nil
 	}
-	if tf20 != nil && all != nil {
-		d := math.Abs(tf20.ExcessSecondHalf.Mean - all.ExcessSecondHalf.Mean)
-		f.Found += fmt.Sprintf(" TF 2-0 and TF 2-0 w/ all counts differ by %.3f nats.", d)
-		// Decided by the paired gaps of that encoding: the claim fails
-		// when it fails (gapVerdict) in at least half of the seeds.
-		n, bad := 0, 0
-		for _, g := range gaps {
-			if g.Encoding == enc0 {
-				n++
-				if _, _, v, _ := gapVerdict(g); v == fails {
-					bad++
-				}
-			}
-		}
-		switch {
-		case n > 0 && 2*bad >= n:
-			diffs = append(diffs, fmt.Sprintf("TF 2-0 and TF 2-0 w/ all counts do not almost match (the paired gap fails the ±%g-nat equivalence in %d of %d seeds; below)", GapTolerance, bad, n))
-		case n == 0 && d > GapTolerance:
-			diffs = append(diffs, "TF 2-0 and TF 2-0 w/ all counts do not almost match")
-		}
-	}
-	best := all
-	if best == nil || (tf20 != nil && tf20.ExcessSecondHalf.Mean < best.ExcessSecondHalf.Mean) {
-		best = tf20
-	}
-	for _, r := range []*eval.MethodResult{tot, none} {
-		if r != nil && best != nil && r.ExcessSecondHalf.Mean <= best.ExcessSecondHalf.Mean {
-			diffs = append(diffs, fmt.Sprintf("%s is not worse than %s", r.Name, best.Name))
-		}
-	}
-	if len(diffs) > 0 {
-		f.Found += " This differs from the paper: " + strings.Join(diffs, "; ") + "."
-	} else {
-		f.Agrees = true
-		f.Found += " The ordering agrees with the paper: less counting information, higher loss."
-	}
+	fig8Checks(cfg, mg, enc0, gaps, &f)
+	f.settleChecked()
 	if len(gaps) > 0 {
 		f.Found += " " + gapSentence(gaps)
 	}
@@ -95,30 +62,110 @@ func fig8Section(cfg Config, mg *merged, deps map[string]*pipeline.Done) (Findin
 }
 
 // GapTolerance is the largest |TF 2-0 − TF 2-0 w/ all counts| (nats per
-// symbol over the second half) that the report calls "almost equal" when
-// the paired interval excludes zero.
+// symbol over the second half) that the report calls "almost equal", and
+// the tolerance of "TF 0-2 performs close to TF 2-0".
 const GapTolerance = 0.005
 
+// fig8Checks adds Fig. 8's checks to f, each decided on every TF 2-0
+// training seed r (the variants' replicate r under encoding enc0, the
+// two-layer transformer's replicate r where it has one) and combined by
+// combineSeeds:
+//   - TF 2-0 ≈ TF 2-0 w/ all counts: the paired gap of seed r from gaps
+//     (gapVerdict), or, without it, the interval of the difference
+//     (equivalent), at ±GapTolerance;
+//   - removing counts degrades: "total counts only" and "w/o counts" each
+//     worse than "w/ all counts" (worse);
+//   - TF 0-2 ≈ TF 2-0 at ±GapTolerance (equivalent).
+func fig8Checks(cfg Config, mg *merged, enc0 string, gaps []synthGap, f *Finding) {
+	S := cfg.NumSynthSeeds()
+	tf02, hasTF02 := twoLayer(cfg)
+	type check struct {
+		claim, numbers string
+		per            []string
+	}
+	var cs []*check
+	at := map[string]*check{}
+	vote := func(r int, claim string, v verdict, numbers string) {
+		c := at[claim]
+		if c == nil {
+			c = &check{claim: claim, per: make([]string, S)}
+			for i := range c.per {
+				c.per[i] = noVote
+			}
+			at[claim] = c
+			cs = append(cs, c)
+		}
+		c.per[r] = v.String()
+		if c.numbers == "" || r == 0 {
+			c.numbers = numbers
+			if r > 0 {
+				c.numbers = fmt.Sprintf("seed %d: %s", r, numbers)
+			}
+		}
+	}
+	for r := range S {
+		get := func(v synth.Variant) *eval.MethodResult {
+			return mg.Res.Method(synthRepLabel(synthLabel(v, enc0), r))
+		}
+		tf20, all := get(synth.TF20), get(synth.WithAllCounts)
+		match := fmt.Sprintf("TF 2-0 and TF 2-0 w/ all counts almost match (their second-half losses within ±%g nats).", GapTolerance)
+		decided := false
+		for _, g := range gaps {
+			if g.Encoding == enc0 && g.Replicate == r {
+				m, half, v, text := gapVerdict(g)
+				vote(r, match, v, fmt.Sprintf("paired gap TF 2-0 − w/ all counts %+.4f ± %.4f: %s", m, half, text))
+				decided = true
+			}
+		}
+		if !decided && tf20 != nil && all != nil {
+			v, text := equivalent(tf20, all, GapTolerance)
+			vote(r, match, v, text)
+		}
+		for _, less := range []synth.Variant{synth.TotalCountsOnly, synth.WithoutCounts} {
+			if x := get(less); x != nil && all != nil {
+				v, text := worse(x, all)
+				claim := fmt.Sprintf("Removing counting information degrades performance: %s is worse than %s.",
+					synthLabel(less, enc0), synthLabel(synth.WithAllCounts, enc0))
+				vote(r, claim, v, text)
+			}
+		}
+		if hasTF02 && r < cfg.NumSeeds() && tf20 != nil {
+			if m := mg.Res.Method(RepLabel(tf02, r)); m != nil {
+				v, text := equivalent(m, tf20, GapTolerance)
+				vote(r, fmt.Sprintf("TF 0-2 (%s) performs close to TF 2-0 (second-half losses within ±%g nats).", tf02.Label(), GapTolerance), v, text)
+			}
+		}
+	}
+	for _, c := range cs {
+		numbers := c.numbers
+		if S > 1 {
+			numbers += " (" + bySeed(c.per) + ")"
+		}
+		f.Checks = append(f.Checks, Check{Claim: c.claim, Verdict: combineSeeds(c.per), Numbers: numbers})
+	}
+}
+
 // gapVerdict says whether "TF 2-0 ≈ TF 2-0 w/ all counts" holds for one
-// paired second-half gap, as an equivalence test at tolerance GapTolerance:
-// it holds when the whole 95% interval lies within ±GapTolerance; it does
-// not hold when the interval excludes 0 and is not within the tolerance;
-// otherwise (the interval contains 0 but is wider than the tolerance, or
-// there is a single window) the data cannot decide.
+// paired second-half gap, as an equivalence test at tolerance GapTolerance
+// on its 95% interval (within): it holds when the whole interval lies
+// within ±GapTolerance, does not hold when the whole interval lies outside
+// (beyond +GapTolerance or below −GapTolerance), and otherwise, or with a
+// single window, the data cannot decide.
 func gapVerdict(g synthGap) (m, half float64, v verdict, text string) {
 	m, half = deref(g.SecondHalf.Mean), math.NaN()
 	if g.SecondHalf.Lo != nil && g.SecondHalf.Hi != nil {
 		half = (*g.SecondHalf.Hi - *g.SecondHalf.Lo) / 2
 	}
-	switch {
-	case math.IsNaN(half):
+	if math.IsNaN(half) {
 		return m, half, undecided, "cannot be decided (one window)"
-	case m-half >= -GapTolerance && m+half <= GapTolerance:
-		return m, half, holds, fmt.Sprintf("holds (the interval lies within ±%g nats)", GapTolerance)
-	case m-half <= 0 && m+half >= 0:
-		return m, half, undecided, fmt.Sprintf("inconclusive (the interval contains 0 but is wider than ±%g nats)", GapTolerance)
 	}
-	return m, half, fails, "does not hold"
+	switch v = within(m-half, m+half, GapTolerance); v {
+	case holds:
+		return m, half, v, fmt.Sprintf("holds (the interval lies within ±%g nats)", GapTolerance)
+	case fails:
+		return m, half, v, fmt.Sprintf("does not hold (the interval lies beyond ±%g nats)", GapTolerance)
+	}
+	return m, half, v, fmt.Sprintf("inconclusive (the interval reaches across ±%g nats)", GapTolerance)
 }
 
 // verdict is the outcome of gapVerdict.
@@ -175,7 +222,7 @@ func gapSentence(gaps []synthGap) string {
 		return ""
 	}
 	return "The paired gap TF 2-0 − TF 2-0 w/ all counts over the second half (nats per symbol, 95% CI across test windows; " +
-		"“TF 2-0 ≈ TF 2-0 w/ all counts” holds when the whole interval lies within ±" + fmt.Sprint(GapTolerance) + " nats, fails when it excludes 0 and is not within that, and is inconclusive otherwise), " +
+		"“TF 2-0 ≈ TF 2-0 w/ all counts” holds when the whole interval lies within ±" + fmt.Sprint(GapTolerance) + " nats, fails when it lies wholly beyond, and is inconclusive when it reaches across the tolerance), " +
 		"under each encoding of the position and the counts (under log and linear every variant sees the same representation of both; under the paper's, TF 2-0 decodes its position from cos/sin while the counts enter as ln(1+c)): " +
 		strings.Join(parts, "; ") + "."
 }

@@ -27,10 +27,12 @@ type Finding struct {
 
 // acrossReplicates is find's finding with every check decided on each
 // training replicate (the study's models replaced by their replicate r,
-// r = 0..S−1; the baselines are shared): a check holds when it holds for
-// every replicate, fails when it fails for most, and is inconclusive
-// otherwise; its numbers are replicate 0's with the per-seed verdicts.
-// The text (Found) is replicate 0's.
+// r = 0..S−1; the baselines are shared) and the verdicts combined by
+// combineSeeds. A check is matched across replicates by its claim; a
+// replicate that lacks a check's models (a missing stage or log) gives it
+// no vote, and the check's numbers and the summary say so. Its numbers
+// are replicate 0's with the per-seed verdicts; the text (Found) is
+// replicate 0's.
 func acrossReplicates(cfg Config, mg *merged, find func(Config, *merged) Finding) Finding {
 	f := find(cfg, mg)
 	S := cfg.NumSeeds()
@@ -42,34 +44,92 @@ func acrossReplicates(cfg Config, mg *merged, find func(Config, *merged) Finding
 		per[i] = []string{c.Verdict}
 	}
 	for r := 1; r < S; r++ {
-		fr := find(cfg, replicateView(cfg, mg, r))
-		if len(fr.Checks) != len(f.Checks) {
-			continue // replicate r is incomplete: it does not vote
-		}
-		for i, c := range fr.Checks {
-			if c.Claim == f.Checks[i].Claim {
-				per[i] = append(per[i], c.Verdict)
+		byClaim := claimVerdicts(find(cfg, replicateView(cfg, mg, r)).Checks)
+		seen := map[string]int{}
+		for i, c := range f.Checks {
+			k := claimKey(c.Claim, seen)
+			v, ok := byClaim[k]
+			if !ok {
+				v = noVote
 			}
+			per[i] = append(per[i], v)
 		}
 	}
+	short := 0
 	for i := range f.Checks {
-		n := map[string]int{}
-		for _, v := range per[i] {
-			n[v]++
+		f.Checks[i].Verdict = combineSeeds(per[i])
+		f.Checks[i].Numbers += " (replicate 0; " + bySeed(per[i]) + ")"
+		if votes(per[i]) < S {
+			short++
 		}
-		v := undecided.String()
-		switch {
-		case n[holds.String()] == len(per[i]):
-			v = holds.String()
-		case 2*n[fails.String()] > len(per[i]):
-			v = fails.String()
-		}
-		f.Checks[i].Verdict = v
-		f.Checks[i].Numbers += fmt.Sprintf(" (replicate 0; by seed: %s)", strings.Join(per[i], ", "))
 	}
 	f.settle()
-	f.Summary += fmt.Sprintf("; each check decided on each of the %d training seeds", S)
+	if short == 0 {
+		f.Summary += fmt.Sprintf("; each check decided on each of the %d training seeds", S)
+	} else {
+		f.Summary += fmt.Sprintf("; each check decided on each of the %d training seeds that has its models (%d check%s on fewer seeds: results missing, see “by seed”)", S, short, plural(short))
+	}
 	return f
+}
+
+// noVote marks a replicate that has no result for a check.
+const noVote = "no result"
+
+// combineSeeds combines one check's verdicts on the training seeds (noVote
+// entries left out): it holds when it holds on every seed that voted,
+// fails when it fails on a strict majority of them, and is inconclusive
+// otherwise (also when no seed voted).
+func combineSeeds(per []string) string {
+	n := map[string]int{}
+	for _, v := range per {
+		n[v]++
+	}
+	voted := len(per) - n[noVote]
+	switch {
+	case voted == 0:
+		return undecided.String()
+	case n[holds.String()] == voted:
+		return holds.String()
+	case 2*n[fails.String()] > voted:
+		return fails.String()
+	}
+	return undecided.String()
+}
+
+// votes is the number of seeds in per that voted.
+func votes(per []string) int {
+	k := 0
+	for _, v := range per {
+		if v != noVote {
+			k++
+		}
+	}
+	return k
+}
+
+// bySeed lists the per-seed verdicts: "by seed: holds, fails, no result".
+func bySeed(per []string) string { return "by seed: " + strings.Join(per, ", ") }
+
+// claimVerdicts maps each check's claim (numbered when it repeats, see
+// claimKey) to its verdict.
+func claimVerdicts(cs []Check) map[string]string {
+	m := map[string]string{}
+	seen := map[string]int{}
+	for _, c := range cs {
+		m[claimKey(c.Claim, seen)] = c.Verdict
+	}
+	return m
+}
+
+// claimKey is claim, with its occurrence number when it is not the first
+// (counted in seen), so that repeated claims match in order.
+func claimKey(claim string, seen map[string]int) string {
+	k := seen[claim]
+	seen[claim]++
+	if k == 0 {
+		return claim
+	}
+	return fmt.Sprintf("%s #%d", claim, k+1)
 }
 
 // replicateView is mg with each of the study's models replaced by its
@@ -192,49 +252,81 @@ func (f *Finding) settleChecked() {
 	f.settle()
 }
 
-// worse decides "a's second-half excess over CTW is higher than b's".
-// When both results hold per-window losses (the same test windows), by the
-// paired 95% interval of a − b across windows (eval.PairedSecondHalf):
-// holds when it lies above 0, fails when below, inconclusive when it
-// contains 0. Otherwise by the two intervals: holds when a's lies above
-// b's, fails when below, inconclusive when they overlap (conservative).
-func worse(a, b *eval.MethodResult) (verdict, string) {
-	text := fmt.Sprintf("%s %s vs %s %s", a.Name, excessSH(a), b.Name, excessSH(b))
-	if d, ok := eval.PairedSecondHalf(a, b, eval.DefaultConfidence); ok && !math.IsNaN(d.Lo) {
-		text += fmt.Sprintf("; paired difference %+.4f ± %.4f", d.Mean, d.HalfWidth())
-		switch {
-		case d.Lo > 0:
-			return holds, text
-		case d.Hi < 0:
-			return fails, text
-		}
-		return undecided, text
+// NonInferiorityMargin (nats per symbol of second-half excess over CTW)
+// is how much worse a model may be than another and still count as "not
+// worse" (notWorse: a deeper transformer against a shallower one, Fig. 3):
+// a smaller difference is not a degradation one could read off a figure,
+// and with 1000 test windows a far smaller one is statistically clear.
+const NonInferiorityMargin = 0.005
+
+// difference is the 95% interval of a − b in second-half excess over CTW
+// (nats per symbol) and the text that states it. When both results hold
+// per-window losses (the same test windows) it is the paired interval
+// across windows (eval.PairedSecondHalf); otherwise the conservative
+// [a.Lo − b.Hi, a.Hi − b.Lo] from the two intervals, which contains the
+// difference whenever both intervals contain their means. Lo and Hi are
+// NaN when undefined (a single window).
+func difference(a, b *eval.MethodResult) (d eval.Interval, text string) {
+	text = fmt.Sprintf("%s %s vs %s %s", a.Name, excessSH(a), b.Name, excessSH(b))
+	if p, ok := eval.PairedSecondHalf(a, b, eval.DefaultConfidence); ok && !math.IsNaN(p.Lo) {
+		return p, text + fmt.Sprintf("; paired difference %+.4f ± %.4f", p.Mean, p.HalfWidth())
 	}
-	v := undecided
-	switch {
-	case clearlyAbove(a, b):
-		v = holds
-	case clearlyAbove(b, a):
-		v = fails
-	}
-	return v, text
+	x, y := a.ExcessSecondHalf, b.ExcessSecondHalf
+	return eval.Interval{Mean: x.Mean - y.Mean, Lo: x.Lo - y.Hi, Hi: x.Hi - y.Lo}, text
 }
 
-// notWorse decides "a is not worse than b": fails when a is worse (see
-// worse); holds when a's mean is at most b's upper bound (a better, or
-// within b's own interval); inconclusive otherwise, and when an interval
-// is undefined (a single window).
-func notWorse(a, b *eval.MethodResult) (verdict, string) {
-	v, text := worse(a, b)
+// worse decides "a's second-half excess over CTW is higher than b's" by
+// the interval of a − b (difference): holds when it lies above 0, fails
+// when below, inconclusive when it contains 0 or is undefined.
+func worse(a, b *eval.MethodResult) (verdict, string) {
+	d, text := difference(a, b)
 	switch {
-	case v == holds:
-		return fails, text
-	case math.IsNaN(a.ExcessSecondHalf.Mean) || math.IsNaN(b.ExcessSecondHalf.Hi):
-		return undecided, text
-	case a.ExcessSecondHalf.Mean <= b.ExcessSecondHalf.Hi:
+	case d.Lo > 0:
 		return holds, text
+	case d.Hi < 0:
+		return fails, text
 	}
 	return undecided, text
+}
+
+// notWorse decides "a is not worse than b" as a non-inferiority test at
+// NonInferiorityMargin on the interval of a − b (difference): holds when
+// its upper end is at most the margin, fails when its lower end is above
+// the margin, inconclusive otherwise and when it is undefined.
+func notWorse(a, b *eval.MethodResult) (verdict, string) {
+	d, text := difference(a, b)
+	text += fmt.Sprintf("; margin %g nats", NonInferiorityMargin)
+	switch {
+	case d.Hi <= NonInferiorityMargin:
+		return holds, text
+	case d.Lo > NonInferiorityMargin:
+		return fails, text
+	}
+	return undecided, text
+}
+
+// equivalent decides "a and b are within ±tol of each other" as an
+// equivalence test on the interval of a − b (difference): see within.
+func equivalent(a, b *eval.MethodResult, tol float64) (verdict, string) {
+	d, text := difference(a, b)
+	if !strings.Contains(text, "paired difference") {
+		text += fmt.Sprintf("; difference %+.4f, interval [%+.4f, %+.4f]", d.Mean, d.Lo, d.Hi)
+	}
+	return within(d.Lo, d.Hi, tol), text + fmt.Sprintf("; tolerance ±%g nats", tol)
+}
+
+// within decides "the difference is within ±tol" from its interval
+// [lo, hi]: holds when the whole interval lies within ±tol, fails when it
+// lies wholly outside (above tol or below −tol), inconclusive when it
+// reaches across a bound or is undefined (NaN).
+func within(lo, hi, tol float64) verdict {
+	switch {
+	case lo >= -tol && hi <= tol:
+		return holds
+	case lo > tol || hi < -tol:
+		return fails
+	}
+	return undecided
 }
 
 // excessSH formats a method's second-half excess over CTW.

@@ -122,8 +122,10 @@ func TestFig4Verdicts(t *testing.T) {
 	}
 }
 
-// TestNotWorse: "not worse" holds only when a's mean is within b's
-// interval or below; an undefined interval decides nothing.
+// TestNotWorse: "not worse" is a non-inferiority test at
+// NonInferiorityMargin on the interval of the difference (unpaired from
+// the two intervals, or paired across windows); an undefined interval
+// decides nothing.
 func TestNotWorse(t *testing.T) {
 	iv := func(m, h float64) eval.Interval { return eval.Interval{Mean: m, Lo: m - h, Hi: m + h} }
 	nan := eval.Interval{Mean: 0.5, Lo: math.NaN(), Hi: math.NaN()}
@@ -131,16 +133,48 @@ func TestNotWorse(t *testing.T) {
 		a, b eval.Interval
 		want verdict
 	}{
-		{iv(0.02, 0.005), iv(0.03, 0.005), holds},
-		{iv(0.033, 0.005), iv(0.03, 0.005), holds},
-		{iv(0.037, 0.005), iv(0.03, 0.005), undecided},
-		{iv(0.05, 0.005), iv(0.03, 0.005), fails},
+		{iv(0.02, 0.005), iv(0.03, 0.005), holds},      // difference in [−0.02, 0]
+		{iv(0.032, 0.001), iv(0.03, 0.001), holds},     // [0, 0.004]: worse, but within the margin
+		{iv(0.033, 0.005), iv(0.03, 0.005), undecided}, // [−0.007, 0.013]
+		{iv(0.05, 0.005), iv(0.03, 0.005), fails},      // [0.01, 0.03]
 		{nan, iv(0.02, 0.005), undecided},
 		{iv(0.5, 0.1), nan, undecided},
 	} {
 		a, b := &eval.MethodResult{Name: "a", ExcessSecondHalf: tc.a}, &eval.MethodResult{Name: "b", ExcessSecondHalf: tc.b}
 		if v, _ := notWorse(a, b); v != tc.want {
 			t.Errorf("%+v vs %+v: %s, want %s", tc.a, tc.b, v, tc.want)
+		}
+	}
+	// paired across 1000 windows: worse by a clear but negligible 0.001
+	// holds; by a clear 0.008, fails; by 0.005 ± 0.007, inconclusive
+	for _, tc := range []struct {
+		shift, noise float64
+		want         verdict
+	}{{0.001, 0.001, holds}, {0.008, 0.001, fails}, {0.005, 0.1, undecided}} {
+		a := &eval.MethodResult{Name: "a", ExcessSecondHalf: iv(0.03, 0.01)}
+		b := &eval.MethodResult{Name: "b", ExcessSecondHalf: iv(0.03, 0.01)}
+		for j := range 1000 {
+			x := 0.7 + 0.3*math.Sin(float64(j))
+			a.SecondHalfWindows = append(a.SecondHalfWindows, x+tc.shift+tc.noise*math.Cos(float64(7*j)))
+			b.SecondHalfWindows = append(b.SecondHalfWindows, x)
+		}
+		if v, text := notWorse(a, b); v != tc.want || !strings.Contains(text, "paired difference") {
+			t.Errorf("paired, a worse by %g (noise %g): %s (%s), want %s", tc.shift, tc.noise, v, text, tc.want)
+		}
+	}
+}
+
+// TestWithin checks the equivalence rule of within.
+func TestWithin(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   verdict
+	}{
+		{-0.004, 0.004, holds}, {0.001, 0.005, holds}, {0.002, 0.006, undecided}, {-0.01, 0.01, undecided},
+		{0.0051, 0.02, fails}, {-0.02, -0.006, fails}, {math.NaN(), math.NaN(), undecided},
+	} {
+		if v := within(tc.lo, tc.hi, 0.005); v != tc.want {
+			t.Errorf("[%g, %g]: %s, want %s", tc.lo, tc.hi, v, tc.want)
 		}
 	}
 }
@@ -225,6 +259,29 @@ func TestAcrossReplicates(t *testing.T) {
 	}
 	if f.Verdict != "fails" || !strings.Contains(f.Summary, "3 training seeds") {
 		t.Errorf("verdict %q, summary %q", f.Verdict, f.Summary)
+	}
+	// replicates 1 and 2 of TF(4) missing: the checks that need it are
+	// decided on seed 0 alone, the others on all three, and the summary
+	// says so
+	var part []eval.MethodResult
+	for _, m := range res.Methods {
+		if !strings.HasPrefix(m.Name, "TF(4) [seed") {
+			part = append(part, m)
+		}
+	}
+	pres := *res
+	pres.Methods = part
+	f = acrossReplicates(cfg, &merged{Res: &pres}, findFig3)
+	if got := verdictOf(t, f, "TF(4,4) tracks CTW better than the best fixed-order"); got != "fails" {
+		t.Errorf("TF(4) missing on seeds 1–2: TF(4,4)'s check %s, want fails (seeds 1 and 2 vote)", got)
+	}
+	for _, c := range f.Checks {
+		if strings.Contains(c.Claim, "one-layer") && !strings.Contains(c.Numbers, "by seed: holds, no result, no result") {
+			t.Errorf("check %q: %s", c.Claim, c.Numbers)
+		}
+	}
+	if !strings.Contains(f.Summary, "on fewer seeds") {
+		t.Errorf("summary does not say some checks had fewer seeds: %q", f.Summary)
 	}
 	// with seed 0 alone the same check holds
 	cfg.Seeds = 1
