@@ -20,8 +20,11 @@ type spike struct {
 	// Windows estimates how many windows carry the spike: if k of n
 	// windows have excess e above Base and the rest none, the mean is
 	// ke/n and the second moment ke²/n, so k ≈ n·μ²/(σ² + μ²) with μ the
-	// spike's height above Base and σ the SD across windows at Pos. A
-	// single outlying window gives ≈ 1; a systematic effect many.
+	// spike's height above Base and σ the SD across windows at Pos. For
+	// any distribution it is a lower bound on the windows with excess
+	// above Base (Cauchy–Schwarz: μ² ≤ P(X ≠ 0)·E[X²]). A listed spike has
+	// an interval clear of Base, which a few windows cannot give, so it is
+	// at least about 4; a systematic effect gives hundreds.
 	Windows float64
 }
 
@@ -101,11 +104,11 @@ func findFig3(cfg Config, mg *merged) Finding {
 	}
 	for _, x := range spikeOf {
 		for _, k := range spikes(x.m, res.Windows, 0.03) {
-			sp = append(sp, fmt.Sprintf("%s at position %d (%.3f ± %.3f vs %.3f around it; ≈ %.0f windows)", x.m.Name, k.Pos, k.Excess, k.Half, k.Base, k.Windows))
+			sp = append(sp, fmt.Sprintf("%s at position %d (%.3f ± %.3f vs %.3f around it; ≥ %.0f windows)", x.m.Name, k.Pos, k.Excess, k.Half, k.Base, k.Windows))
 		}
 	}
 	if len(sp) > 0 {
-		f.Found += " Isolated spikes of the per-position excess (95% interval more than 0.03 nats above the median of the 10 positions either side; the number of windows carrying each is estimated from the mean and SD across windows: ≈ 1 means one outlying window, i.e. noise; many means a systematic, position-specific effect of the model): " + strings.Join(sp, "; ") + "."
+		f.Found += " Isolated spikes of the per-position excess (95% interval more than 0.03 nats above the median of the 10 positions either side; “≥ k windows” is a lower bound on the number of windows carrying each, from the mean and SD across windows (exact when a window either carries the full spike or none of it): a handful means a few outlying windows; hundreds, a systematic, position-specific effect of the model; adjacent positions are listed one by one): " + strings.Join(sp, "; ") + "."
 	}
 	kn, uni := first(res, "KN"), first(res, "Unigram")
 	if kn != nil {

@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/vomc/vomc/eval"
@@ -45,14 +46,16 @@ func findFig4(cfg Config, mg *merged) Finding {
 		f.check("TF(1,1) is the worse of the two single-head models.", v, text)
 	}
 	// Is a variant's loss a training-budget artefact? Its curve's last
-	// quarter (a caveat: a model still learning makes "worse" uncertain),
-	// and the same model trained K times longer (beside the base model).
+	// quarter (a caveat: a model whose loss still falls fast enough to
+	// close its gap makes "worse" uncertain), and the same model trained K
+	// times longer (beside the base model).
 	var conv []string
 	for _, m := range variants {
 		if h, ok := mg.Logs[m.Label()]; ok {
 			c := convergenceOf(h)
 			conv = append(conv, fmt.Sprintf("%s: %s", m.Label(), c))
-			f.caveat(fmt.Sprintf("%s's training loss had stopped changing under this schedule (else its gap may be a budget artefact).", m.Label()), c.Verdict(), c.String())
+			v, text := budgetCaveat(c, res.Method(m.Label()), rm)
+			f.caveat(fmt.Sprintf("%s's training loss, falling at its rate of the last quarter, would not close its gap to the full %s within another quarter of the run (else the gap may be a budget artefact).", m.Label(), rm.Name), v, text)
 		}
 		if m.Budget > 1 {
 			base := m
@@ -68,4 +71,29 @@ func findFig4(cfg Config, mg *merged) Finding {
 	}
 	f.settleChecked()
 	return f
+}
+
+// budgetCaveat decides whether variant's training curve (c, the fit of its
+// last quarter) could close its gap to full within another quarter of the
+// run. The gap is over the whole window, as the training loss is: the
+// conservative interval [gLo, gHi] of variant's window excess over CTW
+// minus full's, from the two 95% intervals. It holds when the upper end of
+// the fitted drop is below gLo, fails when its lower end reaches gHi (the
+// curve alone would close the gap), and is inconclusive otherwise, when
+// the fit has too few points, or when variant is not clearly worse.
+// Losses on training and test windows are compared as one quantity: both
+// are means per symbol over whole windows from the same prior.
+func budgetCaveat(c Convergence, variant, full *eval.MethodResult) (verdict, string) {
+	gLo := variant.ExcessWindow.Lo - full.ExcessWindow.Hi
+	gHi := variant.ExcessWindow.Hi - full.ExcessWindow.Lo
+	text := fmt.Sprintf("%s; window gap to %s [%.4f, %.4f]", c, full.Name, gLo, gHi)
+	switch {
+	case c.Points < 4 || math.IsNaN(c.DropCI) || math.IsNaN(gLo) || math.IsNaN(gHi) || gLo <= 0:
+		return undecided, text
+	case c.Drop+c.DropCI < gLo:
+		return holds, text
+	case c.Drop-c.DropCI >= gHi:
+		return fails, text
+	}
+	return undecided, text
 }

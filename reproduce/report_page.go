@@ -245,19 +245,25 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 		"with %.0f%% confidence half-widths across windows (%s); the excess over CTW is paired window by window. "+
 		"The second half is positions %d..%d. Training time is wall time on this machine.",
 		res.Windows, res.N, indep, 100*res.Confidence, res.CIMethod, res.SecondHalfStart, res.N)
-	if d.Seeds > 1 {
-		var who []string
-		if cfg.NumSeeds() > 1 {
-			who = append(who, fmt.Sprintf("every transformer %d times", cfg.NumSeeds()))
-		}
-		if len(cfg.SynthVariants) > 0 && cfg.NumSynthSeeds() > 1 {
-			who = append(who, fmt.Sprintf("every TF 2-0 model %d times", cfg.NumSynthSeeds()))
+	var who, figs []string
+	if cfg.NumSeeds() > 1 {
+		who = append(who, fmt.Sprintf("every transformer %d times", cfg.NumSeeds()))
+		figs = append(figs, "3")
+	}
+	if len(cfg.SynthVariants) > 0 && cfg.NumSynthSeeds() > 1 {
+		who = append(who, fmt.Sprintf("every TF 2-0 model %d times", cfg.NumSynthSeeds()))
+		figs = append(figs, "8")
+	}
+	if d.Seeds > 1 && len(who) > 0 {
+		draws := "Fig. " + figs[0] + " draws"
+		if len(figs) > 1 {
+			draws = "Figs. " + strings.Join(figs, " and ") + " draw"
 		}
 		d.SummaryNote += fmt.Sprintf(" Trained %s (seeds derived from seed %d and the replicate index; same data). "+
 			"The intervals across windows are those of replicate 0; the columns “across seeds” give the mean of the replicates' second-half means "+
 			"± the %.0f%% Student-t half-width over those means (df = replicates − 1; the count is in each row). Each replicate's curves are in results.json (as “LABEL [seed r]”), "+
-			"the per-replicate numbers in %s, and Figs. 3 and 8 draw every replicate (thin lines).",
-			strings.Join(who, " and "), cfg.Seed, 100*SeedConfidence, SeedsFile)
+			"the per-replicate numbers in %s, and %s every replicate (thin lines).",
+			strings.Join(who, " and "), cfg.Seed, 100*SeedConfidence, SeedsFile, draws)
 	}
 	// Figures.
 	add := func(id, title string, files []string, f Finding, missing string) error {
