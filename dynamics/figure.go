@@ -207,7 +207,7 @@ func drawFigure(p *gplot.Plot, marks []mark, c draw.Canvas) {
 		xs := make([]vg.Length, len(marks))
 		for i, m := range marks {
 			w := sty.Width(m.label)
-			xs[i] = min(max(trX(m.step), dc.Min.X+w/2), c.Max.X-w/2)
+			xs[i] = min(max(trX(m.step), dc.Min.X+w/2), dc.Max.X-w/2)
 		}
 		return xs
 	}

@@ -146,11 +146,15 @@ func dynamicsSection(cfg Config, deps map[string]*pipeline.Done, figDir string) 
 	// The figures stage depends on the same dynamics stages, so it drew
 	// the grid from these results.
 	files = []string{filepath.Join(figDir, DynamicsFile)}
+	notBayes := ""
+	if why := cfg.notOptimal(); len(why) > 0 {
+		notBayes = fmt.Sprintf(" Here CTW is not exactly the Bayes predictor (%s), so the two lines need not agree (the excess is KL(Bayes ‖ model) − KL(Bayes ‖ CTW) in expectation, not KL(CTW ‖ model)), and a model may beat CTW, where the grey line breaks off.", strings.Join(why, "; "))
+	}
 	ph := table{Caption: fmt.Sprintf("Closest algorithm by training step: the reference of least mean KL(reference ‖ model) per position on the %d probe windows; "+
 		"“A ≈ B”: the probe windows cannot tell A and B apart — neither is shown worse than any reference by paired (window by window) comparisons "+
 		"at a family-wise level of %g (Bonferroni, two-sided intervals: the truly closest reference is wrongly excluded with probability at most half that) — which is not evidence that they are equal. A phase's names are those of its last snapshot, the closest first. "+
-		"In the figure, the grey line is the model's excess loss over CTW; where CTW is the Bayes predictor its expectation is KL(CTW ‖ model), the black line.",
-		res[0].Windows, dynamics.TieLevel),
+		"In the figure, the grey line is the model's excess loss over CTW (drawn where positive: log axis); where CTW is the Bayes predictor its expectation is KL(CTW ‖ model), the black line.%s",
+		res[0].Windows, dynamics.TieLevel, notBayes),
 		Head: []string{"model", "steps", "closest algorithm", "KL from the closest at the phase's last step (nats, 95% CI)"}}
 	hd := table{Caption: "Heads: the step from which each head keeps the label it has at the last snapshot (relative position d or suffix match k, null-tested).",
 		Head: []string{"model", "head", "label", "from step", "at the last snapshot"}}

@@ -233,20 +233,15 @@ func ExitCode(s os.Signal) int {
 func HandleSignals(graceful bool, w io.Writer) (stop func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	quit := make(chan struct{})
+	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(done)
 		for {
 			select {
 			case <-quit:
 				return
 			case s := <-ch:
-				sig.Lock()
-				first := sig.got == nil
-				if first {
-					sig.got = s
-				}
-				sig.Unlock()
-				if graceful && first && s == os.Interrupt {
+				if first := recordSignal(s); graceful && first && s == os.Interrupt {
 					continue
 				}
 				cleanup(true)
@@ -256,9 +251,35 @@ func HandleSignals(graceful bool, w io.Writer) (stop func()) {
 		}
 	}()
 	return func() {
+		// After signal.Stop no signal is sent to ch, and one sent before
+		// is in its buffer or was taken by the goroutine: record what is
+		// left, so that a command that returned on its own context's
+		// cancellation is not reported as a plain failure because this
+		// goroutine had not yet run.
 		signal.Stop(ch)
 		close(quit)
+		<-done
+		for {
+			select {
+			case s := <-ch:
+				recordSignal(s)
+			default:
+				return
+			}
+		}
 	}
+}
+
+// recordSignal records s as the signal received (Interrupted) unless one
+// was recorded before; it reports whether s is the first.
+func recordSignal(s os.Signal) bool {
+	sig.Lock()
+	defer sig.Unlock()
+	first := sig.got == nil
+	if first {
+		sig.got = s
+	}
+	return first
 }
 
 // staleRE matches the temporaries of TempPattern: ".BASE.tmp-PID-RANDOM".
