@@ -87,8 +87,11 @@ func fig8Checks(cfg Config, mg *merged, enc0 string, gaps []synthGap, f *Finding
 	at := map[string]*check{}
 	vote := func(r int, claim string, v verdict, numbers string) {
 		c := at[claim]
-		if c == nil {
-			c = &check{claim: claim, per: make([]string, S)}
+		if c == nil { // its first seed (seeds come in order): its numbers
+			c = &check{claim: claim, per: make([]string, S), numbers: numbers}
+			if r > 0 {
+				c.numbers = fmt.Sprintf("seed %d: %s", r, numbers)
+			}
 			for i := range c.per {
 				c.per[i] = noVote
 			}
@@ -96,19 +99,13 @@ func fig8Checks(cfg Config, mg *merged, enc0 string, gaps []synthGap, f *Finding
 			cs = append(cs, c)
 		}
 		c.per[r] = v.String()
-		if c.numbers == "" || r == 0 {
-			c.numbers = numbers
-			if r > 0 {
-				c.numbers = fmt.Sprintf("seed %d: %s", r, numbers)
-			}
-		}
 	}
+	match := fmt.Sprintf("TF 2-0 and TF 2-0 w/ all counts almost match (their second-half losses within ±%g nats).", GapTolerance)
 	for r := range S {
 		get := func(v synth.Variant) *eval.MethodResult {
 			return mg.Res.Method(synthRepLabel(synthLabel(v, enc0), r))
 		}
 		tf20, all := get(synth.TF20), get(synth.WithAllCounts)
-		match := fmt.Sprintf("TF 2-0 and TF 2-0 w/ all counts almost match (their second-half losses within ±%g nats).", GapTolerance)
 		decided := false
 		for _, g := range gaps {
 			if g.Encoding == enc0 && g.Replicate == r {

@@ -254,7 +254,7 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 		who = append(who, fmt.Sprintf("every TF 2-0 model %d times", cfg.NumSynthSeeds()))
 		figs = append(figs, "8")
 	}
-	if d.Seeds > 1 && len(who) > 0 {
+	if len(who) > 0 {
 		draws := "Fig. " + figs[0] + " draws"
 		if len(figs) > 1 {
 			draws = "Figs. " + strings.Join(figs, " and ") + " draw"

@@ -265,21 +265,21 @@ const NonInferiorityMargin = 0.005
 // across windows (eval.PairedSecondHalf); otherwise the conservative
 // [a.Lo − b.Hi, a.Hi − b.Lo] from the two intervals, which contains the
 // difference whenever both intervals contain their means. Lo and Hi are
-// NaN when undefined (a single window).
-func difference(a, b *eval.MethodResult) (d eval.Interval, text string) {
+// NaN when undefined (a single window). paired says which interval it is.
+func difference(a, b *eval.MethodResult) (d eval.Interval, paired bool, text string) {
 	text = fmt.Sprintf("%s %s vs %s %s", a.Name, excessSH(a), b.Name, excessSH(b))
 	if p, ok := eval.PairedSecondHalf(a, b, eval.DefaultConfidence); ok && !math.IsNaN(p.Lo) {
-		return p, text + fmt.Sprintf("; paired difference %+.4f ± %.4f", p.Mean, p.HalfWidth())
+		return p, true, text + fmt.Sprintf("; paired difference %+.4f ± %.4f", p.Mean, p.HalfWidth())
 	}
 	x, y := a.ExcessSecondHalf, b.ExcessSecondHalf
-	return eval.Interval{Mean: x.Mean - y.Mean, Lo: x.Lo - y.Hi, Hi: x.Hi - y.Lo}, text
+	return eval.Interval{Mean: x.Mean - y.Mean, Lo: x.Lo - y.Hi, Hi: x.Hi - y.Lo}, false, text
 }
 
 // worse decides "a's second-half excess over CTW is higher than b's" by
 // the interval of a − b (difference): holds when it lies above 0, fails
 // when below, inconclusive when it contains 0 or is undefined.
 func worse(a, b *eval.MethodResult) (verdict, string) {
-	d, text := difference(a, b)
+	d, _, text := difference(a, b)
 	switch {
 	case d.Lo > 0:
 		return holds, text
@@ -294,7 +294,7 @@ func worse(a, b *eval.MethodResult) (verdict, string) {
 // its upper end is at most the margin, fails when its lower end is above
 // the margin, inconclusive otherwise and when it is undefined.
 func notWorse(a, b *eval.MethodResult) (verdict, string) {
-	d, text := difference(a, b)
+	d, _, text := difference(a, b)
 	text += fmt.Sprintf("; margin %g nats", NonInferiorityMargin)
 	switch {
 	case d.Hi <= NonInferiorityMargin:
@@ -308,8 +308,8 @@ func notWorse(a, b *eval.MethodResult) (verdict, string) {
 // equivalent decides "a and b are within ±tol of each other" as an
 // equivalence test on the interval of a − b (difference): see within.
 func equivalent(a, b *eval.MethodResult, tol float64) (verdict, string) {
-	d, text := difference(a, b)
-	if !strings.Contains(text, "paired difference") {
+	d, paired, text := difference(a, b)
+	if !paired {
 		text += fmt.Sprintf("; difference %+.4f, interval [%+.4f, %+.4f]", d.Mean, d.Lo, d.Hi)
 	}
 	return within(d.Lo, d.Hi, tol), text + fmt.Sprintf("; tolerance ±%g nats", tol)
