@@ -133,6 +133,7 @@ func BenchTrain(be backend.Backend, b TrainBench, steps, warmup int, seed uint64
 	if err != nil {
 		return nil, err
 	}
+	defer m.Free() // the model's buffers (a GPU's memory) go back before the next configuration
 	T, B := b.Model.Context, b.Batch
 	r := rand.New(rand.NewPCG(seed, 0x62656e6368))
 	x := make([]byte, B*T)
@@ -149,6 +150,7 @@ func BenchTrain(be backend.Backend, b TrainBench, steps, warmup int, seed uint64
 	if err != nil {
 		return nil, err
 	}
+	defer tr.Free()
 	sample()
 	rep := &TrainReport{Name: b.Name, Model: b.Model, Batch: B, Params: b.Model.NumParams(),
 		Threads: runtime.GOMAXPROCS(0), Backend: m.Backend().Name(), Steps: steps, Warmup: warmup}

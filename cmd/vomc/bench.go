@@ -56,6 +56,7 @@ func runBenchTrain(args []string) error {
 	fs.Uint64Var(&o.Seed, "seed", 1, "random seed (initialisation and windows)")
 	asJSON := fs.Bool("json", false, "print the reports as JSON instead of a table")
 	engine := fs.String("engine", trainrun.EngineGo, "training engine: go or torch")
+	backendName := fs.String("backend", "cpu", "go engine: "+backendUsage)
 	tor := &trainrun.Torch{}
 	torchFlags(fs, tor)
 	fs.BoolVar(&o.Plain, "plain", true, "torch engine: also time a plain eager float32 PyTorch loop")
@@ -65,6 +66,16 @@ func runBenchTrain(args []string) error {
 	eng, err := trainrun.NewEngine(*engine, compute(), tor)
 	if err != nil {
 		return usageError{"--" + err.Error()}
+	}
+	if *backendName != "cpu" {
+		if *engine != trainrun.EngineGo {
+			return usagef("--backend is the go engine's; the torch engine's device is --device")
+		}
+		be, err := chooseBackend(*backendName)
+		if err != nil {
+			return err
+		}
+		eng = trainrun.GoEngine{Backend: be}
 	}
 	if o.Steps < 1 || o.Warmup < 0 || o.Threads < 1 || o.Threads > 4096 {
 		return usagef("--steps and --threads must be positive, --warmup non-negative")

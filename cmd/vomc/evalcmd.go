@@ -17,7 +17,8 @@ import (
 
 func runEval(args []string) error {
 	fs := newFlags("eval")
-	o := experiment.EvalOptions{Backend: compute()}
+	o := experiment.EvalOptions{}
+	backendName := fs.String("backend", "cpu", "tf: methods: "+backendUsage)
 	fs.StringVar(&o.Data, "data", "", "data set directory (from 'vomc data')")
 	fs.StringVar(&o.File, "file", "", "a symbol file instead of a data set")
 	mode := fs.String("mode", "text", "with --file: text or raw")
@@ -53,6 +54,9 @@ func runEval(args []string) error {
 		if o.Mode, err = symbols.ParseMode(*mode); err != nil {
 			return asUsage(err)
 		}
+	}
+	if o.Backend, err = chooseBackend(*backendName); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

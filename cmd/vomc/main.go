@@ -13,6 +13,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cpu"
+	"github.com/vomc/vomc/transformer/backend/cuda"
 	"github.com/vomc/vomc/transformer/kernels"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
@@ -122,6 +124,33 @@ func hint(err error) string {
 // backend with the kernel set of VOMC_KERNELS (kernels.Default), chosen
 // here once and passed down.
 var compute = sync.OnceValue(func() backend.Backend { return cpu.New(kernels.Default()) })
+
+// backendUsage is the help of --backend.
+const backendUsage = "compute backend of vomc's engine: cpu (the kernel set of VOMC_KERNELS) or cuda, cuda:N (NVIDIA GPU N through the driver; no CUDA toolkit needed)"
+
+// chooseBackend returns the backend named by --backend: the CPU backend
+// (compute) or a CUDA device opened here, once per command.
+func chooseBackend(name string) (backend.Backend, error) {
+	switch {
+	case name == "cpu":
+		return compute(), nil
+	case name == "cuda" || strings.HasPrefix(name, "cuda:"):
+		n := 0
+		if name != "cuda" {
+			v, err := strconv.Atoi(strings.TrimPrefix(name, "cuda:"))
+			if err != nil || v < 0 {
+				return nil, usagef("--backend %q: want cuda:N with N a device number", name)
+			}
+			n = v
+		}
+		be, err := cuda.Open(n)
+		if err != nil {
+			return nil, fmt.Errorf("--backend %s: %w", name, err)
+		}
+		return be, nil
+	}
+	return nil, usagef("--backend %q: want cpu, cuda or cuda:N", name)
+}
 
 // renamed maps removed command names to the command that does their job.
 var renamed = map[string]string{"bench-compress": "bench compress"}

@@ -19,7 +19,7 @@ import (
 
 // flags that may be given together with --resume (the others are taken
 // from the checkpoint).
-var resumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "val": true, "checkpoint-every": true, "allow-unverified": true, "engine": true}
+var resumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "val": true, "checkpoint-every": true, "allow-unverified": true, "engine": true, "backend": true}
 
 // optionFlags names the flag of each trainrun.OptionError option (the
 // run's settings and the TrainConfig fields by JSON name) that has one.
@@ -35,6 +35,7 @@ type trainCmd struct {
 	o                 trainrun.TrainOptions
 	tor               *trainrun.Torch
 	engine, snapshots string
+	backend           string
 	snapEvery         int
 	noFF              bool
 	given             map[string]bool
@@ -60,6 +61,7 @@ func newTrainCmd() *trainCmd {
 	fs.BoolVar(&o.Train.SumOverWindow, "sum-loss", false, "gradient of the window-summed loss (the paper's) instead of the per-symbol mean")
 	fs.BoolVar(&o.AllowUnverified, "allow-unverified", false, "with --resume: accept a checkpoint without a checksum (written by an earlier vomc)")
 	fs.StringVar(&c.engine, "engine", trainrun.EngineGo, "training engine: go (vomc's CPU engine) or torch (PyTorch, CPU or CUDA)")
+	fs.StringVar(&c.backend, "backend", "cpu", "go engine: "+backendUsage)
 	torchFlags(fs, c.tor)
 	fs.StringVar(&c.snapshots, "snapshots", "", "keep the model at these steps in DIR/snapshots/ for 'vomc dynamics': log:K (K log-spaced steps), every:S, or a list 10,100,1000")
 	fs.IntVar(&c.snapEvery, "snapshot-every", 0, "keep the model every S steps (same as --snapshots every:S)")
@@ -124,7 +126,17 @@ func (c *trainCmd) check() (trainrun.Engine, error) {
 	if err := c.checkEngine(); err != nil {
 		return nil, err
 	}
-	return eng, c.checkModel()
+	if err := c.checkModel(); err != nil {
+		return nil, err
+	}
+	if c.engine == trainrun.EngineGo && c.backend != "cpu" {
+		be, err := chooseBackend(c.backend)
+		if err != nil {
+			return nil, err
+		}
+		eng = trainrun.GoEngine{Backend: be}
+	}
+	return eng, nil
 }
 
 // checkEngine checks the engine's flags and, for the torch engine, its
@@ -133,6 +145,9 @@ func (c *trainCmd) check() (trainrun.Engine, error) {
 func (c *trainCmd) checkEngine() error {
 	if c.engine != trainrun.EngineTorch {
 		return torchOnly(c.given, "--%s needs --engine torch")
+	}
+	if c.given["backend"] {
+		return usagef("--backend is the go engine's; the torch engine's device is --device")
 	}
 	if err := c.tor.Validate(); err != nil {
 		return asUsage(err)

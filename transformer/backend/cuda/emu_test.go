@@ -1,0 +1,222 @@
+//go:build linux && (amd64 || arm64)
+
+package cuda
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+
+	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/backend/backendtest"
+)
+
+// The emulator: kernels.cu compiled for the CPU with testdata/emu/emu.h
+// into a shared library that stands in for the driver, so the backend —
+// its Go code and every kernel's arithmetic, indexing and barriers — is
+// tested on machines without a GPU (CI). It needs g++; without it the
+// tests are skipped.
+
+var emuLib struct {
+	once sync.Once
+	err  error
+	skip string
+
+	launch    func(name string, gx, gy, gz, bx, by, bz uint32, params unsafe.Pointer) int32
+	signature func(name string, out *byte, n int32) int32
+	malloc    func(n uintptr) uintptr
+	free      func(p uintptr)
+	memcpyHD  func(dst uintptr, src unsafe.Pointer, n uintptr)
+	memcpyDH  func(dst unsafe.Pointer, src uintptr, n uintptr)
+	memcpyDD  func(dst, src uintptr, n uintptr)
+	memset32  func(dst uintptr, v uint32, n uintptr)
+	memset8   func(dst uintptr, v uint8, n uintptr)
+}
+
+var kernelName = regexp.MustCompile(`extern "C" +void +(k_\w+) *\(`)
+
+// buildEmu compiles the emulator library once per test process.
+func buildEmu(t *testing.T) {
+	emuLib.once.Do(func() {
+		gxx, err := exec.LookPath("g++")
+		if err != nil {
+			emuLib.skip = "no g++ to build the CUDA emulator (apt-get install g++)"
+			return
+		}
+		dir, err := os.MkdirTemp("", "vomc-cudaemu")
+		if err != nil {
+			emuLib.err = err
+			return
+		}
+		src, _ := filepath.Abs("kernels.cu")
+		inc, _ := filepath.Abs("testdata/emu")
+		// the kernels' names, from the preprocessed source (macros expanded)
+		pre, err := exec.Command(gxx, "-E", "-x", "c++", "-std=c++17", "-DVOMC_EMU", "-I", inc, src).CombinedOutput()
+		if err != nil {
+			emuLib.err = fmt.Errorf("g++ -E kernels.cu: %v\n%s", err, pre)
+			return
+		}
+		seen := map[string]bool{}
+		for _, m := range kernelName.FindAllStringSubmatch(string(pre), -1) {
+			seen[m[1]] = true
+		}
+		var names []string
+		for n := range seen {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var reg strings.Builder
+		for _, n := range names {
+			fmt.Fprintf(&reg, "REG(%s)\n", n)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "registry.inc"), []byte(reg.String()), 0o644); err != nil {
+			emuLib.err = err
+			return
+		}
+		so := filepath.Join(dir, "libvomccudaemu.so")
+		out, err := exec.Command(gxx, "-std=c++17", "-O2", "-shared", "-fPIC", "-DVOMC_EMU",
+			fmt.Sprintf("-DKERNELS_CU=%q", src), "-I", inc, "-I", dir, "-o", so, filepath.Join(inc, "emu_main.cpp")).CombinedOutput()
+		if err != nil {
+			emuLib.err = fmt.Errorf("building the CUDA emulator: %v\n%s", err, out)
+			return
+		}
+		lib, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_LOCAL)
+		if err != nil {
+			emuLib.err = err
+			return
+		}
+		purego.RegisterLibFunc(&emuLib.launch, lib, "emu_launch")
+		purego.RegisterLibFunc(&emuLib.signature, lib, "emu_signature")
+		purego.RegisterLibFunc(&emuLib.malloc, lib, "emu_malloc")
+		purego.RegisterLibFunc(&emuLib.free, lib, "emu_free")
+		purego.RegisterLibFunc(&emuLib.memcpyHD, lib, "emu_memcpy")
+		purego.RegisterLibFunc(&emuLib.memcpyDH, lib, "emu_memcpy")
+		purego.RegisterLibFunc(&emuLib.memcpyDD, lib, "emu_memcpy")
+		purego.RegisterLibFunc(&emuLib.memset32, lib, "emu_memset32")
+		purego.RegisterLibFunc(&emuLib.memset8, lib, "emu_memset8")
+	})
+	if emuLib.skip != "" {
+		t.Skip(emuLib.skip)
+	}
+	if emuLib.err != nil {
+		t.Fatal(emuLib.err)
+	}
+}
+
+// emuDriver is the driver interface on the emulator: host memory, kernels
+// run on the CPU. It checks each launch's argument kinds against the
+// kernel's C++ signature.
+type emuDriver struct {
+	sigs   map[string]string
+	closed bool
+}
+
+func newEmuBackend(t *testing.T) (*Backend, error) {
+	buildEmu(t)
+	return newBackend(&emuDriver{sigs: map[string]string{}})
+}
+
+func (d *emuDriver) device() string { return "emulator" }
+func (d *emuDriver) enter()         {}
+func (d *emuDriver) exit()          {}
+
+func (d *emuDriver) alloc(bytes uint64) (uint64, error) {
+	if bytes > 1<<40 {
+		return 0, errDeviceOOM
+	}
+	p := emuLib.malloc(uintptr(bytes))
+	if p == 0 {
+		return 0, errDeviceOOM
+	}
+	return uint64(p), nil
+}
+
+func (d *emuDriver) free(p uint64) error { emuLib.free(uintptr(p)); return nil }
+
+func (d *emuDriver) htod(dst uint64, src unsafe.Pointer, n uint64) error {
+	emuLib.memcpyHD(uintptr(dst), src, uintptr(n))
+	return nil
+}
+
+func (d *emuDriver) dtoh(dst unsafe.Pointer, src uint64, n uint64) error {
+	emuLib.memcpyDH(dst, uintptr(src), uintptr(n))
+	return nil
+}
+
+func (d *emuDriver) dtod(dst, src uint64, n uint64) error {
+	emuLib.memcpyDD(uintptr(dst), uintptr(src), uintptr(n))
+	return nil
+}
+
+func (d *emuDriver) memset32(dst uint64, v uint32, n uint64) error {
+	emuLib.memset32(uintptr(dst), v, uintptr(n))
+	return nil
+}
+
+func (d *emuDriver) memset8(dst uint64, v uint8, n uint64) error {
+	emuLib.memset8(uintptr(dst), v, uintptr(n))
+	return nil
+}
+
+func (d *emuDriver) function(name string) (kernel, error) {
+	buf := make([]byte, 64)
+	if emuLib.signature(name, &buf[0], int32(len(buf))) != 0 {
+		return kernel{}, fmt.Errorf("no kernel %s in kernels.cu", name)
+	}
+	d.sigs[name] = string(buf[:clenBytes(buf)])
+	return kernel{name: name}, nil
+}
+
+func clenBytes(b []byte) int {
+	for i, c := range b {
+		if c == 0 {
+			return i
+		}
+	}
+	return len(b)
+}
+
+func (d *emuDriver) launch(k kernel, grid, block [3]uint32, params unsafe.Pointer, kinds string) error {
+	if want := d.sigs[k.name]; want != kinds {
+		return fmt.Errorf("kernel %s takes arguments %q, launched with %q", k.name, want, kinds)
+	}
+	if r := emuLib.launch(k.name, grid[0], grid[1], grid[2], block[0], block[1], block[2], params); r != 0 {
+		return fmt.Errorf("emulator: launch of %s failed (%d)", k.name, r)
+	}
+	return nil
+}
+
+func (d *emuDriver) sync() error  { return nil }
+func (d *emuDriver) close() error { d.closed = true; return nil }
+
+// TestEmulatorConformance runs the backend conformance suite on the
+// emulated device.
+func TestEmulatorConformance(t *testing.T) {
+	backendtest.Run(t, func() (backend.Backend, error) { return newEmuBackend(t) })
+}
+
+// TestEmulatorTraining: losses of training steps on the emulated device
+// equal the CPU backend's to float32 tolerance.
+func TestEmulatorTraining(t *testing.T) {
+	be, err := newEmuBackend(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	small := transformer.DefaultConfig(2, 2, 16, 24, 3)
+	noff := small
+	noff.FeedForward, noff.LayerNorm = false, false
+	sin := small
+	sin.Positional, sin.Activation, sin.Heads = transformer.Sinusoidal, transformer.ReLU, []int{1, 4}
+	compareTraining(t, be, 8, 1e-4, []transformer.Config{small, noff, sin}, 4)
+}

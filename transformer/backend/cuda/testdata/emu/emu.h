@@ -1,0 +1,172 @@
+// emu.h: just enough of CUDA C++ to run kernels.cu on the CPU, for the
+// CUDA backend's tests on machines without a GPU (package cuda's
+// emu_test.go builds kernels.cu with this header into a shared library).
+//
+// A block's threads are fibers (ucontext) on one OS thread, switched at
+// __syncthreads and warp shuffles, which are barriers of the whole block
+// here: the kernels call them uniformly in every block. Blocks run one
+// after another; __shared__ variables are function-level statics. Not a
+// timing or memory-model simulator: it checks index arithmetic, barriers,
+// bounds and the numbers.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ucontext.h>
+
+using std::max;
+using std::min;
+
+struct dim3 {
+    unsigned x = 1, y = 1, z = 1;
+};
+
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __restrict__
+#define EMU_SHARED static
+
+namespace emu {
+
+struct Fiber {
+    ucontext_t ctx;
+    dim3 tid;
+    int state;  // 0 running/runnable, 1 at barrier, 2 done
+    char* stack;
+};
+
+struct Block {
+    Fiber* fibers = nullptr;
+    int n = 0, cur = 0;
+    ucontext_t sched;
+    float shfl[1024];
+    void (*body)(void*) = nullptr;
+    void* arg = nullptr;
+};
+
+inline Block& blk() {
+    static Block b;
+    return b;
+}
+
+inline dim3& grid_idx() {
+    static dim3 d;
+    return d;
+}
+inline dim3& grid_dim() {
+    static dim3 d;
+    return d;
+}
+inline dim3& block_dim() {
+    static dim3 d;
+    return d;
+}
+
+inline Fiber* cur() { return &blk().fibers[blk().cur]; }
+
+inline void barrier() {
+    Block& b = blk();
+    Fiber* f = &b.fibers[b.cur];
+    f->state = 1;
+    swapcontext(&f->ctx, &b.sched);
+}
+
+inline float shfl_xor(float v, int mask) {
+    Block& b = blk();
+    int t = b.cur;
+    b.shfl[t] = v;
+    barrier();
+    float r = b.shfl[t ^ mask];
+    barrier();
+    return r;
+}
+
+}  // namespace emu
+
+#define threadIdx (emu::cur()->tid)
+#define blockIdx (emu::grid_idx())
+#define gridDim (emu::grid_dim())
+#define blockDim (emu::block_dim())
+#define __syncthreads() emu::barrier()
+#define __shfl_xor_sync(mask, v, lane) emu::shfl_xor((v), (lane))
+
+inline float __int_as_float(int i) {
+    float f;
+    std::memcpy(&f, &i, 4);
+    return f;
+}
+
+namespace emu {
+
+static void trampoline(unsigned lo, unsigned hi) {
+    (void)lo;
+    (void)hi;
+    Block& b = blk();
+    b.body(b.arg);
+    b.fibers[b.cur].state = 2;
+    // returning switches to uc_link (the scheduler)
+}
+
+// run calls body(arg) as every thread of every block of the grid.
+inline int run(dim3 grid, dim3 block, void (*body)(void*), void* arg) {
+    Block& b = blk();
+    int n = (int)(block.x * block.y * block.z);
+    if (n <= 0 || n > 1024) return 1;
+    const size_t stackSize = 256 * 1024;
+    if (b.n < n) {
+        for (int i = 0; i < b.n; i++) free(b.fibers[i].stack);
+        free(b.fibers);
+        b.fibers = (Fiber*)calloc(n, sizeof(Fiber));
+        for (int i = 0; i < n; i++) b.fibers[i].stack = (char*)malloc(stackSize);
+        b.n = n;
+    }
+    b.body = body;
+    b.arg = arg;
+    grid_dim() = grid;
+    block_dim() = block;
+    for (unsigned bz = 0; bz < grid.z; bz++)
+        for (unsigned by = 0; by < grid.y; by++)
+            for (unsigned bx = 0; bx < grid.x; bx++) {
+                grid_idx().x = bx;
+                grid_idx().y = by;
+                grid_idx().z = bz;
+                for (int i = 0; i < n; i++) {
+                    Fiber& f = b.fibers[i];
+                    f.tid.x = i % block.x;
+                    f.tid.y = (i / block.x) % block.y;
+                    f.tid.z = i / (block.x * block.y);
+                    f.state = 0;
+                    getcontext(&f.ctx);
+                    f.ctx.uc_stack.ss_sp = f.stack;
+                    f.ctx.uc_stack.ss_size = stackSize;
+                    f.ctx.uc_link = &b.sched;
+                    makecontext(&f.ctx, (void (*)())trampoline, 2, 0u, 0u);
+                }
+                for (;;) {
+                    int live = 0, waiting = 0;
+                    for (int i = 0; i < n; i++) {
+                        if (b.fibers[i].state == 0) {
+                            b.cur = i;
+                            swapcontext(&b.sched, &b.fibers[i].ctx);
+                        }
+                    }
+                    for (int i = 0; i < n; i++) {
+                        if (b.fibers[i].state != 2) live++;
+                        if (b.fibers[i].state == 1) waiting++;
+                    }
+                    if (live == 0) break;
+                    // every live thread is at the barrier (the others have
+                    // returned): release them all
+                    for (int i = 0; i < n; i++)
+                        if (b.fibers[i].state == 1) b.fibers[i].state = 0;
+                    (void)waiting;
+                }
+            }
+    return 0;
+}
+
+}  // namespace emu
