@@ -29,6 +29,10 @@ type synthRecord struct {
 	Seconds float64
 	BestVal float64 // -1 without validation
 	Note    string
+	// EarlierSeconds is as TrainInfo's: the training time of the
+	// invocations before the one that completed the stage (0, not
+	// written, without a resumption).
+	EarlierSeconds float64 `json:",omitempty"`
 }
 
 // synthLabel is the method name of the model that serves variant v under
@@ -98,12 +102,12 @@ func synthVariantStage(cfg Config, short, enc string, r int, opts Options) (pipe
 		Deps:      []string{StageTrainData},
 		Resumable: true,
 		Run: func(ctx context.Context, stc *pipeline.StageContext) ([]string, error) {
-			m, secs, err := trainSynth(ctx, cfg, stc, sc, tc, name, opts)
+			m, secs, earlier, err := trainSynth(ctx, cfg, stc, sc, tc, name, opts)
 			if err != nil {
 				return nil, err
 			}
 			rec := synthRecord{Variant: synth.ShortName(v), Label: label, Params: m.Config.NumParams(), Steps: m.Info.Steps,
-				Seconds: secs, BestVal: m.Info.BestVal}
+				Seconds: secs, BestVal: m.Info.BestVal, EarlierSeconds: earlier}
 			if math.IsNaN(rec.BestVal) || math.IsInf(rec.BestVal, 0) {
 				rec.BestVal = -1
 			}
@@ -122,12 +126,13 @@ func synthVariantStage(cfg Config, short, enc string, r int, opts Options) (pipe
 // checkpoints every cfg.CheckpointEvery steps, at epoch ends, at the end
 // and on cancellation, the training log and curve (trainrun.LogFile) as
 // the transformers' stages keep them, a progress bar on the stage's log. It saves the
-// model (modelFile) and returns it (synth.Finish) and the training time in
-// seconds over all resumptions.
-func trainSynth(ctx context.Context, cfg Config, stc *pipeline.StageContext, sc synth.Config, tc transformer.TrainConfig, name string, o Options) (*synth.Model, float64, error) {
+// model (modelFile) and returns it (synth.Finish), the training time in
+// seconds over all resumptions and that of the invocations before this
+// one (0 without a resumption).
+func trainSynth(ctx context.Context, cfg Config, stc *pipeline.StageContext, sc synth.Config, tc transformer.TrainConfig, name string, o Options) (m *synth.Model, secs, earlier float64, err error) {
 	train, val, meta, err := trainSplit(cfg, stc)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	opts := trainrun.Options{Dir: stc.Dir, Meta: meta, CheckpointEvery: cfg.CheckpointEvery,
 		FinalCheckpoint: true, Log: true, Progress: stc.Log, Label: stc.Label}
@@ -136,11 +141,12 @@ func trainSynth(ctx context.Context, cfg Config, stc *pipeline.StageContext, sc 
 	}
 	r, resumed, err := synth.OpenRun(o.Backend, sc, tc, train, val, opts)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	tr := r.Trainer
 	if resumed {
 		fmt.Fprintf(stc.Log, "%s: resuming from checkpoint at step %d\n", stc.Label, tr.Step)
+		earlier = tr.Elapsed.Seconds() // restored from the checkpoint
 	}
 	r.Status = func(step int, loss float64) string {
 		return fmt.Sprintf("step %d/%d loss %.4f", step, tr.TotalSteps(), loss)
@@ -148,12 +154,12 @@ func trainSynth(ctx context.Context, cfg Config, stc *pipeline.StageContext, sc 
 	if err := r.Run(ctx); err != nil {
 		var ie *trainrun.InterruptedError
 		if errors.As(err, &ie) {
-			return nil, 0, fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", ie.Step, ie.Err)
+			return nil, 0, 0, fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", ie.Step, ie.Err)
 		}
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
-	m := synth.Finish(tr)
-	return m, tr.ElapsedTotal().Seconds(), m.Save(filepath.Join(stc.Dir, modelFile))
+	m = synth.Finish(tr)
+	return m, tr.ElapsedTotal().Seconds(), earlier, m.Save(filepath.Join(stc.Dir, modelFile))
 }
 
 // GapsFile holds, per encoding, the paired gap "TF 2-0 − TF 2-0 w/ all

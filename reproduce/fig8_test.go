@@ -171,6 +171,26 @@ func TestSynthStageResume(t *testing.T) {
 			t.Errorf("history %d: resumed %+v, uninterrupted %+v", i, hb[i], ha[i])
 		}
 	}
+	// The resumed stage records the training time of its first
+	// invocation (the report's stage time adds it), the uninterrupted one
+	// nothing more than before.
+	for _, tc := range []struct {
+		dir     string
+		resumed bool
+	}{{out, true}, {ref, false}} {
+		paths, _ := filepath.Glob(filepath.Join(tc.dir, "stages", stage+"-*", "synth.json"))
+		if len(paths) != 1 {
+			t.Fatalf("records %v", paths)
+		}
+		var r synthRecord
+		if err := readJSON(filepath.Dir(paths[0]), "synth.json", &r); err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := os.ReadFile(paths[0])
+		if tc.resumed != (r.EarlierSeconds > 0) || tc.resumed != strings.Contains(string(raw), "EarlierSeconds") || r.EarlierSeconds > r.Seconds {
+			t.Errorf("resumed %v: synth.json %s", tc.resumed, raw)
+		}
+	}
 	t.Logf("%d steps, best validation loss %.4f at step %d", a.Info.Steps, a.Info.BestVal, a.Info.BestStep)
 }
 

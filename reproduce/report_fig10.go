@@ -47,12 +47,7 @@ func findFig10(cfg Config, mg *merged) Finding {
 	} else {
 		f.Found += "."
 	}
-	best := (*eval.MethodResult)(nil)
-	for _, l := range labels(cfg.Fig3Models) {
-		if r := res.Method(l); r != nil && (best == nil || r.ExcessSecondHalf.Mean < best.ExcessSecondHalf.Mean) {
-			best = r
-		}
-	}
+	best := bestTransformer(cfg, res) // the same as Fig. 3's
 	if best != nil {
 		f.Found += fmt.Sprintf(" The best transformer (%s) is %s above CTW over the second half.", best.Name, excessSH(best))
 	}

@@ -114,11 +114,10 @@ func findFig3(cfg Config, mg *merged) Finding {
 	if kn != nil {
 		f.Found += fmt.Sprintf(" KN: %s.", excessSH(kn))
 	}
-	var tfs []*eval.MethodResult
-	for _, x := range ms {
-		tfs = append(tfs, x.m)
-	}
-	f.Found += markovSentence(res, tfs, cfg.MaxDepth())
+	// The best transformer is that of every Fig. 3 model, the sinusoidal
+	// ones included, as in Fig. 10's section (bestTransformer): one
+	// "best transformer" across the report.
+	f.Found += markovSentence(res, fig3Results(cfg, res), cfg.MaxDepth())
 	if why := cfg.notOptimal(); len(why) > 0 {
 		f.Found += fmt.Sprintf(" CTW(D=%d, λ=%g, α=%g) is the reference here but not exactly Bayes-optimal, because %s: a method may beat it.", cfg.MaxDepth(), cfg.Lambda, cfg.Alpha, strings.Join(why, ", and "))
 	}
@@ -192,6 +191,31 @@ func findFig3(cfg Config, mg *merged) Finding {
 	return f
 }
 
+// fig3Results are the results of the models of cfg.Fig3Models that res
+// has, in their order: learned and sinusoidal positions alike.
+func fig3Results(cfg Config, res *eval.Result) []*eval.MethodResult {
+	var out []*eval.MethodResult
+	for _, l := range labels(cfg.Fig3Models) {
+		if r := res.Method(l); r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// bestTransformer is the Fig. 3 model (fig3Results) with the least
+// second-half excess over CTW, or nil: the "best transformer" of the
+// Fig. 3 and Fig. 10 sections.
+func bestTransformer(cfg Config, res *eval.Result) *eval.MethodResult {
+	var best *eval.MethodResult
+	for _, r := range fig3Results(cfg, res) {
+		if best == nil || r.ExcessSecondHalf.Mean < best.ExcessSecondHalf.Mean {
+			best = r
+		}
+	}
+	return best
+}
+
 // bestOf is the method whose name starts with prefix with the least
 // second-half excess, or nil.
 func bestOf(res *eval.Result, prefix string) *eval.MethodResult {
@@ -208,10 +232,11 @@ func bestOf(res *eval.Result, prefix string) *eval.MethodResult {
 var markovOrder = regexp.MustCompile(`^Markov\(k=(\d+)`)
 
 // markovSentence compares the fixed-order Markov(k) estimators (methods
-// named "Markov…") with CTW and the best transformer of ms: a fixed order
+// named "Markov…") with CTW and the best transformer of tfs: a fixed order
 // that comes close to CTW means the data barely test variable order. When
 // the largest order evaluated is below the prior's maximum depth D it says
-// so: "the best fixed order" is then the best of those evaluated.
+// so: "the best fixed order" is then the best of those evaluated. With
+// more than one transformer it names those the best is chosen from.
 func markovSentence(res *eval.Result, tfs []*eval.MethodResult, D int) string {
 	mk := methodNames(res, "Markov")
 	if len(mk) == 0 {
@@ -242,7 +267,15 @@ func markovSentence(res *eval.Result, tfs []*eval.MethodResult, D int) string {
 		}
 	}
 	if tf != nil {
-		out += fmt.Sprintf(" The best fixed order, %s, is %s the best transformer, %s (%s).", best.Name, relation(best, tf), tf.Name, excessSH(tf))
+		of := ""
+		if len(tfs) > 1 {
+			names := make([]string, len(tfs))
+			for i, r := range tfs {
+				names[i] = r.Name
+			}
+			of = "; the best of " + strings.Join(names, ", ")
+		}
+		out += fmt.Sprintf(" The best fixed order, %s, is %s the best transformer, %s (%s%s).", best.Name, relation(best, tf), tf.Name, excessSH(tf), of)
 	}
 	return out
 }

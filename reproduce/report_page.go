@@ -301,7 +301,11 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 	if err := add("fig8", "Fig. 8 — normal vs synthetic two-layer transformers (TF 2-0)", f8files, f8, f8missing); err != nil {
 		return nil, err
 	}
-	if dfiles, f, tables, ok, err := dynamicsSection(cfg, sc.Deps, figDir); err != nil {
+	knName := ""
+	if kn := first(res, "KN"); kn != nil {
+		knName = kn.Name
+	}
+	if dfiles, f, tables, ok, err := dynamicsSection(cfg, sc.Deps, figDir, knName); err != nil {
 		return nil, err
 	} else if ok {
 		if err := add("dynamics", "Training dynamics", dfiles, f, ""); err != nil {
@@ -318,31 +322,20 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 		}
 	}
 	// Stages and cost.
-	var total float64
-	names := make([]string, 0, len(sc.Deps))
-	for n := range sc.Deps {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool { return sc.Deps[names[i]].Finished.Before(sc.Deps[names[j]].Finished) })
 	hashKey := opts.CodeKey // the code key of the stage hashes
 	if hashKey == "" {
 		hashKey, _ = pipeline.CodeKey()
 	}
-	for _, n := range names {
-		dd := sc.Deps[n]
-		st := "ran in this invocation"
-		if dd.Skipped {
-			st = "cached from an earlier invocation"
-		}
-		if dd.ComputedBy != "" && dd.ComputedBy != hashKey {
-			st += "; computed by the build with code key " + dd.ComputedBy + ", not by the one whose key its hash carries"
-		}
-		total += dd.Seconds
-		d.Stages = append(d.Stages, stageRow{Name: n, Hash: dd.Hash, Seconds: fmt.Sprintf("%.1f", dd.Seconds), Status: st})
+	var total float64
+	var resumed int
+	d.Stages, total, resumed = stageRows(sc.Deps, hashKey)
+	recorded := "as recorded when each ran"
+	if resumed > 0 {
+		recorded += fmt.Sprintf(", the %d resumed training stage%s with the training time of their earlier invocations", resumed, plural(resumed))
 	}
-	d.Cost = fmt.Sprintf("Stages took %.0f s (%.2f h) in all, as recorded when each ran. Each transformer sees at most %.3gM training tokens; "+
+	d.Cost = fmt.Sprintf("Stages took %.0f s (%.2f h) in all, %s. Each transformer sees at most %.3gM training tokens; "+
 		"the estimate for training all %d models on a 2-core AVX-512 machine (≈ 165k tokens/s for a 2-layer E=64 N=512 model, scaled by model cost) is %.2f h.",
-		total, total/3600, cfg.TrainTokens()/1e6, len(cfg.Models()), cfg.EstimateHours())
+		total, total/3600, recorded, cfg.TrainTokens()/1e6, len(cfg.Models()), cfg.EstimateHours())
 	var buf, text bytes.Buffer
 	if err := reportTmpl.Execute(&buf, d); err != nil {
 		return nil, err
@@ -354,6 +347,73 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 		return nil, err
 	}
 	return []string{ReportFile, ReportTextFile}, fsutil.WriteBytes(filepath.Join(sc.Dir, ReportFile), true, buf.Bytes())
+}
+
+// stageRows are the rows of the stage table, in the order the stages
+// finished, their total seconds (each stage's stageTime) and the number of
+// stages that were resumed (stageTime's note). hashKey is the code key of
+// the stage hashes.
+func stageRows(deps map[string]*pipeline.Done, hashKey string) (rows []stageRow, total float64, resumed int) {
+	names := make([]string, 0, len(deps))
+	for n := range deps {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return deps[names[i]].Finished.Before(deps[names[j]].Finished) })
+	for _, n := range names {
+		dd := deps[n]
+		st := "ran in this invocation"
+		if dd.Skipped {
+			st = "cached from an earlier invocation"
+		}
+		if dd.ComputedBy != "" && dd.ComputedBy != hashKey {
+			st += "; computed by the build with code key " + dd.ComputedBy + ", not by the one whose key its hash carries"
+		}
+		secs, note := stageTime(n, dd)
+		if note != "" {
+			st += "; " + note
+			resumed++
+		}
+		total += secs
+		rows = append(rows, stageRow{Name: n, Hash: dd.Hash, Seconds: fmt.Sprintf("%.1f", secs), Status: st})
+	}
+	return rows, total, resumed
+}
+
+// stageTime is the wall time of the stage named name, completed as dd: the
+// seconds dd records, which are those of the invocation that completed
+// it, plus, for a training stage resumed from its checkpoint (a
+// transformer's, TrainInfo, or a TF 2-0 model's, synthRecord), the
+// training time of the earlier invocations up to that checkpoint
+// (EarlierSeconds). A resumed stage recorded before EarlierSeconds existed
+// is given its training time over all invocations, which the invocation
+// that completed it falls short of. note, for a resumed stage, says how
+// its time is made up; it is empty otherwise.
+func stageTime(name string, dd *pipeline.Done) (secs float64, note string) {
+	var training, earlier float64
+	switch {
+	case strings.HasPrefix(name, "train-tf-"):
+		var ti TrainInfo
+		if readJSON(dd.Dir, infoFile, &ti) != nil {
+			return dd.Seconds, ""
+		}
+		training, earlier = ti.Seconds, ti.EarlierSeconds
+	case strings.HasPrefix(name, "synth-"):
+		var r synthRecord
+		if readJSON(dd.Dir, "synth.json", &r) != nil {
+			return dd.Seconds, ""
+		}
+		training, earlier = r.Seconds, r.EarlierSeconds
+	default:
+		return dd.Seconds, ""
+	}
+	switch {
+	case earlier > 0:
+		return dd.Seconds + earlier, fmt.Sprintf("resumed: %.1f s of training in earlier invocations + %.1f s in the one that completed it", earlier, dd.Seconds)
+	case training > dd.Seconds:
+		// Without a resumption the stage's time includes its training.
+		return training, fmt.Sprintf("resumed: its training time over all invocations (the one that completed it took %.1f s; the earlier ones' time outside training is not recorded)", dd.Seconds)
+	}
+	return dd.Seconds, ""
 }
 
 var reportTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>

@@ -1,7 +1,9 @@
 package reproduce
 
 import (
+	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -106,6 +108,59 @@ func TestFig3Sinusoidal(t *testing.T) {
 	}
 	if strings.Contains(f.Found, "TF(2,2) sin (2 layers)") {
 		t.Errorf("the sinusoidal model is in the layer comparison: %q", f.Found)
+	}
+}
+
+// TestBestTransformerConsistent: the Fig. 3 section's comparison of the
+// best fixed order with the best transformer and the Fig. 10 section name
+// the same best transformer, chosen from every Fig. 3 model (sinusoidal
+// positions included), and Fig. 3 names the models it is chosen from.
+func TestBestTransformerConsistent(t *testing.T) {
+	iv := func(m, h float64) eval.Interval { return eval.Interval{Mean: m, Lo: m - h, Hi: m + h} }
+	fig3Best := regexp.MustCompile(`the best transformer, (.+?) \((\d\.\d{3}) ± \d\.\d{3}; the best of (.+?)\)\. `)
+	fig10Best := regexp.MustCompile(`The best transformer \((.+?)\) is`)
+	cases := []struct {
+		name   string
+		models []string
+		excess map[string]float64
+		want   string
+	}{
+		// depth5: the sinusoidal TF(4,4) is best, TF(4,4,4,4) best of the learned
+		{"sinusoidal best", []string{"4", "4,4", "4,4-sin"}, map[string]float64{"TF(4)": 0.233, "TF(4,4)": 0.023, "TF(4,4) sin": 0.020}, "TF(4,4) sin"},
+		{"learned best", []string{"4", "4,4", "4,4-sin"}, map[string]float64{"TF(4)": 0.233, "TF(4,4)": 0.015, "TF(4,4) sin": 0.020}, "TF(4,4)"},
+		{"sinusoidal listed first", []string{"4,4-sin", "4", "4,4"}, map[string]float64{"TF(4)": 0.233, "TF(4,4)": 0.076, "TF(4,4) sin": 0.020}, "TF(4,4) sin"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, _ := Preset("depth5")
+			cfg.Fig3Models = tc.models
+			res := &eval.Result{Windows: 100, N: 64}
+			ex := map[string]float64{"CTW": 0, "Unigram": 0.28, "KN": 0.099, "PPM(D=5,A)": 0.21, "Markov(k=1)": 0.15, "Markov(k=4)": 0.031}
+			for k, v := range tc.excess {
+				ex[k] = v
+			}
+			for _, n := range []string{"CTW", "Unigram", "KN", "PPM(D=5,A)", "Markov(k=1)", "Markov(k=4)", "TF(4)", "TF(4,4)", "TF(4,4) sin"} {
+				mr := eval.MethodResult{Name: n, ExcessSecondHalf: iv(ex[n], 0.002), ExcessWindow: iv(ex[n], 0.002), SecondHalf: iv(0.5+ex[n], 0.02)}
+				for range 64 {
+					mr.Excess = append(mr.Excess, iv(ex[n], 0.01))
+				}
+				res.Methods = append(res.Methods, mr)
+			}
+			f3, f10 := findFig3(cfg, &merged{Res: res}), findFig10(cfg, &merged{Res: res})
+			m3, m10 := fig3Best.FindStringSubmatch(f3.Found), fig10Best.FindStringSubmatch(f10.Found)
+			if m3 == nil || m10 == nil {
+				t.Fatalf("no best transformer named:\nFig. 3: %q\nFig. 10: %q", f3.Found, f10.Found)
+			}
+			if m3[1] != tc.want || m10[1] != tc.want {
+				t.Errorf("best transformer: Fig. 3 %q, Fig. 10 %q, want %q", m3[1], m10[1], tc.want)
+			}
+			if got := fmt.Sprintf("%.3f", ex[tc.want]); m3[2] != got {
+				t.Errorf("Fig. 3's best transformer at %s, want %s", m3[2], got)
+			}
+			if want := strings.Join(labels(tc.models), ", "); m3[3] != want {
+				t.Errorf("Fig. 3 chooses from %q, want %q", m3[3], want)
+			}
+		})
 	}
 }
 

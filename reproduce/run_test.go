@@ -230,6 +230,43 @@ func TestResumeAfterCancel(t *testing.T) {
 	if !bytes.Equal(ba, bb) {
 		t.Error("resumed model differs from the uninterrupted one")
 	}
+	// The report counts the resumed stage with both its invocations: its
+	// row and the total have the first one's training time besides the
+	// seconds the second recorded; the uninterrupted stage's record and
+	// row are as before.
+	for _, tc := range []struct {
+		out     string
+		resumed bool
+	}{{out, true}, {out2, false}} {
+		dir := filepath.Dir(map[bool]string{true: a[0], false: b[0]}[tc.resumed])
+		var done pipeline.Done
+		var ti TrainInfo
+		if err := readJSON(dir, pipeline.DoneFile, &done); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, infoFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := readJSON(dir, infoFile, &ti); err != nil {
+			t.Fatal(err)
+		}
+		if tc.resumed != (ti.EarlierSeconds > 0) || tc.resumed != bytes.Contains(raw, []byte("EarlierSeconds")) {
+			t.Errorf("resumed %v: %s records %s", tc.resumed, infoFile, raw)
+		}
+		txt, err := os.ReadFile(filepath.Join(tc.out, ReportTextFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := regexp.MustCompile(`\ntrain-tf-h2-2 \| [0-9a-f]+ \| ([0-9.]+) \| ([^\n]*)`).FindSubmatch(txt)
+		if row == nil {
+			t.Fatalf("no stage row of train-tf-h2-2 in the report:\n%s", txt)
+		}
+		want := fmt.Sprintf("%.1f", done.Seconds+ti.EarlierSeconds)
+		if string(row[1]) != want || tc.resumed != bytes.Contains(row[2], []byte("resumed: ")) || tc.resumed != bytes.Contains(txt, []byte("the 1 resumed training stage with")) {
+			t.Errorf("resumed %v: stage row %q, want %s s (recorded %.1f s + earlier %.1f s)", tc.resumed, row[0], want, done.Seconds, ti.EarlierSeconds)
+		}
+	}
 }
 
 // TestIdenticalRunsSameStages runs a small study (every kind of stage,

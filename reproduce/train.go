@@ -26,9 +26,14 @@ type TrainInfo struct {
 	Steps, Epochs     int
 	Tokens            float64
 	Seconds           float64 // training wall time, over all resumptions
-	BestVal           float64 // NaN without validation
-	FinalTrainLoss    float64
-	Stopped           bool
+	// EarlierSeconds is the training wall time of the invocations before
+	// the one that completed the stage, up to the checkpoint that one
+	// resumed from (0, and not written, when it started afresh): the
+	// stage took about EarlierSeconds plus its recorded time (stageTime).
+	EarlierSeconds float64 `json:",omitempty"`
+	BestVal        float64 // NaN without validation
+	FinalTrainLoss float64
+	Stopped        bool
 }
 
 // repSuffix is the stage-name suffix of training replicate r: none for
@@ -108,6 +113,7 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 			if err != nil {
 				return nil, err
 			}
+			earlier := run.Trainer.Elapsed.Seconds() // restored from the checkpoint; 0 on a fresh start
 			if err := run.Run(ctx); err != nil {
 				var ie *trainrun.InterruptedError
 				if errors.As(err, &ie) {
@@ -120,7 +126,7 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 				return nil, err
 			}
 			info := TrainInfo{Spec: m.Spec, Label: RepLabel(m, r), Name: tr.Model.Name(), Params: tcfg.NumParams(),
-				Steps: tr.Step, Epochs: tr.Epoch, Seconds: tr.ElapsedTotal().Seconds(), BestVal: tr.BestVal,
+				Steps: tr.Step, Epochs: tr.Epoch, Seconds: tr.ElapsedTotal().Seconds(), EarlierSeconds: earlier, BestVal: tr.BestVal,
 				Stopped: tr.Stopped}
 			if len(tr.History) > 0 {
 				info.FinalTrainLoss = tr.History[len(tr.History)-1].TrainLoss
@@ -149,12 +155,18 @@ func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, opts
 	// meta["data"] is the training set where it is now (the output
 	// directory may have moved since the run started; its checksum is
 	// checked)
+	var earlier float64 // training time before this invocation (TrainInfo.EarlierSeconds)
 	if _, err := os.Stat(filepath.Join(sc.Dir, trainrun.CheckpointFile)); err != nil {
 		if err := trainrun.StartTorch(sc.Dir, tcfg, topt, seed, meta, train, val); err != nil {
 			return nil, err
 		}
 	} else {
 		fmt.Fprintf(sc.Log, "%s: resuming from its checkpoint on the torch engine\n", sc.Label)
+		// only for the record: a checkpoint that cannot be read here is
+		// left to the engine to judge
+		if c, err := transformer.LoadCheckpoint(filepath.Join(sc.Dir, trainrun.CheckpointFile)); err == nil {
+			earlier = c.State.Elapsed.Seconds()
+		}
 	}
 	c, err := tor.Train(ctx, trainrun.TorchRun{Dir: sc.Dir, CheckpointEvery: cfg.CheckpointEvery, Data: meta["data"], Snapshots: snaps, Log: sc.Log})
 	if err != nil {
@@ -173,7 +185,7 @@ func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, opts
 	}
 	s := c.State
 	info := TrainInfo{Spec: m.Spec, Label: RepLabel(m, r), Name: mod.Name(), Params: tcfg.NumParams(),
-		Steps: s.Step, Epochs: s.Epoch, Seconds: s.Elapsed.Seconds(), BestVal: s.BestVal, Stopped: s.Stopped}
+		Steps: s.Step, Epochs: s.Epoch, Seconds: s.Elapsed.Seconds(), EarlierSeconds: earlier, BestVal: s.BestVal, Stopped: s.Stopped}
 	if len(c.History) > 0 {
 		info.FinalTrainLoss = c.History[len(c.History)-1].TrainLoss
 	}
