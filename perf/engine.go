@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/kernels"
@@ -41,8 +40,8 @@ func ParseTrainBenches(list string, eng trainrun.Engine) ([]TrainBench, error) {
 		if b.Batch > transformer.MaxBatch {
 			return nil, &ConfigError{fmt.Errorf("configuration %q: batch %d above %d", c, b.Batch, transformer.MaxBatch)}
 		}
-		if eng.EngineName() == trainrun.EngineGo {
-			if err := sysmem.Check(b.Model.TrainingBytes(b.Batch, b.Model.Context), fmt.Sprintf("configuration %q", c)); err != nil {
+		if g, ok := eng.(trainrun.GoEngine); ok {
+			if err := trainrun.CheckBackendMemory(g.Backend, b.Model.TrainingBytes(b.Batch, b.Model.Context), fmt.Sprintf("configuration %q", c)); err != nil {
 				return nil, err
 			}
 		}

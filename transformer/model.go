@@ -90,6 +90,13 @@ func FromParamsOn(be backend.Backend, cfg Config, flat []float32) (*Model, error
 	if len(flat) != 0 && len(flat) != n {
 		return nil, fmt.Errorf("transformer: %d parameters, config needs %d", len(flat), n)
 	}
+	if l, ok := be.(backend.HeadSizeLimiter); ok {
+		for i, h := range cfg.Heads {
+			if hs := cfg.Embed / h; hs > l.MaxHeadSize() {
+				return nil, fmt.Errorf("transformer: layer %d's head size %d (E=%d / %d heads) is above the %d that backend %s supports", i+1, hs, cfg.Embed, h, l.MaxHeadSize(), be.Name())
+			}
+		}
+	}
 	m := &Model{Config: cfg, be: be, pool: new(actPool)}
 	if be == nil {
 		m.be, m.ownBe = cpu.NewDefault(), true

@@ -67,6 +67,9 @@ func runBenchTrain(args []string) error {
 	if err != nil {
 		return usageError{"--" + err.Error()}
 	}
+	if o.Steps < 1 || o.Warmup < 0 || o.Threads < 1 || o.Threads > 4096 {
+		return usagef("--steps and --threads must be positive, --warmup non-negative")
+	}
 	if *backendName != "cpu" {
 		if *engine != trainrun.EngineGo {
 			return usagef("--backend is the go engine's; the torch engine's device is --device")
@@ -76,9 +79,7 @@ func runBenchTrain(args []string) error {
 			return err
 		}
 		eng = trainrun.GoEngine{Backend: be}
-	}
-	if o.Steps < 1 || o.Warmup < 0 || o.Threads < 1 || o.Threads > 4096 {
-		return usagef("--steps and --threads must be positive, --warmup non-negative")
+		defer closeBackend(eng)
 	}
 	bs, err := perf.ParseTrainBenches(*configs, eng)
 	if err != nil {

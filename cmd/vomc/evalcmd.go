@@ -13,6 +13,7 @@ import (
 	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/plot"
+	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 func runEval(args []string) error {
@@ -58,6 +59,7 @@ func runEval(args []string) error {
 	if o.Backend, err = chooseBackend(*backendName); err != nil {
 		return err
 	}
+	defer closeBackend(trainrun.GoEngine{Backend: o.Backend})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	o.Plot, o.Log, o.Warn, o.Progress, o.Memory = pf.options().Options, os.Stdout, os.Stderr, os.Stderr, checkMemory

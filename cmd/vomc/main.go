@@ -152,6 +152,15 @@ func chooseBackend(name string) (backend.Backend, error) {
 	return nil, usagef("--backend %q: want cpu, cuda or cuda:N", name)
 }
 
+// closeBackend closes the backend of a Go engine that chooseBackend opened
+// for the command (not the shared CPU backend): a GPU's context and
+// memory go back before the command returns.
+func closeBackend(eng trainrun.Engine) {
+	if g, ok := eng.(trainrun.GoEngine); ok && g.Backend != nil && g.Backend != compute() {
+		g.Backend.Close()
+	}
+}
+
 // renamed maps removed command names to the command that does their job.
 var renamed = map[string]string{"bench-compress": "bench compress"}
 

@@ -86,6 +86,7 @@ func runTrain(args []string) error {
 	ctx, stop := signal.NotifyContext(trainContext(), sigs...)
 	defer stop()
 	c.o.Out, c.o.Progress, c.o.OnStep = os.Stdout, os.Stderr, onStep
+	defer closeBackend(eng)
 	s, err := trainrun.Train(ctx, eng, c.o)
 	if err != nil {
 		return trainError(err, c.o.Dir)
@@ -146,7 +147,7 @@ func (c *trainCmd) checkEngine() error {
 	if c.engine != trainrun.EngineTorch {
 		return torchOnly(c.given, "--%s needs --engine torch")
 	}
-	if c.given["backend"] {
+	if c.backend != "cpu" {
 		return usagef("--backend is the go engine's; the torch engine's device is --device")
 	}
 	if err := c.tor.Validate(); err != nil {

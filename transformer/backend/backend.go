@@ -220,6 +220,21 @@ type Backend interface {
 	AdamW(params, grads, m, v Tensor, h AdamWStep)
 }
 
+// HeadSizeLimiter is implemented by a backend whose attention runs head
+// sizes (embedding width / heads) up to MaxHeadSize only; a model is
+// checked against it when it is made on the backend, before any work.
+type HeadSizeLimiter interface {
+	MaxHeadSize() int
+}
+
+// MemoryReporter is implemented by a backend whose buffers live in memory
+// of its own (a GPU's): MemoryAvailable is the number of bytes it can
+// still allocate, so callers check a model's needs against it instead of
+// the host's memory.
+type MemoryReporter interface {
+	MemoryAvailable() (int64, error)
+}
+
 // AllocTensor returns a zeroed tensor of n elements on be (the whole of a
 // fresh buffer).
 func AllocTensor(be Backend, n int) (Tensor, error) {

@@ -3,12 +3,14 @@ package trainrun
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // ErrWindowLength is wrapped by the error of Data when the window length
@@ -234,9 +236,32 @@ func Load(dir, data, val string, allowUnverified bool) (c *transformer.Checkpoin
 // transformer.Config.TrainingBytes) exceeds the memory available, stating
 // the estimate.
 func CheckMemory(cfg transformer.Config, batch int, train transformer.Windows) error {
+	return CheckMemoryOn(nil, cfg, batch, train)
+}
+
+// CheckMemoryOn is CheckMemory for a model on be: the device's memory
+// when be reports its own (a GPU backend), else the host's.
+func CheckMemoryOn(be backend.Backend, cfg transformer.Config, batch int, train transformer.Windows) error {
 	B, T := min(batch, train.Windows()), len(train.Window(0))
-	return sysmem.Check(cfg.TrainingBytes(B, T), fmt.Sprintf("training L=%d, E=%d, N=%d (%.4g parameters) with batches of %d windows of %d symbols",
+	return CheckBackendMemory(be, cfg.TrainingBytes(B, T), fmt.Sprintf("training L=%d, E=%d, N=%d (%.4g parameters) with batches of %d windows of %d symbols",
 		cfg.Layers, cfg.Embed, cfg.Context, float64(cfg.NumParams()), B, T))
+}
+
+// CheckBackendMemory checks need bytes against the memory of be (a
+// backend.MemoryReporter: its device's) or the host's (sysmem.Check).
+func CheckBackendMemory(be backend.Backend, need float64, what string) error {
+	mr, ok := be.(backend.MemoryReporter)
+	if !ok {
+		return sysmem.Check(need, what)
+	}
+	avail, err := mr.MemoryAvailable()
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if need > float64(avail) || math.IsNaN(need) {
+		return fmt.Errorf("%s needs ≈ %s of %s memory, more than the %s available", what, sysmem.GiB(need), be.Name(), sysmem.GiB(float64(avail)))
+	}
+	return nil
 }
 
 // MemoryBytes is the estimated training memory of cfg with batches from

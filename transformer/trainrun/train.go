@@ -357,7 +357,7 @@ func (e GoEngine) start(ctx context.Context, s *newRun, o TrainOptions) (*Summar
 		return nil, errors.New("trainrun: the Go engine trains transformers only")
 	}
 	tc := o.Train
-	if err := CheckMemory(s.cfg, tc.BatchSize, s.train); err != nil {
+	if err := CheckMemoryOn(e.Backend, s.cfg, tc.BatchSize, s.train); err != nil {
 		return nil, err
 	}
 	files, err := ConfigFiles(s.cfg, tc, s.meta, EngineGo)
@@ -390,7 +390,7 @@ func (e GoEngine) resume(ctx context.Context, rr *resumedRun, o TrainOptions) (*
 	if c.ModelFormat != "" {
 		return nil, &ModelFormatError{Dir: o.Dir, Format: c.ModelFormat, Config: c.ModelConfig}
 	}
-	if err := CheckMemory(c.Config, c.Train.BatchSize, rr.train); err != nil {
+	if err := CheckMemoryOn(e.Backend, c.Config, c.Train.BatchSize, rr.train); err != nil {
 		return nil, err
 	}
 	tr, err := c.ResumeOn(e.Backend, rr.train, rr.val)

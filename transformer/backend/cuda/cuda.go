@@ -1,8 +1,8 @@
 // Package cuda is the engine's NVIDIA GPU backend: backend.Backend on
 // device memory, its ops as CUDA kernels (kernels.cu, compiled to PTX for
-// sm_80 and embedded; the driver JIT-compiles it for the GPU at hand). It
-// loads the driver library (libcuda.so.1) at run time through the driver
-// API, so the vomc binary stays pure Go and needs no CUDA toolkit: on a
+// compute capability 7.0 and embedded; the driver JIT-compiles it for the
+// GPU at hand). It loads the driver library (libcuda.so.1) at run time
+// through the driver API, so the vomc binary stays pure Go and needs no CUDA toolkit: on a
 // machine without the NVIDIA driver, New returns an error saying so.
 //
 // Every op is deterministic: no atomics; sums over rows (bias, LayerNorm
@@ -39,9 +39,8 @@ type Backend struct {
 	closed bool
 	live   map[*buffer]struct{}
 	ltok   map[*tokens]struct{}
-	p      *params
-	pin    runtime.Pinner
-	ws     uint64 // workspace (partial sums, split-K products, attention's D)
+	p      *params // Go heap memory does not move: its address stays valid for the driver
+	ws     uint64  // workspace (partial sums, split-K products, attention's D)
 	wsSize uint64
 	host   []float64 // host copy of partial sums
 }
@@ -84,7 +83,6 @@ func Open(ordinal int) (*Backend, error) {
 func newBackend(d driver) (*Backend, error) {
 	be := &Backend{d: d, name: "cuda/" + d.device(), fns: map[string]kernel{},
 		live: map[*buffer]struct{}{}, ltok: map[*tokens]struct{}{}, p: new(params)}
-	be.pin.Pin(be.p)
 	for i := range be.p.ptrs {
 		be.p.ptrs[i] = uintptr(unsafe.Pointer(&be.p.vals[i]))
 	}
@@ -99,8 +97,13 @@ func (be *Backend) Name() string { return be.name }
 func (be *Backend) enter() {
 	be.mu.Lock()
 	runtime.LockOSThread()
-	if !be.closed {
-		be.d.enter()
+	if be.closed {
+		return
+	}
+	if err := be.d.enter(); err != nil {
+		runtime.UnlockOSThread()
+		be.mu.Unlock()
+		panic(fmt.Sprintf("cuda: %v", err))
 	}
 }
 
@@ -195,6 +198,9 @@ func (be *Backend) Free(b backend.Buffer) error {
 	}
 	be.enter()
 	defer be.exit()
+	if be.closed {
+		return nil // Close released it
+	}
 	if cb.freed {
 		return fmt.Errorf("cuda: Free: %w", backend.ErrFreed)
 	}
@@ -217,6 +223,9 @@ func (be *Backend) FreeTokens(t backend.Tokens) error {
 	}
 	be.enter()
 	defer be.exit()
+	if be.closed {
+		return nil // Close released them
+	}
 	if ct.freed {
 		return fmt.Errorf("cuda: FreeTokens: %w", backend.ErrFreed)
 	}
@@ -262,8 +271,27 @@ func (be *Backend) Close() error {
 	keep(be.d.close())
 	be.live, be.ltok = nil, nil
 	be.closed = true
-	be.pin.Unpin()
 	return first
+}
+
+// MemoryAvailable is the device memory the backend can still allocate,
+// in bytes (the driver's free memory less a margin for its own use and
+// the workspace): backend.MemoryReporter.
+func (be *Backend) MemoryAvailable() (int64, error) {
+	be.enter()
+	defer be.exit()
+	if be.closed {
+		return 0, fmt.Errorf("cuda: %w", backend.ErrClosed)
+	}
+	free, _, err := be.d.memInfo()
+	if err != nil {
+		return 0, fmt.Errorf("cuda: device memory of %s: %w", be.d.device(), err)
+	}
+	const margin = 256 << 20
+	if free < margin {
+		return 0, nil
+	}
+	return int64(free - margin), nil
 }
 
 // MemInUse is the device memory of the live buffers, tokens and the
@@ -445,6 +473,7 @@ func (be *Backend) launch(name string, grid, block [3]uint32, args ...any) {
 		return // nothing to do
 	}
 	must(be.d.launch(k, grid, block, unsafe.Pointer(&be.p.ptrs[0]), string(kinds[:len(args)])))
+	runtime.KeepAlive(be.p)
 }
 
 // grid1 is the grid of n threads in blocks of bs.

@@ -14,7 +14,7 @@ type driver interface {
 	device() string
 	// enter makes the driver's context current on the calling OS thread
 	// (the backend has locked its goroutine to it); exit undoes enter.
-	enter()
+	enter() error
 	exit()
 	// alloc returns bytes > 0 of device memory (not zeroed), or an error
 	// wrapping errDeviceOOM when the device cannot hold it.
@@ -31,6 +31,8 @@ type driver interface {
 	// whose addresses are in params (kinds: one letter per argument, p
 	// pointer, i int32, l int64, f float32, d float64).
 	launch(k kernel, grid, block [3]uint32, params unsafe.Pointer, kinds string) error
+	// memInfo is the device's free and total memory in bytes.
+	memInfo() (free, total uint64, err error)
 	// sync waits for every launched kernel.
 	sync() error
 	// close releases the context and the module.
@@ -51,8 +53,9 @@ const maxArgs = 16
 
 // params is the argument block of a launch: vals holds each argument's
 // value, ptrs each value's address (the driver's kernelParams). It is
-// allocated once per backend and pinned, so its address can be given to
-// the driver.
+// allocated once per backend on the Go heap (which does not move
+// objects) and holds no Go pointers, only addresses as uintptr; the
+// driver reads it during the launch call alone.
 type params struct {
 	vals [maxArgs]uint64
 	ptrs [maxArgs]uintptr

@@ -38,6 +38,7 @@ var cu struct {
 	MemcpyDtoD              func(dst, src uint64, bytes uint64) int32
 	MemsetD32               func(dst uint64, v uint32, n uint64) int32
 	MemsetD8                func(dst uint64, v uint8, n uint64) int32
+	MemGetInfo              func(free, total *uint64) int32
 	GetErrorName            func(res int32, s **byte) int32
 	GetErrorString          func(res int32, s **byte) int32
 }
@@ -75,6 +76,7 @@ func loadDriver() error {
 		reg(&cu.MemcpyDtoD, "cuMemcpyDtoD_v2")
 		reg(&cu.MemsetD32, "cuMemsetD32_v2")
 		reg(&cu.MemsetD8, "cuMemsetD8_v2")
+		reg(&cu.MemGetInfo, "cuMemGetInfo_v2")
 		reg(&cu.GetErrorName, "cuGetErrorName")
 		reg(&cu.GetErrorString, "cuGetErrorString")
 		if r := cu.Init(0); r != 0 {
@@ -207,17 +209,18 @@ func (d *libcuda) loadModule() error {
 	defer pin.Unpin()
 	r := cu.ModuleLoadDataEx(&d.mod, unsafe.Pointer(&image[0]), uint32(len(opts)), unsafe.Pointer(&opts[0]), unsafe.Pointer(&vals[0]))
 	if r != 0 {
-		return fmt.Errorf("cuda: %s: loading the kernels (PTX for sm_80, JIT-compiled by the driver): %v\n%s", d.name, cuErr(r), logBuf[:clen(logBuf)])
+		return fmt.Errorf("cuda: %s: loading the kernels (PTX for compute capability 7.0, JIT-compiled by the driver): %v\n%s", d.name, cuErr(r), logBuf[:clen(logBuf)])
 	}
 	return nil
 }
 
 func (d *libcuda) device() string { return d.name }
 
-func (d *libcuda) enter() {
+func (d *libcuda) enter() error {
 	if r := cu.CtxSetCurrent(d.ctx); r != 0 {
-		panic(fmt.Sprintf("cuda: cuCtxSetCurrent: %v", cuErr(r)))
+		return fmt.Errorf("cuCtxSetCurrent: %w", cuErr(r))
 	}
+	return nil
 }
 
 func (d *libcuda) exit() {}
@@ -267,6 +270,11 @@ func (d *libcuda) launch(k kernel, grid, block [3]uint32, params unsafe.Pointer,
 }
 
 func (d *libcuda) sync() error { return cuErr(cu.CtxSynchronize()) }
+
+func (d *libcuda) memInfo() (free, total uint64, err error) {
+	err = cuErr(cu.MemGetInfo(&free, &total))
+	return free, total, err
+}
 
 func (d *libcuda) close() error {
 	runtime.LockOSThread()

@@ -127,7 +127,7 @@ func newEmuBackend(t *testing.T) (*Backend, error) {
 }
 
 func (d *emuDriver) device() string { return "emulator" }
-func (d *emuDriver) enter()         {}
+func (d *emuDriver) enter() error   { return nil }
 func (d *emuDriver) exit()          {}
 
 func (d *emuDriver) alloc(bytes uint64) (uint64, error) {
@@ -191,13 +191,18 @@ func (d *emuDriver) launch(k kernel, grid, block [3]uint32, params unsafe.Pointe
 		return fmt.Errorf("kernel %s takes arguments %q, launched with %q", k.name, want, kinds)
 	}
 	if r := emuLib.launch(k.name, grid[0], grid[1], grid[2], block[0], block[1], block[2], params); r != 0 {
+		if r == 3 {
+			return fmt.Errorf("emulator: launch of %s (grid %v, block %v): barrier divergence (see stderr)", k.name, grid, block)
+		}
 		return fmt.Errorf("emulator: launch of %s failed (%d)", k.name, r)
 	}
 	return nil
 }
 
-func (d *emuDriver) sync() error  { return nil }
-func (d *emuDriver) close() error { d.closed = true; return nil }
+func (d *emuDriver) sync() error { return nil }
+
+func (d *emuDriver) memInfo() (free, total uint64, err error) { return 1 << 36, 1 << 36, nil }
+func (d *emuDriver) close() error                             { d.closed = true; return nil }
 
 // TestEmulatorConformance runs the backend conformance suite on the
 // emulated device.
@@ -219,4 +224,25 @@ func TestEmulatorTraining(t *testing.T) {
 	sin := small
 	sin.Positional, sin.Activation, sin.Heads = transformer.Sinusoidal, transformer.ReLU, []int{1, 4}
 	compareTraining(t, be, 8, 1e-4, []transformer.Config{small, noff, sin}, 4)
+}
+
+// TestEmulatorHeadSizeLimit: a model whose head size the kernels cannot
+// run is refused when it is made, not at its first step.
+func TestEmulatorHeadSizeLimit(t *testing.T) {
+	be, err := newEmuBackend(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	cfg := transformer.DefaultConfig(2, 1, 256, 8, 3)
+	cfg.Heads = []int{2, 1}
+	if m, err := transformer.NewOn(be, cfg, 1); err == nil || !strings.Contains(err.Error(), "layer 2's head size 256") {
+		t.Fatalf("NewOn with head size 256: %v, %v; want an error naming layer 2's head size", m, err)
+	}
+	cfg.Heads = []int{2, 2}
+	m, err := transformer.NewOn(be, cfg, 1)
+	if err != nil {
+		t.Fatalf("head size 128: %v", err)
+	}
+	m.Free()
 }

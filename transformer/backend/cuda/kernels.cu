@@ -305,6 +305,69 @@ extern "C" __global__ void k_gemm(const float* A, const float* Bm, float* Cm, fl
     }
 }
 
+// k_gemm128 is k_gemm with 128×128 tiles, each of the 256 threads
+// computing 8×8 outputs (rows ty·4..+3 and 64+ty·4..+3, columns likewise
+// from tx) from float4 shared-memory reads: for the large products of
+// training (rows = B·T in the hundreds of thousands). Same arguments.
+#define G2T 128
+#define G2K 8
+#define G2W 33 /* float4 per shared row: 132 floats, so the transposing stores spread over the banks */
+
+extern "C" __global__ void k_gemm128(const float* A, const float* Bm, float* Cm, float* partial, int M, int N, int K,
+                                     i64 sam, i64 sak, i64 sbk, i64 sbn, i64 ldc, float beta, int kchunk) {
+    EMU_SHARED float4 As4[G2K][G2W];
+    EMU_SHARED float4 Bs4[G2K][G2W];
+    float* As = (float*)&As4[0][0];
+    float* Bs = (float*)&Bs4[0][0];
+    int tid = threadIdx.x;
+    int ty = tid / 16, tx = tid % 16;
+    int m0 = blockIdx.x * G2T, n0 = blockIdx.y * G2T;
+    int kb = blockIdx.z * kchunk, ke = min(K, kb + kchunk);
+    float acc[8][8];
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) acc[i][j] = 0;
+    bool aK = sak == 1, bN = sbn == 1;
+    for (int k0 = kb; k0 < ke; k0 += G2K) {
+        for (int e = tid; e < G2K * G2T; e += 256) {
+            int kk, mm;
+            if (aK) { kk = e % G2K; mm = e / G2K; } else { mm = e % G2T; kk = e / G2T; }
+            int gm = m0 + mm, gk = k0 + kk;
+            As[kk * (4 * G2W) + mm] = (gm < M && gk < ke) ? A[gm * sam + gk * sak] : 0.0f;
+            int nn, kk2;
+            if (bN) { nn = e % G2T; kk2 = e / G2T; } else { kk2 = e % G2K; nn = e / G2K; }
+            int gn = n0 + nn, gk2 = k0 + kk2;
+            Bs[kk2 * (4 * G2W) + nn] = (gn < N && gk2 < ke) ? Bm[gk2 * sbk + gn * sbn] : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < G2K; kk++) {
+            float4 a0 = As4[kk][ty], a1 = As4[kk][16 + ty];
+            float4 b0 = Bs4[kk][tx], b1 = Bs4[kk][16 + tx];
+            float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+            float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+#pragma unroll
+                for (int j = 0; j < 8; j++) acc[i][j] += a[i] * bv[j];
+        }
+        __syncthreads();
+    }
+    for (int i = 0; i < 8; i++) {
+        int gm = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + i - 4);
+        if (gm >= M) continue;
+        for (int j = 0; j < 8; j++) {
+            int gn = n0 + (j < 4 ? tx * 4 + j : 64 + tx * 4 + j - 4);
+            if (gn >= N) continue;
+            if (partial) {
+                partial[(i64)blockIdx.z * M * N + (i64)gm * N + gn] = acc[i][j];
+            } else {
+                float* c = &Cm[gm * ldc + gn];
+                *c = beta == 0.0f ? acc[i][j] : beta * *c + acc[i][j];
+            }
+        }
+    }
+}
+
 // Cm[m,n] = beta·Cm[m,n] + Σ_z partial[z][m][n]
 extern "C" __global__ void k_splitk_reduce(float* Cm, const float* partial, int S, int M, int N, i64 ldc, float beta) {
     i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x;
@@ -330,40 +393,67 @@ extern "C" __global__ void k_add_bias(float* out, const float* bias, int rows, i
 
 #define AQ 64
 
+// Tiles of keys (or queries) in shared memory as float4 rows of MAXHS
+// floats (entries d ≥ hs are 0), so the inner loops read 4 values per
+// shared-memory load. KT rows per tile keep each array at 16 KB or less.
+template <int MAXHS>
+struct Tile {
+    static constexpr int KT = MAXHS <= 64 ? 64 : 4096 / MAXHS;
+    static constexpr int W = MAXHS / 4;
+};
+
+// tile_load fills rows [0, KT) of dst (as floats) with src rows j0.. of
+// stride ld (hs entries each), zero beyond T or hs. All AQ threads call it.
+template <int MAXHS>
+__device__ __forceinline__ void tile_load(float4* dst, const float* src, i64 ld, int j0, int T, int hs) {
+    constexpr int KT = Tile<MAXHS>::KT;
+    float* f = (float*)dst;
+    for (int e = threadIdx.x; e < KT * MAXHS; e += AQ) {
+        int jj = e / MAXHS, d = e % MAXHS, j = j0 + jj;
+        f[e] = (j < T && d < hs) ? src[(i64)j * ld + d] : 0.0f;
+    }
+}
+
+__device__ __forceinline__ float dot4(const float* q, float4 k) { return q[0] * k.x + q[1] * k.y + q[2] * k.z + q[3] * k.w; }
+
+__device__ __forceinline__ void axpy4(float* a, float p, float4 v) {
+    a[0] += p * v.x;
+    a[1] += p * v.y;
+    a[2] += p * v.z;
+    a[3] += p * v.w;
+}
+
 template <int MAXHS>
 __device__ void attn_fwd(float* out, float* lse, const float* qkv, int T, int C, int NH, int hs, float scale) {
-    constexpr int KT = MAXHS <= 64 ? 64 : 4096 / MAXHS;
-    EMU_SHARED float Ks[KT][MAXHS];
-    EMU_SHARED float Vs[KT][MAXHS];
+    constexpr int KT = Tile<MAXHS>::KT, W = Tile<MAXHS>::W;
+    EMU_SHARED float4 Ks[KT][W];
+    EMU_SHARED float4 Vs[KT][W];
     int bh = blockIdx.x, b = bh / NH, h = bh % NH;
     int i = blockIdx.y * AQ + threadIdx.x;
     i64 C3 = 3 * (i64)C;
     const float* base = qkv + (i64)b * T * C3 + (i64)h * hs;
     bool valid = i < T;
+    int w4 = (hs + 3) / 4;
     float q[MAXHS], acc[MAXHS];
 #pragma unroll
     for (int d = 0; d < MAXHS; d++) {
-        q[d] = (valid && d < hs) ? base[(i64)i * C3 + d] : 0.0f;
+        q[d] = (valid && d < hs) ? base[(i64)i * C3 + d] * scale : 0.0f;
         acc[d] = 0.0f;
     }
     float m = -INFINITY, l = 0.0f;
     int iend = min(T, (int)(blockIdx.y * AQ + AQ));
     for (int j0 = 0; j0 < iend; j0 += KT) {
         __syncthreads();
-        for (int e = threadIdx.x; e < KT * hs; e += AQ) {
-            int jj = e / hs, d = e % hs, j = j0 + jj;
-            Ks[jj][d] = j < T ? base[(i64)j * C3 + C + d] : 0.0f;
-            Vs[jj][d] = j < T ? base[(i64)j * C3 + 2 * C + d] : 0.0f;
-        }
+        tile_load<MAXHS>(&Ks[0][0], base + C, C3, j0, T, hs);
+        tile_load<MAXHS>(&Vs[0][0], base + 2 * C, C3, j0, T, hs);
         __syncthreads();
         if (valid) {
             int jmax = min(KT, i - j0 + 1);
             for (int jj = 0; jj < jmax; jj++) {
                 float s = 0.0f;
 #pragma unroll
-                for (int d = 0; d < MAXHS; d++)
-                    if (d < hs) s += q[d] * Ks[jj][d];
-                s *= scale;
+                for (int c = 0; c < W; c++)
+                    if (c < w4) s += dot4(&q[4 * c], Ks[jj][c]);
                 if (s > m) {
                     float corr = expf(m - s);
                     l *= corr;
@@ -374,8 +464,8 @@ __device__ void attn_fwd(float* out, float* lse, const float* qkv, int T, int C,
                 float p = expf(s - m);
                 l += p;
 #pragma unroll
-                for (int d = 0; d < MAXHS; d++)
-                    if (d < hs) acc[d] += p * Vs[jj][d];
+                for (int c = 0; c < W; c++)
+                    if (c < w4) axpy4(&acc[4 * c], p, Vs[jj][c]);
             }
         }
     }
@@ -392,18 +482,19 @@ __device__ void attn_fwd(float* out, float* lse, const float* qkv, int T, int C,
 // the key kernel), then dq_i += scale·Σ_{j≤i} P_ij (dout_i·v_j − D_i) k_j.
 template <int MAXHS>
 __device__ void attn_bwd_q(float* dqkv, float* Dbuf, const float* dout, const float* qkv, const float* lse, int T, int C, int NH, int hs, float scale) {
-    constexpr int KT = MAXHS <= 64 ? 64 : 4096 / MAXHS;
-    EMU_SHARED float Ks[KT][MAXHS];
-    EMU_SHARED float Vs[KT][MAXHS];
+    constexpr int KT = Tile<MAXHS>::KT, W = Tile<MAXHS>::W;
+    EMU_SHARED float4 Ks[KT][W];
+    EMU_SHARED float4 Vs[KT][W];
     int bh = blockIdx.x, b = bh / NH, h = bh % NH;
     int i = blockIdx.y * AQ + threadIdx.x;
     i64 C3 = 3 * (i64)C;
     const float* base = qkv + (i64)b * T * C3 + (i64)h * hs;
     bool valid = i < T;
+    int w4 = (hs + 3) / 4;
     float q[MAXHS], g[MAXHS], a[MAXHS];
 #pragma unroll
     for (int d = 0; d < MAXHS; d++) {
-        q[d] = (valid && d < hs) ? base[(i64)i * C3 + d] : 0.0f;
+        q[d] = (valid && d < hs) ? base[(i64)i * C3 + d] * scale : 0.0f;
         g[d] = (valid && d < hs) ? dout[((i64)b * T + i) * C + (i64)h * hs + d] : 0.0f;
         a[d] = 0.0f;
     }
@@ -412,7 +503,7 @@ __device__ void attn_bwd_q(float* dqkv, float* Dbuf, const float* dout, const fl
     float D = 0.0f;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
-            // a held o_i: D_i = dout_i·o_i; a now accumulates dq_i
+            // a held o_i: D_i = dout_i·o_i; a now accumulates dq_i / scale
 #pragma unroll
             for (int d = 0; d < MAXHS; d++) {
                 D += g[d] * a[d];
@@ -421,33 +512,30 @@ __device__ void attn_bwd_q(float* dqkv, float* Dbuf, const float* dout, const fl
         }
         for (int j0 = 0; j0 < iend; j0 += KT) {
             __syncthreads();
-            for (int e = threadIdx.x; e < KT * hs; e += AQ) {
-                int jj = e / hs, d = e % hs, j = j0 + jj;
-                Ks[jj][d] = j < T ? base[(i64)j * C3 + C + d] : 0.0f;
-                Vs[jj][d] = j < T ? base[(i64)j * C3 + 2 * C + d] : 0.0f;
-            }
+            tile_load<MAXHS>(&Ks[0][0], base + C, C3, j0, T, hs);
+            tile_load<MAXHS>(&Vs[0][0], base + 2 * C, C3, j0, T, hs);
             __syncthreads();
             if (!valid) continue;
             int jmax = min(KT, i - j0 + 1);
             for (int jj = 0; jj < jmax; jj++) {
                 float s = 0.0f;
 #pragma unroll
-                for (int d = 0; d < MAXHS; d++)
-                    if (d < hs) s += q[d] * Ks[jj][d];
-                float p = expf(s * scale - L);
+                for (int c = 0; c < W; c++)
+                    if (c < w4) s += dot4(&q[4 * c], Ks[jj][c]);
+                float p = expf(s - L);
                 if (pass == 0) {
 #pragma unroll
-                    for (int d = 0; d < MAXHS; d++)
-                        if (d < hs) a[d] += p * Vs[jj][d];
+                    for (int c = 0; c < W; c++)
+                        if (c < w4) axpy4(&a[4 * c], p, Vs[jj][c]);
                 } else {
                     float dp = 0.0f;
 #pragma unroll
-                    for (int d = 0; d < MAXHS; d++)
-                        if (d < hs) dp += g[d] * Vs[jj][d];
-                    float ds = p * (dp - D) * scale;
+                    for (int c = 0; c < W; c++)
+                        if (c < w4) dp += dot4(&g[4 * c], Vs[jj][c]);
+                    float ds = p * (dp - D);
 #pragma unroll
-                    for (int d = 0; d < MAXHS; d++)
-                        if (d < hs) a[d] += ds * Ks[jj][d];
+                    for (int c = 0; c < W; c++)
+                        if (c < w4) axpy4(&a[4 * c], ds, Ks[jj][c]);
                 }
             }
         }
@@ -457,15 +545,15 @@ __device__ void attn_bwd_q(float* dqkv, float* Dbuf, const float* dout, const fl
     float* dq = dqkv + ((i64)b * T + i) * C3 + (i64)h * hs;
 #pragma unroll
     for (int d = 0; d < MAXHS; d++)
-        if (d < hs) dq[d] += a[d];
+        if (d < hs) dq[d] += a[d] * scale;
 }
 
 // Per key j: dv_j += Σ_{i≥j} P_ij dout_i, dk_j += scale·Σ_{i≥j} P_ij (dout_i·v_j − D_i) q_i.
 template <int MAXHS>
 __device__ void attn_bwd_kv(float* dqkv, const float* Dbuf, const float* dout, const float* qkv, const float* lse, int T, int C, int NH, int hs, float scale) {
-    constexpr int QT = MAXHS <= 64 ? 64 : 4096 / MAXHS;
-    EMU_SHARED float Qs[QT][MAXHS];
-    EMU_SHARED float Gs[QT][MAXHS];
+    constexpr int QT = Tile<MAXHS>::KT, W = Tile<MAXHS>::W;
+    EMU_SHARED float4 Qs[QT][W];
+    EMU_SHARED float4 Gs[QT][W];
     EMU_SHARED float Ls[QT];
     EMU_SHARED float Ds[QT];
     int bh = blockIdx.x, b = bh / NH, h = bh % NH;
@@ -474,21 +562,19 @@ __device__ void attn_bwd_kv(float* dqkv, const float* Dbuf, const float* dout, c
     const float* base = qkv + (i64)b * T * C3 + (i64)h * hs;
     const float* gbase = dout + (i64)b * T * C + (i64)h * hs;
     bool valid = j < T;
+    int w4 = (hs + 3) / 4;
     float k[MAXHS], v[MAXHS], dk[MAXHS], dv[MAXHS];
 #pragma unroll
     for (int d = 0; d < MAXHS; d++) {
-        k[d] = (valid && d < hs) ? base[(i64)j * C3 + C + d] : 0.0f;
+        k[d] = (valid && d < hs) ? base[(i64)j * C3 + C + d] * scale : 0.0f;
         v[d] = (valid && d < hs) ? base[(i64)j * C3 + 2 * C + d] : 0.0f;
         dk[d] = 0.0f;
         dv[d] = 0.0f;
     }
     for (int i0 = blockIdx.y * AQ; i0 < T; i0 += QT) {
         __syncthreads();
-        for (int e = threadIdx.x; e < QT * hs; e += AQ) {
-            int ii = e / hs, d = e % hs, i = i0 + ii;
-            Qs[ii][d] = i < T ? base[(i64)i * C3 + d] : 0.0f;
-            Gs[ii][d] = i < T ? gbase[(i64)i * C + d] : 0.0f;
-        }
+        tile_load<MAXHS>(&Qs[0][0], base, C3, i0, T, hs);
+        tile_load<MAXHS>(&Gs[0][0], gbase, C, i0, T, hs);
         for (int ii = threadIdx.x; ii < QT; ii += AQ) {
             int i = i0 + ii;
             Ls[ii] = i < T ? lse[(i64)bh * T + i] : 0.0f;
@@ -500,18 +586,18 @@ __device__ void attn_bwd_kv(float* dqkv, const float* Dbuf, const float* dout, c
         for (int ii = max(0, j - i0); ii < iimax; ii++) {
             float s = 0.0f, dp = 0.0f;
 #pragma unroll
-            for (int d = 0; d < MAXHS; d++)
-                if (d < hs) {
-                    s += Qs[ii][d] * k[d];
-                    dp += Gs[ii][d] * v[d];
+            for (int c = 0; c < W; c++)
+                if (c < w4) {
+                    s += dot4(&k[4 * c], Qs[ii][c]);
+                    dp += dot4(&v[4 * c], Gs[ii][c]);
                 }
-            float p = expf(s * scale - Ls[ii]);
-            float ds = p * (dp - Ds[ii]) * scale;
+            float p = expf(s - Ls[ii]);
+            float ds = p * (dp - Ds[ii]);
 #pragma unroll
-            for (int d = 0; d < MAXHS; d++)
-                if (d < hs) {
-                    dv[d] += p * Gs[ii][d];
-                    dk[d] += ds * Qs[ii][d];
+            for (int c = 0; c < W; c++)
+                if (c < w4) {
+                    axpy4(&dv[4 * c], p, Gs[ii][c]);
+                    axpy4(&dk[4 * c], ds, Qs[ii][c]);
                 }
         }
     }
@@ -521,7 +607,7 @@ __device__ void attn_bwd_kv(float* dqkv, const float* Dbuf, const float* dout, c
 #pragma unroll
     for (int d = 0; d < MAXHS; d++)
         if (d < hs) {
-            dkp[d] += dk[d];
+            dkp[d] += dk[d] * scale;
             dvp[d] += dv[d];
         }
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// kernelsPTX is kernels.cu compiled by gen_ptx.sh (nvcc -ptx, sm_80). Its
+// kernelsPTX is kernels.cu compiled by gen_ptx.sh (nvcc -ptx, compute_70). Its
 // first line records the SHA-256 of the kernels.cu it was made from
 // (TestPTXCurrent checks it is the file beside it).
 //

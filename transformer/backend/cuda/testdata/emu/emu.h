@@ -20,6 +20,10 @@
 using std::max;
 using std::min;
 
+struct alignas(16) float4 {
+    float x, y, z, w;
+};
+
 struct dim3 {
     unsigned x = 1, y = 1, z = 1;
 };
@@ -36,6 +40,7 @@ struct Fiber {
     ucontext_t ctx;
     dim3 tid;
     int state;  // 0 running/runnable, 1 at barrier, 2 done
+    int site;   // the source line of the barrier it waits at
     char* stack;
 };
 
@@ -68,20 +73,23 @@ inline dim3& block_dim() {
 
 inline Fiber* cur() { return &blk().fibers[blk().cur]; }
 
-inline void barrier() {
+inline void barrier(int site) {
     Block& b = blk();
     Fiber* f = &b.fibers[b.cur];
     f->state = 1;
+    f->site = site;
     swapcontext(&f->ctx, &b.sched);
 }
 
-inline float shfl_xor(float v, int mask) {
+// shfl_xor exchanges v between lanes t and t^mask; every thread of the
+// block must call it (the kernels do: warp reductions over whole blocks).
+inline float shfl_xor(float v, int mask, int site) {
     Block& b = blk();
     int t = b.cur;
     b.shfl[t] = v;
-    barrier();
+    barrier(site);
     float r = b.shfl[t ^ mask];
-    barrier();
+    barrier(site);
     return r;
 }
 
@@ -91,8 +99,8 @@ inline float shfl_xor(float v, int mask) {
 #define blockIdx (emu::grid_idx())
 #define gridDim (emu::grid_dim())
 #define blockDim (emu::block_dim())
-#define __syncthreads() emu::barrier()
-#define __shfl_xor_sync(mask, v, lane) emu::shfl_xor((v), (lane))
+#define __syncthreads() emu::barrier(__LINE__)
+#define __shfl_xor_sync(mask, v, lane) emu::shfl_xor((v), (lane), -__LINE__)
 
 inline float __int_as_float(int i) {
     float f;
@@ -159,8 +167,23 @@ inline int run(dim3 grid, dim3 block, void (*body)(void*), void* arg) {
                         if (b.fibers[i].state == 1) waiting++;
                     }
                     if (live == 0) break;
-                    // every live thread is at the barrier (the others have
-                    // returned): release them all
+                    // every live thread is at a barrier (the others have
+                    // returned): all must wait at the same one, as on a
+                    // GPU, where threads at different __syncthreads (or a
+                    // shuffle with exited lanes) are undefined behaviour
+                    int site = 0;
+                    for (int i = 0; i < n; i++)
+                        if (b.fibers[i].state == 1) {
+                            if (site == 0) site = b.fibers[i].site;
+                            if (b.fibers[i].site != site) {
+                                std::fprintf(stderr, "emu: threads of block (%u,%u,%u) wait at different barriers (lines %d and %d)\n", bx, by, bz, site, b.fibers[i].site);
+                                return 3;
+                            }
+                        }
+                    if (site < 0 && live != n) {
+                        std::fprintf(stderr, "emu: a warp shuffle (line %d) in block (%u,%u,%u) after %d threads returned\n", -site, bx, by, bz, n - live);
+                        return 3;
+                    }
                     for (int i = 0; i < n; i++)
                         if (b.fibers[i].state == 1) b.fibers[i].state = 0;
                     (void)waiting;

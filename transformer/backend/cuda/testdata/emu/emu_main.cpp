@@ -87,10 +87,18 @@ int emu_launch(const char* name, unsigned gx, unsigned gy, unsigned gz, unsigned
     dim3 g, b;
     g.x = gx, g.y = gy, g.z = gz;
     b.x = bx, b.y = by, b.z = bz;
-    return emu::run(g, b, emu::body, &a) == 0 ? 0 : 2;
+    int r = emu::run(g, b, emu::body, &a);
+    return r == 0 ? 0 : r == 3 ? 3 : 2;
 }
 
-void* emu_malloc(size_t n) { return std::calloc(n == 0 ? 1 : n, 1); }
+// emu_malloc returns memory filled with 0xFF bytes (NaN floats): device
+// memory is not zeroed either, so a kernel that reads what it never wrote
+// shows.
+void* emu_malloc(size_t n) {
+    void* p = std::malloc(n == 0 ? 1 : n);
+    if (p) std::memset(p, 0xFF, n == 0 ? 1 : n);
+    return p;
+}
 void emu_free(void* p) { std::free(p); }
 void emu_memcpy(void* dst, const void* src, size_t n) { std::memcpy(dst, src, n); }
 void emu_memset32(void* dst, unsigned v, size_t n) {

@@ -1,0 +1,38 @@
+//go:build linux && (amd64 || arm64)
+
+package cuda
+
+import "testing"
+
+// TestEmulatorGemm checks both GEMM kernels, with and without split K, on
+// the emulator.
+func TestEmulatorGemm(t *testing.T) {
+	be, err := newEmuBackend(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	checkGemm(t, be)
+}
+
+// TestEmulatorAttention checks every attention instance against the CPU
+// backend on the emulator.
+func TestEmulatorAttention(t *testing.T) {
+	be, err := newEmuBackend(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	checkAttention(t, be)
+}
+
+// TestEmulatorConformanceTile128 runs the conformance suite with every
+// matrix product on the 128×128 kernel.
+func TestEmulatorConformanceTile128(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	gemmTile = 128
+	defer func() { gemmTile = 0 }()
+	TestEmulatorConformance(t)
+}
