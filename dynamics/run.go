@@ -67,7 +67,10 @@ type RunConfig struct {
 
 // Result is a measured run.
 type Result struct {
-	Run        string      `json:"run"`
+	Run string `json:"run"`
+	// Label names the model in titles and the phases text (e.g.
+	// "TF(4,4) [seed 1]"); empty: the run directory.
+	Label      string      `json:"label,omitempty"`
 	Data       string      `json:"data"`
 	Windows    int         `json:"windows"`
 	N          int         `json:"N"`
@@ -309,7 +312,11 @@ func (r *Result) PhaseKL(ph Phase) (Divergence, bool) {
 // emergence steps.
 func (r *Result) PhasesText() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d snapshots, %d probe windows of N=%d from %s\n", r.Run, len(r.Points), r.Windows, r.N, r.Data)
+	name := r.Run
+	if r.Label != "" {
+		name = r.Label + " (" + r.Run + ")"
+	}
+	fmt.Fprintf(&b, "%s: %d snapshots, %d probe windows of N=%d from %s\n", name, len(r.Points), r.Windows, r.N, r.Data)
 	fmt.Fprintf(&b, "closest algorithm (least mean KL(reference ‖ model) per position; A ≈ B: the %d probe windows cannot tell them apart — neither is shown worse than any reference by paired comparisons, family-wise level %g):\n", r.Windows, TieLevel)
 	width := 0
 	for _, ph := range r.Phases {

@@ -73,6 +73,7 @@ func runDynamics(args []string) error {
 	fs.Uint64Var(&cfg.Null.Seed, "null-seed", 1, "seed of the head labels' permutation test (reproduce's dynamics stage uses the study's seed)")
 	fs.IntVar(&cfg.MaxK, "max-k", 3, "largest offset d and suffix length k of the head hypotheses")
 	out := fs.String("out", "", "output directory (default RUN/dynamics)")
+	label := fs.String("label", "", "the model's name in the figure's title and the phases text, e.g. 'TF(4,4) [seed 1]' (default: the run directory's name)")
 	force := fs.Bool("force", false, "replace existing outputs")
 	fs.IntVar(&cfg.Workers, "workers", 0, "goroutines (0: all cores); the results do not depend on it")
 	if err := parse(fs, args); err != nil {
@@ -105,7 +106,12 @@ func runDynamics(args []string) error {
 		}
 		return err
 	}
-	if err := res.Write(*out, "Training dynamics: "+filepath.Base(filepath.Clean(cfg.Run)), *force); err != nil {
+	res.Label = *label
+	title := *label
+	if title == "" {
+		title = filepath.Base(filepath.Clean(cfg.Run))
+	}
+	if err := res.Write(*out, "Training dynamics: "+title, *force); err != nil {
 		return err
 	}
 	if err := dynamics.RemoveCheckpoint(cfg.Checkpoint); err != nil {
