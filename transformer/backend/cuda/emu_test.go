@@ -126,6 +126,17 @@ func newEmuBackend(t *testing.T) (*Backend, error) {
 	return newBackend(&emuDriver{sigs: map[string]string{}})
 }
 
+// emuBackend is a backend on the emulator, closed when the test ends.
+func emuBackend(t *testing.T) *Backend {
+	t.Helper()
+	be, err := newEmuBackend(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close() })
+	return be
+}
+
 func (d *emuDriver) device() string { return "emulator" }
 func (d *emuDriver) enter() error   { return nil }
 func (d *emuDriver) exit()          {}
@@ -213,11 +224,7 @@ func TestEmulatorConformance(t *testing.T) {
 // TestEmulatorTraining: losses of training steps on the emulated device
 // equal the CPU backend's to float32 tolerance.
 func TestEmulatorTraining(t *testing.T) {
-	be, err := newEmuBackend(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
+	be := emuBackend(t)
 	small := transformer.DefaultConfig(2, 2, 16, 24, 3)
 	noff := small
 	noff.FeedForward, noff.LayerNorm = false, false
@@ -229,11 +236,7 @@ func TestEmulatorTraining(t *testing.T) {
 // TestEmulatorHeadSizeLimit: a model whose head size the kernels cannot
 // run is refused when it is made, not at its first step.
 func TestEmulatorHeadSizeLimit(t *testing.T) {
-	be, err := newEmuBackend(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
+	be := emuBackend(t)
 	cfg := transformer.DefaultConfig(2, 1, 256, 8, 3)
 	cfg.Heads = []int{2, 1}
 	if m, err := transformer.NewOn(be, cfg, 1); err == nil || !strings.Contains(err.Error(), "layer 2's head size 256") {

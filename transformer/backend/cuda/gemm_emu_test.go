@@ -7,22 +7,14 @@ import "testing"
 // TestEmulatorGemm checks both GEMM kernels, with and without split K, on
 // the emulator.
 func TestEmulatorGemm(t *testing.T) {
-	be, err := newEmuBackend(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
+	be := emuBackend(t)
 	checkGemm(t, be)
 }
 
 // TestEmulatorAttention checks every attention instance against the CPU
 // backend on the emulator.
 func TestEmulatorAttention(t *testing.T) {
-	be, err := newEmuBackend(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
+	be := emuBackend(t)
 	checkAttention(t, be)
 }
 
