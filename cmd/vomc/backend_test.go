@@ -1,9 +1,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vomc/vomc/transformer/backend/cpu"
+	"github.com/vomc/vomc/transformer/backend/cuda"
 	"github.com/vomc/vomc/transformer/kernels"
 )
 
@@ -17,5 +21,42 @@ func TestComputeChosenOnce(t *testing.T) {
 	c, ok := a.(*cpu.Backend)
 	if !ok || c.Kernels() != kernels.Default() {
 		t.Fatalf("backend %T %v, want the CPU backend with %s", a, a.Name(), kernels.Default().Name())
+	}
+}
+
+// TestBackendFlag: --backend is checked before any output; a CUDA device
+// that cannot be opened is an error of train, bench train and eval with a
+// transformer method (on this machine when it has no GPU), and eval
+// without one does not open it.
+func TestBackendFlag(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "2", "-D", "1", "-K", "4", "-N", "16", "--out", p("ds"))
+	for _, args := range [][]string{
+		{"train", "--backend", "gpu", "--data", p("ds"), "--out", p("t1")},
+		{"train", "--backend", "cuda:x", "--data", p("ds"), "--out", p("t2")},
+		{"train", "--engine", "torch", "--backend", "cuda", "--data", p("ds"), "--out", p("t3")},
+		{"bench", "train", "--backend", "tpu"},
+		{"eval", "--backend", "gpu", "--data", p("ds"), "--methods", "ctw", "--out", p("e1")},
+	} {
+		if code := run(args); code != 2 {
+			t.Errorf("vomc %s: exit %d, want 2 (usage)", strings.Join(args, " "), code)
+		}
+	}
+	for _, d := range []string{"t1", "t2", "t3", "e1"} {
+		if _, err := os.Stat(p(d)); err == nil {
+			t.Errorf("%s was written by a command with a bad --backend", d)
+		}
+	}
+	// ctw alone does not need the device, so --backend cuda works anywhere
+	runOK(t, "eval", "--backend", "cuda", "--data", p("ds"), "--methods", "ctw", "--out", p("e2"))
+	if be, err := cuda.New(); err == nil {
+		be.Close()
+		t.Log("a CUDA device is present: not checking the error path")
+		return
+	}
+	runFail(t, "train", "--backend", "cuda", "--data", p("ds"), "--out", p("t4"), "--max-steps", "1", "-E", "8", "--heads", "1")
+	if _, err := os.Stat(p("t4")); err == nil {
+		t.Error("train --backend cuda without a device wrote its output directory")
 	}
 }

@@ -56,10 +56,17 @@ func runEval(args []string) error {
 			return asUsage(err)
 		}
 	}
-	if o.Backend, err = chooseBackend(*backendName); err != nil {
-		return err
+	// only the transformer methods run on the backend: a GPU is opened for
+	// them alone
+	o.Backend = compute()
+	if strings.Contains(o.Methods, "tf:") || strings.Contains(o.Methods, "construct") {
+		if o.Backend, err = chooseBackend(*backendName); err != nil {
+			return err
+		}
+		defer closeBackend(trainrun.GoEngine{Backend: o.Backend})
+	} else if *backendName != "cpu" && *backendName != "cuda" && !strings.HasPrefix(*backendName, "cuda:") {
+		return usagef("--backend %q: want cpu, cuda or cuda:N", *backendName)
 	}
-	defer closeBackend(trainrun.GoEngine{Backend: o.Backend})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	o.Plot, o.Log, o.Warn, o.Progress, o.Memory = pf.options().Options, os.Stdout, os.Stderr, os.Stderr, checkMemory
