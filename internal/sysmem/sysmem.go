@@ -100,8 +100,14 @@ func Check(need float64, what string) error {
 	if avail <= 0 {
 		avail = 1 << 50
 	}
+	return CheckAvailable(need, avail, what, "memory")
+}
+
+// CheckAvailable is Check against avail bytes of the memory named kind
+// ("memory", "cuda/NVIDIA H100 memory").
+func CheckAvailable(need float64, avail int64, what, kind string) error {
 	if need > float64(avail) || math.IsNaN(need) {
-		return fmt.Errorf("%s needs ≈ %s of memory, more than the %s available", what, GiB(need), GiB(float64(avail)))
+		return fmt.Errorf("%s needs ≈ %s of %s, more than the %s available", what, GiB(need), kind, GiB(float64(avail)))
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package trainrun
 import (
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strconv"
 
@@ -258,10 +257,7 @@ func CheckBackendMemory(be backend.Backend, need float64, what string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	if need > float64(avail) || math.IsNaN(need) {
-		return fmt.Errorf("%s needs ≈ %s of %s memory, more than the %s available", what, sysmem.GiB(need), be.Name(), sysmem.GiB(float64(avail)))
-	}
-	return nil
+	return sysmem.CheckAvailable(need, avail, what, be.Name()+" memory")
 }
 
 // MemoryBytes is the estimated training memory of cfg with batches from
