@@ -72,14 +72,14 @@ func runBenchTrain(args []string) error {
 	}
 	if *backendName != "cpu" {
 		if *engine != trainrun.EngineGo {
-			return usagef("--backend is the go engine's; the torch engine's device is --device")
+			return errBackendTorch
 		}
 		be, err := chooseBackend(*backendName)
 		if err != nil {
 			return err
 		}
 		eng = trainrun.GoEngine{Backend: be}
-		defer closeBackend(eng)
+		defer closeBackend(be)
 	}
 	bs, err := perf.ParseTrainBenches(*configs, eng)
 	if err != nil {

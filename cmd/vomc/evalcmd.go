@@ -13,7 +13,6 @@ import (
 	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/plot"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 func runEval(args []string) error {
@@ -63,9 +62,9 @@ func runEval(args []string) error {
 		if o.Backend, err = chooseBackend(*backendName); err != nil {
 			return err
 		}
-		defer closeBackend(trainrun.GoEngine{Backend: o.Backend})
-	} else if *backendName != "cpu" && *backendName != "cuda" && !strings.HasPrefix(*backendName, "cuda:") {
-		return usagef("--backend %q: want cpu, cuda or cuda:N", *backendName)
+		defer closeBackend(o.Backend)
+	} else if _, _, err := parseBackend(*backendName); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

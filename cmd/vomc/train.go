@@ -86,7 +86,9 @@ func runTrain(args []string) error {
 	ctx, stop := signal.NotifyContext(trainContext(), sigs...)
 	defer stop()
 	c.o.Out, c.o.Progress, c.o.OnStep = os.Stdout, os.Stderr, onStep
-	defer closeBackend(eng)
+	if g, ok := eng.(trainrun.GoEngine); ok {
+		defer closeBackend(g.Backend)
+	}
 	s, err := trainrun.Train(ctx, eng, c.o)
 	if err != nil {
 		return trainError(err, c.o.Dir)
@@ -148,7 +150,7 @@ func (c *trainCmd) checkEngine() error {
 		return torchOnly(c.given, "--%s needs --engine torch")
 	}
 	if c.backend != "cpu" {
-		return usagef("--backend is the go engine's; the torch engine's device is --device")
+		return errBackendTorch
 	}
 	if err := c.tor.Validate(); err != nil {
 		return asUsage(err)
