@@ -51,24 +51,12 @@ struct Block {
     float shfl[1024];
     void (*body)(void*) = nullptr;
     void* arg = nullptr;
+    dim3 idx, grid, block;  // blockIdx, gridDim, blockDim of the launch
 };
 
 inline Block& blk() {
     static Block b;
     return b;
-}
-
-inline dim3& grid_idx() {
-    static dim3 d;
-    return d;
-}
-inline dim3& grid_dim() {
-    static dim3 d;
-    return d;
-}
-inline dim3& block_dim() {
-    static dim3 d;
-    return d;
 }
 
 inline Fiber* cur() { return &blk().fibers[blk().cur]; }
@@ -96,9 +84,9 @@ inline float shfl_xor(float v, int mask, int site) {
 }  // namespace emu
 
 #define threadIdx (emu::cur()->tid)
-#define blockIdx (emu::grid_idx())
-#define gridDim (emu::grid_dim())
-#define blockDim (emu::block_dim())
+#define blockIdx (emu::blk().idx)
+#define gridDim (emu::blk().grid)
+#define blockDim (emu::blk().block)
 #define __syncthreads() emu::barrier(__LINE__)
 #define __shfl_xor_sync(mask, v, lane) emu::shfl_xor((v), (lane), -__LINE__)
 
@@ -134,14 +122,14 @@ inline int run(dim3 grid, dim3 block, void (*body)(void*), void* arg) {
     }
     b.body = body;
     b.arg = arg;
-    grid_dim() = grid;
-    block_dim() = block;
+    b.grid = grid;
+    b.block = block;
     for (unsigned bz = 0; bz < grid.z; bz++)
         for (unsigned by = 0; by < grid.y; by++)
             for (unsigned bx = 0; bx < grid.x; bx++) {
-                grid_idx().x = bx;
-                grid_idx().y = by;
-                grid_idx().z = bz;
+                b.idx.x = bx;
+                b.idx.y = by;
+                b.idx.z = bz;
                 for (int i = 0; i < n; i++) {
                     Fiber& f = b.fibers[i];
                     f.tid.x = i % block.x;
