@@ -59,8 +59,9 @@ type Defaults struct {
 	// Windows are the evaluated windows, which an npy method's
 	// distributions are matched against (nil when not known).
 	Windows [][]byte
-	// Backend is the compute backend of tf methods' models, chosen by the
-	// caller (nil: each model makes a CPU backend of its own).
+	// Backend is the compute backend of tf and synth methods' models
+	// (UsesBackend), chosen by the caller (nil: each model makes a CPU
+	// backend of its own).
 	Backend backend.Backend `json:"-"`
 }
 
@@ -216,6 +217,26 @@ func Build(list string, d Defaults) ([]Built, error) {
 		seen[b.Predictor.Name()] = b.Spec
 	}
 	return out, nil
+}
+
+// UsesBackend reports whether a method of list loads a model onto
+// Defaults.Backend (tf and synth), so that a caller opens a compute device
+// only for a list that has one. It parses the names only: a list with a
+// bad method is an error here or in Build.
+func UsesBackend(list string) (bool, error) {
+	for _, s := range strings.Split(list, ",") {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		sp, err := parseOne(s)
+		if err != nil {
+			return false, err
+		}
+		if sp.name == "tf" || sp.name == "synth" {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func build(sp *spec, d Defaults) (Built, error) {

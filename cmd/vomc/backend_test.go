@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/backend/cuda"
 	"github.com/vomc/vomc/transformer/kernels"
@@ -26,8 +27,8 @@ func TestComputeChosenOnce(t *testing.T) {
 
 // TestBackendFlag: --backend is checked before any output; a CUDA device
 // that cannot be opened is an error of train, bench train and eval with a
-// transformer method (on this machine when it has no GPU), and eval
-// without one does not open it.
+// method whose model runs on the backend (tf, synth; on this machine when
+// it has no GPU), and eval without one (ctw, construct) does not open it.
 func TestBackendFlag(t *testing.T) {
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
@@ -48,15 +49,29 @@ func TestBackendFlag(t *testing.T) {
 			t.Errorf("%s was written by a command with a bad --backend", d)
 		}
 	}
-	// ctw alone does not need the device, so --backend cuda works anywhere
-	runOK(t, "eval", "--backend", "cuda", "--data", p("ds"), "--methods", "ctw", "--out", p("e2"))
+	// ctw and construct do not need the device, so --backend cuda works
+	// anywhere with them
+	runOK(t, "eval", "--backend", "cuda", "--data", p("ds"), "--methods", "ctw,construct", "--out", p("e2"))
+	// a synth method's model runs on the backend (as a tf method's)
+	sm, err := synth.New(synth.Config{Variant: synth.TF20, A: 2, D: 1, Context: 16}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sm.Save(p("synth.safetensors")); err != nil {
+		t.Fatal(err)
+	}
+	synthMethod := "ctw,synth:path=" + p("synth.safetensors")
+	runOK(t, "eval", "--data", p("ds"), "--methods", synthMethod, "--out", p("e3"))
 	if be, err := cuda.New(); err == nil {
 		be.Close()
 		t.Log("a CUDA device is present: not checking the error path")
 		return
 	}
 	runFail(t, "train", "--backend", "cuda", "--data", p("ds"), "--out", p("t4"), "--max-steps", "1", "-E", "8", "--heads", "1")
-	if _, err := os.Stat(p("t4")); err == nil {
-		t.Error("train --backend cuda without a device wrote its output directory")
+	runFail(t, "eval", "--backend", "cuda", "--data", p("ds"), "--methods", synthMethod, "--out", p("e4"))
+	for _, d := range []string{"t4", "e4"} {
+		if _, err := os.Stat(p(d)); err == nil {
+			t.Errorf("%s was written by a command with --backend cuda and no device", d)
+		}
 	}
 }

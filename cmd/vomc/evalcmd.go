@@ -12,13 +12,14 @@ import (
 
 	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/symbols"
+	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
 )
 
 func runEval(args []string) error {
 	fs := newFlags("eval")
 	o := experiment.EvalOptions{}
-	backendName := fs.String("backend", "cpu", "tf: methods: "+backendUsage)
+	backendName := fs.String("backend", "cpu", "tf: and synth: methods: "+backendUsage)
 	fs.StringVar(&o.Data, "data", "", "data set directory (from 'vomc data')")
 	fs.StringVar(&o.File, "file", "", "a symbol file instead of a data set")
 	mode := fs.String("mode", "text", "with --file: text or raw")
@@ -55,10 +56,12 @@ func runEval(args []string) error {
 			return asUsage(err)
 		}
 	}
-	// only the transformer methods run on the backend: a GPU is opened for
-	// them alone
+	// only the tf and synth methods' models run on the backend: a GPU is
+	// opened for them alone
 	o.Backend = compute()
-	if strings.Contains(o.Methods, "tf:") || strings.Contains(o.Methods, "construct") {
+	if uses, err := methods.UsesBackend(o.Methods); err != nil {
+		return err
+	} else if uses {
 		if o.Backend, err = chooseBackend(*backendName); err != nil {
 			return err
 		}
