@@ -113,6 +113,12 @@ type Config struct {
 	// initialisation and shuffling seed ReplicateSeed(r); replicate 0 is the
 	// single run of S = 1, whose stages and cache keys it keeps.
 	Seeds int `json:"seeds,omitempty"`
+	// ModelSeeds overrides Seeds for the models it names (by their spec in
+	// Fig3Models/Fig4Models, e.g. "4,4,4-x2"): model m trains
+	// SeedsOf(m) replicates, 0..SeedsOf(m)−1. Replicate r of a model keeps
+	// the stage, seed and label it has under Seeds, so changing a model's
+	// count adds or drops replicates without retraining the others.
+	ModelSeeds map[string]int `json:"model_seeds,omitempty"`
 	// Workers is the number of goroutines for data and evaluation (0: all
 	// cores); it does not change any result.
 	Workers int `json:"workers"`
@@ -169,7 +175,7 @@ func (c Config) dynamicsOf(r int) string {
 }
 
 // Presets lists the preset names in order of size.
-var Presets = []string{"tiny", "small", "depth5", "medium", "paper"}
+var Presets = []string{"tiny", "small", "depth5", "ladder", "medium", "paper"}
 
 // Preset returns the named preset:
 //
@@ -239,6 +245,25 @@ func Preset(name string) (Config, error) {
 		c.Batch, c.MaxSteps, c.LR, c.Warmup = 32, 6000, 2e-3, 150
 		c.ConstructWindows, c.HeatmapModel = 20, "4,4"
 		c.Seeds = 3
+		c.ExtraMethods = markovUpTo(5)
+	case "ladder":
+		// The training-budget ladder (docs/figures/ladder/README.md): the
+		// depth-5 distribution with Dirichlet leaves (so that the exact
+		// Bayes predictor of the prior is a mixture of CTW_D over D),
+		// TF(4,4), TF(4,4) sin and TF(4,4,4) at 1×, 2× and 4× of 6000 steps
+		// (each budget its own cosine schedule), TF(4,4,4,4) at 1×; two
+		// training seeds for TF(4,4) and TF(4,4) sin, one for the others;
+		// Markov(k ≤ 5) beside CTW. No Fig. 4 or Fig. 8 models.
+		c.Depths, c.N = []int{1, 2, 3, 4, 5}, 512
+		c.TrainTrees, c.TrainNK, c.TestTrees = 10000, 2560, 1000
+		c.Embed = 64
+		c.Fig3Models = []string{"4,4", "4,4-x2", "4,4-x4", "4,4-sin", "4,4-sin-x2", "4,4-sin-x4",
+			"4,4,4", "4,4,4-x2", "4,4,4-x4", "4,4,4,4"}
+		c.Fig4Models, c.SynthVariants = nil, nil
+		c.Batch, c.MaxSteps, c.LR, c.Warmup = 32, 6000, 2e-3, 150
+		c.ConstructWindows, c.HeatmapModel = 20, "4,4-x4"
+		c.Seeds = 2
+		c.ModelSeeds = map[string]int{"4,4,4": 1, "4,4,4-x2": 1, "4,4,4-x4": 1, "4,4,4,4": 1}
 		c.ExtraMethods = markovUpTo(5)
 	case "medium":
 		c.Depths, c.N = []int{4}, 512
@@ -488,6 +513,14 @@ func (c Config) Validate() error {
 	case c.SynthSeeds < 0:
 		return fmt.Errorf("reproduce: synth_seeds=%d is negative", c.SynthSeeds)
 	}
+	for spec, k := range c.ModelSeeds {
+		if k < 1 {
+			return fmt.Errorf("reproduce: model_seeds: %q has %d seeds (want ≥ 1)", spec, k)
+		}
+		if !slices.Contains(c.Fig3Models, spec) && !slices.Contains(c.Fig4Models, spec) {
+			return fmt.Errorf("reproduce: model_seeds names %q, which is not in fig3_models or fig4_models", spec)
+		}
+	}
 	for _, s := range append(append([]string{}, c.Fig3Models...), c.Fig4Models...) {
 		m, err := ParseModel(s)
 		if err != nil {
@@ -540,8 +573,24 @@ func (c Config) NumSynthSeeds() int {
 	return c.NumSeeds()
 }
 
-// NumSeeds is the number of training replicates S (at least 1).
-func (c Config) NumSeeds() int { return max(1, c.Seeds) }
+// NumSeeds is the largest number of training replicates of any model (at
+// least 1): Seeds, or more where ModelSeeds asks for more.
+func (c Config) NumSeeds() int {
+	n := max(1, c.Seeds)
+	for _, k := range c.ModelSeeds {
+		n = max(n, k)
+	}
+	return n
+}
+
+// SeedsOf is the number of training replicates of model m: its entry in
+// ModelSeeds, else Seeds (at least 1).
+func (c Config) SeedsOf(m Model) int {
+	if k, ok := c.ModelSeeds[m.Spec]; ok {
+		return k
+	}
+	return max(1, c.Seeds)
+}
 
 // normalized is the configuration with Seeds = 1 written as 0, so that
 // S = 1 has the JSON form (and stage hashes) of a configuration without

@@ -76,3 +76,58 @@ func TestSetAndLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestModelSeeds checks per-model replicate counts: the ladder preset
+// trains two seeds of TF(4,4) and TF(4,4) sin and one of the others, a
+// replicate keeps its stage name, and bad counts or unknown models are
+// refused.
+func TestModelSeeds(t *testing.T) {
+	cfg, err := Preset("ladder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	stages, err := Plan(cfg, Options{Out: t.TempDir(), CodeKey: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := map[string]bool{}
+	for _, s := range stages {
+		if strings.HasPrefix(s.Name, "train-tf-") {
+			train[s.Name] = true
+		}
+	}
+	for _, want := range []string{"train-tf-h4-4-x4", "train-tf-h4-4-x4-s1", "train-tf-h4-4-sin-s1", "train-tf-h4-4-4-x4", "train-tf-h4-4-4-4"} {
+		if !train[want] {
+			t.Errorf("no stage %s", want)
+		}
+	}
+	for _, not := range []string{"train-tf-h4-4-4-x4-s1", "train-tf-h4-4-4-4-s1"} {
+		if train[not] {
+			t.Errorf("stage %s planned, but its model has one seed", not)
+		}
+	}
+	if len(train) != 16 {
+		t.Errorf("%d training stages, want 16 (6 models × 2 seeds + 4 × 1)", len(train))
+	}
+	for _, c := range []struct {
+		seeds map[string]int
+		want  string
+	}{
+		{map[string]int{"4,4": 0}, "want ≥ 1"},
+		{map[string]int{"4,4,4,4,4": 1}, "not in fig3_models"},
+	} {
+		bad := cfg
+		bad.ModelSeeds = c.seeds
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("model_seeds %v: error %v, want one containing %q", c.seeds, err, c.want)
+		}
+	}
+	one := cfg
+	one.ModelSeeds = nil
+	if got, want := cfg.EstimateHours(), one.EstimateHours(); !(got < want) {
+		t.Errorf("EstimateHours %.2f with single-seed models, %.2f without: want fewer", got, want)
+	}
+}

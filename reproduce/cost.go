@@ -40,12 +40,12 @@ func (c Config) TrainTokens() float64 {
 }
 
 // EstimateHours is the estimated training time of all models and all
-// their NumSeeds replicates (without early stopping) on the 2-core machine
-// of MeasuredRate, in hours.
+// their replicates (SeedsOf each; without early stopping) on the 2-core
+// machine of MeasuredRate, in hours.
 func (c Config) EstimateHours() float64 {
 	s := 0.0
 	for _, m := range c.Models() {
-		s += c.TrainTokens() * float64(max(1, m.Budget)) / m.EstimateTokensPerSecond(c)
+		s += float64(c.SeedsOf(m)) * c.TrainTokens() * float64(max(1, m.Budget)) / m.EstimateTokensPerSecond(c)
 	}
-	return float64(c.NumSeeds()) * s / 3600
+	return s / 3600
 }

@@ -87,6 +87,9 @@ func dynamicsRuns(cfg Config) []dynamicsRun {
 			continue
 		}
 		for _, m := range cfg.Models() {
+			if r >= cfg.SeedsOf(m) {
+				continue
+			}
 			out = append(out, dynamicsRun{m, r})
 		}
 	}

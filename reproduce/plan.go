@@ -75,11 +75,17 @@ func Plan(cfg Config, opts Options) ([]pipeline.Stage, error) {
 	}
 	for r := range cfg.NumSeeds() {
 		for _, m := range cfg.Models() {
+			if r >= cfg.SeedsOf(m) {
+				continue
+			}
 			stages = append(stages, trainStage(cfg, m, r, opts))
 		}
 	}
 	for r := range cfg.NumSeeds() {
 		for _, m := range cfg.Models() {
+			if r >= cfg.SeedsOf(m) {
+				continue
+			}
 			stages = append(stages, evalModelStage(cfg, m, r, opts))
 			if cfg.dynamicsOf(r) != "" {
 				stages = append(stages, dynamicsStage(cfg, m, r, opts))

@@ -69,7 +69,7 @@ func replicas(cfg Config) []replicaSet {
 	var out []replicaSet
 	for _, m := range cfg.Models() {
 		rs := replicaSet{Base: m.Label()}
-		for r := range cfg.NumSeeds() {
+		for r := range cfg.SeedsOf(m) {
 			rs.Names = append(rs.Names, RepLabel(m, r))
 		}
 		out = append(out, rs)

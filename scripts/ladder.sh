@@ -1,0 +1,66 @@
+#!/bin/bash
+# ladder.sh — trains the budget ladder (docs/figures/ladder/README.md) in
+# the background, resumably, across sessions.
+#
+#   scripts/ladder.sh run      build vomc, then train every ladder model in
+#                              the order below (each resumes from its
+#                              checkpoint); nice'd, so foreground work wins
+#   scripts/ladder.sh status   each training stage's state and step
+#   scripts/ladder.sh stop     SIGINT the run (checkpoint saved)
+#   scripts/ladder.sh finish   every remaining stage (evaluations, Fig. 5,
+#                              figures, report) with the current binary
+#
+# The run lives in docs/figures/ladder/run (OUT): the training stages'
+# directories (checkpoints, models, logs) are committed so that a later
+# session, on a fresh clone, resumes them; the data stages are regenerated
+# (byte for byte: same seed, same bytes) and ignored by git. Stage hashes
+# are computed with the fixed code key below (vomc reproduce --code-key), so
+# that a rebuilt vomc reuses the committed stages; the training code must
+# not change in ways that matter while the ladder runs (any change to the
+# engine's numbers: start a new key and say so in the README).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-docs/figures/ladder/run}
+KEY=${KEY:-ladder-v1}
+BIN=${BIN:-/tmp/vomc-ladder/vomc}
+# The verdict's models first (docs/figures/ladder/README.md: criteria A–D),
+# then the rest of the ladder.
+ORDER="train-tf-h4-4-x4 train-tf-h4-4-x4-s1 train-tf-h4-4-4-x4 train-tf-h4-4-x2 train-tf-h4-4-x2-s1
+train-tf-h4-4 train-tf-h4-4-s1 train-tf-h4-4-sin-x4 train-tf-h4-4-sin-x4-s1 train-tf-h4-4-sin-x2
+train-tf-h4-4-sin-x2-s1 train-tf-h4-4-sin train-tf-h4-4-sin-s1 train-tf-h4-4-4-x2 train-tf-h4-4-4
+train-tf-h4-4-4-4"
+vomc() { nice -n 19 "$BIN" reproduce --preset ladder --out "$OUT" --code-key "$KEY" "$@"; }
+
+case "${1:-}" in
+run)
+	mkdir -p "$(dirname "$BIN")"
+	go build -o "$BIN" ./cmd/vomc
+	echo "$$" >"$OUT.pid" 2>/dev/null || { mkdir -p "$OUT"; echo "$$" >"$OUT.pid"; }
+	trap 'rm -f "$OUT.pid"' EXIT
+	vomc --stage data-train
+	for s in $ORDER; do
+		vomc --stage "$s"
+	done
+	echo "ladder: every training stage done; next: scripts/ladder.sh finish"
+	;;
+status)
+	mkdir -p "$(dirname "$BIN")"
+	[ -x "$BIN" ] || go build -o "$BIN" ./cmd/vomc
+	vomc --list-stages | grep -E 'train|#'
+	for d in "$OUT"/stages/train-tf-*; do
+		[ -f "$d/train.jsonl" ] || continue
+		printf '%s: %s\n' "$(basename "$d")" "$(tail -n 1 "$d/train.jsonl" | cut -c1-120)"
+	done
+	;;
+stop)
+	pkill -INT -f "reproduce --preset ladder" || true
+	;;
+finish)
+	go build -o "$BIN" ./cmd/vomc
+	vomc
+	;;
+*)
+	sed -n 2,20p "$0"
+	exit 2
+	;;
+esac
