@@ -30,11 +30,20 @@ train-tf-h4-4 train-tf-h4-4-s1 train-tf-h4-4-sin-x4 train-tf-h4-4-sin-x4-s1 trai
 train-tf-h4-4-sin-x2-s1 train-tf-h4-4-sin train-tf-h4-4-sin-s1 train-tf-h4-4-4-x2 train-tf-h4-4-4
 train-tf-h4-4-4-4"
 vomc() { nice -n 19 "$BIN" reproduce --preset ladder --out "$OUT" --code-key "$KEY" "$@"; }
+# build compiles the committed code (HEAD, not the working tree's edits).
+build() {
+	local src
+	src=$(mktemp -d)
+	git archive HEAD | tar -x -C "$src"
+	mkdir -p "$(dirname "$BIN")"
+	(cd "$src" && go build -o "$BIN" ./cmd/vomc)
+	rm -rf "$src"
+	echo "ladder: built $BIN from $(git rev-parse --short HEAD)"
+}
 
 case "${1:-}" in
 run)
-	mkdir -p "$(dirname "$BIN")"
-	go build -o "$BIN" ./cmd/vomc
+	build
 	echo "$$" >"$OUT.pid" 2>/dev/null || { mkdir -p "$OUT"; echo "$$" >"$OUT.pid"; }
 	trap 'rm -f "$OUT.pid"' EXIT
 	vomc --stage data-train
@@ -44,8 +53,7 @@ run)
 	echo "ladder: every training stage done; next: scripts/ladder.sh finish"
 	;;
 status)
-	mkdir -p "$(dirname "$BIN")"
-	[ -x "$BIN" ] || go build -o "$BIN" ./cmd/vomc
+	[ -x "$BIN" ] || build
 	vomc --list-stages | grep -E 'train|#'
 	for d in "$OUT"/stages/train-tf-*; do
 		[ -f "$d/train.jsonl" ] || continue
@@ -56,7 +64,7 @@ stop)
 	pkill -INT -f "reproduce --preset ladder" || true
 	;;
 finish)
-	go build -o "$BIN" ./cmd/vomc
+	build
 	vomc
 	;;
 *)
