@@ -114,49 +114,6 @@ type Figure struct {
 	lossYMax float64
 }
 
-// Style is the line style of the k-th method of a figure.
-type Style struct {
-	// Color is the line colour; the band uses it with alpha 0x38.
-	Color color.Color
-	// Dashes is the dash pattern (on, off, … lengths); nil is solid.
-	Dashes []vg.Length
-	// Width is the line width; 0 means 1.4 points.
-	Width vg.Length
-}
-
-// palette holds distinct, colour-blind-friendly colours (Okabe–Ito first,
-// then Tableau); black is reserved for the reference method.
-var palette = []color.NRGBA{
-	{0x00, 0x72, 0xB2, 0xFF}, // blue
-	{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
-	{0x00, 0x9E, 0x73, 0xFF}, // bluish green
-	{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
-	{0xE6, 0x9F, 0x00, 0xFF}, // orange
-	{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
-	{0x8C, 0x56, 0x4B, 0xFF}, // brown
-	{0x7F, 0x7F, 0x7F, 0xFF}, // grey
-	{0xBC, 0xBD, 0x22, 0xFF}, // olive
-}
-
-var dashes = [][]vg.Length{
-	nil,                          // solid
-	{vg.Points(6), vg.Points(3)}, // dashed
-	{vg.Points(1.5), vg.Points(2)},
-	{vg.Points(7), vg.Points(2.5), vg.Points(1.5), vg.Points(2.5)}, // dash-dot
-}
-
-// MethodStyle returns the style of a method: the reference is solid black;
-// the k-th other method (k = 0, 1, …) gets colour palette[k mod 9] and dash
-// pattern k mod 4 (solid, dashed, dotted, dash-dot), so the first 36
-// methods all differ and the first 9 differ in colour.
-func MethodStyle(k int, reference bool) Style {
-	if reference {
-		return Style{Color: color.NRGBA{0, 0, 0, 0xFF}}
-	}
-	k = max(k, 0)
-	return Style{Color: palette[k%len(palette)], Dashes: dashes[k%len(dashes)]}
-}
-
 // LossVsPosition builds the loss-vs-position figure of res (see Options).
 // It returns an error for a nil or inconsistent result, an unknown method
 // name in opts.Methods, or a non-finite mean.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"image/png"
 	"io"
 	"math"
@@ -413,29 +412,6 @@ func TestMovingAverage(t *testing.T) {
 				t.Fatalf("MovingAverage(%v, %d) = %v, want %v", tc.in, tc.w, got, tc.want)
 			}
 		}
-	}
-}
-
-func TestMethodStyleDistinct(t *testing.T) {
-	seen := map[string]bool{}
-	for k := range 36 {
-		s := plot.MethodStyle(k, false)
-		key := fmt.Sprint(s.Color, s.Dashes)
-		if seen[key] {
-			t.Fatalf("style %d repeats", k)
-		}
-		seen[key] = true
-	}
-	colours := map[string]bool{}
-	for k := range 9 {
-		colours[fmt.Sprint(plot.MethodStyle(k, false).Color)] = true
-	}
-	if len(colours) != 9 {
-		t.Fatal("first 9 methods do not have distinct colours")
-	}
-	ref := plot.MethodStyle(0, true)
-	if r, g, b, _ := ref.Color.RGBA(); r|g|b != 0 || ref.Dashes != nil {
-		t.Fatal("reference is not solid black")
 	}
 }
 

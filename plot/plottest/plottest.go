@@ -1,9 +1,11 @@
-// Package plottest checks that a figure's text is legible: it renders a
-// drawing through a recording canvas, computes the box of every string
-// drawn (from the font's advance widths and size, through the canvas
-// transforms, so rotated axis labels are boxed where they land) and of
-// every image, and reports strings that overlap one another, overlap an
-// image, or leave the canvas.
+// Package plottest checks that a figure is legible: it renders a drawing
+// through a recording canvas, computes the box of every string drawn (from
+// the font's advance widths and size, through the canvas transforms, so
+// rotated axis labels are boxed where they land) and of every image, and
+// reports strings that overlap one another, overlap an image, or leave the
+// canvas (Check). The canvas also records every stroke and fill with its
+// colour, width and dash pattern (RecordOps), from which CheckLegend finds
+// the legend entries and reports two drawn alike, or sharing a colour.
 //
 // A string's box spans its advance width horizontally and, vertically,
 // from 0.2 em below its baseline to 0.75 em above it: the extent of
@@ -71,21 +73,82 @@ func (m affine) box(r vg.Rectangle) (vg.Point, vg.Point) {
 	return lo, hi
 }
 
-// canvas is a vg.CanvasSizer that records the boxes of strings and images.
-type canvas struct {
-	w, h  vg.Length
-	m     affine
-	stack []affine
-	boxes []Box
+// state is the graphics state that Push saves and Pop restores.
+type state struct {
+	m      affine
+	color  color.NRGBA
+	width  vg.Length
+	dashes []vg.Length
 }
 
-func (c *canvas) Size() (vg.Length, vg.Length)       { return c.w, c.h }
-func (c *canvas) SetLineWidth(vg.Length)             {}
-func (c *canvas) SetLineDash([]vg.Length, vg.Length) {}
-func (c *canvas) SetColor(color.Color)               {}
-func (c *canvas) Stroke(vg.Path)                     {}
-func (c *canvas) Fill(vg.Path)                       {}
-func (c *canvas) Push()                              { c.stack = append(c.stack, c.m) }
+// canvas is a vg.CanvasSizer that records the boxes of strings and images
+// and the marks (strokes and fills) with their styles, in drawing order.
+type canvas struct {
+	w, h vg.Length
+	state
+	stack []state
+	ops   []Op
+}
+
+func (c *canvas) Size() (vg.Length, vg.Length) { return c.w, c.h }
+func (c *canvas) SetLineWidth(w vg.Length)     { c.width = w }
+func (c *canvas) SetLineDash(d []vg.Length, _ vg.Length) {
+	c.dashes = append([]vg.Length(nil), d...)
+}
+func (c *canvas) SetColor(col color.Color) {
+	if col == nil {
+		col = color.Black
+	}
+	c.color = color.NRGBAModel.Convert(col).(color.NRGBA)
+}
+func (c *canvas) Stroke(p vg.Path) { c.mark(p, false) }
+func (c *canvas) Fill(p vg.Path)   { c.mark(p, true) }
+func (c *canvas) Push()            { c.stack = append(c.stack, c.state) }
+
+// mark records the path p stroked or filled in the current style, unless
+// it is invisible (a stroke of width 0, as vg's canvases skip, or a fully
+// transparent colour).
+func (c *canvas) mark(p vg.Path, fill bool) {
+	if (!fill && c.width <= 0) || c.color.A == 0 {
+		return
+	}
+	lo := vg.Point{X: vg.Length(math.Inf(1)), Y: vg.Length(math.Inf(1))}
+	hi := vg.Point{X: vg.Length(math.Inf(-1)), Y: vg.Length(math.Inf(-1))}
+	n := 0
+	add := func(r vg.Rectangle) {
+		a, b := c.m.box(r)
+		lo.X, lo.Y = min(lo.X, a.X), min(lo.Y, a.Y)
+		hi.X, hi.Y = max(hi.X, b.X), max(hi.Y, b.Y)
+		n++
+	}
+	for _, cp := range p {
+		switch cp.Type {
+		case vg.MoveComp, vg.LineComp:
+			add(vg.Rectangle{Min: cp.Pos, Max: cp.Pos})
+		case vg.CurveComp:
+			add(vg.Rectangle{Min: cp.Pos, Max: cp.Pos})
+			for _, q := range cp.Control {
+				add(vg.Rectangle{Min: q, Max: q})
+			}
+		case vg.ArcComp:
+			r := cp.Radius
+			add(vg.Rectangle{Min: vg.Point{X: cp.Pos.X - r, Y: cp.Pos.Y - r}, Max: vg.Point{X: cp.Pos.X + r, Y: cp.Pos.Y + r}})
+		}
+	}
+	if n == 0 {
+		return
+	}
+	var dashes []vg.Length
+	if len(c.dashes) > 0 {
+		dashes = c.dashes
+	}
+	m := Mark{Fill: fill, Color: c.color, Dashes: dashes, Min: lo, Max: hi, Points: n}
+	if !fill {
+		m.Width = c.width
+	}
+	c.ops = append(c.ops, Op{Mark: &m})
+}
+
 func (c *canvas) Translate(p vg.Point) {
 	c.m = c.m.mul(affine{a: 1, d: 1, e: float64(p.X), f: float64(p.Y)})
 }
@@ -97,7 +160,7 @@ func (c *canvas) Rotate(r float64) {
 
 func (c *canvas) Pop() {
 	if n := len(c.stack); n > 0 {
-		c.m, c.stack = c.stack[n-1], c.stack[:n-1]
+		c.state, c.stack = c.stack[n-1], c.stack[:n-1]
 	}
 }
 
@@ -111,26 +174,40 @@ func (c *canvas) FillString(f font.Face, pt vg.Point, text string) {
 		Max: vg.Point{X: pt.X + f.Width(text), Y: pt.Y + 0.75*size},
 	}
 	lo, hi := c.m.box(r)
-	c.boxes = append(c.boxes, Box{Text: text, Size: size, Min: lo, Max: hi})
+	c.ops = append(c.ops, Op{Box: &Box{Text: text, Size: size, Min: lo, Max: hi}})
 }
 
 func (c *canvas) DrawImage(r vg.Rectangle, _ image.Image) {
 	lo, hi := c.m.box(r)
-	c.boxes = append(c.boxes, Box{Image: true, Min: lo, Max: hi})
+	c.ops = append(c.ops, Op{Box: &Box{Image: true, Min: lo, Max: hi}})
 }
 
 // Record draws fn on a w × h recording canvas and returns the boxes of
 // the strings and images drawn, in drawing order. A panic in fn is
 // returned as an error.
 func Record(w, h vg.Length, fn func(draw.Canvas)) (boxes []Box, err error) {
-	c := &canvas{w: w, h: h, m: affine{a: 1, d: 1}}
+	ops, err := RecordOps(w, h, fn)
+	for _, op := range ops {
+		if op.Box != nil {
+			boxes = append(boxes, *op.Box)
+		}
+	}
+	return boxes, err
+}
+
+// RecordOps draws fn on a w × h recording canvas and returns everything
+// drawn, in drawing order: the boxes of strings and images and the marks
+// (strokes and fills) with their styles. A panic in fn is returned as an
+// error, with what was drawn before it.
+func RecordOps(w, h vg.Length, fn func(draw.Canvas)) (ops []Op, err error) {
+	c := &canvas{w: w, h: h, state: state{m: affine{a: 1, d: 1}, color: color.NRGBA{A: 0xFF}, width: 1}}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("plottest: drawing panicked: %v", r)
+			ops, err = c.ops, fmt.Errorf("plottest: drawing panicked: %v", r)
 		}
 	}()
 	fn(draw.New(c))
-	return c.boxes, nil
+	return c.ops, nil
 }
 
 // tol is how far (in points) boxes may overlap or leave the canvas before
