@@ -37,15 +37,33 @@ func predictConfig() Config {
 		FeedForward: true, LayerNorm: true, Activation: GELU, Positional: Learned}
 }
 
-// TestPredictReusesActivations checks that PredictSequence, a state's
-// Predict and AttentionMaps take their activations from the model's pool
-// (no buffer allocated once it holds one, a handful of host objects per
-// call: testing.AllocsPerRun), give the numbers of fresh activations, and
-// copy to the host only what they return: one row of A probabilities per
-// Predict, the rows of PredictSequence, the maps.
+// TestPredictReusesActivations checks, with every kernel set this build
+// and CPU run (the others are reported as skipped; a -tags purego build
+// has only the portable set, an arm64 build neon and portable), that
+// PredictSequence, a state's Predict and AttentionMaps take their
+// activations from the model's pool (no buffer allocated once it holds
+// one, a handful of host objects per call: testing.AllocsPerRun), give
+// the numbers of fresh activations, and copy to the host only what they
+// return: one row of A probabilities per Predict, the rows of
+// PredictSequence, the maps.
 func TestPredictReusesActivations(t *testing.T) {
+	for _, info := range kernels.Sets() {
+		t.Run(info.Name, func(t *testing.T) {
+			if !info.Usable {
+				t.Skipf("kernel set %s cannot run here: %s", info.Name, info.Reason)
+			}
+			ks, err := kernels.Lookup(info.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			testPredictReusesActivations(t, ks)
+		})
+	}
+}
+
+func testPredictReusesActivations(t *testing.T, ks *kernels.Set) {
 	cfg := predictConfig()
-	cb := &countingBackend{Backend: cpu.NewDefault()}
+	cb := &countingBackend{Backend: cpu.New(ks)}
 	m, err := NewOn(cb, cfg, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -73,7 +73,16 @@ type tiling struct {
 	// from panels of kb steps (mr values of A, nr of B per step); c has
 	// row stride ldc.
 	micro func(kb int, ap, bp []float32, c []float32, ldc int, acc bool)
-	pool  sync.Pool // *[]float32 of mc·kc + kc·nc packing space
+	pool  sync.Pool // *tileScratch, one per goroutine in a product
+}
+
+// tileScratch is one goroutine's space in a tiled product: the packed
+// panels and the edge tile, pooled so that a product allocates nothing in
+// steady state (an edge tile on the stack would escape to the heap on
+// every call, passed as it is to the micro-kernel through a func value).
+type tileScratch struct {
+	pack []float32 // mc·kc of op(A), then kc·nc of op(B)
+	tile [maxTile]float32
 }
 
 // maxTile bounds mr·nr (the size of the edge-tile buffer).
@@ -115,72 +124,85 @@ func (t *tiling) gemm(workers int, transA, transB bool, m, n, k int, a []float32
 		t.serial(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	var wg sync.WaitGroup
-	if m >= n {
-		chunks := splitChunks(m, t.mr, w)
-		for i := 0; i+1 < len(chunks); i++ {
-			i0, i1 := chunks[i], chunks[i+1]
-			var as []float32
-			if transA {
-				as = a[i0:]
-			} else {
-				as = a[i0*lda:]
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				t.serial(transA, transB, i1-i0, n, k, as, lda, b, ldb, beta, c[i0*ldc:], ldc)
-			}()
-		}
-	} else {
-		chunks := splitChunks(n, t.nr, w)
-		for i := 0; i+1 < len(chunks); i++ {
-			j0, j1 := chunks[i], chunks[i+1]
-			var bs []float32
-			if transB {
-				bs = b[j0*ldb:]
-			} else {
-				bs = b[j0:]
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				t.serial(transA, transB, m, j1-j0, k, a, lda, bs, ldb, beta, c[j0:], ldc)
-			}()
-		}
+	j := tileJobs.Get().(*tileJob)
+	j.t = t
+	j.transA, j.transB, j.m, j.n, j.k = transA, transB, m, n, k
+	j.a, j.b, j.c, j.lda, j.ldb, j.ldc, j.beta = a, b, c, lda, ldb, ldc, beta
+	// one contiguous chunk of rows (or columns) of C per worker, its
+	// boundaries multiples of mr (nr), so that every tile of C is the
+	// one a serial product computes
+	j.byRows = m >= n
+	j.total, j.q = n, t.nr
+	if j.byRows {
+		j.total, j.q = m, t.mr
 	}
-	wg.Wait()
+	j.units = (j.total + j.q - 1) / j.q
+	j.parts = min(w, j.units, maxParts)
+	j.run(j.parts, w-1)
+	j.a, j.b, j.c, j.t = nil, nil, nil, nil
+	tileJobs.Put(j)
 }
 
-// splitChunks splits 0..n into at most w contiguous chunks whose
-// boundaries are multiples of q; it returns the w'+1 boundaries.
-func splitChunks(n, q, w int) []int {
-	units := (n + q - 1) / q
-	if w > units {
-		w = units
+// tileJob is one parallel call of a tiling's GEMM, pooled (a call
+// allocates nothing in steady state): part i is the serial product of
+// the i-th of parts contiguous chunks of the rows (byRows) or columns of
+// C, run on the package's goroutine pool.
+type tileJob struct {
+	fanout
+	t              *tiling
+	transA, transB bool
+	m, n, k        int
+	a, b, c        []float32
+	lda, ldb, ldc  int
+	beta           float32
+	byRows         bool
+	total, q       int // rows (columns) of C and the chunk quantum, mr (nr)
+	units, parts   int // quanta and chunks
+}
+
+var tileJobs = sync.Pool{New: func() any {
+	j := &tileJob{}
+	j.work = j
+	return j
+}}
+
+// bound is the start of chunk i (i = parts: the end), a multiple of q.
+func (j *tileJob) bound(i int) int { return min(j.units*i/j.parts*j.q, j.total) }
+
+// runPart implements partRunner.
+func (j *tileJob) runPart(i int) {
+	e0, e1 := j.bound(i), j.bound(i+1)
+	if e0 >= e1 {
+		return
 	}
-	out := make([]int, 0, w+1)
-	for t := 0; t <= w; t++ {
-		e := (units * t / w) * q
-		if e > n {
-			e = n
+	if j.byRows {
+		var as []float32
+		if j.transA {
+			as = j.a[e0:]
+		} else {
+			as = j.a[e0*j.lda:]
 		}
-		out = append(out, e)
+		j.t.serial(j.transA, j.transB, e1-e0, j.n, j.k, as, j.lda, j.b, j.ldb, j.beta, j.c[e0*j.ldc:], j.ldc)
+		return
 	}
-	return out
+	var bs []float32
+	if j.transB {
+		bs = j.b[e0*j.ldb:]
+	} else {
+		bs = j.b[e0:]
+	}
+	j.t.serial(j.transA, j.transB, j.m, e1-e0, j.k, j.a, j.lda, bs, j.ldb, j.beta, j.c[e0:], j.ldc)
 }
 
 // serial is the single-goroutine blocked product.
 func (t *tiling) serial(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	mr, nr, kc, mc, nc := t.mr, t.nr, t.kc, t.mc, t.nc
-	bufp, _ := t.pool.Get().(*[]float32)
-	if bufp == nil {
-		buf := make([]float32, mc*kc+kc*nc)
-		bufp = &buf
+	sc, _ := t.pool.Get().(*tileScratch)
+	if sc == nil {
+		sc = &tileScratch{pack: make([]float32, mc*kc+kc*nc)}
 	}
-	buf := *bufp
-	ap, bp := buf[:mc*kc], buf[mc*kc:]
-	var tile [maxTile]float32
+	ap, bp := sc.pack[:mc*kc], sc.pack[mc*kc:]
+	tile := &sc.tile
 	for jc := 0; jc < n; jc += nc {
 		nb := min(nc, n-jc)
 		for pc := 0; pc < k; pc += kc {
@@ -218,7 +240,7 @@ func (t *tiling) serial(transA, transB bool, m, n, k int, a []float32, lda int, 
 			}
 		}
 	}
-	t.pool.Put(bufp)
+	t.pool.Put(sc)
 }
 
 // packA copies the mb×kb block of op(A) at (i0, p0) into ap as panels of

@@ -155,6 +155,52 @@ func TestGemmWorkersDeterministic(t *testing.T) {
 	}
 }
 
+// TestGemmAllocs checks that the GEMM of every set this build and CPU run
+// allocates nothing per call once its pools are warm, on one goroutine and
+// on several: small products (the serial path, where an edge tile must
+// not escape to the heap) and tall and wide ones (split by rows or by
+// columns over the goroutine pool), every transposition.
+func TestGemmAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates and empties sync.Pools")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, info := range Sets() {
+		t.Run(info.Name, func(t *testing.T) {
+			if !info.Usable {
+				t.Skipf("kernel set %s cannot run here: %s", info.Name, info.Reason)
+			}
+			s, err := Lookup(info.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sh := range [][3]int{{5, 7, 9}, {16, 16, 16}, {200, 70, 40}, {30, 500, 30}} {
+				m, n, k := sh[0], sh[1], sh[2]
+				a, b, c := randSlice(r, m*k), randSlice(r, k*n), make([]float32, m*n)
+				for _, w := range []int{1, 3, 0} {
+					kern := s.GEMM(w)
+					for _, ta := range []bool{false, true} {
+						for _, tb := range []bool{false, true} {
+							lda, ldb := k, n
+							if ta {
+								lda = m
+							}
+							if tb {
+								ldb = k
+							}
+							f := func() { kern.Gemm(ta, tb, m, n, k, a, lda, b, ldb, 0, c, n) }
+							f()
+							if got := testing.AllocsPerRun(10, f); got != 0 {
+								t.Errorf("%v workers=%d tA=%v tB=%v: %v allocations per call", sh, w, ta, tb, got)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestGemmShortSlices checks that the kernels refuse operands too short
 // for the shape instead of reading or writing past them.
 func TestGemmShortSlices(t *testing.T) {
