@@ -25,7 +25,8 @@ import (
 const DefaultDPI = 150
 
 // Options controls Heatmaps. The zero value gives 2.6-inch panels, colour
-// = weight^0.5 and DefaultDPI.
+// = weight^0.5, DefaultDPI and, for maps of more than 128 positions, zoom
+// panels of the last 64 queries and keys (see Zoom).
 type Options struct {
 	// Title is drawn above the grid (none when empty).
 	Title string
@@ -41,6 +42,61 @@ type Options struct {
 	Panel vg.Length
 	// DPI is the PNG resolution (0 means DefaultDPI).
 	DPI int
+	// Zoom chooses the zoom panels drawn under the full maps (by default,
+	// for maps of more than 128 positions, the last 64 queries and keys).
+	Zoom Zoom
+}
+
+// Zoom is the window of a head's map that Heatmaps draws again, enlarged,
+// in a zoom panel under the full map: queries QueryEnd−Size … QueryEnd−1
+// (the rows) and keys KeyEnd−Size … KeyEnd−1 (the columns), drawn as large
+// as the full map so that every cell is several pixels wide, with the
+// range in the panel's title; the full map marks the window with a
+// rectangle. A full map of T positions gets about panel/T pixels per
+// position (a 512-position map in a 2.6-inch panel: under one pixel), so
+// thin stripes and speckles of weight fade there and show in the zoom.
+type Zoom struct {
+	// Size is the side of the window in positions: 0 means 64 for maps of
+	// more than 128 positions and no zoom panels for smaller maps (drawn
+	// at two or more pixels per position already); a negative Size means
+	// no zoom panels.
+	Size int
+	// QueryEnd is one past the window's last query (0 means T: the
+	// window ends at the last query) and KeyEnd one past its last key (0
+	// means QueryEnd: the window sits on the diagonal). The zero Zoom is
+	// thus the last 64 queries and their last 64 keys.
+	QueryEnd, KeyEnd int
+}
+
+// DefaultZoom is the side of the zoom window when Zoom.Size is 0, and
+// ZoomFrom the number of positions above which the zoom panels are drawn
+// by default.
+const (
+	DefaultZoom = 64
+	ZoomFrom    = 128
+)
+
+// window resolves z for T×T maps: the first query and key and the side of
+// the window, or n = 0 for no zoom panels.
+func (z Zoom) window(T int) (q0, k0, n int, err error) {
+	n = z.Size
+	switch {
+	case n < 0, n == 0 && T <= ZoomFrom:
+		return 0, 0, 0, nil
+	case n == 0:
+		n = DefaultZoom
+	}
+	qe, ke := z.QueryEnd, z.KeyEnd
+	if qe == 0 {
+		qe = T
+	}
+	if ke == 0 {
+		ke = qe
+	}
+	if n > T || qe > T || ke > T || qe < n || ke < n {
+		return 0, 0, 0, fmt.Errorf("attnmap: zoom window of %d positions ending at query %d and key %d is not inside the %d×%d maps", n, qe, ke, T, T)
+	}
+	return qe - n, ke - n, n, nil
 }
 
 // colour scale: white, then ColorBrewer's sequential YlGnBu
@@ -71,18 +127,20 @@ func heatColor(v float64) color.NRGBA {
 	return color.NRGBA{mix(r0, r1), mix(g0, g1), mix(b0, b1), 0xFF}
 }
 
-// heatImage renders a T×T map at s×s pixels per cell (nearest neighbour,
-// so cells stay sharp however the renderer scales the image).
-func heatImage(a []float32, T, s int, gamma float64) *image.NRGBA {
-	img := image.NewNRGBA(image.Rect(0, 0, T*s, T*s))
-	for i := range T {
-		for j := range T {
+// heatImage renders the n×n window of a T×T map from query q0 and key k0
+// (the whole map: 0, 0, T) at s×s pixels per cell (nearest neighbour, so
+// cells stay sharp however the renderer scales the image).
+func heatImage(a []float32, T, q0, k0, n, s int, gamma float64) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, n*s, n*s))
+	for r := range n {
+		for col := range n {
+			i, j := q0+r, k0+col
 			c := maskColor
 			if j <= i {
 				c = heatColor(math.Pow(math.Max(float64(a[i*T+j]), 0), gamma))
 			}
-			for y := i * s; y < (i+1)*s; y++ {
-				for x := j * s; x < (j+1)*s; x++ {
+			for y := r * s; y < (r+1)*s; y++ {
+				for x := col * s; x < (col+1)*s; x++ {
 					img.SetNRGBA(x, y, c)
 				}
 			}
@@ -90,6 +148,24 @@ func heatImage(a []float32, T, s int, gamma float64) *image.NRGBA {
 	}
 	return img
 }
+
+// imageScale is the number of image pixels per cell that draws n cells
+// in a panel of side panel at about 2 image pixels per output pixel (at
+// most 2048 image pixels a side).
+func imageScale(panel vg.Length, dpi, n int) int {
+	s := max(1, int(math.Ceil(2*float64(panel)/vg.Inch.Points()*float64(dpi)/float64(n))))
+	if n*s > 2048 {
+		s = max(1, 2048/n)
+	}
+	return s
+}
+
+// zoomColor outlines the zoom window on the full maps: Okabe–Ito's
+// vermillion, which the white–yellow–green–blue colour scale lacks.
+var zoomColor = color.NRGBA{0xD5, 0x5E, 0x00, 0xFF}
+
+// posRange writes the positions lo … hi as "lo–hi".
+func posRange(lo, hi int) string { return fmt.Sprintf("%d–%d", lo, hi) }
 
 // negTicks labels an axis whose data coordinate is −position (so that
 // position 0 is at the top, as in a matrix): ticks of the positions in
@@ -123,8 +199,12 @@ func trimNum(v float64) string {
 // position j on the x axis and the query position i on the y axis (i = 0
 // at the top, as a matrix, so stripes below the diagonal attend a fixed
 // distance back), titled "layer l head h" (1-based), with a shared colour
-// bar. The format follows path's extension (.png, .svg or .pdf); the file
-// is written atomically (temporary file, then rename), replacing any
+// bar. Under each layer's row, unless opts.Zoom turns them off (they are
+// on by default for T > 128), a row of zoom panels draws a window of each
+// head's map (by default its last 64 queries and keys) at the size of the
+// full map, titled with the window's range and outlined on the full map.
+// The format follows path's extension (.png, .svg or .pdf); the file is
+// written atomically (temporary file, then rename), replacing any
 // existing one.
 func Heatmaps(path string, maps [][][]float32, opts Options) error {
 	f, err := heatmapFigure(maps, opts)
@@ -139,6 +219,10 @@ type figure struct {
 	w, h vg.Length
 	dpi  int
 	draw func(draw.Canvas)
+	// dataAreas, when set, returns the data areas of the figure's grid of
+	// panels as draw draws them on c, row by row (for Heatmaps: a layer's
+	// full maps, then its zoom panels when drawn), nil where no panel.
+	dataAreas func(c draw.Canvas) [][]*draw.Canvas
 }
 
 // heatmapFigure lays out Heatmaps' figure.
@@ -181,10 +265,9 @@ func heatmapFigure(maps [][][]float32, opts Options) (*figure, error) {
 	if dpi < 0 {
 		return nil, fmt.Errorf("attnmap: negative DPI %d", dpi)
 	}
-	// about 2 image pixels per output pixel
-	scale := max(1, int(math.Ceil(2*float64(panel)/vg.Inch.Points()*float64(dpi)/float64(T))))
-	if T*scale > 2048 {
-		scale = max(1, 2048/T)
+	q0, k0, zn, err := opts.Zoom.window(T)
+	if err != nil {
+		return nil, err
 	}
 	// Layout: the panels' titles ("layer l head h" and the head's label)
 	// are wrapped to the width of a panel, and every row is made taller by
@@ -196,31 +279,66 @@ func heatmapFigure(maps [][][]float32, opts Options) (*figure, error) {
 	tileW := (W - barW - 2*vg.Points(padSide) - vg.Points(padX)*vg.Length(cols-1)) / vg.Length(cols)
 	titleSty := draw.TextStyle{Color: color.Black, Font: vgfont.From(gplot.DefaultFont, vg.Points(10)),
 		XAlign: draw.XCenter, YAlign: draw.YTop, Handler: gplot.DefaultTextHandler}
-	plots := make([][]*gplot.Plot, len(maps))
-	rowLines := make([]int, len(maps))
+	// The grid's rows: each layer's full maps, then (with a zoom window)
+	// its zoom panels.
+	perLayer := 1
+	if zn > 0 {
+		perLayer = 2
+	}
+	plots := make([][]*gplot.Plot, perLayer*len(maps))
+	rowLines := make([]int, len(plots))
+	// panelPlot is a heatmap panel of the window from (q0, k0) of side n
+	// of the map a, titled title.
+	panelPlot := func(a []float32, q0, k0, n int, title string, row int) *gplot.Plot {
+		p := gplot.New()
+		p.Title.Text, p.Title.TextStyle.Font.Size = plot.FitText(title, titleSty, tileW-vg.Points(4), 4, vg.Points(8))
+		rowLines[row] = max(rowLines[row], strings.Count(p.Title.Text, "\n")+1)
+		p.Title.Padding = vg.Points(3)
+		p.X.Label.Text = "key position"
+		p.Y.Label.Text = "query position"
+		for _, ax := range []*gplot.Axis{&p.X, &p.Y} {
+			ax.Label.TextStyle.Font.Size = vg.Points(9.5)
+			ax.Tick.Label.Font.Size = vg.Points(9)
+		}
+		p.X.Tick.Marker = plot.RoundTicks{Max: 6}
+		p.Y.Tick.Marker = negTicks{}
+		x0, x1 := float64(k0)-0.5, float64(k0+n)-0.5
+		y0, y1 := -float64(q0+n)+0.5, -float64(q0)+0.5
+		p.Add(plotter.NewImage(heatImage(a, T, q0, k0, n, imageScale(panel, dpi, n), gamma), x0, y0, x1, y1))
+		p.X.Min, p.X.Max = x0, x1
+		p.Y.Min, p.Y.Max = y0, y1
+		return p
+	}
+	zoomRange := "queries " + posRange(q0, q0+zn-1) + ", keys " + posRange(k0, k0+zn-1)
+	if q0 == k0 {
+		zoomRange = "queries and keys " + posRange(q0, q0+zn-1)
+	}
 	for l, heads := range maps {
-		plots[l] = make([]*gplot.Plot, cols)
+		row := perLayer * l
+		plots[row] = make([]*gplot.Plot, cols)
+		if zn > 0 {
+			plots[row+1] = make([]*gplot.Plot, cols)
+		}
 		for h, a := range heads {
-			p := gplot.New()
 			title := fmt.Sprintf("layer %d head %d", l+1, h+1)
 			if l < len(opts.Labels) && h < len(opts.Labels[l]) && opts.Labels[l][h] != "" {
 				title += "\n" + opts.Labels[l][h]
 			}
-			p.Title.Text, p.Title.TextStyle.Font.Size = plot.FitText(title, titleSty, tileW-vg.Points(4), 4, vg.Points(8))
-			rowLines[l] = max(rowLines[l], strings.Count(p.Title.Text, "\n")+1)
-			p.Title.Padding = vg.Points(3)
-			p.X.Label.Text = "key position"
-			p.Y.Label.Text = "query position"
-			for _, ax := range []*gplot.Axis{&p.X, &p.Y} {
-				ax.Label.TextStyle.Font.Size = vg.Points(9.5)
-				ax.Tick.Label.Font.Size = vg.Points(9)
+			p := panelPlot(a, 0, 0, T, title, row)
+			plots[row][h] = p
+			if zn == 0 {
+				continue
 			}
-			p.X.Tick.Marker = plot.RoundTicks{Max: 6}
-			p.Y.Tick.Marker = negTicks{}
-			p.Add(plotter.NewImage(heatImage(a, T, scale, gamma), -0.5, -float64(T)+0.5, float64(T)-0.5, 0.5))
-			p.X.Min, p.X.Max = -0.5, float64(T)-0.5
-			p.Y.Min, p.Y.Max = -float64(T)+0.5, 0.5
-			plots[l][h] = p
+			// the window outlined on the full map
+			x0, x1 := float64(k0)-0.5, float64(k0+zn)-0.5
+			y0, y1 := -float64(q0+zn)+0.5, -float64(q0)+0.5
+			box, err := plotter.NewLine(plotter.XYs{{X: x0, Y: y0}, {X: x0, Y: y1}, {X: x1, Y: y1}, {X: x1, Y: y0}, {X: x0, Y: y0}})
+			if err != nil {
+				return nil, err
+			}
+			box.LineStyle = draw.LineStyle{Color: zoomColor, Width: vg.Points(1)}
+			p.Add(box)
+			plots[row+1][h] = panelPlot(a, q0, k0, zn, fmt.Sprintf("layer %d head %d, zoom:\n%s", l+1, h+1, zoomRange), row+1)
 		}
 	}
 	titleSize0 := titleSty.Font.Size
@@ -235,16 +353,33 @@ func heatmapFigure(maps [][][]float32, opts Options) (*figure, error) {
 	for _, n := range rowLines {
 		H += panel + vg.Length(n)*titleSize0 + vg.Points(6)
 	}
-	return &figure{w: W, h: H, dpi: dpi, draw: func(c draw.Canvas) {
+	layout := func(c draw.Canvas) [][]draw.Canvas {
+		grid := draw.Crop(c, 0, -barW, 0, -titleH)
+		tiles := draw.Tiles{Rows: len(plots), Cols: cols, PadX: vg.Points(padX), PadY: vg.Points(10),
+			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(padSide), PadRight: vg.Points(padSide)}
+		return gplot.Align(plots, tiles, grid)
+	}
+	dataAreas := func(c draw.Canvas) [][]*draw.Canvas {
+		canvases := layout(c)
+		out := make([][]*draw.Canvas, len(plots))
+		for r := range plots {
+			out[r] = make([]*draw.Canvas, cols)
+			for h, p := range plots[r] {
+				if p != nil {
+					dc := p.DataCanvas(canvases[r][h])
+					out[r][h] = &dc
+				}
+			}
+		}
+		return out
+	}
+	return &figure{w: W, h: H, dpi: dpi, dataAreas: dataAreas, draw: func(c draw.Canvas) {
 		c.SetColor(color.White)
 		c.Fill(c.Rectangle.Path())
 		if title != "" {
 			c.FillText(titleSty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - vg.Points(4)}, title)
 		}
-		grid := draw.Crop(c, 0, -barW, 0, -titleH)
-		tiles := draw.Tiles{Rows: len(maps), Cols: cols, PadX: vg.Points(padX), PadY: vg.Points(10),
-			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(padSide), PadRight: vg.Points(padSide)}
-		canvases := gplot.Align(plots, tiles, grid)
+		canvases := layout(c)
 		for l := range plots {
 			for h, p := range plots[l] {
 				if p != nil {

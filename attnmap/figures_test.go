@@ -166,6 +166,16 @@ func TestSuffixAndProfileText(t *testing.T) {
 		name = fmt.Sprintf("profile T=%d", T)
 		boxes = plottest.Check(t, name, pf.w, pf.h, pf.draw)
 		checkIntLabels(t, name, boxes)
+		// one line per head drawn, each in a colour of its own
+		drawn := 0
+		for _, ls := range p.labelledSeries(scores) {
+			if len(smoothNaN(ls.series, max(1, T/50))) >= 2 {
+				drawn++
+			}
+		}
+		if es := plottest.CheckLegend(t, name, pf.w, pf.h, pf.draw, true); len(es) != drawn || drawn < 2 {
+			t.Errorf("%s: %d legend entries, want one per head drawn (%d)", name, len(es), drawn)
+		}
 		if dir != "" {
 			if err := ProfileFigure(filepath.Join(dir, fmt.Sprintf("profile_T%d.png", T)), p, scores, max(1, T/50), title); err != nil {
 				t.Fatal(err)

@@ -17,13 +17,6 @@ import (
 // ErrNoLabelled is ProfileFigure's error when no head is labelled.
 var ErrNoLabelled = errors.New("attnmap: no labelled head to draw")
 
-// profileColors are distinct line colours (Okabe–Ito, then Tableau).
-var profileColors = []color.NRGBA{
-	{0x00, 0x72, 0xB2, 0xFF}, {0xD5, 0x5E, 0x00, 0xFF}, {0x00, 0x9E, 0x73, 0xFF},
-	{0xCC, 0x79, 0xA7, 0xFF}, {0xE6, 0x9F, 0x00, 0xFF}, {0x56, 0xB4, 0xE9, 0xFF},
-	{0x8C, 0x56, 0x4B, 0xFF}, {0x7F, 0x7F, 0x7F, 0xFF}, {0xBC, 0xBD, 0x22, 0xFF},
-}
-
 // ProfileFigure draws, for every labelled head of scores, its mass on its
 // label's positions against the query position (Profile.Series), smoothed
 // by a centred moving average of width smooth (NaN positions skipped), one
@@ -63,10 +56,10 @@ func profileFigure(p *Profile, scores []HeadScore, smooth int, title string) (*f
 		if err != nil {
 			return nil, err
 		}
-		line.LineStyle = draw.LineStyle{Color: profileColors[n%len(profileColors)], Width: vg.Points(1.3)}
-		if n >= len(profileColors) {
-			line.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-		}
+		// plot's palette and dash patterns, in head order: every head's
+		// line differs from the others, in colour up to 16 heads
+		sty := plot.MethodStyle(n, false)
+		line.LineStyle = draw.LineStyle{Color: sty.Color, Width: vg.Points(1.3), Dashes: sty.Dashes}
 		pl.Add(line)
 		what := fmt.Sprintf("d=%d", hs.Best.D)
 		if hs.Best.Kind == SuffixMatch {
