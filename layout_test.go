@@ -6,6 +6,84 @@ import (
 	"testing"
 )
 
+// module is the import path prefix of vomc's packages.
+const module = "github.com/vomc/vomc/"
+
+// layers is the order of vomc's top-level folders, the ground first: the
+// packages of a folder (tests included) import only packages of their own
+// folder and of folders on lower layers, so that no import runs back up
+// and `farm-studio look` draws no arrow up. Place a new folder on the
+// lowest layer above everything it imports; an import that would run up or
+// sideways means that code lives on the wrong floor: move it, or move the
+// folder up when it belongs there.
+var layers = [][]string{
+	{"predict", "safetensors", "arith", "python", "scripts"}, // nothing of vomc's
+	{"internal", "eval"},
+	{"markov", "kn", "ppm", "npy", "source", "plot", "pipeline"},
+	{"ctw", "dataset", "compress", "leafprior"},
+	{"bayes", "construct", "transformer"},
+	{"synth", "attnmap", "perf"},
+	{"methods"},
+	{"experiment"},
+	{"dynamics"},
+	{"reproduce"},
+	{"cmd"},
+}
+
+// importLists runs go list on pkgs and returns, per package, its import
+// path followed by its imports, its tests' and its external tests'.
+func importLists(t *testing.T, pkgs ...string) [][]string {
+	t.Helper()
+	args := append([]string{"list", "-f", "{{.ImportPath}} {{join .Imports \" \"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}"}, pkgs...)
+	out, err := exec.Command("go", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var lists [][]string
+	for line := range strings.Lines(string(out)) {
+		if f := strings.Fields(line); len(f) > 0 {
+			lists = append(lists, f)
+		}
+	}
+	return lists
+}
+
+// TestLayers checks that every vomc package (but the module root's
+// module-wide tests) stands in a folder of layers and imports, tests
+// included, only packages of its own folder and of lower layers.
+func TestLayers(t *testing.T) {
+	layer := map[string]int{}
+	for i, l := range layers {
+		for _, folder := range l {
+			layer[folder] = i
+		}
+	}
+	folder := func(pkg string) string {
+		f, _, _ := strings.Cut(strings.TrimPrefix(pkg, module), "/")
+		return f
+	}
+	for _, f := range importLists(t, "./...") {
+		if !strings.HasPrefix(f[0], module) {
+			continue // the module root
+		}
+		from := folder(f[0])
+		l, ok := layer[from]
+		if !ok {
+			t.Errorf("%s: folder %s/ is on no layer: add it to layers", f[0], from)
+			continue
+		}
+		for _, imp := range f[1:] {
+			to := folder(imp)
+			if !strings.HasPrefix(imp, module) || to == from {
+				continue
+			}
+			if li, ok := layer[to]; ok && li >= l {
+				t.Errorf("%s (layer %d) imports %s (layer %d): an import runs up or sideways", f[0], l+1, imp, li+1)
+			}
+		}
+	}
+}
+
 // internalLeafImports are the vomc packages that a package under internal/
 // may import besides other internal/ packages: leaves themselves.
 var internalLeafImports = map[string]bool{"github.com/vomc/vomc/predict": true}
@@ -13,20 +91,11 @@ var internalLeafImports = map[string]bool{"github.com/vomc/vomc/predict": true}
 // TestInternalLeaves checks that internal/ holds leaves only: no package
 // under internal/ (tests included) imports a vomc package other than
 // internal/ ones and the leaves of internalLeafImports. Code that serves a
-// higher package lives next to it (experiment, perf, memest).
+// higher package lives next to it (experiment, perf).
 func TestInternalLeaves(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}", "./internal/...").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	const mod = "github.com/vomc/vomc/"
-	for line := range strings.Lines(string(out)) {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
+	for _, f := range importLists(t, "./internal/...") {
 		for _, imp := range f[1:] {
-			if strings.HasPrefix(imp, mod) && !strings.HasPrefix(imp, mod+"internal/") && !internalLeafImports[imp] {
+			if strings.HasPrefix(imp, module) && !strings.HasPrefix(imp, module+"internal/") && !internalLeafImports[imp] {
 				t.Errorf("%s imports %s: internal/ holds leaves only", f[0], imp)
 			}
 		}
@@ -37,7 +106,7 @@ func TestInternalLeaves(t *testing.T) {
 			t.Fatalf("go list %s: %v\n%s", imp, err, out)
 		}
 		for _, i := range strings.Fields(string(out)) {
-			if strings.HasPrefix(i, mod) {
+			if strings.HasPrefix(i, module) {
 				t.Errorf("%s, allowed under internal/ as a leaf, imports %s", imp, i)
 			}
 		}

@@ -310,6 +310,10 @@ func (c *Counts) MAPNodes() int64 {
 	return c.mapCount(0, 0, true, em, lm)
 }
 
+// MAPMemoryEstimate is the memory of a MAP tree of c with nodes nodes
+// (MAPNodes): per node its struct and its A children or A probabilities.
+func MAPMemoryEstimate(c Config, nodes int64) int64 { return nodes * int64(64+8*c.A) }
+
 // mapSplit reports whether node id (seen or not) at depth l is internal in
 // the MAP tree.
 func (c *Counts) mapSplit(id int32, l int, seen bool, em, lm []float64) bool {

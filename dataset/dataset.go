@@ -86,6 +86,21 @@ func (c Config) EstimatedBytes() float64 {
 	return w*float64(c.N+4) + float64(c.K)*c.Prior.ExpectedNodes()*(48+8*float64(c.Prior.A))
 }
 
+// BuildMemoryEstimate estimates the peak memory of building and writing the
+// data set (Build, then Dataset.Write): the trees (source.NodeBytes per
+// node), the symbols and tree indices with their on-disk copies, and the
+// manifest, which holds every tree as JSON (about 18 bytes per
+// probability) and is built in a growing buffer; the garbage collector may
+// let the heap reach about twice what is live.
+func (c Config) BuildMemoryEstimate() int64 {
+	nodes := float64(c.K) * c.Prior.ExpectedNodes()
+	trees := nodes * float64(source.NodeBytes(c.Prior.A))
+	windows := float64(c.K) * float64(c.WindowsPerTree())
+	data := windows * float64(c.N+4) * 2
+	manifest := nodes * (20 + 18*float64(c.Prior.A)) * 2
+	return int64(2 * (trees + data + manifest))
+}
+
 // Validate checks the configuration: a valid prior; 1 ≤ K ≤ MaxTrees;
 // N ≥ 1; NK ≥ N; and an estimated size (EstimatedBytes) of at most
 // MaxBytes. Errors name the parameter.

@@ -544,3 +544,17 @@ func TestReadStreaming(t *testing.T) {
 		t.Errorf("ReadHeader: %v", err)
 	}
 }
+
+// TestBuildMemoryEstimate pins the estimate (the values of the former
+// package memest) and checks that it grows with K.
+func TestBuildMemoryEstimate(t *testing.T) {
+	pr := source.Prior{A: 3, Depths: []int{3}, Lambda: 0.15, Alpha: []float64{0.5}}
+	small := Config{Prior: pr, K: 10, NK: 16, N: 16, Seed: 1}.BuildMemoryEstimate()
+	big := Config{Prior: pr, K: 2000, NK: 5120, N: 512, Seed: 1}.BuildMemoryEstimate()
+	if small != 143557 || big != 69831514 {
+		t.Errorf("estimates %d and %d, were 143557 and 69831514", small, big)
+	}
+	if more := (Config{Prior: pr, K: 1000, NK: 16, N: 16, Fresh: true, Seed: 1}).BuildMemoryEstimate(); more <= small {
+		t.Errorf("K=1000: %d, K=10: %d", more, small)
+	}
+}

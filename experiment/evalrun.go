@@ -15,7 +15,7 @@ import (
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/internal/symbols"
-	"github.com/vomc/vomc/memest"
+	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/transformer/backend"
@@ -122,14 +122,41 @@ func CheckEvalOutputs(warn io.Writer, out, export string, half, force bool) erro
 }
 
 // CheckEvalMemory reads the headers of the data set (and the tuning set,
-// if any) and passes the estimate of evaluating spec on it
-// (memest.EvalDataSet) to check.
+// if any) and passes the estimate of evaluating spec on it with workers
+// (EvalMemoryEstimate) to check.
 func CheckEvalMemory(data, train, spec string, workers int, check func(what string, est int64) error) error {
-	est, h, err := memest.EvalDataSet(data, train, spec, workers)
+	h, err := dataset.ReadHeader(data)
 	if err != nil {
 		return err
 	}
-	return check(fmt.Sprintf("evaluating %s (%d windows of N=%d)", data, h.Windows, h.N), est)
+	d := methods.DefaultsFor(h.Prior)
+	w := methods.Workload{A: d.A, D: d.D, Windows: h.Windows, N: h.N, Workers: workers}
+	if train != "" {
+		th, err := dataset.ReadHeader(train)
+		if err != nil {
+			return err
+		}
+		w.Tune, w.TuneN = th.Windows, th.N
+	}
+	W := int64(h.Windows)
+	return check(fmt.Sprintf("evaluating %s (%d windows of N=%d)", data, h.Windows, h.N), EvalMemoryEstimate(spec, W*int64(h.N)+4*W, w))
+}
+
+// EvalMemoryEstimate estimates the peak memory of RunEval evaluating the
+// methods of spec on w: the process itself (sysmem.Base), the evaluated
+// data (dataBytes: symbols and tree indices) with a slice header per
+// window, the tuning windows (w.Tune of them, none when KN tunes on the
+// evaluated ones), the methods' states (methods.MemoryEstimate) and the
+// result accumulators.
+func EvalMemoryEstimate(spec string, dataBytes int64, w methods.Workload) int64 {
+	est := sysmem.Base + dataBytes + 24*int64(w.Windows)
+	if w.Tune > 0 {
+		est += int64(w.Tune) * (int64(w.TuneN) + 4 + 24)
+	}
+	est += methods.MemoryEstimate(spec, w)
+	// per-position accumulators: results, and up to 2 chunks per worker
+	M := int64(len(strings.Split(spec, ",")))
+	return est + M*int64(w.N)*8*8*int64(2*max(1, w.Workers)+2)
 }
 
 // SharedTreesWarning returns a warning when a data set's windows share
@@ -187,7 +214,8 @@ func (o EvalOptions) readFile() (methods.Defaults, []byte, error) {
 		d.Windows = append(d.Windows, x[i:i+n])
 	}
 	if o.Memory != nil {
-		if err := o.Memory("evaluating "+o.File, memest.Eval(o.Methods, int64(len(x)), len(d.Windows), n, d.A, d.D, 0, 0, o.Workers)); err != nil {
+		w := methods.Workload{A: d.A, D: d.D, Windows: len(d.Windows), N: n, Workers: o.Workers}
+		if err := o.Memory("evaluating "+o.File, EvalMemoryEstimate(o.Methods, int64(len(x)), w)); err != nil {
 			return d, nil, err
 		}
 	}

@@ -534,3 +534,37 @@ func BenchmarkTune(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e5/22, "ns/symbol/eval")
 }
+
+// TestTuneMemoryEstimate checks the estimate by hand, and that it counts
+// the cache exactly when Tune keeps one.
+func TestTuneMemoryEstimate(t *testing.T) {
+	// 10 windows of 100 symbols at order 3: 1+2+3+4·97 = 394 counts per
+	// window, 12 bytes each, a slice header and a loss per window
+	if est := TuneMemoryEstimate(10, 100, 3); est != 10*(394*12+24+8) {
+		t.Errorf("cached: %d", est)
+	}
+	if est := TuneMemoryEstimate(1000, 1<<20, 5); est != 8*1000 {
+		t.Errorf("over the cache budget: %d", est)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{100, 1 << 17} {
+		windows := make([][]byte, 40)
+		for i := range windows {
+			windows[i] = make([]byte, n)
+			for j := range windows[i] {
+				windows[i][j] = byte(rng.IntN(3))
+			}
+		}
+		m, err := New(3, 5, 0.5, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tu, err := newTuner(windows, m, 1, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cached := TuneMemoryEstimate(len(windows), n, 5) > 8*int64(len(windows)); cached != (tu.stats != nil) {
+			t.Errorf("n=%d: estimate counts a cache %v, Tune keeps one %v", n, cached, tu.stats != nil)
+		}
+	}
+}

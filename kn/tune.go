@@ -20,6 +20,24 @@ const TuneTolerance = 1e-4
 // evaluation recounts the windows.
 const cacheBudget = 1 << 28
 
+// TuneMemoryEstimate estimates the memory that Tune spends on windows
+// windows of n symbols at the given order besides its states (one per
+// worker): the cached counts when they fit in cacheBudget (12 bytes per
+// position and order, and a slice header per window) and a loss per window.
+func TuneMemoryEstimate(windows, n, order int) int64 {
+	W, N := int64(windows), int64(n)
+	entries := int64(0)
+	for j := int64(0); j < N; j++ {
+		entries += min(int64(order), j) + 1
+	}
+	entries *= W
+	est := 8 * W
+	if entries*12 <= cacheBudget {
+		est += entries*12 + 24*W
+	}
+	return est
+}
+
 // MeanLoss returns the average per-symbol log-loss, in nats, of the order-D
 // Kneser–Ney predictor with discount δ (paper appendix app:kn) over the windows:
 //

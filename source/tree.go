@@ -274,6 +274,19 @@ func (t *Tree) NumLeaves() int {
 	return count(t.Root)
 }
 
+// NodeBytes is the memory of one parsed or sampled tree node of an
+// alphabet of A symbols: the struct, its A child pointers or A
+// probabilities, and allocation overhead.
+func NodeBytes(A int) int64 { return 96 + 8*int64(A) }
+
+// MemoryEstimate estimates the memory of t held in memory (parsed or
+// sampled): NodeBytes for each of its leaves and internal nodes.
+func (t *Tree) MemoryEstimate() int64 {
+	leaves := int64(t.NumLeaves())
+	internal := (leaves - 1) / int64(max(t.A-1, 1))
+	return (leaves + internal) * NodeBytes(t.A)
+}
+
 // Depth returns the actual depth of the tree: the length of its longest
 // suffix (0 for a single leaf), which is ≤ D for a valid tree.
 func (t *Tree) Depth() int {

@@ -202,3 +202,10 @@ func mustSample(t testing.TB, p Prior, stream uint64) *Tree {
 	}
 	return tr
 }
+
+func TestMemoryEstimate(t *testing.T) {
+	// 5 leaves and 2 internal nodes of 96 + 8·3 bytes
+	if m := fig1(t).MemoryEstimate(); m != 7*120 {
+		t.Errorf("Fig. 1 tree: %d bytes, want %d", m, 7*120)
+	}
+}

@@ -10,7 +10,7 @@ import (
 	"github.com/vomc/vomc/compress"
 	"github.com/vomc/vomc/compress/toolbench"
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/memest"
+	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/perf"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
@@ -149,7 +149,7 @@ func runCompress(args []string) error {
 	if err != nil {
 		return asUsage(err)
 	}
-	if err := checkMemory(fmt.Sprintf("the %s model's tables (--mem %d)", mf.Model, mf.MemMB), int64(mf.MemMB)<<20+memest.Base); err != nil {
+	if err := checkMemory(fmt.Sprintf("the %s model's tables (--mem %d)", mf.Model, mf.MemMB), int64(mf.MemMB)<<20+sysmem.Base); err != nil {
 		return err
 	}
 	t0 := time.Now()

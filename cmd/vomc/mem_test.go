@@ -13,10 +13,14 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/ctw"
+	"github.com/vomc/vomc/ctw/ctwfile"
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/dataset/datadir"
+	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/sysmem"
-	"github.com/vomc/vomc/memest"
+	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/source/treefile"
 )
 
 // childPeak runs `vomc args…` in a child process (this test binary, see
@@ -66,21 +70,21 @@ func TestMemoryEstimates(t *testing.T) {
 		A, D, K, N int
 	}{{3, 5, 2000, 16}, {64, 2, 2, 16}} {
 		pr := source.Prior{A: c.A, Depths: []int{c.D}, Lambda: 0.15, Alpha: []float64{0.5}}
-		est := memest.Data(dataset.Config{Prior: pr, K: c.K, NK: c.N, N: c.N, Fresh: true, Seed: 1})
+		est := datadir.MemoryEstimate(dataset.Config{Prior: pr, K: c.K, NK: c.N, N: c.N, Fresh: true, Seed: 1})
 		out := p(fmt.Sprintf("data%d", i))
 		peak := childPeak(t, "data", "-A", fmt.Sprint(c.A), "-D", fmt.Sprint(c.D), "-K", fmt.Sprint(c.K), "-N", fmt.Sprint(c.N), "--out", out)
 		within2(t, fmt.Sprintf("data A=%d D=%d K=%d", c.A, c.D, c.K), est, peak)
 	}
 
 	pr := source.Prior{A: 64, Depths: []int{2}, Lambda: 0.15, Alpha: []float64{0.5}}
-	within2(t, "tree sample A=64 D=2", memest.Sample(pr), childPeak(t, "tree", "sample", "-A", "64", "-D", "2", "--out", p("big.json")))
+	within2(t, "tree sample A=64 D=2", treefile.SampleMemoryEstimate(pr), childPeak(t, "tree", "sample", "-A", "64", "-D", "2", "--out", p("big.json")))
 
 	runOK(t, "tree", "sample", "-A", "3", "-D", "4", "--seed", "2", "--out", p("t.json"))
 	tr, err := readTree(p("t.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	within2(t, "generate -n 2e7", memest.Generate(tr), childPeak(t, "generate", "-n", "20000000", "--out", p("seq.txt"), p("t.json")))
+	within2(t, "generate -n 2e7", treefile.GenerateMemoryEstimate(tr), childPeak(t, "generate", "-n", "20000000", "--out", p("seq.txt"), p("t.json")))
 
 	// Random bytes: every context occurs, so the worst-case node count of
 	// ctw.MemoryEstimate is what is used (on repetitive text it is an
@@ -98,7 +102,7 @@ func TestMemoryEstimates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	est := memest.CTW(cfg, x, counts.MAPNodes())
+	est := ctwfile.MemoryEstimate(cfg, x, counts.MAPNodes())
 	within2(t, "ctw --mode raw -D 2 (200 kB random)", est, childPeak(t, "ctw", "--mode", "raw", "-D", "2", p("text")))
 
 	// Repetitive text, deep contexts: the worst case (D+1)·n overshoots
@@ -114,7 +118,7 @@ func TestMemoryEstimates(t *testing.T) {
 	if counts, err = ctw.CountSequence(cfg, rep); err != nil {
 		t.Fatal(err)
 	}
-	est = memest.CTW(cfg, rep, counts.MAPNodes())
+	est = ctwfile.MemoryEstimate(cfg, rep, counts.MAPNodes())
 	within2(t, "ctw --mode raw -D 12 (100 kB repetitive)", est, childPeak(t, "ctw", "--mode", "raw", "-D", "12", p("rep")))
 }
 
@@ -132,7 +136,7 @@ func TestEvalMemory(t *testing.T) {
 		ds := filepath.Join(dir, fmt.Sprintf("d%d", c.D))
 		runOK(t, "data", "-A", fmt.Sprint(c.A), "-D", fmt.Sprint(c.D), "-K", fmt.Sprint(c.K), "-N", fmt.Sprint(c.N), "--out", ds)
 		W := int64(c.K)
-		est := memest.Eval("ctw,kn,ppm,unigram", W*int64(c.N)+4*W, c.K, c.N, c.A, c.D, 0, 0, 2)
+		est := experiment.EvalMemoryEstimate("ctw,kn,ppm,unigram", W*int64(c.N)+4*W, methods.Workload{A: c.A, D: c.D, Windows: c.K, N: c.N, Workers: 2})
 		peak := childPeak(t, "eval", "--data", ds, "--workers", "2", "--out", filepath.Join(dir, fmt.Sprintf("out%d", c.D)))
 		within2(t, fmt.Sprintf("eval A=%d D=%d K=%d N=%d", c.A, c.D, c.K, c.N), est, peak)
 	}

@@ -2,7 +2,7 @@
 // the log marginal likelihood, the MAP context tree, and optionally the
 // posterior weights ω over context lengths and the predictive
 // distributions at every position, each after checking its outputs and
-// its memory estimate (package memest).
+// its memory estimate (MemoryEstimate).
 package ctwfile
 
 import (
@@ -13,7 +13,7 @@ import (
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/symbols"
-	"github.com/vomc/vomc/memest"
+	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/source/draw"
 	"github.com/vomc/vomc/source/treefile"
 )
@@ -59,6 +59,15 @@ func AutoLambda(A int) float64 {
 		return 0.5
 	}
 	return 1 - math.Pow(2, -float64(A-1))
+}
+
+// MemoryEstimate estimates the peak memory of Run on the symbols x: the
+// process itself (sysmem.Base), CTW's context tree on x
+// (ctw.SequenceMemoryEstimate: the contexts x creates, counted where nodes
+// are large) and, with mapNodes > 0, the MAP tree of that many nodes
+// (ctw.MAPMemoryEstimate).
+func MemoryEstimate(cfg ctw.Config, x []byte, mapNodes int64) int64 {
+	return sysmem.Base + ctw.SequenceMemoryEstimate(cfg, x) + ctw.MAPMemoryEstimate(cfg, mapNodes)
 }
 
 // Run reads the file, validates the configuration, checks the memory and
@@ -113,7 +122,7 @@ func (o Options) config(x []byte, A int) (ctw.Config, error) {
 		return cfg, err
 	}
 	if o.Memory != nil {
-		if err := o.Memory(fmt.Sprintf("CTW with A=%d, D=%d on %d symbols", A, o.D, len(x)), memest.CTW(cfg, x, 0)); err != nil {
+		if err := o.Memory(fmt.Sprintf("CTW with A=%d, D=%d on %d symbols", A, o.D, len(x)), MemoryEstimate(cfg, x, 0)); err != nil {
 			return cfg, err
 		}
 	}
@@ -142,7 +151,7 @@ func (o Options) printHeader(rep *Report, x []byte, al symbols.Alphabet) {
 func (o Options) mapTree(counts *ctw.Counts, cfg ctw.Config, x []byte, al symbols.Alphabet) (*ctw.MAP, error) {
 	if o.Memory != nil {
 		nodes := counts.MAPNodes()
-		if err := o.Memory(fmt.Sprintf("the MAP tree (%d nodes)", nodes), memest.CTW(cfg, x, nodes)); err != nil {
+		if err := o.Memory(fmt.Sprintf("the MAP tree (%d nodes)", nodes), MemoryEstimate(cfg, x, nodes)); err != nil {
 			return nil, err
 		}
 	}

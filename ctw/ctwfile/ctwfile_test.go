@@ -9,6 +9,7 @@ import (
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/internal/symbols"
+	"github.com/vomc/vomc/internal/sysmem"
 )
 
 func TestAutoLambda(t *testing.T) {
@@ -65,5 +66,16 @@ func TestRun(t *testing.T) {
 		if _, err := Run(bad); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+func TestMemoryEstimate(t *testing.T) {
+	cfg := ctw.Config{A: 256, D: 2, Lambda: 0.5, Alpha: 0.5}
+	x := make([]byte, 1000)
+	if d := MemoryEstimate(cfg, x, 10) - MemoryEstimate(cfg, x, 0); d != 10*(64+8*256) {
+		t.Errorf("MAP tree: %d", d)
+	}
+	if est := MemoryEstimate(cfg, x, 0); est != sysmem.Base+ctw.SequenceMemoryEstimate(cfg, x) {
+		t.Errorf("estimate %d without a MAP tree", est)
 	}
 }

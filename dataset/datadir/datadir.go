@@ -1,7 +1,7 @@
 // Package datadir does the work of `vomc data`: it builds a data set from
 // a configuration and writes it to a directory (with .npy exports on
-// request), after checking the directory and the memory estimate (package
-// memest).
+// request), after checking the directory and the memory estimate
+// (MemoryEstimate).
 package datadir
 
 import (
@@ -12,7 +12,7 @@ import (
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/progress"
-	"github.com/vomc/vomc/memest"
+	"github.com/vomc/vomc/internal/sysmem"
 )
 
 // NPYFiles are the files Options.NPY adds (dataset.Dataset.ExportNPY).
@@ -34,8 +34,15 @@ type Options struct {
 	Memory func(what string, est int64) error
 }
 
+// MemoryEstimate estimates the peak memory of Make on cfg: the process
+// itself (sysmem.Base) and building and writing the data set
+// (dataset.Config.BuildMemoryEstimate).
+func MemoryEstimate(cfg dataset.Config) int64 {
+	return sysmem.Base + cfg.BuildMemoryEstimate()
+}
+
 // Make validates cfg, checks the directory and the memory estimate
-// (memest.Data), builds the data set (dataset.Build) and writes it to
+// (MemoryEstimate), builds the data set (dataset.Build) and writes it to
 // o.Dir (and the .npy files with o.NPY).
 func Make(cfg dataset.Config, o Options) (*dataset.Dataset, error) {
 	if err := cfg.Prior.Validate(); err != nil {
@@ -56,7 +63,7 @@ func Make(cfg dataset.Config, o Options) (*dataset.Dataset, error) {
 	}
 	pr := cfg.Prior
 	if o.Memory != nil {
-		if err := o.Memory(fmt.Sprintf("a data set of K=%d trees (A=%d, D=%v) and %d windows of N=%d", cfg.K, pr.A, pr.Depths, cfg.K*cfg.WindowsPerTree(), cfg.N), memest.Data(cfg)); err != nil {
+		if err := o.Memory(fmt.Sprintf("a data set of K=%d trees (A=%d, D=%v) and %d windows of N=%d", cfg.K, pr.A, pr.Depths, cfg.K*cfg.WindowsPerTree(), cfg.N), MemoryEstimate(cfg)); err != nil {
 			return nil, err
 		}
 	}

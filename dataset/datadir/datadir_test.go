@@ -8,6 +8,7 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/source"
 )
 
@@ -48,5 +49,12 @@ func TestMake(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a refused data set created its directory")
+	}
+}
+
+func TestMemoryEstimate(t *testing.T) {
+	cfg := dataset.Config{Prior: source.PaperPrior(2), K: 4, NK: 32, N: 16, Fresh: true, Seed: 3}
+	if est, build := MemoryEstimate(cfg), cfg.BuildMemoryEstimate(); est != sysmem.Base+build {
+		t.Errorf("estimate %d, want the process's %d and the build's %d", est, sysmem.Base, build)
 	}
 }

@@ -15,6 +15,11 @@ import (
 	"strings"
 )
 
+// Base is the memory of a vomc process itself (runtime, code, buffers):
+// every estimate of a command's peak memory adds it to the memory of the
+// command's work, which the package doing that work estimates.
+const Base = 24 << 20
+
 // Available returns the bytes of memory this process can still allocate
 // without swapping or being killed, or 0 when the system does not say
 // (not Linux, /proc not mounted).

@@ -1,7 +1,8 @@
 // Package treefile does the work of `vomc tree` and `vomc generate` on
 // context-tree files: sampling a tree from a prior, reading, printing and
 // drawing tree files, and generating symbols from one, each after checking
-// its outputs and its memory estimate (package memest).
+// its outputs and its memory estimate (SampleMemoryEstimate,
+// GenerateMemoryEstimate).
 package treefile
 
 import (
@@ -12,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/memest"
+	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/source/draw"
 )
@@ -32,7 +33,7 @@ type Options struct {
 }
 
 // Sample checks the outputs, validates pr, checks the memory estimate of
-// sampling from it (memest.Sample), samples a tree with seed, prints it
+// sampling from it (SampleMemoryEstimate), samples a tree with seed, prints it
 // (Print) and writes it to every output.
 func Sample(pr source.Prior, seed uint64, o Options) (*source.Tree, error) {
 	if err := fsutil.CheckOutputs(o.Warn, o.Force, o.Outs...); err != nil {
@@ -42,7 +43,7 @@ func Sample(pr source.Prior, seed uint64, o Options) (*source.Tree, error) {
 		return nil, err
 	}
 	if o.Memory != nil {
-		if err := o.Memory(fmt.Sprintf("a tree with A=%d, D=%v, λ=%g (%.3g nodes expected)", pr.A, pr.Depths, pr.Lambda, pr.ExpectedNodes()), memest.Sample(pr)); err != nil {
+		if err := o.Memory(fmt.Sprintf("a tree with A=%d, D=%v, λ=%g (%.3g nodes expected)", pr.A, pr.Depths, pr.Lambda, pr.ExpectedNodes()), SampleMemoryEstimate(pr)); err != nil {
 			return nil, err
 		}
 	}
@@ -51,6 +52,14 @@ func Sample(pr source.Prior, seed uint64, o Options) (*source.Tree, error) {
 		return nil, err
 	}
 	return t, o.output(t)
+}
+
+// SampleMemoryEstimate estimates the peak memory of Sample from pr: the
+// process itself (sysmem.Base) and twice the tree's expected size
+// (source.Prior.ExpectedNodes nodes of source.NodeBytes; the drawings and
+// JSON are written from it).
+func SampleMemoryEstimate(pr source.Prior) int64 {
+	return sysmem.Base + int64(2*pr.ExpectedNodes()*float64(source.NodeBytes(pr.A)))
 }
 
 // Show checks the outputs, reads the tree file path (Read), prints it and
@@ -135,8 +144,9 @@ type Generation struct {
 }
 
 // Generate checks the output, reads the tree, checks that text output has
-// a character for every symbol and the memory estimate (memest.Generate),
-// and streams g.N symbols from the dummy context (source.Stream).
+// a character for every symbol and the memory estimate
+// (GenerateMemoryEstimate), and streams g.N symbols from the dummy context
+// (source.Stream).
 func Generate(g Generation) error {
 	if g.N < 0 {
 		return fmt.Errorf("%d symbols: a negative count", g.N)
@@ -152,7 +162,7 @@ func Generate(g Generation) error {
 		return fmt.Errorf("A=%d is too large for text output (at most %d symbols have a character); write raw bytes", t.A, len(source.TextDigits))
 	}
 	if g.Memory != nil {
-		if err := g.Memory(fmt.Sprintf("generating from a tree with %d leaves", t.NumLeaves()), memest.Generate(t)); err != nil {
+		if err := g.Memory(fmt.Sprintf("generating from a tree with %d leaves", t.NumLeaves()), GenerateMemoryEstimate(t)); err != nil {
 			return err
 		}
 	}
@@ -161,4 +171,12 @@ func Generate(g Generation) error {
 		return write(g.Stdout)
 	}
 	return fsutil.WriteFile(g.Out, g.Force, write)
+}
+
+// GenerateMemoryEstimate estimates the peak memory of Generate from t: the
+// process itself (sysmem.Base), the tree twice (while its JSON is decoded,
+// and the compiled sampler: source.Tree.MemoryEstimate), one chunk of
+// symbols and its text form (source.StreamChunk).
+func GenerateMemoryEstimate(t *source.Tree) int64 {
+	return sysmem.Base + 2*t.MemoryEstimate() + 4<<20 + 3*source.StreamChunk
 }

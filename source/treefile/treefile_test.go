@@ -59,3 +59,19 @@ func TestSampleShowGenerate(t *testing.T) {
 		t.Error(ProbString([]float64{0.5, 0.25, 0.25}))
 	}
 }
+
+// TestMemoryEstimates pins the estimates (the values of the former package
+// memest).
+func TestMemoryEstimates(t *testing.T) {
+	pr := source.Prior{A: 3, Depths: []int{3}, Lambda: 0.15, Alpha: []float64{0.5}}
+	if est := SampleMemoryEstimate(pr); est != 25172216 {
+		t.Errorf("sample: %d, was 25172216", est)
+	}
+	tr, err := pr.Sample(source.RNG(1, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est := GenerateMemoryEstimate(tr); est != 32514736 {
+		t.Errorf("generate: %d, was 32514736", est)
+	}
+}

@@ -1,0 +1,49 @@
+package methods
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestMemoryEstimate(t *testing.T) {
+	w := Workload{A: 3, D: 3, Windows: 10, N: 100, Workers: 1}
+	one := MemoryEstimate("ctw", w)
+	kn := MemoryEstimate("ctw,kn", w)
+	knFixed := MemoryEstimate("ctw,kn:delta=0.5", w)
+	w.Workers = 2
+	two := MemoryEstimate("ctw", w)
+	if !(0 < one && one < two && one < kn && knFixed < kn) {
+		t.Errorf("1 worker %d, 2 workers %d, +kn %d, +kn with δ %d", one, two, kn, knFixed)
+	}
+	w.Workers = 1
+	if d, s := MemoryEstimate("ctw:D=1", w), MemoryEstimate("ctw:D=2", w); d >= s || s >= one {
+		t.Errorf("depth 1: %d, 2: %d, 3: %d", d, s, one)
+	}
+	if u := MemoryEstimate("unigram", w); u != 0 {
+		t.Errorf("unigram: %d", u)
+	}
+	if n := MemoryEstimate("npy:path=x.npy", w); n != 10*100*3*8 {
+		t.Errorf("npy: %d", n)
+	}
+}
+
+func TestPathBytes(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a"), make([]byte, 100), 0o644)
+	os.WriteFile(filepath.Join(dir, "b"), make([]byte, 20), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	if n := pathBytes(dir); n != 120 {
+		t.Errorf("dir: %d", n)
+	}
+	if n := pathBytes(filepath.Join(dir, "a")); n != 100 {
+		t.Errorf("file: %d", n)
+	}
+	if n := pathBytes(filepath.Join(dir, "missing")); n != 0 {
+		t.Errorf("missing: %d", n)
+	}
+	w := Workload{A: 2, D: 1, Windows: 1, N: 1, Workers: 1}
+	if est := MemoryEstimate("tf:path="+dir, w) - MemoryEstimate("tf:path="+filepath.Join(dir, "missing"), w); est != 240 {
+		t.Errorf("tf weights counted %d", est)
+	}
+}
