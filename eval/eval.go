@@ -68,8 +68,10 @@ type Config struct {
 	// ≤ 0 means runtime.GOMAXPROCS(0). The result does not depend on it.
 	Workers int
 	// Reference is the exact Name of the method that excesses are measured
-	// against. Empty selects the first method whose Name starts with "CTW",
-	// or the first method if none does.
+	// against. Empty selects the first method whose Name starts with
+	// "Bayes" (the exact Bayes predictor of the data's prior, package
+	// bayes), else the first whose Name starts with "CTW", else the first
+	// method.
 	Reference string
 	// Confidence is the two-sided confidence level of all intervals, in
 	// (0, 1); 0 means DefaultConfidence (0.95).
@@ -138,6 +140,33 @@ type MethodResult struct {
 	// windows can be compared by a paired test (PairedSecondHalf); nil in
 	// results written before it was kept.
 	SecondHalfWindows []float64
+	// FirstHalfWindows[j] is the mean loss per symbol over positions
+	// 1..SecondHalfStart−1 of window j (nats), for paired tests of the
+	// first half (PairedFirstHalf); nil in results written before it was
+	// kept.
+	FirstHalfWindows []float64
+}
+
+// PairedFirstHalf is PairedSecondHalf over the first halves of the
+// windows (FirstHalfWindows).
+func PairedFirstHalf(a, b *MethodResult, conf float64) (d Interval, ok bool) {
+	return pairedOf(a.FirstHalfWindows, b.FirstHalfWindows, conf)
+}
+
+// pairedOf is the paired interval of the per-window values x − y.
+func pairedOf(x, y []float64, conf float64) (Interval, bool) {
+	n := len(x)
+	if n < 2 || len(y) != n {
+		return Interval{}, false
+	}
+	if _, _, err := CriticalValue(n, conf); err != nil {
+		return Interval{}, false
+	}
+	diff := make([]float64, n)
+	for j := range n {
+		diff[j] = x[j] - y[j]
+	}
+	return MeanInterval(diff, conf), true
 }
 
 // PairedSecondHalf is the mean over windows of a's second-half loss minus
@@ -146,18 +175,7 @@ type MethodResult struct {
 // unless both hold per-window values for the same number (≥ 2) of windows
 // and conf lies in (0, 1).
 func PairedSecondHalf(a, b *MethodResult, conf float64) (d Interval, ok bool) {
-	n := len(a.SecondHalfWindows)
-	if n < 2 || len(b.SecondHalfWindows) != n {
-		return Interval{}, false
-	}
-	if _, _, err := CriticalValue(n, conf); err != nil {
-		return Interval{}, false
-	}
-	diff := make([]float64, n)
-	for j := range n {
-		diff[j] = a.SecondHalfWindows[j] - b.SecondHalfWindows[j]
-	}
-	return MeanInterval(diff, conf), true
+	return pairedOf(a.SecondHalfWindows, b.SecondHalfWindows, conf)
 }
 
 // Result is the outcome of Evaluate. It is plain data: it can be written
@@ -252,7 +270,7 @@ func Evaluate(ctx context.Context, windows [][]byte, A int, preds []predict.Pred
 
 	M, N := len(preds), len(windows[0])
 	lay := layout{M: M, N: N, ref: ref, half: N/2 + 1}
-	perWindow := make([]float64, len(windows)*M) // [j*M+m]: second-half mean
+	perWindow := make([]float64, 2*len(windows)*M) // [j*M+m]: second-half mean; [(n+j)*M+m]: first-half mean
 	total, err := run(ctx, windows, preds, lay, workers, cfg.Progress, perWindow)
 	if err != nil {
 		return nil, err
@@ -291,8 +309,10 @@ func Evaluate(ctx context.Context, windows [][]byte, A int, preds []predict.Pred
 		mr.ExcessWindow = iv(lay.summary(m, 2))
 		mr.ExcessSecondHalf = iv(lay.summary(m, 3))
 		mr.SecondHalfWindows = make([]float64, len(windows))
+		mr.FirstHalfWindows = make([]float64, len(windows))
 		for j := range windows {
 			mr.SecondHalfWindows[j] = perWindow[j*M+m]
+			mr.FirstHalfWindows[j] = perWindow[(len(windows)+j)*M+m]
 		}
 	}
 	return res, nil
@@ -336,12 +356,15 @@ func validate(windows [][]byte, A int, preds []predict.Predictor, cfg Config) (i
 		}
 		ref = r
 	} else {
-		for m, p := range preds {
-			if strings.HasPrefix(p.Name(), "CTW") {
-				ref = m
-				break
+		ref = -1
+		for _, prefix := range []string{"Bayes", "CTW"} {
+			for m, p := range preds {
+				if ref < 0 && strings.HasPrefix(p.Name(), prefix) {
+					ref = m
+				}
 			}
 		}
+		ref = max(ref, 0)
 	}
 	conf := cfg.Confidence
 	if conf == 0 {
@@ -387,7 +410,8 @@ func (l layout) summary(m, which int) int { return 2*l.M*l.N + 4*m + which }
 
 // run evaluates all windows and returns the merged accumulator.
 //
-// perWindow[j*M+m] receives method m's second-half mean on window j.
+// perWindow[j*M+m] receives method m's second-half mean on window j and
+// perWindow[(n+j)*M+m] its first-half mean (n windows).
 func run(ctx context.Context, windows [][]byte, preds []predict.Predictor, lay layout, workers int, progress func(done, total int), perWindow []float64) (*welford, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -457,8 +481,15 @@ func run(ctx context.Context, windows [][]byte, preds []predict.Predictor, lay l
 						return
 					}
 					acc.add(w.x)
+					nw := len(windows)
 					for m := range lay.M {
-						perWindow[j*lay.M+m] = w.x[lay.summary(m, 1)]
+						whole, second := w.x[lay.summary(m, 0)], w.x[lay.summary(m, 1)]
+						perWindow[j*lay.M+m] = second
+						first := math.NaN() // no first half when N = 1
+						if lay.half > 1 {
+							first = (whole*float64(lay.N) - second*float64(lay.N-lay.half+1)) / float64(lay.half-1)
+						}
+						perWindow[(nw+j)*lay.M+m] = first
 					}
 					if progress != nil {
 						mu.Lock()

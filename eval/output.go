@@ -170,6 +170,8 @@ type jsonMethod struct {
 	Excess           jsonSeries   `json:"excess"`
 	// SecondHalfWindows is optional (absent in files written before it).
 	SecondHalfWindows jfloats `json:"second_half_windows,omitempty"`
+	// FirstHalfWindows likewise.
+	FirstHalfWindows jfloats `json:"first_half_windows,omitempty"`
 }
 
 // jfloat is a float64 that encodes NaN and ±Inf as JSON null (decoded as
@@ -311,6 +313,7 @@ func (r *Result) WriteJSON(w io.Writer) error {
 			Position:          toJSONSeries(m.Position),
 			Excess:            toJSONSeries(m.Excess),
 			SecondHalfWindows: jfloats(m.SecondHalfWindows),
+			FirstHalfWindows:  jfloats(m.FirstHalfWindows),
 		}
 	}
 	b, err := json.Marshal(doc)
@@ -381,6 +384,12 @@ func LoadJSON(r io.Reader) (*Result, error) {
 				return nil, fmt.Errorf("eval: JSON method %q has %d per-window second-half losses, want %d", jm.Name, n, res.Windows)
 			}
 			m.SecondHalfWindows = []float64(jm.SecondHalfWindows)
+		}
+		if n := len(jm.FirstHalfWindows); n > 0 {
+			if n != res.Windows {
+				return nil, fmt.Errorf("eval: JSON method %q has %d per-window first-half losses, want %d", jm.Name, n, res.Windows)
+			}
+			m.FirstHalfWindows = []float64(jm.FirstHalfWindows)
 		}
 	}
 	if res.Reference < 0 {

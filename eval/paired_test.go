@@ -82,3 +82,57 @@ func TestMeanInterval(t *testing.T) {
 		t.Errorf("level 1.5: %+v", iv)
 	}
 }
+
+// TestFirstHalfWindows checks the per-window first-half means: their mean
+// equals the mean of the per-position losses over positions
+// 1..SecondHalfStart−1, with the second half they make up the window mean,
+// and they survive a JSON round trip.
+func TestFirstHalfWindows(t *testing.T) {
+	windows := markovWindows(7, 40, 33, 3)
+	res, err := eval.Evaluate(context.Background(), windows, 3, preds3(), eval.Config{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.SecondHalfStart
+	for m := range res.Methods {
+		mr := &res.Methods[m]
+		pos := 0.0
+		for i := 0; i < h-1; i++ {
+			pos += mr.Position[i].Mean
+		}
+		pos /= float64(h - 1)
+		s := 0.0
+		for _, v := range mr.FirstHalfWindows {
+			s += v
+		}
+		if d := s/float64(len(windows)) - pos; math.Abs(d) > 1e-12 {
+			t.Errorf("%s: first-half per-window mean off by %g", mr.Name, d)
+		}
+		whole := 0.0
+		for j := range windows {
+			whole += (mr.FirstHalfWindows[j]*float64(h-1) + mr.SecondHalfWindows[j]*float64(res.N-h+1)) / float64(res.N)
+		}
+		if d := whole/float64(len(windows)) - mr.Window.Mean; math.Abs(d) > 1e-12 {
+			t.Errorf("%s: halves make up a window mean off by %g", mr.Name, d)
+		}
+		if d, ok := eval.PairedFirstHalf(mr, mr, res.Confidence); !ok || d.Mean != 0 {
+			t.Errorf("%s against itself: %+v", mr.Name, d)
+		}
+	}
+	var buf bytes.Buffer
+	if err := res.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := eval.LoadJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m := range res.Methods {
+		a, b := res.Methods[m].FirstHalfWindows, back.Methods[m].FirstHalfWindows
+		for j := range a {
+			if math.Abs(a[j]-b[j]) > 1e-12*math.Abs(a[j]) {
+				t.Fatalf("round trip: %v vs %v", a[j], b[j])
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@
 // command line, into predictors. A specification is a comma-separated list
 // of methods, each a name followed by colon-separated parameters:
 //
+//	bayes                                    (the exact Bayes predictor of the data set's own prior)
 //	ctw[:D=5][:lambda=0.15][:alpha=0.5][:init=pad|condition|shorter][:form=blend|theorem1|ratio]
 //	kn[:order=5][:delta=0.7][:cont]          (δ tuned on training windows when absent)
 //	ppm[:order=5][:escape=A|C|D][:excl][:norm]
@@ -30,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vomc/vomc/bayes"
 	"github.com/vomc/vomc/construct"
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/kn"
@@ -59,6 +61,10 @@ type Defaults struct {
 	// Windows are the evaluated windows, which an npy method's
 	// distributions are matched against (nil when not known).
 	Windows [][]byte
+	// Prior is the data set's prior, which the bayes method is the exact
+	// Bayes predictor of (nil: unknown, and bayes is refused). It is not
+	// part of the JSON form: the data behind it is.
+	Prior *source.Prior `json:"-"`
 	// Backend is the compute backend of tf and synth methods' models
 	// (UsesBackend), chosen by the caller (nil: each model makes a CPU
 	// backend of its own).
@@ -70,7 +76,10 @@ type Defaults struct {
 // "ctw" is the Bayes-optimal predictor for the data set's prior when the
 // prior has a single depth and Dirichlet leaves.
 func DefaultsFor(p source.Prior) Defaults {
-	d := Defaults{A: p.A, Lambda: p.Lambda, Alpha: 0.5}
+	prior := p
+	prior.Depths = append([]int(nil), p.Depths...)
+	prior.Alpha = append([]float64(nil), p.Alpha...)
+	d := Defaults{A: p.A, Lambda: p.Lambda, Alpha: 0.5, Prior: &prior}
 	for _, D := range p.Depths {
 		d.D = max(d.D, D)
 	}
@@ -242,6 +251,20 @@ func UsesBackend(list string) (bool, error) {
 func build(sp *spec, d Defaults) (Built, error) {
 	b := Built{Spec: sp.text}
 	switch sp.name {
+	case "bayes":
+		if d.Prior == nil {
+			return b, fmt.Errorf("methods: %q: bayes needs the data's prior, read from a vomc data set's manifest (this data has none)", sp.text)
+		}
+		if d.Prior.A != d.A {
+			return b, fmt.Errorf("methods: %q: the prior has alphabet size %d, the data %d", sp.text, d.Prior.A, d.A)
+		}
+		p, err := bayes.New(*d.Prior)
+		if err != nil {
+			return b, fmt.Errorf("methods: %q: %w", sp.text, err)
+		}
+		b.Predictor = p
+		b.Note = fmt.Sprintf("the exact Bayes predictor of the data's prior: a posterior mixture over %d (depth, leaf kind) component(s)", p.Components())
+		return b, nil
 	case "ctw":
 		D, lam, alpha, err := sp.prior(d)
 		if err != nil {
@@ -364,7 +387,7 @@ func build(sp *spec, d Defaults) (Built, error) {
 		b.Predictor = p
 		return b, err
 	}
-	return b, fmt.Errorf("methods: unknown method %q (ctw, kn, ppm, markov, unigram, tf, construct, synth, npy)", sp.name)
+	return b, fmt.Errorf("methods: unknown method %q (bayes, ctw, kn, ppm, markov, unigram, tf, construct, synth, npy)", sp.name)
 }
 
 // namedModel is a trained transformer under another name; it keeps the

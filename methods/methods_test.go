@@ -138,3 +138,27 @@ func TestDefaultsFor(t *testing.T) {
 		t.Errorf("defaults %+v", d)
 	}
 }
+
+// TestBuildBayes checks the bayes method: built from a data set's prior
+// (DefaultsFor), refused without one or with another alphabet.
+func TestBuildBayes(t *testing.T) {
+	p := source.Prior{A: 3, Depths: []int{1, 2, 3}, Lambda: 0.15, Alpha: []float64{0.5}}
+	b, err := Build("bayes", DefaultsFor(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b[0].Predictor.Name(); got != "Bayes(D=1..3,λ=0.15,α=0.5)" {
+		t.Errorf("name %q", got)
+	}
+	if _, err := Build("bayes", Defaults{A: 3, D: 3, Lambda: 0.15, Alpha: 0.5}); err == nil || !strings.Contains(err.Error(), "prior") {
+		t.Errorf("no prior: error %v", err)
+	}
+	d := DefaultsFor(p)
+	d.A = 4
+	if _, err := Build("bayes", d); err == nil {
+		t.Error("alphabet mismatch: no error")
+	}
+	if _, err := Build("bayes:D=3", DefaultsFor(p)); err == nil {
+		t.Error("bayes takes no parameters: no error")
+	}
+}

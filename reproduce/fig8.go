@@ -250,7 +250,7 @@ func evalSynth(ctx context.Context, cfg Config, opts Options, sc *pipeline.Stage
 		byLabel[r.Label] = m
 	}
 	ws := experiment.Windows(test)
-	outs, err := evalWithCTW(ctx, cfg, sc, ws, ps...)
+	outs, err := evalWithRefs(ctx, cfg, sc, ws, ps...)
 	if err != nil {
 		return nil, err
 	}

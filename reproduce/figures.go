@@ -121,6 +121,26 @@ func figuresStage(cfg Config, stages []pipeline.Stage) pipeline.Stage {
 	}
 }
 
+// Fig3ZoomFile is Fig. 3 with the transformers of two or more layers, the
+// best fixed order and the references only.
+const Fig3ZoomFile = "fig3_zoom.png"
+
+// fig3ZoomNames are the methods of the zoomed Fig. 3: refs, the best
+// fixed order (selectedFixedOrder) and the Fig. 3 models of two or more
+// layers (replicate 0).
+func fig3ZoomNames(cfg Config, mg *merged, refs []string) []string {
+	names := append([]string{}, refs...)
+	if b := selectedFixedOrder(mg); b != nil {
+		names = append(names, b.Name)
+	}
+	for _, s := range cfg.Fig3Models {
+		if m, err := ParseModel(s); err == nil && len(m.Heads) >= 2 && mg.Res.Method(m.Label()) != nil {
+			names = append(names, m.Label())
+		}
+	}
+	return names
+}
+
 // writeFigures is the figures stage's work.
 func writeFigures(cfg Config, sc *pipeline.StageContext) ([]string, error) {
 	mg, err := mergeResults(cfg, sc.Deps)
@@ -142,11 +162,24 @@ func writeFigures(cfg Config, sc *pipeline.StageContext) ([]string, error) {
 	}
 	// Fig. 3: transformers vs KN vs CTW, with every training replicate's
 	// curve when S > 1 (the seed spread), drawn thin in its model's colour.
-	names := append(append([]string{ctwName}, methodNames(res, "KN", "Markov")...), withReplicates(cfg, res, exact(res, labels(cfg.Fig3Models)...))...)
-	if err := drawLoss(res, names, "Fig. 3: transformers vs KN vs CTW ("+sub+")", filepath.Join(sc.Dir, Fig3File), cfg.Smooth, replicateOf(cfg)); err != nil {
+	refs := []string{ctwName}
+	if c := first(res, "CTW"); c != nil && c.Name != ctwName {
+		refs = append(refs, c.Name)
+	}
+	names := append(append(append([]string{}, refs...), methodNames(res, "KN", "Markov")...), withReplicates(cfg, res, exact(res, labels(cfg.Fig3Models)...))...)
+	if err := drawLoss(res, names, "Fig. 3: transformers vs KN vs "+refShort(res)+" ("+sub+")", filepath.Join(sc.Dir, Fig3File), cfg.Smooth, replicateOf(cfg)); err != nil {
 		return nil, err
 	}
 	outs = append(outs, Fig3File)
+	// Fig. 3, zoomed: the transformers of two or more layers against the
+	// best fixed order (chosen on validation windows) and the references,
+	// so that the excess panel's scale is set by the methods that matter.
+	if zoom := fig3ZoomNames(cfg, mg, refs); len(zoom) > len(refs) {
+		if err := drawLoss(res, zoom, "Fig. 3, zoomed: transformers of ≥ 2 layers vs the best fixed order and "+refShort(res)+" ("+sub+")", filepath.Join(sc.Dir, Fig3ZoomFile), cfg.Smooth, nil); err != nil {
+			return nil, err
+		}
+		outs = append(outs, Fig3ZoomFile)
+	}
 	// Fig. 4: attention-only and single-head vs full.
 	if len(cfg.Fig4Models) > 0 {
 		names = []string{ctwName}

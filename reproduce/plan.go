@@ -111,5 +111,6 @@ func Plan(cfg Config, opts Options) ([]pipeline.Stage, error) {
 // defaults are the study's settings of the methods: CTW's depth, λ and α,
 // and the order of KN and PPM.
 func defaults(cfg Config) methods.Defaults {
-	return methods.Defaults{A: cfg.A, D: cfg.MaxDepth(), Lambda: cfg.Lambda, Alpha: cfg.Alpha}
+	prior := cfg.Prior()
+	return methods.Defaults{A: cfg.A, D: cfg.MaxDepth(), Lambda: cfg.Lambda, Alpha: cfg.Alpha, Prior: &prior}
 }

@@ -41,15 +41,15 @@ func findFig10(cfg Config, mg *merged) Finding {
 		parts = append(parts, fmt.Sprintf("%s (%s) %.3f ± %.3f over the window and %s over the second half",
 			p.Name, ppmVariantNote(p.Name), p.ExcessWindow.Mean, p.ExcessWindow.HalfWidth(), excessSH(p)))
 	}
-	f.Found = "Loss above CTW in nats per symbol (95% CI): " + strings.Join(parts, "; ")
+	f.Found = "Loss above " + refShort(res) + " in nats per symbol (95% CI): " + strings.Join(parts, "; ")
 	if kn != nil {
 		f.Found += fmt.Sprintf("; KN %.3f ± %.3f and %s.", kn.ExcessWindow.Mean, kn.ExcessWindow.HalfWidth(), excessSH(kn))
 	} else {
 		f.Found += "."
 	}
-	best := bestTransformer(cfg, res) // the same as Fig. 3's
+	best := selectedTransformer(cfg, mg) // the same as Fig. 3's
 	if best != nil {
-		f.Found += fmt.Sprintf(" The best transformer (%s) is %s above CTW over the second half.", best.Name, excessSH(best))
+		f.Found += fmt.Sprintf(" The best transformer (%s, chosen on validation windows) is %s above %s over the second half.", best.Name, excessSH(best), refShort(res))
 	}
 	// which statements hold for which variant
 	var knWorse, knBetter, knTie, tfWorse, tfNot []string

@@ -60,7 +60,7 @@ func spikes(m *eval.MethodResult, n int, minHeight float64) []spike {
 // model against the unigram estimator, KN, the fixed orders, and the
 // isolated spikes of the per-position excess.
 func findFig3(cfg Config, mg *merged) Finding {
-	f := Finding{Claim: "All trained transformers except the one-layer one track CTW (Bayes-optimal here) closely over the whole window; " +
+	f := Finding{Claim: "All trained transformers except the one-layer one track CTW (the Bayes-optimal predictor of the paper's Fig. 3 data) closely over the whole window; " +
 		"the one-layer transformer is only slightly better than the unigram estimator; performance improves with the number of layers, " +
 		"with small gains that saturate at about four layers; KN (δ tuned) is clearly worse than CTW and the transformers, most visibly in the late part of the window.", Agrees: true}
 	res := mg.Res
@@ -85,7 +85,10 @@ func findFig3(cfg Config, mg *merged) Finding {
 			parts = append(parts, fmt.Sprintf("%s (%d layer%s) %s", m.Label(), len(m.Heads), plural(len(m.Heads)), excessSH(r)))
 		}
 	}
-	f.Found = "Second-half loss above CTW, in nats per symbol (95% CI): " + strings.Join(parts, "; ") + "."
+	f.Found = "Second-half loss above " + refLong(res) + ", in nats per symbol (95% CI): " + strings.Join(parts, "; ") + "."
+	if c := first(res, "CTW"); c != nil && c != res.Ref() {
+		f.Found += fmt.Sprintf(" CTW(D=%d), the paper's reference, is %s above it.", cfg.MaxDepth(), excessSH(c))
+	}
 	var sp []string
 	spikeOf := append([]lm(nil), ms...)
 	for _, m := range sins {
@@ -97,7 +100,7 @@ func findFig3(cfg Config, mg *merged) Finding {
 		learned := m
 		learned.Sin = false
 		if l := res.Method(learned.Label()); l != nil {
-			f.Found += fmt.Sprintf(" With fixed sinusoidal instead of learned positions, %s is %s above CTW, %s %s (%s).", r.Name, excessSH(r), relation(r, l), l.Name, excessSH(l))
+			f.Found += fmt.Sprintf(" With fixed sinusoidal instead of learned positions, %s is %s above %s, %s %s (%s).", r.Name, excessSH(r), refShort(res), relation(r, l), l.Name, excessSH(l))
 		} else {
 			f.Found += fmt.Sprintf(" %s (sinusoidal positions): %s.", r.Name, excessSH(r))
 		}
@@ -117,9 +120,11 @@ func findFig3(cfg Config, mg *merged) Finding {
 	// The best transformer is that of every Fig. 3 model, the sinusoidal
 	// ones included, as in Fig. 10's section (bestTransformer): one
 	// "best transformer" across the report.
-	f.Found += markovSentence(res, fig3Results(cfg, res), cfg.MaxDepth())
-	if why := cfg.notOptimal(); len(why) > 0 {
+	f.Found += markovSentence(cfg, mg)
+	if why := cfg.notOptimal(); len(why) > 0 && !strings.HasPrefix(res.Ref().Name, "Bayes") {
 		f.Found += fmt.Sprintf(" CTW(D=%d, λ=%g, α=%g) is the reference here but not exactly Bayes-optimal, because %s: a method may beat it.", cfg.MaxDepth(), cfg.Lambda, cfg.Alpha, strings.Join(why, ", and "))
+	} else if len(why) > 0 {
+		f.Found += fmt.Sprintf(" CTW(D=%d) is not exactly Bayes-optimal here, because %s; the excesses are measured from the exact Bayes predictor of the prior.", cfg.MaxDepth(), strings.Join(why, ", and "))
 	}
 	var one *eval.MethodResult
 	var multi []lm
@@ -140,48 +145,45 @@ func findFig3(cfg Config, mg *merged) Finding {
 			deep = append(deep, r)
 		}
 	}
+	ref := res.Ref()
 	if one != nil && uni != nil {
 		d := uni.SecondHalf.Mean - one.SecondHalf.Mean
-		f.Found += fmt.Sprintf(" The one-layer transformer is %.3f nats %s than the unigram estimator over the second half (unigram %s above CTW).",
-			math.Abs(d), map[bool]string{true: "better", false: "worse"}[d >= 0], excessSH(uni))
-		v, text := worse(uni, one)
-		f.check("The one-layer transformer is better than the unigram estimator.", v, text)
-		half := 0.5 * uni.ExcessSecondHalf.Mean
-		v = undecided
-		switch {
-		case one.ExcessSecondHalf.Lo >= half:
-			v = holds
-		case one.ExcessSecondHalf.Hi < half:
-			v = fails
-		}
-		f.check("…but only slightly: it keeps at least half of the unigram estimator's excess over CTW.", v,
-			fmt.Sprintf("%s %s vs half the unigram's, %.3f", one.Name, excessSH(one), half))
+		f.Found += fmt.Sprintf(" The one-layer transformer is %.3f nats %s than the unigram estimator over the second half (unigram %s above %s).",
+			math.Abs(d), map[bool]string{true: "better", false: "worse"}[d >= 0], excessSH(uni), refShort(res))
+		f.test("The one-layer transformer is better than the unigram estimator.", worse(uni, one))
+		f.test(fmt.Sprintf("…but only slightly: it keeps at least half of the unigram estimator's excess over %s.", refShort(res)), halfOf(one, uni, ref))
 		for _, r := range deep {
-			v, text := worse(one, r)
-			f.check(fmt.Sprintf("The one-layer transformer is worse than %s.", r.Name), v, text)
+			f.test(fmt.Sprintf("The one-layer transformer is worse than %s.", r.Name), worse(one, r))
 		}
 	}
 	sort.SliceStable(multi, func(i, j int) bool { return multi[i].L < multi[j].L })
 	for i := 1; i < len(multi); i++ {
 		a, b := multi[i-1], multi[i]
 		if b.L > a.L {
-			v, text := notWorse(b.m, a.m)
-			f.check(fmt.Sprintf("Performance does not degrade with depth: %s is not worse than %s.", b.m.Name, a.m.Name), v, text)
+			f.test(fmt.Sprintf("Performance does not degrade with depth: %s is not worse than %s.", b.m.Name, a.m.Name), notWorse(b.m, a.m))
 		}
 	}
 	if kn != nil {
 		for _, r := range deep {
-			v, text := worse(kn, r)
-			f.check(fmt.Sprintf("KN is worse than %s.", r.Name), v, text)
+			f.test(fmt.Sprintf("KN is worse than %s.", r.Name), worse(kn, r))
+		}
+		// "most visibly in the late part of the window": KN's gap to the
+		// best transformer (chosen on validation windows) is larger in the
+		// second half than in the first.
+		if bt := selectedTransformer(cfg, mg); bt != nil {
+			f.test(fmt.Sprintf("KN's gap to the best transformer, %s, is larger late in the window: its second-half gap exceeds its first-half gap.", bt.Name), laterGap(kn, bt))
 		}
 	}
-	// Tracking CTW on variable-order data means doing better than every
-	// fixed order: the check the paper's picture implies where Markov(k)
-	// estimators were evaluated.
-	if best := bestOf(res, "Markov"); best != nil {
+	// Tracking the Bayes predictor on variable-order data means doing
+	// better than every fixed order, over the whole window: the check the
+	// paper's picture implies where Markov(k) estimators were evaluated,
+	// on both halves of the window. The best fixed order is chosen on
+	// validation windows (selectedFixedOrder).
+	if best := selectedFixedOrder(mg); best != nil {
 		for _, r := range deep {
-			v, text := worse(best, r)
-			f.check(fmt.Sprintf("%s tracks CTW better than the best fixed-order estimator, %s.", r.Name, best.Name), v, text)
+			for _, h := range []half{secondHalf, firstHalf} {
+				f.test(fmt.Sprintf("%s tracks %s better than the best fixed-order estimator, %s, over the %s of the window.", r.Name, refShort(res), best.Name, h), worseOver(h, best, r))
+			}
 		}
 	}
 	f.settleChecked()
@@ -203,21 +205,122 @@ func fig3Results(cfg Config, res *eval.Result) []*eval.MethodResult {
 	return out
 }
 
-// bestTransformer is the Fig. 3 model (fig3Results) with the least
-// second-half excess over CTW, or nil: the "best transformer" of the
-// Fig. 3 and Fig. 10 sections.
-func bestTransformer(cfg Config, res *eval.Result) *eval.MethodResult {
-	var best *eval.MethodResult
-	for _, r := range fig3Results(cfg, res) {
-		if best == nil || r.ExcessSecondHalf.Mean < best.ExcessSecondHalf.Mean {
-			best = r
+// refShort names the reference of the excesses briefly ("Bayes" or
+// "CTW"); refLong with its full name.
+func refShort(res *eval.Result) string {
+	if strings.HasPrefix(res.Ref().Name, "Bayes") {
+		return "Bayes"
+	}
+	return "CTW"
+}
+
+func refLong(res *eval.Result) string {
+	if strings.HasPrefix(res.Ref().Name, "Bayes") {
+		return "the exact Bayes predictor " + res.Ref().Name
+	}
+	return res.Ref().Name
+}
+
+// valLoss is a method's mean second-half loss on the validation windows,
+// averaged over the given replicate labels present in val; ok is false
+// when none is.
+func valLoss(val *eval.Result, names ...string) (float64, bool) {
+	if val == nil {
+		return 0, false
+	}
+	s, k := 0.0, 0
+	for _, n := range names {
+		if r := val.Method(n); r != nil {
+			s += r.SecondHalf.Mean
+			k++
 		}
 	}
-	return best
+	if k == 0 {
+		return 0, false
+	}
+	return s / float64(k), true
+}
+
+// selectedTransformer is the "best transformer" of the Fig. 3 and Fig. 10
+// sections: the Fig. 3 model (learned or sinusoidal positions, any
+// budget) with the lowest mean second-half loss on the validation windows
+// (the held-out training trees, never the test windows that judge it),
+// averaged over its training seeds; its test result, or nil without
+// validation results.
+func selectedTransformer(cfg Config, mg *merged) *eval.MethodResult {
+	best, bestLoss := "", math.Inf(1)
+	for _, s := range cfg.Fig3Models {
+		m, err := ParseModel(s)
+		if err != nil {
+			continue
+		}
+		var reps []string
+		for r := range cfg.SeedsOf(m) {
+			reps = append(reps, RepLabel(m, r))
+		}
+		if l, ok := valLoss(mg.Val, reps...); ok && l < bestLoss {
+			best, bestLoss = m.Label(), l
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	return mg.Res.Method(best)
+}
+
+// selectedFixedOrder is the Markov(k) estimator with the lowest
+// second-half loss on the validation windows (its test result), or nil.
+func selectedFixedOrder(mg *merged) *eval.MethodResult {
+	best, bestLoss := "", math.Inf(1)
+	for _, n := range methodNames(mg.Res, "Markov") {
+		if l, ok := valLoss(mg.Val, n); ok && l < bestLoss {
+			best, bestLoss = n, l
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	return mg.Res.Method(best)
+}
+
+// halfOf tests "one keeps at least half of uni's excess over ref" over
+// the second half: the contrast L_one − ½L_uni − ½L_ref is above 0 (no
+// margin: a ratio).
+func halfOf(one, uni, ref *eval.MethodResult) test {
+	mean, se, df, paired, ok := contrast(secondHalf, term{1, one}, term{-0.5, uni}, term{-0.5, ref})
+	t := test{OK: ok, Text: fmt.Sprintf("%s %s vs half the unigram's, %.3f", one.Name, excessSH(one), 0.5*uni.ExcessSecondHalf.Mean)}
+	if ok {
+		t.PHold, t.PFail = above(mean, se, df, 0)
+		t.Text += "; " + describe("excess − half the unigram's", mean, se, df, paired, secondHalf)
+	}
+	return t
+}
+
+// laterGap tests "a's gap to b is larger in the second half than in the
+// first by more than Margin": per window, (a − b) over the second half
+// minus (a − b) over the first.
+func laterGap(a, b *eval.MethodResult) test {
+	t := test{Text: fmt.Sprintf("%s − %s", a.Name, b.Name)}
+	n := len(a.SecondHalfWindows)
+	if n < 2 || len(a.FirstHalfWindows) != n || len(b.SecondHalfWindows) != n || len(b.FirstHalfWindows) != n {
+		t.Text += ": no per-window losses of both halves"
+		return t
+	}
+	late := &eval.MethodResult{SecondHalfWindows: make([]float64, n)}
+	for j := range n {
+		late.SecondHalfWindows[j] = (a.SecondHalfWindows[j] - b.SecondHalfWindows[j]) - (a.FirstHalfWindows[j] - b.FirstHalfWindows[j])
+	}
+	mean, se, df, _, _ := contrast(secondHalf, term{1, late})
+	first, _, _, _, _ := contrast(firstHalf, term{1, a}, term{-1, b})
+	t.OK = true
+	t.PHold, t.PFail = above(mean, se, df, Margin)
+	t.Text += fmt.Sprintf(": first half %+.4f, second half %+.4f; ", first, first+mean) + describe("second − first", mean, se, df, true, secondHalf) + fmt.Sprintf("; margin %g nats", Margin)
+	return t
 }
 
 // bestOf is the method whose name starts with prefix with the least
-// second-half excess, or nil.
+// second-half excess, or nil (for description only: selections that
+// decide checks use the validation windows).
 func bestOf(res *eval.Result, prefix string) *eval.MethodResult {
 	var best *eval.MethodResult
 	for _, n := range methodNames(res, prefix) {
@@ -232,18 +335,19 @@ func bestOf(res *eval.Result, prefix string) *eval.MethodResult {
 var markovOrder = regexp.MustCompile(`^Markov\(k=(\d+)`)
 
 // markovSentence compares the fixed-order Markov(k) estimators (methods
-// named "Markov…") with CTW and the best transformer of tfs: a fixed order
-// that comes close to CTW means the data barely test variable order. When
-// the largest order evaluated is below the prior's maximum depth D it says
-// so: "the best fixed order" is then the best of those evaluated. With
-// more than one transformer it names those the best is chosen from.
-func markovSentence(res *eval.Result, tfs []*eval.MethodResult, D int) string {
+// named "Markov…") with the reference and the best transformer: a fixed
+// order that comes close to the reference means the data barely test
+// variable order. When the largest order evaluated is below the prior's
+// maximum depth D it says so: "the best fixed order" is then the best of
+// those evaluated. The best fixed order and the best transformer are those
+// selected on the validation windows.
+func markovSentence(cfg Config, mg *merged) string {
+	res := mg.Res
 	mk := methodNames(res, "Markov")
 	if len(mk) == 0 {
 		return ""
 	}
 	var parts []string
-	var best *eval.MethodResult
 	maxK := -1
 	for _, n := range mk {
 		if m := markovOrder.FindStringSubmatch(n); m != nil {
@@ -252,30 +356,15 @@ func markovSentence(res *eval.Result, tfs []*eval.MethodResult, D int) string {
 		}
 		r := res.Method(n)
 		parts = append(parts, fmt.Sprintf("%s %s", r.Name, excessSH(r)))
-		if best == nil || r.ExcessSecondHalf.Mean < best.ExcessSecondHalf.Mean {
-			best = r
-		}
 	}
-	out := " Fixed-order estimators, second half above CTW: " + strings.Join(parts, "; ") + "."
-	if maxK >= 0 && maxK < D {
+	out := " Fixed-order estimators, second half above " + refShort(res) + ": " + strings.Join(parts, "; ") + "."
+	if D := cfg.MaxDepth(); maxK >= 0 && maxK < D {
 		out += fmt.Sprintf(" (Markov(k) was evaluated for k ≤ %d only, below the prior's depth %d: a higher order may do better than the best shown.)", maxK, D)
 	}
-	var tf *eval.MethodResult
-	for _, r := range tfs {
-		if tf == nil || r.ExcessSecondHalf.Mean < tf.ExcessSecondHalf.Mean {
-			tf = r
-		}
+	best, tf := selectedFixedOrder(mg), selectedTransformer(cfg, mg)
+	if best == nil || tf == nil {
+		return out + " (No validation results: the best fixed order and the best transformer are not selected.)"
 	}
-	if tf != nil {
-		of := ""
-		if len(tfs) > 1 {
-			names := make([]string, len(tfs))
-			for i, r := range tfs {
-				names[i] = r.Name
-			}
-			of = "; the best of " + strings.Join(names, ", ")
-		}
-		out += fmt.Sprintf(" The best fixed order, %s, is %s the best transformer, %s (%s%s).", best.Name, relation(best, tf), tf.Name, excessSH(tf), of)
-	}
-	return out
+	return out + fmt.Sprintf(" The best fixed order, %s, is %s the best transformer, %s (%s; both chosen by their second-half loss on %d validation windows, averaged over training seeds).",
+		best.Name, relation(best, tf), tf.Name, excessSH(tf), mg.Val.Windows)
 }

@@ -35,7 +35,7 @@ func fig8Section(cfg Config, mg *merged, deps map[string]*pipeline.Done) (Findin
 			parts = append(parts, fmt.Sprintf("%s %s", r.Name, excessSH(r)))
 		}
 	}
-	f.Found = "Second-half loss above CTW (nats per symbol, 95% CI): " + strings.Join(parts, "; ") + "."
+	f.Found = "Second-half loss above " + refShort(mg.Res) + " (nats per symbol, 95% CI): " + strings.Join(parts, "; ") + "."
 	if enc0 != synth.Paper {
 		f.Found = "Under the " + enc0 + " encoding: " + f.Found
 	}
@@ -115,21 +115,21 @@ func fig8Checks(cfg Config, mg *merged, enc0 string, gaps []synthGap, f *Finding
 			}
 		}
 		if !decided && tf20 != nil && all != nil {
-			v, text := equivalent(tf20, all, GapTolerance)
-			vote(r, match, v, text)
+			t := equivalent(tf20, all, GapTolerance)
+			vote(r, match, t.verdict(), t.Text)
 		}
 		for _, less := range []synth.Variant{synth.TotalCountsOnly, synth.WithoutCounts} {
 			if x := get(less); x != nil && all != nil {
-				v, text := worse(x, all)
+				t := worse(x, all)
 				claim := fmt.Sprintf("Removing counting information degrades performance: %s is worse than %s.",
 					synthLabel(less, enc0), synthLabel(synth.WithAllCounts, enc0))
-				vote(r, claim, v, text)
+				vote(r, claim, t.verdict(), t.Text)
 			}
 		}
 		if hasTF02 && r < cfg.NumSeeds() && tf20 != nil {
 			if m := mg.Res.Method(RepLabel(tf02, r)); m != nil {
-				v, text := equivalent(m, tf20, GapTolerance)
-				vote(r, fmt.Sprintf("TF 0-2 (%s) performs close to TF 2-0 (second-half losses within ±%g nats).", tf02.Label(), GapTolerance), v, text)
+				t := equivalent(m, tf20, GapTolerance)
+				vote(r, fmt.Sprintf("TF 0-2 (%s) performs close to TF 2-0 (second-half losses within ±%g nats).", tf02.Label(), GapTolerance), t.verdict(), t.Text)
 			}
 		}
 	}

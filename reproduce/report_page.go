@@ -46,7 +46,10 @@ type summaryRow struct {
 	// SeedSecond and SeedExcessSecond are the second-half loss and excess
 	// over CTW, mean ± 95% Student-t half-width across training seeds.
 	SeedSecond, SeedExcessSecond string
-	Ref                          bool
+	// CTWSecond is the second-half excess over CTW (paired), beside the
+	// excess over the reference when that is the Bayes predictor.
+	CTWSecond string
+	Ref       bool
 }
 
 // stageRow is one row of the stage table (the cost section).
@@ -61,8 +64,13 @@ type reportData struct {
 	Summary                                    []summaryRow
 	SummaryNote                                string
 	Seeds                                      int // S; the seed columns show when > 1
-	Figures                                    []figureSection
-	Stages                                     []stageRow
+	// Ref names the reference of the excess columns ("Bayes" or "CTW");
+	// CTWCol shows a second-half excess over CTW beside it when the
+	// reference is Bayes.
+	Ref     string
+	CTWCol  bool
+	Figures []figureSection
+	Stages  []stageRow
 }
 
 // codeKeyOf is opts.CodeKey or, when unset, pipeline.CodeKey(); a given
@@ -204,11 +212,22 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 	for _, st := range seedStats(cfg, res) {
 		seeds[st.Model] = st
 	}
+	d.Ref = refShort(res)
+	ctwRes := first(res, "CTW")
+	d.CTWCol = d.Ref == "Bayes" && ctwRes != nil
 	for i, m := range res.Methods {
 		if isReplicate(cfg, m.Name) {
 			continue
 		}
-		r := summaryRow{Method: m.Name, Window: iv(m.Window), Second: iv(m.SecondHalf),
+		ctwCell := "—"
+		if d.CTWCol {
+			if p, ok := eval.PairedSecondHalf(&res.Methods[i], ctwRes, res.Confidence); ok && &res.Methods[i] != ctwRes {
+				ctwCell = iv(p)
+			} else if &res.Methods[i] == ctwRes {
+				ctwCell = "(CTW)"
+			}
+		}
+		r := summaryRow{CTWSecond: ctwCell, Method: m.Name, Window: iv(m.Window), Second: iv(m.SecondHalf),
 			ExcessWindow: iv(m.ExcessWindow), ExcessSecond: iv(m.ExcessSecondHalf), Ref: i == res.Reference, Time: "—", Params: "—"}
 		if r.Ref {
 			r.ExcessWindow, r.ExcessSecond = "(reference)", "(reference)"
@@ -242,7 +261,7 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 		indep = fmt.Sprintf("WARNING: from only %d trees, so windows share trees and the intervals, which assume independent windows, are too narrow", cfg.TestTrees)
 	}
 	d.SummaryNote = fmt.Sprintf("Mean loss in nats per symbol over %d test windows of N=%d (%s), "+
-		"with %.0f%% confidence half-widths across windows (%s); the excess over CTW is paired window by window. "+
+		"with %.0f%% confidence half-widths across windows (%s); the excess over "+refLong(res)+" is paired window by window. "+
 		"The second half is positions %d..%d. Training time is wall time on this machine.",
 		res.Windows, res.N, indep, 100*res.Confidence, res.CIMethod, res.SecondHalfStart, res.N)
 	var who, figs []string
@@ -281,7 +300,11 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 		d.Figures = append(d.Figures, s)
 		return nil
 	}
-	if err := add("fig3", "Fig. 3 — transformers vs KN vs CTW", []string{filepath.Join(figDir, Fig3File)}, acrossReplicates(cfg, mg, findFig3), ""); err != nil {
+	fig3Files := []string{filepath.Join(figDir, Fig3File)}
+	if _, err := os.Stat(filepath.Join(figDir, Fig3ZoomFile)); err == nil {
+		fig3Files = append(fig3Files, filepath.Join(figDir, Fig3ZoomFile))
+	}
+	if err := add("fig3", "Fig. 3 — transformers vs KN vs "+refShort(res)+" (and CTW)", fig3Files, acrossReplicates(cfg, mg, findFig3), ""); err != nil {
 		return nil, err
 	}
 	if len(cfg.Fig4Models) > 0 {
@@ -293,7 +316,7 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 			return nil, err
 		}
 	}
-	f5, f5files, f5missing := fig5Section(cfg, sc.Deps)
+	f5, f5files, f5missing := fig5Section(cfg, mg, sc.Deps)
 	if err := add("fig5", "Fig. 5 — attention heatmaps and suffix matching", f5files, f5, f5missing); err != nil {
 		return nil, err
 	}
@@ -445,8 +468,8 @@ img { max-width: 100%; border: 1px solid #eee; }
 <p class="small">Reproduction of “An Information-Theoretic Approach to Understanding Transformers’ In-Context Learning of Variable-Order Markov Chains”, generated {{.Generated}} by <code>vomc reproduce</code> from data drawn in this run.</p>
 <h2 id="summary">Summary</h2>
 <table>
-<tr><th class="l">method</th><th>window loss</th><th>second half</th><th>excess over CTW (window)</th><th>excess over CTW (second half)</th>{{if gt .Seeds 1}}<th>second half, across seeds</th><th>excess (second half), across seeds</th>{{end}}<th>training time</th><th>parameters</th><th class="l">note</th></tr>
-{{$seeds := .Seeds}}{{range .Summary}}<tr{{if .Ref}} class="ref"{{end}}><td class="l">{{.Method}}</td><td>{{.Window}}</td><td>{{.Second}}</td><td>{{.ExcessWindow}}</td><td>{{.ExcessSecond}}</td>{{if gt $seeds 1}}<td>{{.SeedSecond}}</td><td>{{.SeedExcessSecond}}</td>{{end}}<td>{{.Time}}</td><td>{{.Params}}</td><td class="l">{{.Note}}</td></tr>
+<tr><th class="l">method</th><th>window loss</th><th>second half</th><th>excess over {{.Ref}} (window)</th><th>excess over {{.Ref}} (second half)</th>{{if .CTWCol}}<th>excess over CTW (second half)</th>{{end}}{{if gt .Seeds 1}}<th>second half, across seeds</th><th>excess (second half), across seeds</th>{{end}}<th>training time</th><th>parameters</th><th class="l">note</th></tr>
+{{$seeds := .Seeds}}{{$ctw := .CTWCol}}{{range .Summary}}<tr{{if .Ref}} class="ref"{{end}}><td class="l">{{.Method}}</td><td>{{.Window}}</td><td>{{.Second}}</td><td>{{.ExcessWindow}}</td><td>{{.ExcessSecond}}</td>{{if $ctw}}<td>{{.CTWSecond}}</td>{{end}}{{if gt $seeds 1}}<td>{{.SeedSecond}}</td><td>{{.SeedExcessSecond}}</td>{{end}}<td>{{.Time}}</td><td>{{.Params}}</td><td class="l">{{.Note}}</td></tr>
 {{end}}</table>
 <p class="small">{{.SummaryNote}}</p>
 {{range .Figures}}<h2 id="{{.ID}}">{{.Title}}</h2>
@@ -456,7 +479,7 @@ img { max-width: 100%; border: 1px solid #eee; }
 {{end}}{{if .Found}}<p class="{{if not .Claim}}note{{else if .Agrees}}found{{else}}differs{{end}}"><b>This run:</b> {{.Found}}</p>
 {{end}}{{if .Summary}}<p><b>Verdict:</b> {{.Summary}}.</p>
 {{end}}{{if .Checks}}<table>
-<tr><th class="l">part of the claim</th><th class="l">verdict</th><th class="l">numbers (second-half excess over CTW, nats/symbol, 95% CI)</th></tr>
+<tr><th class="l">part of the claim</th><th class="l">verdict</th><th class="l">numbers (second-half excess over {{$.Ref}}, nats/symbol, 95% CI; p-values Holm-adjusted across the figure's tests)</th></tr>
 {{range .Checks}}<tr><td class="l">{{.Claim}}</td><td class="l"><b>{{.Verdict}}</b></td><td class="l">{{.Numbers}}</td></tr>
 {{end}}</table>
 {{end}}{{range .Tables}}<p class="small">{{.Caption}}</p>

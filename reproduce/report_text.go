@@ -20,8 +20,8 @@ Reproduction of “An Information-Theoretic Approach to Understanding Transforme
 
 Summary
 
-method | window loss | second half | excess over CTW (window) | excess over CTW (second half) |{{if gt .Seeds 1}} second half, across seeds | excess (second half), across seeds |{{end}} training time | parameters | note |
-{{$seeds := .Seeds}}{{range .Summary}}{{.Method}} | {{.Window}} | {{.Second}} | {{.ExcessWindow}} | {{.ExcessSecond}} |{{if gt $seeds 1}} {{.SeedSecond}} | {{.SeedExcessSecond}} |{{end}} {{.Time}} | {{.Params}} | {{.Note}} |
+method | window loss | second half | excess over {{.Ref}} (window) | excess over {{.Ref}} (second half) |{{if .CTWCol}} excess over CTW (second half) |{{end}}{{if gt .Seeds 1}} second half, across seeds | excess (second half), across seeds |{{end}} training time | parameters | note |
+{{$seeds := .Seeds}}{{$ctw := .CTWCol}}{{range .Summary}}{{.Method}} | {{.Window}} | {{.Second}} | {{.ExcessWindow}} | {{.ExcessSecond}} |{{if $ctw}} {{.CTWSecond}} |{{end}}{{if gt $seeds 1}} {{.SeedSecond}} | {{.SeedExcessSecond}} |{{end}} {{.Time}} | {{.Params}} | {{.Note}} |
 {{end}}
 {{.SummaryNote}}
 {{range .Figures}}
@@ -35,7 +35,7 @@ This run ({{if not .Claim}}a description{{else if .Agrees}}agrees{{else}}differs
 {{end}}{{if .Summary}}
 Verdict: {{.Summary}}.
 {{end}}{{if .Checks}}
-part of the claim | verdict | numbers (second-half excess over CTW, nats/symbol, 95% CI) |
+part of the claim | verdict | numbers (second-half excess over {{$.Ref}}, nats/symbol, 95% CI; p-values Holm-adjusted across the figure's tests) |
 {{range .Checks}}{{.Claim}} | {{.Verdict}} | {{.Numbers}} |
 {{end}}{{end}}{{range .Tables}}
 {{.Caption}}

@@ -2,7 +2,6 @@ package reproduce
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/vomc/vomc/eval"
@@ -58,14 +57,20 @@ func acrossReplicates(cfg Config, mg *merged, find func(Config, *merged) Finding
 	short := 0
 	for i := range f.Checks {
 		f.Checks[i].Verdict = combineSeeds(per[i])
-		f.Checks[i].Numbers += " (replicate 0; " + bySeed(per[i]) + ")"
+		k := 0
+		for _, v := range per[i] {
+			if v == holds.String() {
+				k++
+			}
+		}
+		f.Checks[i].Numbers += fmt.Sprintf(" (replicate 0; holds in %d of %d seeds; %s)", k, votes(per[i]), bySeed(per[i]))
 		if votes(per[i]) < S {
 			short++
 		}
 	}
 	f.settle()
 	if short == 0 {
-		f.Summary += fmt.Sprintf("; each check decided on each of the %d training seeds", S)
+		f.Summary += fmt.Sprintf("; each check decided on each of the %d training seeds (Holm-adjusted within each seed) and combined with seeds as the unit: it holds when it holds in every seed, fails when it fails in a strict majority, and is inconclusive otherwise", S)
 	} else {
 		f.Summary += fmt.Sprintf("; each check decided on each of the %d training seeds that has its models (%d check%s on fewer seeds: results missing, see “by seed”)", S, short, plural(short))
 	}
@@ -166,7 +171,7 @@ func replicateView(cfg Config, mg *merged, r int) *merged {
 			}
 		}
 	}
-	v := &merged{Res: &res, Construct: mg.Construct, CInfo: mg.CInfo, Train: mg.Train, Logs: map[string][]transformer.LogEntry{}}
+	v := &merged{Res: &res, Val: mg.Val, Construct: mg.Construct, CInfo: mg.CInfo, Train: mg.Train, Logs: map[string][]transformer.LogEntry{}}
 	for label, name := range rep {
 		if h, ok := mg.Logs[name]; ok {
 			v.Logs[label] = h
@@ -184,6 +189,15 @@ type Check struct {
 	Verdict string `json:"verdict"` // "holds", "fails" or "inconclusive"
 	Numbers string `json:"numbers"`
 	Caveat  bool   `json:"caveat,omitempty"`
+	// Tested checks are decided by p-values (see report_stats.go): PHold
+	// and PFail as tested, Holm-adjusted across the figure's tested checks
+	// by settle.
+	Tested bool    `json:"tested,omitempty"`
+	PHold  float64 `json:"p_hold,omitempty"`
+	PFail  float64 `json:"p_fail,omitempty"`
+	// decided is set once adjust has decided the check (a combined
+	// verdict across seeds is not decided again).
+	decided bool
 }
 
 // String is the verdict's word: "holds", "fails" or "inconclusive".
@@ -203,6 +217,59 @@ func (f *Finding) check(claim string, v verdict, numbers string) {
 	f.Checks = append(f.Checks, Check{Claim: claim, Verdict: v.String(), Numbers: numbers})
 }
 
+// test adds a part of the claim decided by a test (see report_stats.go);
+// its verdict is set by settle, after the multiplicity adjustment.
+func (f *Finding) test(claim string, t test) {
+	c := Check{Claim: claim, Numbers: t.Text, Verdict: undecided.String()}
+	if t.OK {
+		c.Tested, c.PHold, c.PFail = true, t.PHold, t.PFail
+	}
+	f.Checks = append(f.Checks, c)
+}
+
+// caveatTest adds a caveat decided by a test.
+func (f *Finding) caveatTest(claim string, t test) {
+	f.test(claim, t)
+	f.Checks[len(f.Checks)-1].Caveat = true
+}
+
+// adjust decides the tested checks: their PHold and PFail are
+// Holm-adjusted across the tested checks of the finding; a check holds when
+// its adjusted PHold is below Alpha, fails when its adjusted PFail is, and
+// is inconclusive otherwise. The numbers state the adjusted p-values.
+func (f *Finding) adjust() {
+	var idx []int
+	var ph, pf []float64
+	for i, c := range f.Checks {
+		if c.Tested && !c.decided {
+			idx = append(idx, i)
+			ph = append(ph, c.PHold)
+			pf = append(pf, c.PFail)
+		}
+	}
+	ah, af := holm(ph), holm(pf)
+	for k, i := range idx {
+		c := &f.Checks[i]
+		v := undecided
+		switch {
+		case ah[k] < Alpha:
+			v = holds
+		case af[k] < Alpha:
+			v = fails
+		}
+		c.Verdict, c.decided = v.String(), true
+		c.Numbers += fmt.Sprintf("; p for “holds” %s, for “fails” %s (Holm-adjusted over the %d tests)", pval(ah[k]), pval(af[k]), len(idx))
+	}
+}
+
+// pval formats a p-value.
+func pval(p float64) string {
+	if p < 1e-4 {
+		return "< 1e-4"
+	}
+	return fmt.Sprintf("%.3g", p)
+}
+
 // caveat adds a caveat (see Check) with its verdict and numbers.
 func (f *Finding) caveat(claim string, v verdict, numbers string) {
 	f.Checks = append(f.Checks, Check{Claim: claim, Verdict: v.String(), Numbers: numbers, Caveat: true})
@@ -212,6 +279,7 @@ func (f *Finding) caveat(claim string, v verdict, numbers string) {
 // Agrees) and appends the count of checks by verdict to Found. A failed
 // caveat counts as inconclusive.
 func (f *Finding) settle() {
+	f.adjust()
 	if len(f.Checks) == 0 {
 		f.Verdict = map[bool]string{true: holds.String(), false: fails.String()}[f.Agrees]
 		return
@@ -252,69 +320,6 @@ func (f *Finding) settleChecked() {
 	f.settle()
 }
 
-// NonInferiorityMargin (nats per symbol of second-half excess over CTW)
-// is how much worse a model may be than another and still count as "not
-// worse" (notWorse: a deeper transformer against a shallower one, Fig. 3):
-// a smaller difference is not a degradation one could read off a figure,
-// and with 1000 test windows a far smaller one is statistically clear.
-const NonInferiorityMargin = 0.005
-
-// difference is the 95% interval of a − b in second-half excess over CTW
-// (nats per symbol) and the text that states it. When both results hold
-// per-window losses (the same test windows) it is the paired interval
-// across windows (eval.PairedSecondHalf); otherwise the conservative
-// [a.Lo − b.Hi, a.Hi − b.Lo] from the two intervals, which contains the
-// difference whenever both intervals contain their means. Lo and Hi are
-// NaN when undefined (a single window). paired says which interval it is.
-func difference(a, b *eval.MethodResult) (d eval.Interval, paired bool, text string) {
-	text = fmt.Sprintf("%s %s vs %s %s", a.Name, excessSH(a), b.Name, excessSH(b))
-	if p, ok := eval.PairedSecondHalf(a, b, eval.DefaultConfidence); ok && !math.IsNaN(p.Lo) {
-		return p, true, text + fmt.Sprintf("; paired difference %+.4f ± %.4f", p.Mean, p.HalfWidth())
-	}
-	x, y := a.ExcessSecondHalf, b.ExcessSecondHalf
-	return eval.Interval{Mean: x.Mean - y.Mean, Lo: x.Lo - y.Hi, Hi: x.Hi - y.Lo}, false, text
-}
-
-// worse decides "a's second-half excess over CTW is higher than b's" by
-// the interval of a − b (difference): holds when it lies above 0, fails
-// when below, inconclusive when it contains 0 or is undefined.
-func worse(a, b *eval.MethodResult) (verdict, string) {
-	d, _, text := difference(a, b)
-	switch {
-	case d.Lo > 0:
-		return holds, text
-	case d.Hi < 0:
-		return fails, text
-	}
-	return undecided, text
-}
-
-// notWorse decides "a is not worse than b" as a non-inferiority test at
-// NonInferiorityMargin on the interval of a − b (difference): holds when
-// its upper end is at most the margin, fails when its lower end is above
-// the margin, inconclusive otherwise and when it is undefined.
-func notWorse(a, b *eval.MethodResult) (verdict, string) {
-	d, _, text := difference(a, b)
-	text += fmt.Sprintf("; margin %g nats", NonInferiorityMargin)
-	switch {
-	case d.Hi <= NonInferiorityMargin:
-		return holds, text
-	case d.Lo > NonInferiorityMargin:
-		return fails, text
-	}
-	return undecided, text
-}
-
-// equivalent decides "a and b are within ±tol of each other" as an
-// equivalence test on the interval of a − b (difference): see within.
-func equivalent(a, b *eval.MethodResult, tol float64) (verdict, string) {
-	d, paired, text := difference(a, b)
-	if !paired {
-		text += fmt.Sprintf("; difference %+.4f, interval [%+.4f, %+.4f]", d.Mean, d.Lo, d.Hi)
-	}
-	return within(d.Lo, d.Hi, tol), text + fmt.Sprintf("; tolerance ±%g nats", tol)
-}
-
 // within decides "the difference is within ±tol" from its interval
 // [lo, hi]: holds when the whole interval lies within ±tol, fails when it
 // lies wholly outside (above tol or below −tol), inconclusive when it
@@ -343,7 +348,7 @@ func clearlyAbove(a, b *eval.MethodResult) bool {
 // better than", "clearly worse than" (decided by worse) or "within noise
 // of".
 func relation(a, b *eval.MethodResult) string {
-	switch v, _ := worse(a, b); v {
+	switch worse(a, b).verdict() {
 	case holds:
 		return "clearly worse than"
 	case fails:

@@ -22,7 +22,11 @@ const MergedFile = "results.json"
 // baselines', then each model's, then the synthetic models'), with the
 // construction's separate result and the models' training records.
 type merged struct {
-	Res       *eval.Result
+	Res *eval.Result
+	// Val are the results on the validation windows (the held-out
+	// training trees) from which "best" methods are selected; nil when the
+	// stages kept none.
+	Val       *eval.Result
 	Construct *eval.Result
 	CInfo     ConstructInfo
 	Train     map[string]TrainInfo // by label
@@ -43,13 +47,45 @@ func mergeResults(cfg Config, deps map[string]*pipeline.Done) (*merged, error) {
 		return nil, err
 	}
 	mg := &merged{Res: res, Train: map[string]TrainInfo{}, Logs: map[string][]transformer.LogEntry{}}
+	// addVal merges a stage's validation results (valFile), if any.
+	addVal := func(d *pipeline.Done) error {
+		v, err := eval.LoadJSONFile(filepath.Join(d.Dir, valFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", d.Name, err)
+		}
+		if mg.Val == nil {
+			mg.Val = v
+			return nil
+		}
+		if v.Windows != mg.Val.Windows || v.N != mg.Val.N {
+			return fmt.Errorf("%s: %d validation windows of %d, earlier stages %d of %d", d.Name, v.Windows, v.N, mg.Val.Windows, mg.Val.N)
+		}
+		for _, mr := range v.Methods {
+			if mg.Val.Method(mr.Name) == nil {
+				mg.Val.Methods = append(mg.Val.Methods, mr)
+			}
+		}
+		return nil
+	}
+	if err := addVal(base); err != nil {
+		return nil, err
+	}
 	add := func(d *pipeline.Done) error {
+		if err := addVal(d); err != nil {
+			return err
+		}
 		r, err := loadResult(d)
 		if err != nil {
 			return err
 		}
 		if r.Windows != res.Windows || r.N != res.N {
 			return fmt.Errorf("%s: %d windows of %d, baselines %d of %d", d.Name, r.Windows, r.N, res.Windows, res.N)
+		}
+		if r.Ref().Name != res.Ref().Name {
+			return fmt.Errorf("%s: excesses measured from %s, the baselines' from %s (stages of different builds?)", d.Name, r.Ref().Name, res.Ref().Name)
 		}
 		for i, mr := range r.Methods {
 			if i != r.Reference && res.Method(mr.Name) == nil {

@@ -132,7 +132,7 @@ func TestSeedsGraph(t *testing.T) {
 		if tr.Kind != pipeline.KindTrain || !tr.Resumable || !slices.Equal(tr.Deps, []string{StageTrainData}) {
 			t.Errorf("%s: kind %s deps %v", tr.Name, tr.Kind, tr.Deps)
 		}
-		if !slices.Equal(ev.Deps, []string{StageTestData, tr.Name}) {
+		if !slices.Equal(ev.Deps, []string{StageTestData, tr.Name, StageTrainData}) {
 			t.Errorf("%s deps %v", ev.Name, ev.Deps)
 		}
 		if !slices.Contains(by[StageFigures].Deps, ev.Name) || !slices.Contains(by[StageReport].Deps, tr.Name) {
