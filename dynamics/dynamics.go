@@ -2,10 +2,12 @@
 // during training. At every training snapshot (the parameters kept at
 // chosen steps: trainrun.SnapshotSteps, 'vomc train --snapshots') it evaluates the model on a fixed probe set
 // of test windows beside reference predictors — the unigram, fixed-order
-// Markov(k) estimators for k = 1..D, Kneser–Ney, and CTW (the Bayes
-// predictor of the source prior) — and reports
+// Markov(k) estimators for k = 1..D, Kneser–Ney, CTW, and, where CTW(D) is
+// not the Bayes predictor of the source prior (mixed depths, non-Dirichlet
+// leaves), the exact Bayes predictor (package bayes) — and reports
 //
-//   - the model's excess loss over the reference (CTW) per symbol, over the
+//   - the model's excess loss over the reference (the exact Bayes
+//     predictor: Bayes, or CTW where it is Bayes) per symbol, over the
 //     whole window (positions 1..N) and its second half (N/2+1..N), with
 //     95% intervals across windows, in nats;
 //   - the mean Kullback–Leibler divergence per position from each reference
@@ -105,7 +107,7 @@ type Options struct {
 	Windows [][]byte
 	// References are the predictors the model is compared with; Excess
 	// names the one excess losses are measured against (empty: the first
-	// whose name starts with "CTW", else the first).
+	// whose name starts with "Bayes", else "CTW", else the first).
 	References []Reference
 	Excess     string
 	// HeadWindows is the number of probe windows the head labels are

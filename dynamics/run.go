@@ -18,6 +18,7 @@ import (
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/methods"
+	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/kernels"
@@ -161,6 +162,12 @@ func references(cfg RunConfig, d methods.Defaults, probe [][]byte) ([]Reference,
 	spec := cfg.Methods
 	if spec == "" {
 		spec = DefaultMethods(d.D)
+		// Where CTW(D) is not the Bayes predictor of the data's prior
+		// (mixed depths, non-Dirichlet leaves), the exact one is measured
+		// too, and the excess is over it.
+		if p := d.Prior; p != nil && !ctwIsBayes(*p) {
+			spec += ",bayes"
+		}
 	}
 	built, err := methods.Build(spec, d)
 	if err != nil {
@@ -175,17 +182,36 @@ func references(cfg RunConfig, d methods.Defaults, probe [][]byte) ([]Reference,
 
 // excessIndex is the index of the excess reference (see Options.Excess):
 // the one named name, or with name empty the first whose name starts with
-// "CTW", else 0; −1 when a given name is missing.
+// "Bayes" (the exact Bayes predictor), else "CTW", else 0; −1 when a given
+// name is missing.
 func excessIndex(refs []Reference, name string) int {
-	for i, r := range refs {
-		if name != "" && r.Name == name || name == "" && strings.HasPrefix(r.Name, "CTW") {
-			return i
-		}
-	}
 	if name != "" {
+		for i, r := range refs {
+			if r.Name == name {
+				return i
+			}
+		}
 		return -1
 	}
+	for _, prefix := range []string{"Bayes", "CTW"} {
+		for i, r := range refs {
+			if strings.HasPrefix(r.Name, prefix) {
+				return i
+			}
+		}
+	}
 	return 0
+}
+
+// ctwIsBayes reports whether CTW with the prior's (D, λ, α) is its exact
+// Bayes predictor: one maximum depth and Dirichlet leaves.
+func ctwIsBayes(p source.Prior) bool {
+	for _, D := range p.Depths {
+		if D != p.Depths[0] {
+			return false
+		}
+	}
+	return p.Leaves == source.Dirichlet
 }
 
 // Files are the files Write writes.

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/vomc/vomc/methods"
+	"github.com/vomc/vomc/source"
 )
 
 // TestExistingOutput: the first of Write's files found in a directory, in
@@ -86,6 +89,29 @@ func TestReadResult(t *testing.T) {
 		os.WriteFile(p, []byte(body), 0o644)
 		if _, err := ReadResult(p); err == nil {
 			t.Errorf("%q: no error", body)
+		}
+	}
+}
+
+// TestBayesReference: the exact Bayes predictor joins the references where
+// CTW is not it, and the excess is measured from it; with one depth and
+// Dirichlet leaves CTW is the reference.
+func TestBayesReference(t *testing.T) {
+	for _, tc := range []struct {
+		prior source.Prior
+		want  string
+	}{
+		{source.Prior{A: 3, Depths: []int{2}, Lambda: 0.15, Alpha: []float64{0.5}}, "CTW(D=2,λ=0.15,α=0.5)"},
+		{source.Prior{A: 3, Depths: []int{1, 2}, Lambda: 0.15, Alpha: []float64{0.5}}, "Bayes(D=1..2,λ=0.15,α=0.5)"},
+		{source.Prior{A: 3, Depths: []int{2}, Lambda: 0.15, Alpha: []float64{0.5}, Leaves: source.Mixed}, "Bayes(D=2,λ=0.15,α=0.5,mixed 0.5 sparse z=0.5)"},
+	} {
+		d := methods.DefaultsFor(tc.prior)
+		refs, err := references(RunConfig{}, d, [][]byte{{0, 1, 2, 0}, {1, 1, 2, 0}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := refs[excessIndex(refs, "")].Name; got != tc.want {
+			t.Errorf("%+v: excess over %s, want %s", tc.prior, got, tc.want)
 		}
 	}
 }
