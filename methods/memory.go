@@ -8,6 +8,7 @@ import (
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/kn"
+	"github.com/vomc/vomc/leafprior"
 )
 
 // Workload is what MemoryEstimate sizes the methods' memory for: Windows
@@ -27,7 +28,9 @@ type Workload struct {
 // ctw, ppm, markov, construct and kn; for kn without a fixed delta also
 // the δ tuning (kn.TuneMemoryEstimate and a state per worker); an npy
 // method's distributions; twice a tf or synth model's files (its weights,
-// read and in memory). Other methods count nothing.
+// read and in memory); for bayes a CTW state per depth 0..D per worker
+// (the prior's depths are at most D) and the sparse leaves' memo at its
+// cap (leafprior.MemoEntries entries). Other methods count nothing.
 func MemoryEstimate(list string, w Workload) int64 {
 	W, n := int64(w.Windows), int64(w.N)
 	tuneW, tuneN := w.Windows, w.N
@@ -58,6 +61,11 @@ func MemoryEstimate(list string, w Workload) int64 {
 			if _, fixed := params["delta"]; !fixed {
 				est += kn.TuneMemoryEstimate(tuneW, tuneN, depth) + workers*state
 			}
+		case "bayes":
+			for d := 0; d <= depth; d++ {
+				est += workers * ctw.MemoryEstimate(ctw.Config{A: w.A, D: d}, n)
+			}
+			est += leafprior.MemoEntries * int64(64+8*w.A)
 		case "npy":
 			est += W * n * int64(w.A) * 8
 		case "tf", "synth":

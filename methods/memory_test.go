@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/vomc/vomc/leafprior"
 )
 
 func TestMemoryEstimate(t *testing.T) {
@@ -25,6 +27,10 @@ func TestMemoryEstimate(t *testing.T) {
 	}
 	if n := MemoryEstimate("npy:path=x.npy", w); n != 10*100*3*8 {
 		t.Errorf("npy: %d", n)
+	}
+	// bayes: a CTW state per depth 0..D and the sparse memo's cap
+	if b := MemoryEstimate("bayes", w); b <= one+leafprior.MemoEntries*(64+8*3) {
+		t.Errorf("bayes: %d, CTW at D=3 %d", b, one)
 	}
 }
 
