@@ -119,6 +119,12 @@ type Config struct {
 	// the stage, seed and label it has under Seeds, so changing a model's
 	// count adds or drops replicates without retraining the others.
 	ModelSeeds map[string]int `json:"model_seeds,omitempty"`
+	// Ladder, when set, gives every trained model replicate an attention
+	// profile stage (its heads by query position on 100 test windows) and
+	// the report a section that applies the budget ladder's decision rule
+	// (docs/figures/ladder/README.md) and draws excess against training
+	// tokens (the ladder preset).
+	Ladder bool `json:"ladder,omitempty"`
 	// Workers is the number of goroutines for data and evaluation (0: all
 	// cores); it does not change any result.
 	Workers int `json:"workers"`
@@ -267,6 +273,7 @@ func Preset(name string) (Config, error) {
 		c.ConstructWindows, c.HeatmapModel = 20, "4,4-x4"
 		c.Seeds = 2
 		c.ModelSeeds = map[string]int{"4,4,4": 1, "4,4,4-x2": 1, "4,4,4-x4": 1, "4,4,4,4": 1}
+		c.Ladder = true
 		c.ExtraMethods = markovUpTo(5)
 	case "medium":
 		c.Depths, c.N = []int{4}, 512

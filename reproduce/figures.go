@@ -3,6 +3,7 @@ package reproduce
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -197,6 +198,15 @@ func writeFigures(cfg Config, sc *pipeline.StageContext) ([]string, error) {
 			return nil, err
 		}
 		outs = append(outs, Fig4CurvesFile)
+	}
+	// The budget ladder: excess against training tokens.
+	if cfg.Ladder {
+		if err := drawLadder(cfg, res, sc.Dir); err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(filepath.Join(sc.Dir, LadderFile)); err == nil {
+			outs = append(outs, LadderFile)
+		}
 	}
 	// Fig. 10: PPM (method A) in its three variants vs the transformers.
 	names = append(append([]string{ctwName}, methodNames(res, "PPM")...), exact(res, labels(cfg.Fig3Models)...)...)

@@ -87,6 +87,9 @@ func Plan(cfg Config, opts Options) ([]pipeline.Stage, error) {
 				continue
 			}
 			stages = append(stages, evalModelStage(cfg, m, r, opts))
+			if cfg.Ladder {
+				stages = append(stages, profileStage(cfg, m, r, opts))
+			}
 			if cfg.dynamicsOf(r) != "" {
 				stages = append(stages, dynamicsStage(cfg, m, r, opts))
 			}

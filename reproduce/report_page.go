@@ -300,6 +300,12 @@ func writeReport(cfg Config, opts Options, sc *pipeline.StageContext) ([]string,
 		d.Figures = append(d.Figures, s)
 		return nil
 	}
+	if cfg.Ladder {
+		f, files := ladderSection(cfg, mg, sc.Deps, figDir)
+		if err := add("ladder", "The budget ladder: is Fig. 3's failure at depth 5 the training budget?", files, f, ""); err != nil {
+			return nil, err
+		}
+	}
 	fig3Files := []string{filepath.Join(figDir, Fig3File)}
 	if _, err := os.Stat(filepath.Join(figDir, Fig3ZoomFile)); err == nil {
 		fig3Files = append(fig3Files, filepath.Join(figDir, Fig3ZoomFile))
