@@ -197,6 +197,9 @@ func (sp *spec) unused() error {
 // Build parses a comma-separated list of specifications and constructs the
 // predictors, tuning KN's discount on d.Tune where needed.
 func Build(list string, d Defaults) ([]Built, error) {
+	if err := Check(list); err != nil {
+		return nil, err
+	}
 	var out []Built
 	for _, s := range strings.Split(list, ",") {
 		if strings.TrimSpace(s) == "" {
@@ -420,6 +423,9 @@ func buildTF(sp *spec, d Defaults) (Built, error) {
 	}
 	m, err := transformer.LoadSafetensorsOn(d.Backend, file)
 	if err != nil {
+		if strings.Contains(err.Error(), `"vomc-torch-module"`) {
+			return b, fmt.Errorf("methods: %q: %w; this is a model of the PyTorch engine's own module (e.g. --arch lstm), which tf cannot run: write its predictions with 'vomc predict --model %s --data DATA --out P.npy' and evaluate them as npy:path=P.npy", sp.text, err, path)
+		}
 		return b, fmt.Errorf("methods: %q: %w", sp.text, err)
 	}
 	if m.Config.Alphabet != d.A {

@@ -1,6 +1,7 @@
 package methods
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
 )
@@ -160,5 +162,52 @@ func TestBuildBayes(t *testing.T) {
 	}
 	if _, err := Build("bayes:D=3", DefaultsFor(p)); err == nil {
 		t.Error("bayes takes no parameters: no error")
+	}
+}
+
+// TestCheckFirst: every method of a list is checked before any is built
+// (issue 35: a typo in the last method was reported after KN's tuning),
+// with the closest valid name or parameter suggested.
+func TestCheckFirst(t *testing.T) {
+	d := DefaultsFor(source.Prior{A: 3, Depths: []int{2}, Lambda: 0.15, Alpha: []float64{0.5}})
+	for _, c := range []struct{ list, want string }{
+		{"ctw,kn,ppmm", `unknown method "ppmm"; did you mean "ppm"?`},
+		{"ctw,kn,ppmm", "methods: bayes, ctw, kn, ppm, markov, unigram, tf, construct, synth, npy"},
+		{"markov:k=3,ctw:lamda=0.2", `ctw takes no parameter "lamda"; did you mean "lambda"?`},
+		{"bayes:D=3", `bayes takes no parameter "d"`},
+		{"kn,tf:path=/no/such/run", "no such file or directory"},
+		{"xyzzy", `unknown method "xyzzy" (methods:`},
+		{" , ", "no method"},
+	} {
+		_, err := Build(c.list, d)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one containing %q", c.list, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"ppm", "ppmm", 1}, {"kitten", "sitting", 3}, {"ctw", "", 3}} {
+		if got := Distance(c.a, c.b); got != c.d {
+			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		}
+	}
+}
+
+// TestTorchModuleHint: a PyTorch-engine module (an LSTM run) given as tf
+// names the route that evaluates it (vomc predict, then npy:path=).
+func TestTorchModuleHint(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	if err := safetensors.Write(&buf, map[string]string{"format": "vomc-torch-module"}, []safetensors.Tensor{{Name: "w", DType: "F32", Shape: []int{1}, Data: make([]byte, 4)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "model.safetensors"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := DefaultsFor(source.Prior{A: 3, Depths: []int{2}, Lambda: 0.15, Alpha: []float64{0.5}})
+	_, err := Build("tf:path="+dir, d)
+	if err == nil || !strings.Contains(err.Error(), "vomc predict --model "+dir) || !strings.Contains(err.Error(), "npy:path=") {
+		t.Errorf("error %v", err)
 	}
 }
