@@ -239,30 +239,9 @@ func ReadHeader(r io.Reader, maxHeader, size int64) (*Header, error) {
 	if maxHeader <= 0 {
 		maxHeader = DefaultMaxHeader
 	}
-	var nb [8]byte
-	if _, err := io.ReadFull(r, nb[:]); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, fmt.Errorf("safetensors: header length: %w", err)
-	}
-	n := binary.LittleEndian.Uint64(nb[:])
-	if n > uint64(maxHeader) {
-		return nil, fmt.Errorf("safetensors: header of %d bytes exceeds the limit of %d", n, maxHeader)
-	}
-	if size >= 0 && n > uint64(size-8) {
-		return nil, fmt.Errorf("safetensors: header of %d bytes in a file of %d bytes (truncated?)", n, size)
-	}
-	// Grow the buffer as the header arrives rather than trusting n.
-	h, err := io.ReadAll(io.LimitReader(r, int64(n)))
-	if err == nil && uint64(len(h)) != n {
-		err = io.ErrUnexpectedEOF
-	}
+	h, n, err := readHeaderJSON(r, maxHeader, size)
 	if err != nil {
-		return nil, fmt.Errorf("safetensors: header of %d bytes: %w", n, err)
-	}
-	if !utf8.Valid(h) {
-		return nil, errors.New("safetensors: header is not valid UTF-8")
+		return nil, err
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(h, &raw); err != nil {
@@ -273,66 +252,152 @@ func ReadHeader(r io.Reader, maxHeader, size int64) (*Header, error) {
 	}
 	hd := &Header{}
 	if m, ok := raw[MetadataKey]; ok {
-		if err := json.Unmarshal(m, &hd.Meta); err != nil {
-			return nil, fmt.Errorf("safetensors: metadata: %w", err)
+		if err := hd.parseMetadata(m); err != nil {
+			return nil, err
 		}
 		delete(raw, MetadataKey)
-		for k := range hd.Meta {
-			if nearChecksumKey(k) {
-				return nil, fmt.Errorf("safetensors: metadata key %q is a corrupted %q: the file is corrupt", k, ChecksumKey)
-			}
-		}
-		if sum, ok := hd.Meta[ChecksumKey]; ok {
-			if len(sum) != 2*sha256.Size || strings.ToLower(sum) != sum {
-				return nil, fmt.Errorf("safetensors: metadata %s %q is not a SHA-256 in lowercase hex", ChecksumKey, sum)
-			}
-			if _, err := hex.DecodeString(sum); err != nil {
-				return nil, fmt.Errorf("safetensors: metadata %s %q is not a SHA-256 in lowercase hex", ChecksumKey, sum)
-			}
-			hd.Checksum = sum
-			delete(hd.Meta, ChecksumKey)
-			if len(hd.Meta) == 0 {
-				hd.Meta = nil // Write(w, nil, …) reads back as nil
-			}
-		}
 	}
 	ts := make([]Tensor, 0, len(raw))
 	offs := make([][2]int64, 0, len(raw))
 	for name, m := range raw {
-		// encoding/json matches field names case-insensitively: insist on
-		// the exact keys.
-		var keys map[string]json.RawMessage
-		if err := json.Unmarshal(m, &keys); err != nil {
-			return nil, fmt.Errorf("safetensors: tensor %s: %w", name, err)
-		}
-		for k := range keys {
-			if k != "dtype" && k != "shape" && k != "data_offsets" {
-				return nil, fmt.Errorf("safetensors: tensor %s: unknown field %q", name, k)
-			}
-		}
-		var e readEntry
-		d := json.NewDecoder(bytes.NewReader(m))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&e); err != nil {
-			return nil, fmt.Errorf("safetensors: tensor %s: %w", name, err)
-		}
-		if e.Shape == nil {
-			return nil, fmt.Errorf("safetensors: tensor %s: no shape", name)
-		}
-		if len(e.DataOffsets) != 2 {
-			return nil, fmt.Errorf("safetensors: tensor %s: data_offsets %v, want [begin,end]", name, e.DataOffsets)
-		}
-		size, err := byteSize(e.DType, e.Shape)
+		t, off, err := parseTensorEntry(name, m)
 		if err != nil {
-			return nil, fmt.Errorf("safetensors: tensor %s: %v", name, err)
+			return nil, err
 		}
-		b, en := e.DataOffsets[0], e.DataOffsets[1]
-		if b < 0 || en < b || en-b != size {
-			return nil, fmt.Errorf("safetensors: tensor %s: %s %v needs %d bytes, data_offsets are %v", name, e.DType, e.Shape, size, e.DataOffsets)
-		}
-		ts = append(ts, Tensor{Name: name, DType: e.DType, Shape: e.Shape})
-		offs = append(offs, [2]int64{b, en})
+		ts = append(ts, t)
+		offs = append(offs, off)
 	}
+	end, err := hd.tile(ts, offs)
+	if err != nil {
+		return nil, err
+	}
+	hd.DataSize = end
+	if end > math.MaxInt64-8-int64(n) {
+		return nil, fmt.Errorf("safetensors: data section of %d bytes overflows", end)
+	}
+	hd.Size = 8 + int64(n) + end
+	if hd.Checksum != "" {
+		if hd.canon, err = hd.canonical(); err != nil {
+			return nil, err
+		}
+	}
+	if size >= 0 && hd.Size != size {
+		what := "truncated"
+		if size > hd.Size {
+			what = fmt.Sprintf("trailing junk after the data section: %d extra bytes", size-hd.Size)
+		}
+		return nil, fmt.Errorf("safetensors: the header describes %d bytes, the file has %d (%s)", hd.Size, size, what)
+	}
+	return hd, nil
+}
+
+// readHeaderJSON reads the 8-byte little-endian header length n and then
+// the n bytes of header JSON, refusing n > maxHeader, n > size-8 when
+// size ≥ 0 (the input's total length), a short read and invalid UTF-8.
+// The buffer grows as the header arrives rather than being sized by n.
+func readHeaderJSON(r io.Reader, maxHeader, size int64) ([]byte, uint64, error) {
+	var nb [8]byte
+	if _, err := io.ReadFull(r, nb[:]); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, 0, fmt.Errorf("safetensors: header length: %w", err)
+	}
+	n := binary.LittleEndian.Uint64(nb[:])
+	if n > uint64(maxHeader) {
+		return nil, 0, fmt.Errorf("safetensors: header of %d bytes exceeds the limit of %d", n, maxHeader)
+	}
+	if size >= 0 && n > uint64(size-8) {
+		return nil, 0, fmt.Errorf("safetensors: header of %d bytes in a file of %d bytes (truncated?)", n, size)
+	}
+	h, err := io.ReadAll(io.LimitReader(r, int64(n)))
+	if err == nil && uint64(len(h)) != n {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("safetensors: header of %d bytes: %w", n, err)
+	}
+	if !utf8.Valid(h) {
+		return nil, 0, errors.New("safetensors: header is not valid UTF-8")
+	}
+	return h, n, nil
+}
+
+// parseMetadata decodes the "__metadata__" value m into hd.Meta and moves
+// a recorded checksum (ChecksumKey, 64 lowercase hex digits) from it to
+// hd.Checksum, leaving hd.Meta nil when nothing else remains. A key one
+// byte away from ChecksumKey is refused as corruption.
+func (hd *Header) parseMetadata(m json.RawMessage) error {
+	if err := json.Unmarshal(m, &hd.Meta); err != nil {
+		return fmt.Errorf("safetensors: metadata: %w", err)
+	}
+	for k := range hd.Meta {
+		if nearChecksumKey(k) {
+			return fmt.Errorf("safetensors: metadata key %q is a corrupted %q: the file is corrupt", k, ChecksumKey)
+		}
+	}
+	sum, ok := hd.Meta[ChecksumKey]
+	if !ok {
+		return nil
+	}
+	if len(sum) != 2*sha256.Size || strings.ToLower(sum) != sum {
+		return fmt.Errorf("safetensors: metadata %s %q is not a SHA-256 in lowercase hex", ChecksumKey, sum)
+	}
+	if _, err := hex.DecodeString(sum); err != nil {
+		return fmt.Errorf("safetensors: metadata %s %q is not a SHA-256 in lowercase hex", ChecksumKey, sum)
+	}
+	hd.Checksum = sum
+	delete(hd.Meta, ChecksumKey)
+	if len(hd.Meta) == 0 {
+		hd.Meta = nil // Write(w, nil, …) reads back as nil
+	}
+	return nil
+}
+
+// parseTensorEntry decodes the header entry m of tensor name: exactly the
+// keys dtype, shape and data_offsets (encoding/json would match them
+// case-insensitively, so the keys are checked first), a known dtype, a
+// shape with non-negative dimensions, and data_offsets [begin,end] with
+// end-begin equal to the shape's size in bytes. It returns the tensor
+// without data and its offsets.
+func parseTensorEntry(name string, m json.RawMessage) (Tensor, [2]int64, error) {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(m, &keys); err != nil {
+		return Tensor{}, [2]int64{}, fmt.Errorf("safetensors: tensor %s: %w", name, err)
+	}
+	for k := range keys {
+		if k != "dtype" && k != "shape" && k != "data_offsets" {
+			return Tensor{}, [2]int64{}, fmt.Errorf("safetensors: tensor %s: unknown field %q", name, k)
+		}
+	}
+	var e readEntry
+	d := json.NewDecoder(bytes.NewReader(m))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&e); err != nil {
+		return Tensor{}, [2]int64{}, fmt.Errorf("safetensors: tensor %s: %w", name, err)
+	}
+	if e.Shape == nil {
+		return Tensor{}, [2]int64{}, fmt.Errorf("safetensors: tensor %s: no shape", name)
+	}
+	if len(e.DataOffsets) != 2 {
+		return Tensor{}, [2]int64{}, fmt.Errorf("safetensors: tensor %s: data_offsets %v, want [begin,end]", name, e.DataOffsets)
+	}
+	size, err := byteSize(e.DType, e.Shape)
+	if err != nil {
+		return Tensor{}, [2]int64{}, fmt.Errorf("safetensors: tensor %s: %v", name, err)
+	}
+	b, en := e.DataOffsets[0], e.DataOffsets[1]
+	if b < 0 || en < b || en-b != size {
+		return Tensor{}, [2]int64{}, fmt.Errorf("safetensors: tensor %s: %s %v needs %d bytes, data_offsets are %v", name, e.DType, e.Shape, size, e.DataOffsets)
+	}
+	return Tensor{Name: name, DType: e.DType, Shape: e.Shape}, [2]int64{b, en}, nil
+}
+
+// tile orders the tensors ts (with byte ranges offs) by offset, ties by
+// name, into hd.Tensors and hd.offs, and checks that they tile the data
+// section from byte 0 with no gap or overlap. It returns the end of the
+// last tensor: the data section's length in bytes.
+func (hd *Header) tile(ts []Tensor, offs [][2]int64) (int64, error) {
 	idx := make([]int, len(ts))
 	for i := range idx {
 		idx[i] = i
@@ -349,36 +414,30 @@ func ReadHeader(r io.Reader, maxHeader, size int64) (*Header, error) {
 	hd.offs = make([][2]int64, len(ts))
 	for k, i := range idx {
 		if offs[i][0] != end {
-			return nil, fmt.Errorf("safetensors: tensor %s at %v does not start at byte %d (the end of the previous tensor)", ts[i].Name, offs[i], end)
+			return 0, fmt.Errorf("safetensors: tensor %s at %v does not start at byte %d (the end of the previous tensor)", ts[i].Name, offs[i], end)
 		}
 		end = offs[i][1]
 		hd.Tensors[k], hd.offs[k] = ts[i], offs[i]
 	}
-	hd.DataSize = end
-	if end > math.MaxInt64-8-int64(n) {
-		return nil, fmt.Errorf("safetensors: data section of %d bytes overflows", end)
+	return end, nil
+}
+
+// canonical is the header JSON that the checksum covers, as Write encodes
+// it before adding ChecksumKey: the tensors' entries and, when not empty,
+// the metadata without ChecksumKey.
+func (hd *Header) canonical() ([]byte, error) {
+	header := make(map[string]any, len(hd.Tensors)+1)
+	if len(hd.Meta) > 0 {
+		header[MetadataKey] = hd.Meta
 	}
-	hd.Size = 8 + int64(n) + end
-	if hd.Checksum != "" {
-		header := make(map[string]any, len(ts)+1)
-		if len(hd.Meta) > 0 {
-			header[MetadataKey] = hd.Meta
-		}
-		for k, t := range hd.Tensors {
-			header[t.Name] = entry{DType: t.DType, Shape: t.Shape, DataOffsets: hd.offs[k]}
-		}
-		if hd.canon, err = json.Marshal(header); err != nil {
-			return nil, fmt.Errorf("safetensors: header: %w", err)
-		}
+	for k, t := range hd.Tensors {
+		header[t.Name] = entry{DType: t.DType, Shape: t.Shape, DataOffsets: hd.offs[k]}
 	}
-	if size >= 0 && hd.Size != size {
-		what := "truncated"
-		if size > hd.Size {
-			what = fmt.Sprintf("trailing junk after the data section: %d extra bytes", size-hd.Size)
-		}
-		return nil, fmt.Errorf("safetensors: the header describes %d bytes, the file has %d (%s)", hd.Size, size, what)
+	canon, err := json.Marshal(header)
+	if err != nil {
+		return nil, fmt.Errorf("safetensors: header: %w", err)
 	}
-	return hd, nil
+	return canon, nil
 }
 
 // nearChecksumKey reports whether k differs from ChecksumKey in exactly
