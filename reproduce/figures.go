@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vomc/vomc/eval"
@@ -111,6 +112,13 @@ func figuresStage(cfg Config, stages []pipeline.Stage) pipeline.Stage {
 		}
 	}
 	evals = append(evals, dynamicsStageNames(cfg)...) // the dynamics panels
+	if cfg.Ladder {                                   // the ladder's training curves (replicate 0)
+		for _, m := range cfg.Models() {
+			if n := trainStageName(m, 0); !slices.Contains(evals, n) {
+				evals = append(evals, n)
+			}
+		}
+	}
 	return pipeline.Stage{
 		Name:   StageFigures,
 		Kind:   pipeline.KindFigures,
@@ -207,6 +215,11 @@ func writeFigures(cfg Config, sc *pipeline.StageContext) ([]string, error) {
 		if _, err := os.Stat(filepath.Join(sc.Dir, LadderFile)); err == nil {
 			outs = append(outs, LadderFile)
 		}
+		csub := fmt.Sprintf("A=%d, D=%s, N=%d; replicate 0", cfg.A, source.DepthList(cfg.Depths), cfg.N)
+		if err := drawTrainingCurves(cfg.Models(), mg.Logs, "Budget ladder: training curves ("+csub+")", filepath.Join(sc.Dir, LadderCurvesFile)); err != nil {
+			return nil, err
+		}
+		outs = append(outs, LadderCurvesFile)
 	}
 	// Fig. 10: PPM (method A) in its three variants vs the transformers.
 	names = append(append([]string{ctwName}, methodNames(res, "PPM")...), exact(res, labels(cfg.Fig3Models)...)...)

@@ -333,8 +333,10 @@ func mean(xs []float64) float64 {
 func ladderSection(cfg Config, mg *merged, deps map[string]*pipeline.Done, figDir string) (Finding, []string) {
 	profiles := map[string]LadderProfile{}
 	var files []string
-	if _, err := os.Stat(filepath.Join(figDir, LadderFile)); err == nil {
-		files = append(files, filepath.Join(figDir, LadderFile))
+	for _, name := range []string{LadderFile, LadderCurvesFile} {
+		if _, err := os.Stat(filepath.Join(figDir, name)); err == nil {
+			files = append(files, filepath.Join(figDir, name))
+		}
 	}
 	top, half, deep, _ := ladderModels(cfg)
 	for _, m := range cfg.Models() {

@@ -19,6 +19,10 @@ import (
 // against its training tokens (log x), over the reference and over CTW.
 const LadderFile = "ladder.png"
 
+// LadderCurvesFile is the training curves of the ladder's models
+// (replicate 0).
+const LadderCurvesFile = "ladder_training.png"
+
 // ladderFamily is one architecture of the ladder with its budgets.
 type ladderFamily struct {
 	Label  string
