@@ -207,173 +207,226 @@ const (
 )
 
 func readManifest(r io.Reader, mode treeMode) (*Manifest, error) {
-	fail := func(format string, args ...any) (*Manifest, error) {
-		return nil, fmt.Errorf("dataset: %s: %s", ManifestFile, fmt.Sprintf(format, args...))
+	md := &manifestDecoder{dec: json.NewDecoder(r), mode: mode, seen: map[string]bool{}}
+	md.dec.DisallowUnknownFields()
+	if err := md.decodeObject(); err != nil {
+		return nil, err
 	}
-	bad := func(field, format string, args ...any) (*Manifest, error) {
-		return fail("field %q: %s", field, fmt.Sprintf(format, args...))
+	for _, f := range manifestFields {
+		if !md.seen[f] {
+			return nil, manifestError("missing field %q", f)
+		}
 	}
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	tok, err := dec.Token()
+	h := md.h
+	m := &Manifest{h.Format, h.Version, h.Tool, h.Prior, h.K, h.NK, h.N, h.Fresh, h.Seed,
+		h.WindowsPerTree, h.Windows, h.SymbolsFile, h.SymbolsSHA256, h.TreeOfFile, h.TreeOfSHA256, nil}
+	if err := m.checkHeader(); err != nil {
+		return nil, err
+	}
+	if md.done {
+		return m, nil
+	}
+	if err := md.finishTrees(m); err != nil {
+		return nil, err
+	}
+	if mode == keepTrees {
+		m.Trees = md.trees
+	}
+	return m, nil
+}
+
+// manifestError is an error about the manifest:
+// "dataset: manifest.json: " followed by the formatted message.
+func manifestError(format string, args ...any) error {
+	return fmt.Errorf("dataset: %s: %s", ManifestFile, fmt.Sprintf(format, args...))
+}
+
+// fieldError is a manifestError about one field: "field "name": …".
+func fieldError(field, format string, args ...any) error {
+	return manifestError("field %q: %s", field, fmt.Sprintf(format, args...))
+}
+
+// manifestDecoder is the state of readManifest while it streams through
+// the manifest object one field (and one tree) at a time.
+type manifestDecoder struct {
+	dec  *json.Decoder
+	mode treeMode
+	h    manifestHeader
+	seen map[string]bool // the fields read so far
+
+	trees    []*source.Tree // kept (or held until the prior is known)
+	nTrees   int            // the trees read
+	treesNil bool           // "trees" is null
+	checked  bool           // the trees were checked against the prior as read
+	done     bool           // stopped at the trees (skipTrees)
+}
+
+// decodeObject reads the manifest object: '{', each field once (every
+// field but "trees" decoded into md.h), '}' and the end of the input. In
+// skipTrees mode it stops at "trees" when every other field has been
+// read, setting md.done.
+func (md *manifestDecoder) decodeObject() error {
+	tok, err := md.dec.Token()
 	if err != nil {
-		return fail("%v", err)
+		return manifestError("%v", err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fail("not a JSON object")
+		return manifestError("not a JSON object")
 	}
-	var h manifestHeader
+	h := &md.h
 	fields := map[string]any{"format": &h.Format, "version": &h.Version, "tool": &h.Tool, "prior": &h.Prior,
 		"k": &h.K, "nk": &h.NK, "n": &h.N, "fresh": &h.Fresh, "seed": &h.Seed,
 		"windows_per_tree": &h.WindowsPerTree, "windows": &h.Windows, "symbols_file": &h.SymbolsFile,
 		"symbols_sha256": &h.SymbolsSHA256, "tree_of_file": &h.TreeOfFile, "tree_of_sha256": &h.TreeOfSHA256}
-	seen := map[string]bool{}
-	var (
-		trees    []*source.Tree // kept (or held until the prior is known)
-		nTrees   int
-		treesNil bool
-		checked  bool // the trees were checked against the prior as read
-		done     bool // stopped at the trees (skipTrees)
-	)
-	for !done && dec.More() {
-		tok, err := dec.Token()
+	for md.dec.More() {
+		tok, err := md.dec.Token()
 		if err != nil {
-			return fail("%v", err)
+			return manifestError("%v", err)
 		}
 		key, _ := tok.(string)
-		if seen[key] {
-			return fail("field %q appears twice", key)
+		if md.seen[key] {
+			return manifestError("field %q appears twice", key)
 		}
-		seen[key] = true
+		md.seen[key] = true
 		if key != "trees" {
 			p, ok := fields[key]
 			if !ok {
-				return fail("unknown field %q", key)
+				return manifestError("unknown field %q", key)
 			}
-			if err := dec.Decode(p); err != nil {
-				return bad(key, "%s", strings.TrimPrefix(err.Error(), "source: "))
+			if err := md.dec.Decode(p); err != nil {
+				return fieldError(key, "%s", strings.TrimPrefix(err.Error(), "source: "))
 			}
 			continue
 		}
-		if mode == skipTrees && len(seen) == len(manifestFields) {
-			done = true
-			break
+		if md.mode == skipTrees && len(md.seen) == len(manifestFields) {
+			md.done = true
+			return nil
 		}
-		tok, err = dec.Token()
-		if err != nil {
-			return bad("trees", "%v", err)
-		}
-		if tok == nil {
-			treesNil = true
-			continue
-		}
-		if d, ok := tok.(json.Delim); !ok || d != '[' {
-			return bad("trees", "not an array")
-		}
-		checked = seen["prior"]
-		for dec.More() {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return fail("trees[%d]: %v", nTrees, err)
-			}
-			if seen["k"] && h.K >= 0 && nTrees >= h.K {
-				return bad("trees", "more than k = %d trees", h.K)
-			}
-			if mode != skipTrees {
-				t, err := source.ReadTreeJSON(bytes.NewReader(raw))
-				if err == nil && seen["prior"] {
-					err = checkTree(t, h.Prior)
-				}
-				if err != nil {
-					return fail("trees[%d]: %s", nTrees, strings.TrimPrefix(err.Error(), "source: "))
-				}
-				if mode == keepTrees || !seen["prior"] {
-					trees = append(trees, t)
-				}
-			}
-			nTrees++
-		}
-		if _, err := dec.Token(); err != nil { // ']'
-			return bad("trees", "%v", err)
+		if err := md.decodeTrees(); err != nil {
+			return err
 		}
 	}
-	if !done {
-		if _, err := dec.Token(); err != nil { // '}'
-			return fail("%v", err)
+	if _, err := md.dec.Token(); err != nil { // '}'
+		return manifestError("%v", err)
+	}
+	if _, err := md.dec.Token(); err != io.EOF {
+		return manifestError("unexpected data after the manifest object")
+	}
+	return nil
+}
+
+// decodeTrees reads the value of "trees": null (md.treesNil) or an array
+// of at most k trees. Unless skipping them, each tree is parsed and, when
+// the prior has already been read, checked against it at once; trees are
+// kept when the mode keeps them or when they still await the prior.
+func (md *manifestDecoder) decodeTrees() error {
+	tok, err := md.dec.Token()
+	if err != nil {
+		return fieldError("trees", "%v", err)
+	}
+	if tok == nil {
+		md.treesNil = true
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return fieldError("trees", "not an array")
+	}
+	md.checked = md.seen["prior"]
+	for md.dec.More() {
+		var raw json.RawMessage
+		if err := md.dec.Decode(&raw); err != nil {
+			return manifestError("trees[%d]: %v", md.nTrees, err)
 		}
-		if _, err := dec.Token(); err != io.EOF {
-			return fail("unexpected data after the manifest object")
+		if md.seen["k"] && md.h.K >= 0 && md.nTrees >= md.h.K {
+			return fieldError("trees", "more than k = %d trees", md.h.K)
+		}
+		if md.mode != skipTrees {
+			t, err := source.ReadTreeJSON(bytes.NewReader(raw))
+			if err == nil && md.seen["prior"] {
+				err = checkTree(t, md.h.Prior)
+			}
+			if err != nil {
+				return manifestError("trees[%d]: %s", md.nTrees, strings.TrimPrefix(err.Error(), "source: "))
+			}
+			if md.mode == keepTrees || !md.seen["prior"] {
+				md.trees = append(md.trees, t)
+			}
+		}
+		md.nTrees++
+	}
+	if _, err := md.dec.Token(); err != nil { // ']'
+		return fieldError("trees", "%v", err)
+	}
+	return nil
+}
+
+// finishTrees checks the trees read against the manifest m once every
+// field is known: "trees" present, exactly k of them, and those read
+// before the prior now checked against it.
+func (md *manifestDecoder) finishTrees(m *Manifest) error {
+	if md.treesNil {
+		return fieldError("trees", "missing")
+	}
+	if md.nTrees != m.K {
+		return fieldError("trees", "%d trees, want k = %d", md.nTrees, m.K)
+	}
+	if md.checked {
+		return nil
+	}
+	for i, t := range md.trees {
+		if err := checkTree(t, m.Prior); err != nil {
+			return manifestError("trees[%d]: %s", i, strings.TrimPrefix(err.Error(), "source: "))
 		}
 	}
-	for _, f := range manifestFields {
-		if !seen[f] {
-			return fail("missing field %q", f)
-		}
-	}
-	m := &Manifest{h.Format, h.Version, h.Tool, h.Prior, h.K, h.NK, h.N, h.Fresh, h.Seed,
-		h.WindowsPerTree, h.Windows, h.SymbolsFile, h.SymbolsSHA256, h.TreeOfFile, h.TreeOfSHA256, nil}
+	return nil
+}
+
+// checkHeader checks every field of m but the trees: the format name and
+// version, a valid prior and configuration, window counts ⌊nk/n⌋ per tree
+// and k·⌊nk/n⌋ in all, the fixed data file names and their SHA-256s as 64
+// lower-case hex digits.
+func (m *Manifest) checkHeader() error {
 	if m.Format != FormatName {
-		return bad("format", "%q, want %q", m.Format, FormatName)
+		return fieldError("format", "%q, want %q", m.Format, FormatName)
 	}
 	if m.Version != FormatVersion {
-		return bad("version", "%d is not supported (this reader knows version %d)", m.Version, FormatVersion)
+		return fieldError("version", "%d is not supported (this reader knows version %d)", m.Version, FormatVersion)
 	}
 	if err := m.Prior.Validate(); err != nil {
-		return bad("prior", "%s", strings.TrimPrefix(err.Error(), "source: "))
+		return fieldError("prior", "%s", strings.TrimPrefix(err.Error(), "source: "))
 	}
 	if m.K < 1 || m.K > MaxTrees {
-		return bad("k", "%d trees, want 1..%d", m.K, MaxTrees)
+		return fieldError("k", "%d trees, want 1..%d", m.K, MaxTrees)
 	}
 	if m.N < 1 {
-		return bad("n", "window length %d, want ≥ 1", m.N)
+		return fieldError("n", "window length %d, want ≥ 1", m.N)
 	}
 	if m.NK < m.N {
-		return bad("nk", "sequence length %d is shorter than the window n = %d", m.NK, m.N)
+		return fieldError("nk", "sequence length %d is shorter than the window n = %d", m.NK, m.N)
 	}
 	if err := m.Config().Validate(); err != nil {
-		return bad("k", "%s", strings.TrimPrefix(err.Error(), "dataset: "))
+		return fieldError("k", "%s", strings.TrimPrefix(err.Error(), "dataset: "))
 	}
 	W := m.Config().WindowsPerTree()
 	if m.WindowsPerTree != W {
-		return bad("windows_per_tree", "%d, want ⌊nk/n⌋ = %d", m.WindowsPerTree, W)
+		return fieldError("windows_per_tree", "%d, want ⌊nk/n⌋ = %d", m.WindowsPerTree, W)
 	}
 	if m.Windows != m.K*W {
-		return bad("windows", "%d, want k·⌊nk/n⌋ = %d", m.Windows, m.K*W)
+		return fieldError("windows", "%d, want k·⌊nk/n⌋ = %d", m.Windows, m.K*W)
 	}
 	if m.SymbolsFile != SymbolsFile {
-		return bad("symbols_file", "%q, want %q", m.SymbolsFile, SymbolsFile)
+		return fieldError("symbols_file", "%q, want %q", m.SymbolsFile, SymbolsFile)
 	}
 	if m.TreeOfFile != TreeOfFile {
-		return bad("tree_of_file", "%q, want %q", m.TreeOfFile, TreeOfFile)
+		return fieldError("tree_of_file", "%q, want %q", m.TreeOfFile, TreeOfFile)
 	}
 	if !isSHA256Hex(m.SymbolsSHA256) {
-		return bad("symbols_sha256", "%q is not 64 lower-case hex digits", m.SymbolsSHA256)
+		return fieldError("symbols_sha256", "%q is not 64 lower-case hex digits", m.SymbolsSHA256)
 	}
 	if !isSHA256Hex(m.TreeOfSHA256) {
-		return bad("tree_of_sha256", "%q is not 64 lower-case hex digits", m.TreeOfSHA256)
+		return fieldError("tree_of_sha256", "%q is not 64 lower-case hex digits", m.TreeOfSHA256)
 	}
-	if done {
-		return m, nil
-	}
-	if treesNil {
-		return bad("trees", "missing")
-	}
-	if nTrees != m.K {
-		return bad("trees", "%d trees, want k = %d", nTrees, m.K)
-	}
-	// Trees read before the prior are checked now.
-	for i, t := range trees {
-		if checked {
-			break
-		}
-		if err := checkTree(t, m.Prior); err != nil {
-			return fail("trees[%d]: %s", i, strings.TrimPrefix(err.Error(), "source: "))
-		}
-	}
-	if mode == keepTrees {
-		m.Trees = trees
-	}
-	return m, nil
+	return nil
 }
 
 func isSHA256Hex(s string) bool {
