@@ -107,54 +107,31 @@ type TrainConfig struct {
 	LogEvery int `json:"log_every,omitempty"`
 }
 
-// DefaultTrainConfig returns the paper's settings with lr 1e-3 (PyTorch's
-// AdamW default), warm-up 100 steps, cosine decay to 1e-5, clip norm 1.
+// DefaultTrainConfig returns the declared defaults (Options: the paper's
+// settings with lr 1e-3, PyTorch's AdamW defaults, warm-up 100 steps,
+// cosine decay to 1e-5, clip norm 1, patience 15) with Seed and LogEvery 0:
+// a library caller chooses its seed and log interval.
 func DefaultTrainConfig() TrainConfig {
-	return TrainConfig{BatchSize: 512, Epochs: 100, LR: 1e-3, MinLR: 1e-5, WarmupSteps: 100,
-		Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01, ClipNorm: 1, Patience: 15}
+	c := declaredDefaults()
+	c.Seed, c.LogEvery = 0, 0
+	return c
 }
 
-// Validate checks every field against its meaning: BatchSize in
-// 1..MaxBatch, Epochs ≥ 1, MaxSteps, WarmupSteps, Patience and LogEvery ≥
-// 0, LR finite and ≥ 0, MinLR in [0, LR], Beta1 and Beta2 in [0, 1), Eps
-// finite and > 0, WeightDecay finite, ≥ 0 and with LR·WeightDecay < 1 (the
-// decay factor 1 − lr·wd stays positive), ClipNorm finite and ≥ 0 (0: no
-// clipping).
+// Validate checks every field against its declaration in Options (in
+// order; the first problem is returned as a *TrainConfigError): BatchSize
+// in 1..MaxBatch, Epochs ≥ 1, MaxSteps, WarmupSteps, Patience and
+// LogEvery ≥ 0, LR finite and ≥ 0, MinLR in [0, LR], Beta1 and Beta2 in
+// [0, 1), Eps finite and > 0, WeightDecay finite, ≥ 0 and with
+// LR·WeightDecay < 1 (the decay factor 1 − lr·wd stays positive), ClipNorm
+// finite and ≥ 0 (0: no clipping).
 func (c TrainConfig) Validate() error {
-	bad := func(field, name string, v any, want string) error {
-		return &TrainConfigError{Field: field, Msg: fmt.Sprintf("%s %v: want %s", name, v, want)}
-	}
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-	switch {
-	case c.BatchSize < 1 || c.BatchSize > MaxBatch:
-		return bad("batch_size", "batch size", c.BatchSize, fmt.Sprintf("1..%d", MaxBatch))
-	case c.Epochs < 1:
-		return bad("epochs", "epochs", c.Epochs, "≥ 1")
-	case c.MaxSteps < 0:
-		return bad("max_steps", "max steps", c.MaxSteps, "≥ 0 (0: no limit)")
-	case !finite(c.LR) || c.LR < 0:
-		return bad("lr", "learning rate", c.LR, "a finite number ≥ 0")
-	case !finite(c.MinLR) || c.MinLR < 0 || c.MinLR > c.LR:
-		return bad("min_lr", "minimum learning rate", c.MinLR, fmt.Sprintf("a number in [0, lr = %g]", c.LR))
-	case c.WarmupSteps < 0:
-		return bad("warmup_steps", "warm-up steps", c.WarmupSteps, "≥ 0")
-	case !(c.Beta1 >= 0 && c.Beta1 < 1):
-		return bad("beta1", "beta1", c.Beta1, "a number in [0, 1)")
-	case !(c.Beta2 >= 0 && c.Beta2 < 1):
-		return bad("beta2", "beta2", c.Beta2, "a number in [0, 1)")
-	case !finite(c.Eps) || c.Eps <= 0:
-		return bad("eps", "epsilon", c.Eps, "a finite number > 0")
-	case !finite(c.WeightDecay) || c.WeightDecay < 0:
-		return bad("weight_decay", "weight decay", c.WeightDecay, "a finite number ≥ 0")
-	case c.LR*c.WeightDecay >= 1:
-		return &TrainConfigError{Field: "lr", Msg: fmt.Sprintf("learning rate %g with weight decay %g: want lr·wd < 1 (each step multiplies the weights by 1 − lr·wd = %g); lower the learning rate or the weight decay",
-			c.LR, c.WeightDecay, 1-c.LR*c.WeightDecay)}
-	case !finite(c.ClipNorm) || c.ClipNorm < 0:
-		return bad("clip_norm", "clip norm", c.ClipNorm, "a finite number ≥ 0 (0: no clipping)")
-	case c.Patience < 0:
-		return bad("patience", "patience", c.Patience, "≥ 0 (0: no early stopping)")
-	case c.LogEvery < 0:
-		return bad("log_every", "log interval", c.LogEvery, "≥ 0 (0: only at epoch ends)")
+	for _, o := range Options {
+		if o.Run {
+			continue
+		}
+		if err := o.Check(o.Get(c), c); err != nil {
+			return err
+		}
 	}
 	return nil
 }
