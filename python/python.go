@@ -16,10 +16,18 @@ import (
 	"sort"
 )
 
-// Source is the vomc_torch package.
+// Source is the vomc_torch package: its modules and the declaration of
+// the training options it reads (OptionsFile).
 //
-//go:embed vomc_torch/*.py
+//go:embed vomc_torch/*.py vomc_torch/*.json
 var Source embed.FS
+
+// OptionsFile is the declaration of the training options in the package
+// (transformer.OptionsSchema), from which the engine takes its training
+// flags, defaults and checks.
+const OptionsFile = Package + "/train_options.json"
+
+//go:generate go run gen_options.go
 
 // Package is the name of the Python package.
 const Package = "vomc_torch"

@@ -21,6 +21,8 @@ import os
 import platform
 import sys
 
+from .options import add_train_arguments
+
 EXIT_BAD, EXIT_DIVERGED, EXIT_ENV, EXIT_INTERRUPTED = 2, 3, 4, 130
 
 
@@ -57,7 +59,7 @@ def _prepare(args) -> list:
     """Write config.json and train_config.json of a new run (standalone use);
     returns what it created (the files, and --out itself if it was made)."""
     from .data import read_dataset
-    from .train import TRAIN_FIELDS, validate_train_config
+    from .options import TRAIN_FIELDS, train_config_of, validate_train_config
     held = [f for f in RUN_FILES if os.path.exists(os.path.join(args.out, f))]
     if held and not args.force:
         raise ValueError(f"{args.out} holds a training run ({held[0]}): continue it with --resume, or start afresh with --force")
@@ -76,11 +78,7 @@ def _prepare(args) -> list:
     else:
         cfg = {"arch": args.arch, "alphabet": ds.A, "context": T, "embed": args.E, "hidden": args.hidden or args.E,
                "layers": args.layers}
-    tc = {"batch_size": args.batch, "epochs": args.epochs, "max_steps": args.max_steps, "lr": args.lr,
-          "min_lr": args.min_lr, "warmup_steps": args.warmup, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8,
-          "weight_decay": args.wd, "clip_norm": args.clip, "patience": args.patience,
-          "sum_over_window": args.sum_loss, "seed": args.seed, "log_every": args.log_every}
-    tc = {k: validate_train_config(tc)[k] for k in TRAIN_FIELDS}
+    tc = {k: validate_train_config(train_config_of(args))[k] for k in TRAIN_FIELDS}
     if not (0 <= args.val_frac < 1):
         raise ValueError(f"--val-frac {args.val_frac} outside [0, 1)")
     meta = {"data": os.path.abspath(args.data), "val": os.path.abspath(args.val) if args.val else "",
@@ -109,6 +107,7 @@ def _steps(s: str) -> tuple:
 
 
 def _train(args) -> int:
+    from .options import check_flag
     from .train import Diverged, EngineOptions, Interrupted, run
     snaps = _steps(args.snapshot_steps)  # before anything is written
     made = [] if args.resume else _prepare(args)
@@ -117,8 +116,7 @@ def _train(args) -> int:
                          checkpoint_every=args.checkpoint_every, threads=args.threads, quiet=args.quiet,
                          snapshot_steps=snaps)
     try:
-        if args.checkpoint_every < 0:
-            raise ValueError(f"--checkpoint-every {args.checkpoint_every} is negative")
+        check_flag("checkpoint_every", args.checkpoint_every)
         tr = run(args.out, opts, init=args.init, data=args.data if args.resume else None,
                  val=args.val if args.resume else None)
     except Interrupted as e:
@@ -194,21 +192,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--layernorm", action=argparse.BooleanOptionalAction, default=True)
     t.add_argument("--act", default="gelu", choices=["gelu", "relu"])
     t.add_argument("--pos", default="learned", choices=["learned", "sinusoidal"])
-    t.add_argument("--batch", type=int, default=512)
-    t.add_argument("--epochs", type=int, default=100)
-    t.add_argument("--max-steps", type=int, default=0)
-    t.add_argument("--patience", type=int, default=15)
-    t.add_argument("--lr", type=float, default=1e-3)
-    t.add_argument("--min-lr", type=float, default=1e-5)
-    t.add_argument("--warmup", type=int, default=100)
-    t.add_argument("--clip", type=float, default=1.0)
-    t.add_argument("--wd", type=float, default=0.01)
-    t.add_argument("--sum-loss", action="store_true")
-    t.add_argument("--seed", type=int, default=1)
-    t.add_argument("--log-every", type=int, default=10)
-    t.add_argument("--checkpoint-every", type=int, default=100)
+    add_train_arguments(t)  # the training options, as vomc declares them (options.py)
     t.add_argument("--no-summary", action="store_true", help=argparse.SUPPRESS)  # vomc prints its own
-    t.add_argument("--snapshot-steps", default="", help="comma list of steps after which the model is kept in snapshots/")
     b = sub.add_parser("bench", help="time training steps; prints one JSON report per mode")
     b.add_argument("--config", required=True, help="vomc's transformer Config as JSON")
     b.add_argument("--batch", type=int, required=True)

@@ -47,6 +47,7 @@ import torch.nn.functional as F
 
 from . import stfile
 from .data import DataError, Windows, run_windows
+from .options import MAX_BATCH, TRAIN_FIELDS, validate_train_config  # noqa: F401 (the declared options)
 from .model import HAS_SDPA, VomcTransformer, build_model, flat_params, is_transformer, param_layout, unflatten
 
 CHECKPOINT_FILE = "checkpoint.safetensors"
@@ -66,11 +67,6 @@ def snapshot_path(dir: str, step: int) -> str:
 TORCH_MODEL_FORMAT = "vomc-torch-module"
 
 # TrainConfig fields (vomc's JSON names) and the order vomc writes them.
-TRAIN_FIELDS = ["batch_size", "epochs", "max_steps", "lr", "min_lr", "warmup_steps", "beta1", "beta2", "eps",
-                "weight_decay", "clip_norm", "patience", "sum_over_window", "seed", "log_every"]
-MAX_BATCH = 1 << 20
-
-
 class Diverged(RuntimeError):
     """A step's loss or gradient norm is not finite (its update was not applied)."""
 
@@ -86,43 +82,6 @@ class Interrupted(RuntimeError):
     def __init__(self, step: int, sig: str) -> None:
         super().__init__(f"interrupted ({sig}) at step {step}")
         self.step = step
-
-
-def validate_train_config(c: dict) -> dict:
-    """A complete TrainConfig (omitted max_steps / log_every are 0), checked
-    as vomc's TrainConfig.Validate checks it."""
-    c = dict(c)
-    c.setdefault("max_steps", 0)
-    c.setdefault("log_every", 0)
-    for k in TRAIN_FIELDS:
-        if k not in c:
-            raise ValueError(f"train config without {k!r}")
-    unknown = set(c) - set(TRAIN_FIELDS)
-    if unknown:
-        raise ValueError(f"train config: unknown fields {sorted(unknown)}")
-    fin = lambda v: isinstance(v, (int, float)) and math.isfinite(v)
-    checks = [
-        (isinstance(c["batch_size"], int) and 1 <= c["batch_size"] <= MAX_BATCH, "batch_size", f"1..{MAX_BATCH}"),
-        (isinstance(c["epochs"], int) and c["epochs"] >= 1, "epochs", ">= 1"),
-        (isinstance(c["max_steps"], int) and c["max_steps"] >= 0, "max_steps", ">= 0"),
-        (fin(c["lr"]) and c["lr"] >= 0, "lr", "a finite number >= 0"),
-        (fin(c["min_lr"]) and 0 <= c["min_lr"] <= c["lr"], "min_lr", "a number in [0, lr]"),
-        (isinstance(c["warmup_steps"], int) and c["warmup_steps"] >= 0, "warmup_steps", ">= 0"),
-        (fin(c["beta1"]) and 0 <= c["beta1"] < 1, "beta1", "a number in [0, 1)"),
-        (fin(c["beta2"]) and 0 <= c["beta2"] < 1, "beta2", "a number in [0, 1)"),
-        (fin(c["eps"]) and c["eps"] > 0, "eps", "a finite number > 0"),
-        (fin(c["weight_decay"]) and c["weight_decay"] >= 0, "weight_decay", "a finite number >= 0"),
-        (fin(c["lr"]) and fin(c["weight_decay"]) and c["lr"] * c["weight_decay"] < 1, "lr", "lr * weight_decay < 1"),
-        (fin(c["clip_norm"]) and c["clip_norm"] >= 0, "clip_norm", "a finite number >= 0"),
-        (isinstance(c["patience"], int) and c["patience"] >= 0, "patience", ">= 0"),
-        (isinstance(c["log_every"], int) and c["log_every"] >= 0, "log_every", ">= 0"),
-        (isinstance(c["seed"], int) and 0 <= c["seed"] < 1 << 64, "seed", "an unsigned 64-bit integer"),
-        (isinstance(c["sum_over_window"], bool), "sum_over_window", "true or false"),
-    ]
-    for ok, k, want in checks:
-        if not ok:
-            raise ValueError(f"train config: {k} {c[k]!r}: want {want}")
-    return c
 
 
 def learning_rate(step: int, warmup: int, total: int, peak: float, floor: float) -> float:
