@@ -14,20 +14,20 @@ import (
 // TestBenchEngineBackend: the Go engine's benchmark runs on the engine's
 // backend (one holding 4 KiB fails with out of memory) and reports it.
 func TestBenchEngineBackend(t *testing.T) {
-	bs, err := ParseTrainBenches("L=1:H=2:E=8:N=16:B=4", trainrun.GoEngine{})
+	bs, err := ParseTrainBenches("L=1:H=2:E=8:N=16:B=4", trainrun.GoEngine(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := EngineBenchOptions{Steps: 1, Warmup: 0, Threads: 1, Seed: 1}
 	small := cpu.New(kernels.Default(), cpu.WithMemoryLimit(4<<10))
-	if _, err := BenchEngine(context.Background(), trainrun.GoEngine{Backend: small}, bs, o); !errors.Is(err, backend.ErrOutOfMemory) {
+	if _, err := BenchEngine(context.Background(), trainrun.GoEngine(small), bs, o); !errors.Is(err, backend.ErrOutOfMemory) {
 		t.Fatalf("a 4 KiB backend: %v, want out of memory", err)
 	}
 	portable, err := kernels.Lookup("portable")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := BenchEngine(context.Background(), trainrun.GoEngine{Backend: cpu.New(portable)}, bs, o)
+	r, err := BenchEngine(context.Background(), trainrun.GoEngine(cpu.New(portable)), bs, o)
 	if err != nil {
 		t.Fatal(err)
 	}

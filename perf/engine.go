@@ -10,14 +10,13 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/transformer"
-	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/kernels"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // 'vomc bench train' as a library call: the training throughput of
-// configurations on an engine (trainrun.GoEngine or a *trainrun.Torch)
-// chosen once by the caller.
+// configurations on the engine chosen once by the caller
+// (trainrun.NewEngine).
 
 // ConfigError is a configuration list that cannot be read.
 type ConfigError struct{ Err error }
@@ -30,7 +29,7 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // (ParseTrainBench; an unreadable one or a batch above
 // transformer.MaxBatch is a *ConfigError) and, for the Go engine, refuses
 // one whose training memory exceeds the memory available.
-func ParseTrainBenches(list string, eng trainrun.Engine) ([]TrainBench, error) {
+func ParseTrainBenches(list string, eng *trainrun.Engine) ([]TrainBench, error) {
 	var bs []TrainBench
 	for _, c := range strings.Split(list, ",") {
 		b, err := ParseTrainBench(strings.TrimSpace(c))
@@ -40,8 +39,8 @@ func ParseTrainBenches(list string, eng trainrun.Engine) ([]TrainBench, error) {
 		if b.Batch > transformer.MaxBatch {
 			return nil, &ConfigError{fmt.Errorf("configuration %q: batch %d above %d", c, b.Batch, transformer.MaxBatch)}
 		}
-		if g, ok := eng.(trainrun.GoEngine); ok {
-			if err := trainrun.CheckBackendMemory(g.Backend, b.Model.TrainingBytes(b.Batch, b.Model.Context), fmt.Sprintf("configuration %q", c)); err != nil {
+		if eng.Torch() == nil {
+			if err := trainrun.CheckBackendMemory(eng.Backend(), b.Model.TrainingBytes(b.Batch, b.Model.Context), fmt.Sprintf("configuration %q", c)); err != nil {
 				return nil, err
 			}
 		}
@@ -76,8 +75,8 @@ type EngineBench struct {
 }
 
 // BenchEngine times training steps of each configuration with eng.
-func BenchEngine(ctx context.Context, eng trainrun.Engine, bs []TrainBench, o EngineBenchOptions) (*EngineBench, error) {
-	if t, ok := eng.(*trainrun.Torch); ok {
+func BenchEngine(ctx context.Context, eng *trainrun.Engine, bs []TrainBench, o EngineBenchOptions) (*EngineBench, error) {
+	if t := eng.Torch(); t != nil {
 		env, err := t.Check()
 		if err != nil {
 			return nil, err
@@ -92,10 +91,7 @@ func BenchEngine(ctx context.Context, eng trainrun.Engine, bs []TrainBench, o En
 		}
 		return r, nil
 	}
-	var be backend.Backend
-	if g, ok := eng.(trainrun.GoEngine); ok {
-		be = g.Backend
-	}
+	be := eng.Backend()
 	prev := runtime.GOMAXPROCS(o.Threads)
 	defer runtime.GOMAXPROCS(prev)
 	r := &EngineBench{}

@@ -31,7 +31,7 @@ func TestParseTrainBenches(t *testing.T) {
 			float64(sysmem.Available()) > big.TrainingBytes(64, 65536) {
 			continue // this machine has the memory
 		}
-		bs, err := ParseTrainBenches(tc.list, trainrun.GoEngine{})
+		bs, err := ParseTrainBenches(tc.list, trainrun.GoEngine(nil))
 		var ce *ConfigError
 		if tc.names == nil {
 			if err == nil || errors.As(err, &ce) != tc.config {
@@ -49,7 +49,7 @@ func TestParseTrainBenches(t *testing.T) {
 		}
 	}
 	// the torch engine checks no host memory
-	if _, err := ParseTrainBenches("L=2:H=8:E=4096:N=65536:B=64", &trainrun.Torch{}); err != nil {
+	if _, err := ParseTrainBenches("L=2:H=8:E=4096:N=65536:B=64", trainrun.TorchEngine(&trainrun.Torch{}, nil)); err != nil {
 		t.Errorf("torch engine: %v", err)
 	}
 }
@@ -57,11 +57,11 @@ func TestParseTrainBenches(t *testing.T) {
 // TestBenchEngineGo times a tiny model on the Go engine and prints it
 // both ways.
 func TestBenchEngineGo(t *testing.T) {
-	bs, err := ParseTrainBenches("L=1:H=2:E=8:N=16:B=4", trainrun.GoEngine{})
+	bs, err := ParseTrainBenches("L=1:H=2:E=8:N=16:B=4", trainrun.GoEngine(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := BenchEngine(context.Background(), trainrun.GoEngine{}, bs, EngineBenchOptions{Steps: 2, Warmup: 1, Threads: 1, Seed: 1})
+	r, err := BenchEngine(context.Background(), trainrun.GoEngine(nil), bs, EngineBenchOptions{Steps: 2, Warmup: 1, Threads: 1, Seed: 1})
 	if err != nil || len(r.Go) != 1 || r.Env != nil || r.Go[0].Threads != 1 || r.Go[0].Steps != 2 {
 		t.Fatalf("%+v, %v", r, err)
 	}

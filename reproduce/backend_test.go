@@ -8,10 +8,11 @@ import (
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
+	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // TestOptionsBackend: the study's transformers and TF 2-0 models are
-// built on Options.Backend, chosen by the caller: on a backend that holds
+// built on the Go backend of Options.Engine, chosen by the caller: on a backend that holds
 // 4 KiB their training stages fail with out of memory (with a backend of
 // their own they would not).
 func TestOptionsBackend(t *testing.T) {
@@ -23,7 +24,7 @@ func TestOptionsBackend(t *testing.T) {
 	small := cpu.New(kernels.Default(), cpu.WithMemoryLimit(4<<10))
 	for _, stage := range []string{trainStageName(Model{Spec: "2", Heads: []int{2}, FF: true, LN: true}, 0), "synth-tf20"} {
 		out := t.TempDir()
-		opts := Options{Out: out, Version: "test", CodeKey: "test", Log: testLog(t), Backend: small}
+		opts := Options{Out: out, Version: "test", CodeKey: "test", Log: testLog(t), Engine: trainrun.GoEngine(small)}
 		for _, dep := range []string{StageTrainData, StageTestData} {
 			if _, err := RunStage(context.Background(), cfg, opts, dep); err != nil {
 				t.Fatal(err)

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // Layered builds an effective configuration: the preset, then the JSON
@@ -53,8 +51,7 @@ func ParseStageList(s string) ([]string, error) {
 // Command is one invocation of the study: list its stages (List), write
 // a Slurm submission (Slurm.Dir set), run one stage (Stage), or run the
 // whole study (after printing the configuration and the cost estimate;
-// Dry stops there). Options.Torch is the engine when Config.Engine is
-// torch.
+// Dry stops there). Options.Engine is the engine Config.Engine names.
 type Command struct {
 	Config  Config
 	Options Options
@@ -159,17 +156,15 @@ func (c Command) runAll(ctx context.Context) error {
 	fmt.Fprintf(w, "effective configuration:\n%s\n", cfg.JSON())
 	fmt.Fprintf(w, "%d transformers × %d seed(s), ≤ %.3gM training tokens each (K times that for a -xK model); estimated training time on a 2-core AVX-512 machine: %.2f h\n",
 		len(cfg.Models()), cfg.NumSeeds(), cfg.TrainTokens()/1e6, cfg.EstimateHours())
-	tor := c.Options.Torch
-	if cfg.Engine == trainrun.EngineTorch && tor != nil {
+	tor := c.Options.Engine.Torch()
+	if tor != nil {
 		fmt.Fprintf(w, "engine torch (device %s): the estimate above is the Go engine's; see README, Training on a GPU\n", tor.Device)
 	}
 	if c.Dry {
 		return nil
 	}
-	if cfg.Engine == trainrun.EngineTorch && tor != nil {
-		if _, err := tor.Check(); err != nil { // before any stage runs
-			return err
-		}
+	if err := c.Options.Engine.Check(); err != nil { // before any stage runs
+		return err
 	}
 	res, err := Run(ctx, cfg, c.Options)
 	if err != nil {

@@ -129,8 +129,8 @@ type Config struct {
 	// cores); it does not change any result.
 	Workers int `json:"workers"`
 	// Engine trains the transformers: "go" (or empty) for vomc's CPU
-	// engine, "torch" for vomc's PyTorch engine (trainrun.Torch, given in
-	// Options.Torch; on CUDA when available). Both see the same windows
+	// engine, "torch" for vomc's PyTorch engine (trainrun.Torch; the
+	// caller makes Options.Engine from it, on CUDA when available). Both see the same windows
 	// from the same initial parameters; their numbers agree to float32
 	// rounding. The TF 2-0 models of Fig. 8 always train on the Go engine.
 	Engine string `json:"engine,omitempty"`
@@ -523,6 +523,9 @@ func (c Config) Validate() error {
 	case c.SynthSeeds < 0:
 		return fmt.Errorf("reproduce: synth_seeds=%d is negative", c.SynthSeeds)
 	}
+	if err := c.validateTraining(); err != nil {
+		return err
+	}
 	for spec, k := range c.ModelSeeds {
 		if k < 1 {
 			return fmt.Errorf("reproduce: model_seeds: %q has %d seeds (want ≥ 1)", spec, k)
@@ -641,12 +644,13 @@ func (c Config) JSON() string {
 	return string(b)
 }
 
-// TrainConfig is the optimisation setting of the transformers.
+// TrainConfig is the optimisation setting of the transformers: the
+// defaults (transformer.DefaultTrainConfig) with the study's training
+// options (batch, lr, min_lr, warmup, epochs, max_steps, patience,
+// sum_loss: see studyOptions) and Seed, a log line every 50 steps.
 func (c Config) TrainConfig() transformer.TrainConfig {
-	tc := transformer.DefaultTrainConfig()
-	tc.BatchSize, tc.Epochs, tc.MaxSteps, tc.Patience = c.Batch, c.Epochs, c.MaxSteps, c.Patience
-	tc.LR, tc.MinLR, tc.WarmupSteps, tc.SumOverWindow, tc.Seed = c.LR, c.MinLR, c.Warmup, c.SumLoss, c.Seed
-	tc.LogEvery = 50
+	tc := c.trainConfig(transformer.DefaultTrainConfig())
+	tc.Seed, tc.LogEvery = c.Seed, 50
 	return tc
 }
 

@@ -42,7 +42,7 @@ func dynamicsStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 			if err != nil {
 				return nil, err
 			}
-			res, err := dynamics.Run(ctx, dynamics.RunConfig{Run: sc.Deps[train].Dir, Data: test, Windows: nw, HeadWindows: cfg.headWindows(), Backend: opts.Backend,
+			res, err := dynamics.Run(ctx, dynamics.RunConfig{Run: sc.Deps[train].Dir, Data: test, Windows: nw, HeadWindows: cfg.headWindows(), Backend: opts.backend(),
 				Train: filepath.Join(sc.Deps[StageTrainData].Dir, dataDir), Null: attnmap.NullOptions{Seed: cfg.Seed},
 				Workers: cfg.Workers, Checkpoint: ck, Identity: build})
 			if err != nil {

@@ -154,7 +154,7 @@ func evalModelStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 			if err != nil {
 				return nil, err
 			}
-			model, err := transformer.LoadSafetensorsOn(opts.Backend, filepath.Join(sc.Deps[trainStageName(m, r)].Dir, modelFile))
+			model, err := transformer.LoadSafetensorsOn(opts.backend(), filepath.Join(sc.Deps[trainStageName(m, r)].Dir, modelFile))
 			if err != nil {
 				return nil, err
 			}

@@ -63,7 +63,7 @@ func fig5Stage(cfg Config, opts Options) (pipeline.Stage, bool, error) {
 			if err != nil {
 				return nil, err
 			}
-			model, err := transformer.LoadSafetensorsOn(opts.Backend, filepath.Join(sc.Deps[trainStageName(m, 0)].Dir, modelFile))
+			model, err := transformer.LoadSafetensorsOn(opts.backend(), filepath.Join(sc.Deps[trainStageName(m, 0)].Dir, modelFile))
 			if err != nil {
 				return nil, err
 			}

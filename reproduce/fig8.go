@@ -2,7 +2,6 @@ package reproduce
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // Fig8File is the Fig. 8 figure (written by the figures stage).
@@ -121,45 +119,19 @@ func synthVariantStage(cfg Config, short, enc string, r int, opts Options) (pipe
 }
 
 // trainSynth trains the synth model of architecture sc with tc in the
-// stage's directory through the run driver (synth.OpenRun): resumed from
-// the checkpoint there when a previous run of the stage left one,
-// checkpoints every cfg.CheckpointEvery steps, at epoch ends, at the end
-// and on cancellation, the training log and curve (trainrun.LogFile) as
-// the transformers' stages keep them, a progress bar on the stage's log. It saves the
-// model (modelFile) and returns it (synth.Finish), the training time in
-// seconds over all resumptions and that of the invocations before this
-// one (0 without a resumption).
+// stage's directory through the run driver (trainJob, on the Go engine's
+// backend whatever the study's engine). It returns the model (with the
+// best parameters, saved as modelFile), the training time in seconds over
+// all resumptions and that of the invocations before this one (0 without
+// a resumption).
 func trainSynth(ctx context.Context, cfg Config, stc *pipeline.StageContext, sc synth.Config, tc transformer.TrainConfig, name string, o Options) (m *synth.Model, secs, earlier float64, err error) {
-	train, val, meta, err := trainSplit(cfg, stc)
+	gm := synth.RunModel(sc)
+	gm.Opened = func(r *synth.Run) { m = r.Trainer.Model }
+	s, err := o.Engine.Train(ctx, trainJob(cfg, stc, o, name, gm, tc))
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, stageError(err)
 	}
-	opts := trainrun.Options{Dir: stc.Dir, Meta: meta, CheckpointEvery: cfg.CheckpointEvery,
-		FinalCheckpoint: true, Log: true, Progress: stc.Log, Label: stc.Label}
-	if o.OnStep != nil {
-		opts.OnStep = func(step int) { o.OnStep(name, step) }
-	}
-	r, resumed, err := synth.OpenRun(o.Backend, sc, tc, train, val, opts)
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	tr := r.Trainer
-	if resumed {
-		fmt.Fprintf(stc.Log, "%s: resuming from checkpoint at step %d\n", stc.Label, tr.Step)
-		earlier = tr.Elapsed.Seconds() // restored from the checkpoint
-	}
-	r.Status = func(step int, loss float64) string {
-		return fmt.Sprintf("step %d/%d loss %.4f", step, tr.TotalSteps(), loss)
-	}
-	if err := r.Run(ctx); err != nil {
-		var ie *trainrun.InterruptedError
-		if errors.As(err, &ie) {
-			return nil, 0, 0, fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", ie.Step, ie.Err)
-		}
-		return nil, 0, 0, err
-	}
-	m = synth.Finish(tr)
-	return m, tr.ElapsedTotal().Seconds(), earlier, m.Save(filepath.Join(stc.Dir, modelFile))
+	return m, s.Elapsed.Seconds(), s.Earlier.Seconds(), nil
 }
 
 // GapsFile holds, per encoding, the paired gap "TF 2-0 − TF 2-0 w/ all
@@ -236,7 +208,7 @@ func evalSynth(ctx context.Context, cfg Config, opts Options, sc *pipeline.Stage
 	var recs []synthRecord
 	byLabel := map[string]predict.Predictor{}
 	for _, d := range models {
-		m, err := synth.LoadOn(opts.Backend, filepath.Join(sc.Deps[d].Dir, modelFile))
+		m, err := synth.LoadOn(opts.backend(), filepath.Join(sc.Deps[d].Dir, modelFile))
 		if err != nil {
 			return nil, err
 		}

@@ -75,7 +75,7 @@ func profileStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 			if err != nil {
 				return nil, err
 			}
-			model, err := transformer.LoadSafetensorsOn(opts.Backend, filepath.Join(sc.Deps[train].Dir, modelFile))
+			model, err := transformer.LoadSafetensorsOn(opts.backend(), filepath.Join(sc.Deps[train].Dir, modelFile))
 			if err != nil {
 				return nil, err
 			}

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/vomc/vomc/dataset"
@@ -36,16 +37,30 @@ type Options struct {
 	// Lock configures the claims that keep concurrent runs sharing Out
 	// (Slurm tasks, several machines) from computing the same stage.
 	Lock pipeline.LockConfig
-	// Torch is the PyTorch engine (interpreter, device, speed features)
-	// that trains the transformers when Config.Engine is "torch"; nil
-	// there means one with the defaults (device auto).
-	Torch *trainrun.Torch
-	// Backend is the compute backend of every model the study builds on
-	// the Go engine (training, evaluation, attention maps, dynamics, the
-	// TF 2-0 models), chosen by the caller (nil: each model makes a CPU
-	// backend of its own, with kernels.Default). It is not part of any
-	// stage hash: every backend computes the same numbers.
-	Backend backend.Backend
+	// Engine is the training engine, made once by the caller
+	// (trainrun.NewEngine) as Config.Engine names it: it trains the
+	// transformers (on the Go engine or the torch engine), and its Go
+	// backend (Engine.Backend) holds every model the study builds on the
+	// Go engine — the TF 2-0 models, the models evaluated, attention maps,
+	// dynamics (nil: the Go engine, each model making a CPU backend of its
+	// own). The backend is not part of any stage hash: every backend
+	// computes the same numbers.
+	Engine *trainrun.Engine
+}
+
+// backend is the Go engine's compute backend (Options.Engine).
+func (o Options) backend() backend.Backend { return o.Engine.Backend() }
+
+// checkEngine refuses an Engine other than the one cfg names.
+func (o Options) checkEngine(cfg Config) error {
+	want := cfg.Engine
+	if want == "" {
+		want = trainrun.EngineGo
+	}
+	if got := o.Engine.Name(); got != want {
+		return fmt.Errorf("reproduce: the configuration trains on the %s engine, Options.Engine is the %s engine", want, got)
+	}
+	return nil
 }
 
 // Stage names of the fixed stages.
@@ -65,6 +80,9 @@ const (
 // training (per replicate) and evaluation, Fig. 5, Fig. 8's synthetic
 // models and their evaluation, the figures and the report.
 func Plan(cfg Config, opts Options) ([]pipeline.Stage, error) {
+	if err := opts.checkEngine(cfg); err != nil {
+		return nil, err
+	}
 	trainDS := dataset.Config{Prior: cfg.Prior(), K: cfg.TrainTrees, NK: cfg.TrainNK, N: cfg.N, Fresh: false, Seed: cfg.Seed + 1_000_003}
 	testDS := dataset.Config{Prior: cfg.Prior(), K: cfg.TestTrees, NK: cfg.N, N: cfg.N, Fresh: true, Seed: cfg.Seed}
 	stages := []pipeline.Stage{

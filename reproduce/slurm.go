@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/vomc/vomc/pipeline"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // SlurmOptions describe a Slurm submission.
@@ -74,10 +73,8 @@ func WriteSlurm(cfg Config, opts Options, so SlurmOptions) (*Submission, error) 
 	if opts.Lock.Stale > 0 {
 		command += " --lock-stale " + opts.Lock.Stale.String()
 	}
-	if cfg.Engine == trainrun.EngineTorch && opts.Torch != nil {
-		for _, f := range opts.Torch.Flags() { // the engine's settings, for the training tasks
-			command += " " + q(f)
-		}
+	for _, f := range opts.Engine.Flags() { // the torch engine's settings, for the training tasks
+		command += " " + q(f)
 	}
 	sub, err := pipeline.WriteSlurm(stages, pipeline.Slurm{Dir: dir, Name: "vomc reproduce", JobPrefix: "vomc", Command: command,
 		SbatchOpts: so.SbatchOpts, Files: map[string][]byte{filepath.Base(config): []byte(cfg.JSON() + "\n")}, Force: so.Force})

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/vomc/vomc/pipeline"
@@ -57,13 +56,18 @@ func RepLabel(m Model, r int) string {
 	return fmt.Sprintf("%s [seed %d]", m.Label(), r)
 }
 
-// trainSplit reads the training set and splits it by tree
-// (transformer.SplitByTree with the study's seed), as trainrun.DataSpec
+// trainData is the training set of the study, split by tree
+// (transformer.SplitByTree with the study's seed) as trainrun.DataSpec
 // describes it: the same metadata in every engine's checkpoint as in
-// 'vomc train”s, plus the stage's label.
+// 'vomc train”s.
+func trainData(cfg Config, sc *pipeline.StageContext) trainrun.DataSpec {
+	return trainrun.DataSpec{Data: filepath.Join(sc.Deps[StageTrainData].Dir, dataDir), ValFrac: cfg.ValFrac, SplitSeed: cfg.Seed}
+}
+
+// trainSplit reads the training set and splits it (trainData); meta also
+// holds the stage's label, as in the training stages' checkpoints.
 func trainSplit(cfg Config, sc *pipeline.StageContext) (train, val transformer.Windows, meta map[string]string, err error) {
-	spec := trainrun.DataSpec{Data: filepath.Join(sc.Deps[StageTrainData].Dir, dataDir), ValFrac: cfg.ValFrac, SplitSeed: cfg.Seed}
-	train, val, _, meta, err = spec.Load()
+	train, val, _, meta, err = trainData(cfg, sc).Load()
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -71,9 +75,39 @@ func trainSplit(cfg Config, sc *pipeline.StageContext) (train, val transformer.W
 	return train, val, meta, nil
 }
 
+// trainJob is the run-driver job of a training stage (trainrun's
+// ModeContinue: resumed from the checkpoint a previous run of the stage
+// left in its directory, else started): the training set split by tree
+// (trainData; the checkpoints' metadata also holds the stage's label, as
+// trainSplit's), checkpoints every
+// cfg.CheckpointEvery steps, at epoch ends, at the end and on
+// cancellation, the training log and curve (trainrun.LogFile), a progress
+// bar on the stage's log, and a line there when the stage resumes.
+func trainJob(cfg Config, sc *pipeline.StageContext, o Options, name string, m trainrun.Model, tc transformer.TrainConfig) trainrun.Job {
+	j := trainrun.Job{Dir: sc.Dir, Mode: trainrun.ModeContinue, Model: m, Train: tc,
+		Data: trainData(cfg, sc), Meta: map[string]string{"stage": sc.Label},
+		CheckpointEvery: cfg.CheckpointEvery, FinalCheckpoint: true, Progress: sc.Log, Label: sc.Label,
+		Status: func(step, total int, loss float64) string {
+			return fmt.Sprintf("step %d/%d loss %.4f", step, total, loss)
+		},
+		OnOpen: func(r trainrun.Opened) {
+			switch {
+			case r.Resumed && r.Engine == trainrun.EngineTorch:
+				fmt.Fprintf(sc.Log, "%s: resuming from its checkpoint on the torch engine\n", sc.Label)
+			case r.Resumed:
+				fmt.Fprintf(sc.Log, "%s: resuming from checkpoint at step %d\n", sc.Label, r.Step)
+			}
+		},
+	}
+	if o.OnStep != nil {
+		j.OnStep = func(step int) { o.OnStep(name, step) }
+	}
+	return j
+}
+
 // trainStage trains replicate r of model m (seed cfg.ReplicateSeed(r) for
 // the initialisation and the shuffling; the same training data and split
-// for every replicate).
+// for every replicate) on the study's engine.
 func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 	tcfg := m.TransformerConfig(cfg)
 	topt := m.TrainConfig(cfg)
@@ -95,43 +129,18 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 		Resumable: true,
 		Kind:      pipeline.KindTrain,
 		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
-			train, val, meta, err := trainSplit(cfg, sc)
+			// the stage records its configuration (inputs, train.json):
+			// no config files beside a Go-engine run's model, as ever
+			j := trainJob(cfg, sc, opts, name, trainrun.Transformer{Config: tcfg, NoConfigFiles: true}, topt)
+			j.Snapshots = dyn
+			s, err := opts.Engine.Train(ctx, j)
 			if err != nil {
-				return nil, err
+				return nil, stageError(err)
 			}
-			snaps, err := trainrun.SnapshotSteps(dyn, transformer.TotalSteps(topt, train.Windows()))
-			if err != nil {
-				return nil, err
-			}
-			if dyn != "" {
-				meta[trainrun.MetaSnapshots] = dyn
-			}
-			if cfg.Engine == trainrun.EngineTorch {
-				return torchTrain(ctx, cfg, sc, opts, m, r, tcfg, topt, seed, meta, snaps, train, val)
-			}
-			run, err := resumeOrStart(sc, opts, cfg.CheckpointEvery, name, tcfg, topt, seed, meta, snaps, train, val)
-			if err != nil {
-				return nil, err
-			}
-			earlier := run.Trainer.Elapsed.Seconds() // restored from the checkpoint; 0 on a fresh start
-			if err := run.Run(ctx); err != nil {
-				var ie *trainrun.InterruptedError
-				if errors.As(err, &ie) {
-					return nil, fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", ie.Step, ie.Err)
-				}
-				return nil, err
-			}
-			tr := run.Trainer
-			if err := tr.Model.SaveSafetensors(filepath.Join(sc.Dir, modelFile)); err != nil {
-				return nil, err
-			}
-			info := TrainInfo{Spec: m.Spec, Label: RepLabel(m, r), Name: tr.Model.Name(), Params: tcfg.NumParams(),
-				Steps: tr.Step, Epochs: tr.Epoch, Seconds: tr.ElapsedTotal().Seconds(), EarlierSeconds: earlier, BestVal: tr.BestVal,
-				Stopped: tr.Stopped}
-			if len(tr.History) > 0 {
-				info.FinalTrainLoss = tr.History[len(tr.History)-1].TrainLoss
-			}
-			info.Tokens = float64(tr.Step) * float64(min(topt.BatchSize, train.Windows())) * float64(cfg.N)
+			info := TrainInfo{Spec: m.Spec, Label: RepLabel(m, r), Name: s.Name, Params: tcfg.NumParams(),
+				Steps: s.Step, Epochs: s.Epoch, Seconds: s.Elapsed.Seconds(), EarlierSeconds: s.Earlier.Seconds(), BestVal: s.BestVal,
+				Stopped: s.Stopped, FinalTrainLoss: s.FinalTrainLoss()}
+			info.Tokens = float64(s.Step) * float64(min(topt.BatchSize, s.TrainWindows)) * float64(cfg.N)
 			if math.IsInf(info.BestVal, 0) {
 				info.BestVal = math.NaN()
 			}
@@ -140,60 +149,13 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 	}
 }
 
-// torchTrain is trainStage's run on the PyTorch engine: the run directory
-// is the stage's (started as trainrun.StartTorch starts it, with the data
-// described so that the engine draws trainSplit's split), resumed from its
-// checkpoint when there is one.
-func torchTrain(ctx context.Context, cfg Config, sc *pipeline.StageContext, opts Options, m Model, r int, tcfg transformer.Config, topt transformer.TrainConfig, seed uint64, meta map[string]string, snaps []int, train, val transformer.Windows) ([]string, error) {
-	tor := opts.Torch
-	if tor == nil {
-		tor = &trainrun.Torch{}
+// stageError says how to go on after an interrupted training stage.
+func stageError(err error) error {
+	var ie *trainrun.InterruptedError
+	if errors.As(err, &ie) {
+		return fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", ie.Step, ie.Err)
 	}
-	if _, err := tor.Check(); err != nil { // before the stage's directory gets a file
-		return nil, err
-	}
-	// meta["data"] is the training set where it is now (the output
-	// directory may have moved since the run started; its checksum is
-	// checked)
-	var earlier float64 // training time before this invocation (TrainInfo.EarlierSeconds)
-	if _, err := os.Stat(filepath.Join(sc.Dir, trainrun.CheckpointFile)); err != nil {
-		if err := trainrun.StartTorch(sc.Dir, tcfg, topt, seed, meta, train, val); err != nil {
-			return nil, err
-		}
-	} else {
-		fmt.Fprintf(sc.Log, "%s: resuming from its checkpoint on the torch engine\n", sc.Label)
-		// only for the record: a checkpoint that cannot be read here is
-		// left to the engine to judge
-		if c, err := transformer.LoadCheckpoint(filepath.Join(sc.Dir, trainrun.CheckpointFile)); err == nil {
-			earlier = c.State.Elapsed.Seconds()
-		}
-	}
-	c, err := tor.Train(ctx, trainrun.TorchRun{Dir: sc.Dir, CheckpointEvery: cfg.CheckpointEvery, Data: meta["data"], Snapshots: snaps, Log: sc.Log})
-	if err != nil {
-		var ie *trainrun.InterruptedError
-		if errors.As(err, &ie) {
-			return nil, fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", ie.Step, ie.Err)
-		}
-		return nil, err
-	}
-	if c.TrainWindows != train.Windows() {
-		return nil, fmt.Errorf("%s: the torch engine trained on %d windows, the split has %d", sc.Label, c.TrainWindows, train.Windows())
-	}
-	mod, err := transformer.LoadSafetensorsOn(opts.Backend, filepath.Join(sc.Dir, modelFile))
-	if err != nil {
-		return nil, err
-	}
-	s := c.State
-	info := TrainInfo{Spec: m.Spec, Label: RepLabel(m, r), Name: mod.Name(), Params: tcfg.NumParams(),
-		Steps: s.Step, Epochs: s.Epoch, Seconds: s.Elapsed.Seconds(), EarlierSeconds: earlier, BestVal: s.BestVal, Stopped: s.Stopped}
-	if len(c.History) > 0 {
-		info.FinalTrainLoss = c.History[len(c.History)-1].TrainLoss
-	}
-	info.Tokens = float64(s.Step) * float64(min(topt.BatchSize, train.Windows())) * float64(cfg.N)
-	if math.IsInf(info.BestVal, 0) {
-		info.BestVal = math.NaN()
-	}
-	return []string{modelFile}, writeJSON(sc.Dir, infoFile, jsonSafe(info))
+	return err
 }
 
 // jsonSafe replaces NaN (which JSON cannot hold) by -1 in a TrainInfo.
@@ -202,53 +164,4 @@ func jsonSafe(t TrainInfo) TrainInfo {
 		t.BestVal = -1
 	}
 	return t
-}
-
-// resumeOrStart continues the run whose checkpoint is in the stage's
-// directory, or starts one (trainrun.Resume, trainrun.Start): checkpoints
-// every `every` steps, at epoch ends, at the end and on cancellation, the
-// training log and curve (trainrun.LogFile), a progress bar on the
-// stage's log.
-func resumeOrStart(sc *pipeline.StageContext, o Options, every int, name string, mc transformer.Config, tc transformer.TrainConfig, seed uint64, meta map[string]string, snaps []int, train, val transformer.Windows) (*trainrun.Run[*transformer.Activations, *transformer.Model], error) {
-	opts := trainrun.Options{Dir: sc.Dir, Meta: meta, CheckpointEvery: every, Snapshots: snaps,
-		FinalCheckpoint: true, Progress: sc.Log, Label: sc.Label, Log: true}
-	if o.OnStep != nil {
-		opts.OnStep = func(step int) { o.OnStep(name, step) }
-	}
-	be := o.Backend
-	path := opts.CheckpointPath()
-	if _, err := os.Stat(path); err == nil {
-		c, err := transformer.LoadCheckpoint(path)
-		if err != nil {
-			return nil, err
-		}
-		tr, err := c.ResumeOn(be, train, val)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(sc.Log, "%s: resuming from checkpoint at step %d\n", sc.Label, tr.Step)
-		r, err := trainrun.Resume(tr, opts)
-		if err != nil {
-			return nil, err
-		}
-		r.Status = progressText(tr)
-		return r, nil
-	}
-	tr, err := trainrun.NewTrainer(be, mc, tc, seed, train, val)
-	if err != nil {
-		return nil, err
-	}
-	r, err := trainrun.Start(tr, opts)
-	if err != nil {
-		return nil, err
-	}
-	r.Status = progressText(tr)
-	return r, nil
-}
-
-// progressText is the progress bar's text of a training stage.
-func progressText(tr *transformer.Trainer) func(step int, loss float64) string {
-	return func(step int, loss float64) string {
-		return fmt.Sprintf("step %d/%d loss %.4f", step, tr.TotalSteps(), loss)
-	}
 }

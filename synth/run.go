@@ -3,11 +3,8 @@ package synth
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/vomc/vomc/internal/fsutil"
@@ -17,9 +14,10 @@ import (
 )
 
 // Training runs of synth models go through the run driver of package
-// trainrun, as the transformer's do: checkpoints every CheckpointEvery
-// steps, at epoch ends and on cancellation, the training log and curve,
-// and runs resumed bit-identically from their checkpoint.
+// trainrun (Engine.Train), as the transformer's do: RunModel describes a
+// synth model to it. Checkpoints every CheckpointEvery steps, at epoch
+// ends and on cancellation, the training log and curve, and runs resumed
+// bit-identically from their checkpoint.
 
 // Run is a synth model's training run in its directory.
 type Run = trainrun.Run[*Activations, *Model]
@@ -28,45 +26,39 @@ type Run = trainrun.Run[*Activations, *Model]
 // model (trainrun.ModelFile) in a run directory.
 const SummaryFile = "synth.json"
 
-// StartRun begins a run in opts.Dir (trainrun.Start) of a fresh model of
-// architecture cfg trained with tc on train and val (NewTrainer, on the
-// backend be; nil: the CPU backend).
-func StartRun(be backend.Backend, cfg Config, tc transformer.TrainConfig, train, val transformer.Windows, opts trainrun.Options) (*Run, error) {
-	tr, err := NewTrainer(be, cfg, train, val, tc)
-	if err != nil {
-		return nil, err
+// RunModel is a synth model of architecture cfg for the run driver
+// (trainrun.Engine.Train; always on the Go engine's backend): a new run
+// trains a fresh model (NewTrainer; cfg.A 0 is the data's alphabet size,
+// cfg.D 0 its largest tree depth, at least 1), a checkpoint resumes
+// (Resume), and a finished run's model (Finish, with the best parameters)
+// is saved as trainrun.ModelFile.
+func RunModel(cfg Config) trainrun.GoModel[*Activations, *Model] {
+	return trainrun.GoModel[*Activations, *Model]{
+		New: func(be backend.Backend, tc transformer.TrainConfig, d trainrun.RunData) (*Trainer, error) {
+			c := cfg
+			if c.A == 0 {
+				c.A = d.A
+			}
+			if c.D == 0 {
+				c.D = max(trainrun.MaxDepth(d.Train), 1)
+			}
+			return NewTrainer(be, c, d.Train, d.Val, tc)
+		},
+		Resume: func(be backend.Backend, c *transformer.Checkpoint, d trainrun.RunData) (*Trainer, error) {
+			return Resume(be, c, d.Train, d.Val)
+		},
+		Describe: func(w io.Writer, tr *Trainer) {
+			c, nv := tr.Model.Config, 0
+			if tr.Val != nil {
+				nv = tr.Val.Windows()
+			}
+			fmt.Fprintf(w, "%s: D=%d, %d features, %d parameters; %d training and %d validation windows of %d symbols; ≤ %d steps\n",
+				Label(c.Variant), c.D, c.Features(), tr.Model.NumParams(), tr.Train.Windows(), nv, len(tr.Train.Window(0)), tr.TotalSteps())
+		},
+		Finish: func(dir string, tr *Trainer) error {
+			return Finish(tr).Save(filepath.Join(dir, trainrun.ModelFile))
+		},
 	}
-	return trainrun.Start(tr, opts)
-}
-
-// ResumeRun continues the run in opts.Dir (trainrun.Resume) from its
-// checkpoint c on the windows train and val (Resume, on the backend be).
-func ResumeRun(be backend.Backend, c *transformer.Checkpoint, train, val transformer.Windows, opts trainrun.Options) (*Run, error) {
-	tr, err := Resume(be, c, train, val)
-	if err != nil {
-		return nil, err
-	}
-	return trainrun.Resume(tr, opts)
-}
-
-// OpenRun continues the run in opts.Dir from its checkpoint when the
-// directory holds one (ResumeRun; the checkpoint's model and training
-// settings, not cfg and tc, which the caller keeps the same for a
-// directory) and otherwise starts it (StartRun); resumed says which.
-func OpenRun(be backend.Backend, cfg Config, tc transformer.TrainConfig, train, val transformer.Windows, opts trainrun.Options) (r *Run, resumed bool, err error) {
-	path := opts.CheckpointPath()
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		r, err := StartRun(be, cfg, tc, train, val, opts)
-		return r, false, err
-	} else if err != nil {
-		return nil, false, err
-	}
-	c, err := transformer.LoadCheckpoint(path)
-	if err != nil {
-		return nil, false, err
-	}
-	r, err = ResumeRun(be, c, train, val, opts)
-	return r, true, err
 }
 
 // DirOptions are the settings of TrainDir.
@@ -78,7 +70,7 @@ type DirOptions struct {
 	// Data.Data and Data.Val, when set, replace the paths of its data
 	// sets (whose checksums must match). Otherwise a new run starts;
 	// a directory holding a run is refused (*trainrun.HeldError) unless
-	// Force, which removes that run's files.
+	// Force, which removes that run's files once every check has passed.
 	Resume, Force bool
 	// Data describes a new run's data (trainrun.DataSpec); N is ignored
 	// (the data set's windows are used as they are).
@@ -93,8 +85,6 @@ type DirOptions struct {
 	// CheckpointEvery is the interval of checkpoints in steps (0: only at
 	// epoch ends).
 	CheckpointEvery int
-	// Backend is the backend of the model (nil: the CPU backend).
-	Backend backend.Backend
 	// Out, if set, receives a line once the run is started or resumed,
 	// before any training step: what is trained on which windows, or
 	// where the run resumes (or that it had finished).
@@ -119,93 +109,41 @@ type DirResult struct {
 }
 
 // TrainDir trains a synth model in the run directory o.Dir, started
-// afresh or resumed from its checkpoint (see DirOptions), to its end: the
-// directory receives the checkpoint (trainrun.CheckpointFile), the
-// training log and curve, the model (trainrun.ModelFile) and its summary
-// (SummaryFile). When ctx ends, the checkpoint is saved and the error is a
-// *trainrun.InterruptedError; a divergence (*trainrun.DivergedError)
-// leaves the last good checkpoint. Resuming a run and training it to its
-// end gives exactly the parameters and losses of an uninterrupted run.
-func TrainDir(ctx context.Context, o DirOptions) (*DirResult, error) {
-	if o.CheckpointEvery < 0 {
-		return nil, fmt.Errorf("synth: checkpoint interval %d is negative", o.CheckpointEvery)
+// afresh or resumed from its checkpoint (see DirOptions), to its end with
+// the run driver (e.Train, on e's Go backend): the directory receives the
+// checkpoint (trainrun.CheckpointFile), the training log and curve, the
+// model (trainrun.ModelFile) and its summary (SummaryFile). When ctx ends,
+// the checkpoint is saved and the error is a *trainrun.InterruptedError; a
+// divergence (*trainrun.DivergedError) leaves the last good checkpoint.
+// Resuming a run and training it to its end gives exactly the parameters
+// and losses of an uninterrupted run.
+func TrainDir(ctx context.Context, e *trainrun.Engine, o DirOptions) (*DirResult, error) {
+	if o.Data.MaxWindows < 0 {
+		return nil, fmt.Errorf("synth: a negative number of training windows (%d)", o.Data.MaxWindows)
 	}
-	opts := trainrun.Options{Dir: o.Dir, CheckpointEvery: o.CheckpointEvery, Log: true, Progress: o.Progress, Label: "steps", OnStep: o.OnStep}
-	var r *Run
-	var err error
+	res := &DirResult{}
+	m := RunModel(o.Model)
+	m.Opened = func(r *Run) { res.Run = r }
+	j := trainrun.Job{Dir: o.Dir, Mode: trainrun.ModeNew, Force: o.Force, Data: o.Data, Model: m, Train: o.Train,
+		CheckpointEvery: o.CheckpointEvery, Out: o.Out, Progress: o.Progress, OnStep: o.OnStep}
 	if o.Resume {
-		r, err = resumeDir(o, opts)
-	} else {
-		r, err = startDir(o, opts)
+		j.Mode = trainrun.ModeResume
 	}
-	if err != nil {
-		return nil, err
-	}
-	if o.Out != nil {
-		sayStart(o.Out, r, o.Resume)
-	}
-	res := &DirResult{Run: r}
-	if err := trainrun.RunToEnd(ctx, r); err != nil {
+	j.Data.N = 0
+	if _, err := e.Train(ctx, j); err != nil {
+		if res.Run == nil {
+			return nil, err
+		}
 		return res, err
 	}
 	return res, finishDir(res)
 }
 
-// resumeDir resumes the run in o.Dir from its checkpoint and its data.
-func resumeDir(o DirOptions, opts trainrun.Options) (*Run, error) {
-	c, train, val, err := trainrun.Load(o.Dir, o.Data.Data, o.Data.Val, false)
-	if err != nil {
-		return nil, err
-	}
-	opts.Meta = c.Meta
-	return ResumeRun(o.Backend, c, train, val, opts)
-}
-
-// startDir starts a new run in o.Dir on the data o.Data describes.
-func startDir(o DirOptions, opts trainrun.Options) (*Run, error) {
-	if o.Data.MaxWindows < 0 {
-		return nil, fmt.Errorf("synth: a negative number of training windows (%d)", o.Data.MaxWindows)
-	}
-	if err := trainrun.CheckDir(o.Dir, o.Force); err != nil {
-		return nil, err
-	}
-	spec := o.Data
-	spec.N = 0
-	train, val, A, meta, err := spec.Load()
-	if err != nil {
-		return nil, err
-	}
-	cfg := o.Model
-	cfg.A = A
-	if cfg.D == 0 {
-		cfg.D = max(trainrun.MaxDepth(train), 1)
-	}
-	opts.Meta = meta
-	return StartRun(o.Backend, cfg, o.Train, train, val, opts)
-}
-
-// sayStart writes to w what r trains, or where it resumes.
-func sayStart(w io.Writer, r *Run, resumed bool) {
-	tr := r.Trainer
-	if resumed {
-		trainrun.SayResume(w, r.Dir, tr)
-		return
-	}
-	c, nv := tr.Model.Config, 0
-	if tr.Val != nil {
-		nv = tr.Val.Windows()
-	}
-	fmt.Fprintf(w, "%s: D=%d, %d features, %d parameters; %d training and %d validation windows of %d symbols; ≤ %d steps\n",
-		Label(c.Variant), c.D, c.Features(), tr.Model.NumParams(), tr.Train.Windows(), nv, len(tr.Train.Window(0)), tr.TotalSteps())
-}
-
-// finishDir writes the model and its summary of the finished run.
+// finishDir writes the summary of the finished run, whose model the run
+// driver has saved.
 func finishDir(res *DirResult) error {
 	r := res.Run
-	m := Finish(r.Trainer)
-	if err := m.Save(filepath.Join(r.Dir, trainrun.ModelFile)); err != nil {
-		return err
-	}
+	m := r.Trainer.Model // Finish has set its Info
 	info := RunSummary(m, r.Trainer, r.Meta["data"], r.Meta["val"])
 	ij, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {

@@ -38,7 +38,7 @@ func TestTrainDirResume(t *testing.T) {
 	o := DirOptions{Data: spec, Model: Config{Variant: TF20, Embed: 6, Hidden: 12}, Train: tc, CheckpointEvery: 3}
 	root := t.TempDir()
 	o.Dir = filepath.Join(root, "ref")
-	ref, err := TrainDir(context.Background(), o)
+	ref, err := TrainDir(context.Background(), trainrun.GoEngine(nil), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestTrainDirResume(t *testing.T) {
 				cancel()
 			}
 		}
-		res, err := TrainDir(ctx, o)
+		res, err := TrainDir(ctx, trainrun.GoEngine(nil), o)
 		cancel()
 		var ie *trainrun.InterruptedError
 		if stop == 0 && err != nil || stop > 0 && (!errors.As(err, &ie) || ie.Step != stop || res.Run.LastCheckpoint != stop) {
@@ -80,7 +80,7 @@ func TestTrainDirResume(t *testing.T) {
 		{Dir: filepath.Join(root, "x"), Data: spec, Train: tc, CheckpointEvery: -1}, // negative interval
 		{Dir: filepath.Join(root, "none"), Resume: true},                            // nothing to resume
 	} {
-		_, err := TrainDir(context.Background(), bad)
+		_, err := TrainDir(context.Background(), trainrun.GoEngine(nil), bad)
 		if err == nil || strings.Contains(err.Error(), "--") {
 			t.Errorf("%+v: error %v", bad, err)
 		}

@@ -55,32 +55,22 @@ func runBenchTrain(args []string) error {
 	fs.IntVar(&o.Threads, "threads", runtime.GOMAXPROCS(0), "GOMAXPROCS (cores used)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "random seed (initialisation and windows)")
 	asJSON := fs.Bool("json", false, "print the reports as JSON instead of a table")
-	engine := fs.String("engine", trainrun.EngineGo, "training engine: go or torch")
-	backendName := fs.String("backend", "cpu", "go engine: "+backendUsage)
-	tor := &trainrun.Torch{}
-	torchFlags(fs, tor)
+	spec := trainrun.Spec{CPU: compute(), Torch: &trainrun.Torch{}}
+	fs.StringVar(&spec.Name, "engine", trainrun.EngineGo, "training engine: go or torch")
+	fs.StringVar(&spec.Backend, "backend", "cpu", "go engine: "+backendUsage)
+	torchFlags(fs, spec.Torch)
 	fs.BoolVar(&o.Plain, "plain", true, "torch engine: also time a plain eager float32 PyTorch loop")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	eng, err := trainrun.NewEngine(*engine, compute(), tor)
-	if err != nil {
-		return usageError{"--" + err.Error()}
-	}
 	if o.Steps < 1 || o.Warmup < 0 || o.Threads < 1 || o.Threads > 4096 {
 		return usagef("--steps and --threads must be positive, --warmup non-negative")
 	}
-	if *backendName != "cpu" {
-		if *engine != trainrun.EngineGo {
-			return errBackendTorch
-		}
-		be, err := chooseBackend(*backendName)
-		if err != nil {
-			return err
-		}
-		eng = trainrun.GoEngine{Backend: be}
-		defer closeBackend(be)
+	eng, err := trainrun.NewEngine(spec)
+	if err != nil {
+		return trainError(err, "bench train", "")
 	}
+	defer eng.Close()
 	bs, err := perf.ParseTrainBenches(*configs, eng)
 	if err != nil {
 		return usageOf[*perf.ConfigError](err, "")

@@ -14,6 +14,7 @@ import (
 	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
+	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 func runEval(args []string) error {
@@ -59,15 +60,18 @@ func runEval(args []string) error {
 	// only the tf and synth methods' models run on the backend: a GPU is
 	// opened for them alone
 	o.Backend = compute()
+	spec := trainrun.Spec{Backend: *backendName, CPU: compute()}
 	if uses, err := methods.UsesBackend(o.Methods); err != nil {
 		return err
 	} else if uses {
-		if o.Backend, err = chooseBackend(*backendName); err != nil {
-			return err
+		eng, err := trainrun.NewEngine(spec)
+		if err != nil {
+			return trainError(err, "eval", o.Out)
 		}
-		defer closeBackend(o.Backend)
-	} else if _, _, err := parseBackend(*backendName); err != nil {
-		return err
+		defer eng.Close()
+		o.Backend = eng.Backend()
+	} else if err := spec.Validate(); err != nil {
+		return trainError(err, "eval", o.Out)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -13,7 +13,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -25,7 +24,6 @@ import (
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cpu"
-	"github.com/vomc/vomc/transformer/backend/cuda"
 	"github.com/vomc/vomc/transformer/kernels"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
@@ -127,50 +125,6 @@ var compute = sync.OnceValue(func() backend.Backend { return cpu.New(kernels.Def
 
 // backendUsage is the help of --backend.
 const backendUsage = "compute backend of vomc's engine: cpu (the kernel set of VOMC_KERNELS) or cuda, cuda:N (NVIDIA GPU N through the driver; no CUDA toolkit needed)"
-
-// errBackendTorch is the usage error of --backend with the torch engine.
-var errBackendTorch = usagef("--backend is the go engine's; the torch engine's device is --device")
-
-// parseBackend reads a --backend value: cpu, or cuda[:N] (device N,
-// default 0).
-func parseBackend(name string) (gpu bool, device int, err error) {
-	switch {
-	case name == "cpu":
-		return false, 0, nil
-	case name == "cuda":
-		return true, 0, nil
-	case strings.HasPrefix(name, "cuda:"):
-		v, err := strconv.Atoi(strings.TrimPrefix(name, "cuda:"))
-		if err != nil || v < 0 {
-			return false, 0, usagef("--backend %q: want cuda:N with N a device number", name)
-		}
-		return true, v, nil
-	}
-	return false, 0, usagef("--backend %q: want cpu, cuda or cuda:N", name)
-}
-
-// chooseBackend returns the backend named by --backend: the CPU backend
-// (compute) or a CUDA device opened here, once per command.
-func chooseBackend(name string) (backend.Backend, error) {
-	gpu, device, err := parseBackend(name)
-	if err != nil || !gpu {
-		return compute(), err
-	}
-	be, err := cuda.Open(device)
-	if err != nil {
-		return nil, fmt.Errorf("--backend %s: %w", name, err)
-	}
-	return be, nil
-}
-
-// closeBackend closes a backend that chooseBackend opened for the command
-// (not the shared CPU backend): a GPU's context and memory go back before
-// the command returns.
-func closeBackend(be backend.Backend) {
-	if be != nil && be != compute() {
-		be.Close()
-	}
-}
 
 // renamed maps removed command names to the command that does their job.
 var renamed = map[string]string{"bench-compress": "bench compress"}

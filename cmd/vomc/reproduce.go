@@ -21,7 +21,7 @@ func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
 func runReproduce(args []string) error {
 	fs := newFlags("reproduce")
-	c := reproduce.Command{Stdout: os.Stdout, Stderr: os.Stderr, Options: reproduce.Options{Version: version, Log: os.Stderr, Backend: compute()}}
+	c := reproduce.Command{Stdout: os.Stdout, Stderr: os.Stderr, Options: reproduce.Options{Version: version, Log: os.Stderr}}
 	o, sl := &c.Options, &c.Slurm
 	preset := fs.String("preset", "tiny", "preset: "+strings.Join(reproduce.Presets, ", "))
 	fs.StringVar(&o.Out, "out", "", "output directory (default reproduce-PRESET)")
@@ -63,9 +63,10 @@ func runReproduce(args []string) error {
 	if o.Out == "" {
 		o.Out = "reproduce-" + cfg.Preset
 	}
-	if err := reproduceEngine(fs, cfg, tor, o); err != nil {
+	if o.Engine, err = reproduceEngine(fs, cfg, tor); err != nil {
 		return err
 	}
+	defer o.Engine.Close()
 	if o.CodeKey != "" && sl.Dir != "" {
 		return usagef("--code-key reuses the stages of a local run: it does not go with --slurm")
 	}
@@ -82,12 +83,14 @@ func runReproduce(args []string) error {
 	return c.Execute(ctx)
 }
 
-// reproduceEngine sets the torch engine for every training stage when the
-// configuration trains with torch, and refuses torch-only flags otherwise.
-func reproduceEngine(fs *flag.FlagSet, cfg reproduce.Config, tor *trainrun.Torch, opts *reproduce.Options) error {
+// reproduceEngine is the engine the configuration names (its "engine"),
+// with the torch flags' settings; they are refused for the Go engine.
+func reproduceEngine(fs *flag.FlagSet, cfg reproduce.Config, tor *trainrun.Torch) (*trainrun.Engine, error) {
 	if cfg.Engine != trainrun.EngineTorch {
-		return torchOnly(givenFlags(fs), "--%s is a torch engine setting: add --set engine=torch")
+		if err := torchOnly(givenFlags(fs), "--%s is a torch engine setting: add --set engine=torch"); err != nil {
+			return nil, err
+		}
 	}
-	opts.Torch = tor
-	return asUsage(tor.Validate())
+	eng, err := trainrun.NewEngine(trainrun.Spec{Name: cfg.Engine, CPU: compute(), Torch: tor})
+	return eng, asUsage(err)
 }

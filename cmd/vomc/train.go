@@ -21,34 +21,40 @@ import (
 // from the checkpoint).
 var resumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "val": true, "checkpoint-every": true, "allow-unverified": true, "engine": true, "backend": true}
 
-// optionFlags names the flag of each trainrun.OptionError option (the
-// run's settings and the TrainConfig fields by JSON name) that has one.
+// optionFlags names the flag of each trainrun.OptionError option that is
+// not a declared training option (transformer.Options, whose flags
+// trainrun.OptionFlag gives): the model's, the data's and the engine's.
 var optionFlags = map[string]string{"data": "--data", "layers": "--layers", "embed": "-E", "heads": "--heads", "val_frac": "--val-frac",
-	"N": "-N", "arch": "--arch", "hidden": "--hidden", "checkpoint_every": "--checkpoint-every", "batch_size": "--batch", "epochs": "--epochs",
-	"max_steps": "--max-steps", "lr": "--lr", "min_lr": "--min-lr", "warmup_steps": "--warmup", "weight_decay": "--wd", "clip_norm": "--clip",
-	"patience": "--patience", "log_every": "--log-every"}
+	"N": "-N", "arch": "--arch", "hidden": "--hidden", "engine": "--engine", "backend": "--backend", "device": "--device",
+	"allow_unverified": "--allow-unverified"}
 
-// trainCmd is a parsed 'vomc train' command line: the run's options and
-// the flags that choose and check them.
-type trainCmd struct {
-	fs                *flag.FlagSet
-	o                 trainrun.TrainOptions
-	tor               *trainrun.Torch
-	engine, snapshots string
-	backend           string
-	snapEvery         int
-	noFF              bool
-	given             map[string]bool
+// flagOf is the flag of a trainrun.OptionError option ("": none).
+func flagOf(option string) string {
+	if f := trainrun.OptionFlag(option); f != "" {
+		return f
+	}
+	return optionFlags[option]
 }
 
-// newTrainCmd defines the flags of 'vomc train'.
+// trainCmd is a parsed 'vomc train' command line: the run's options, the
+// engine's specification and the flags that only the command line has.
+type trainCmd struct {
+	fs        *flag.FlagSet
+	o         trainrun.TrainOptions
+	spec      trainrun.Spec
+	snapEvery int
+	noFF      bool
+	given     map[string]bool
+}
+
+// newTrainCmd defines the flags of 'vomc train': the training options'
+// from their declaration (trainrun.AddFlags), the model's, the engine's.
 func newTrainCmd() *trainCmd {
-	c := &trainCmd{fs: newFlags("train"), tor: &trainrun.Torch{Stderr: os.Stderr}}
+	c := &trainCmd{fs: newFlags("train"), spec: trainrun.Spec{CPU: compute(), Torch: &trainrun.Torch{Stderr: os.Stderr}}}
 	fs, o, m := c.fs, &c.o, &c.o.Model
-	o.Train = transformer.DefaultTrainConfig()
-	o.Train.Seed, o.Train.LogEvery = 1, 10
+	o.Train, o.CheckpointEvery = transformer.OptionDefaults(), trainrun.DefaultCheckpointEvery()
 	runFlags(fs, &o.Dir, &o.Resume, &o.Force, &o.Data, "output directory (the model directory)", "no validation")
-	trainConfigFlags(fs, &o.Train, &o.CheckpointEvery)
+	trainrun.AddFlags(fs, &o.Train, &o.CheckpointEvery, &o.Snapshots, false)
 	fs.IntVar(&o.Data.N, "N", 0, "window length: cut every window of the data set into windows of N symbols (0: the data set's N)")
 	fs.IntVar(&m.Layers, "layers", 2, "number of layers L")
 	fs.StringVar(&m.Heads, "heads", "8", "attention heads: one number for every layer, or one per layer (e.g. 2,1)")
@@ -58,12 +64,10 @@ func newTrainCmd() *trainCmd {
 	fs.BoolVar(&m.LayerNorm, "layernorm", true, "pre-LayerNorms (before attention, feed-forward and the output head)")
 	fs.StringVar(&m.Activation, "act", transformer.GELU, "feed-forward activation: relu or gelu (exact erf GELU)")
 	fs.StringVar(&m.Positional, "pos", transformer.Learned, "positional embedding: learned or sinusoidal")
-	fs.BoolVar(&o.Train.SumOverWindow, "sum-loss", false, "gradient of the window-summed loss (the paper's) instead of the per-symbol mean")
 	fs.BoolVar(&o.AllowUnverified, "allow-unverified", false, "with --resume: accept a checkpoint without a checksum (written by an earlier vomc)")
-	fs.StringVar(&c.engine, "engine", trainrun.EngineGo, "training engine: go (vomc's CPU engine) or torch (PyTorch, CPU or CUDA)")
-	fs.StringVar(&c.backend, "backend", "cpu", "go engine: "+backendUsage)
-	torchFlags(fs, c.tor)
-	fs.StringVar(&c.snapshots, "snapshots", "", "keep the model at these steps in DIR/snapshots/ for 'vomc dynamics': log:K (K log-spaced steps), every:S, or a list 10,100,1000")
+	fs.StringVar(&c.spec.Name, "engine", trainrun.EngineGo, "training engine: go (vomc's CPU engine) or torch (PyTorch, CPU or CUDA)")
+	fs.StringVar(&c.spec.Backend, "backend", "cpu", "go engine: "+backendUsage)
+	torchFlags(fs, c.spec.Torch)
 	fs.IntVar(&c.snapEvery, "snapshot-every", 0, "keep the model every S steps (same as --snapshots every:S)")
 	fs.StringVar(&m.Arch, "arch", trainrun.ArchTransformer, "model: transformer, or lstm (torch engine; -E is its embedding, --hidden its width, --layers its depth)")
 	fs.IntVar(&m.Hidden, "hidden", 0, "LSTM width (default: E)")
@@ -75,25 +79,27 @@ func runTrain(args []string) error {
 	if err := parse(c.fs, args); err != nil {
 		return err
 	}
-	eng, err := c.check()
+	spec, err := c.check()
 	if err != nil {
 		return err
 	}
+	eng, err := trainrun.NewEngine(spec)
+	if err != nil {
+		return trainError(err, "train", c.o.Dir)
+	}
+	defer eng.Close()
 	sigs := []os.Signal{os.Interrupt}
-	if eng.EngineName() == trainrun.EngineTorch {
+	if eng.Name() == trainrun.EngineTorch {
 		sigs = append(sigs, syscall.SIGTERM)
 	}
 	ctx, stop := signal.NotifyContext(trainContext(), sigs...)
 	defer stop()
 	c.o.Out, c.o.Progress, c.o.OnStep = os.Stdout, os.Stderr, onStep
-	if g, ok := eng.(trainrun.GoEngine); ok {
-		defer closeBackend(g.Backend)
-	}
 	s, err := trainrun.Train(ctx, eng, c.o)
 	if err != nil {
-		return trainError(err, c.o.Dir)
+		return trainError(err, "train", c.o.Dir)
 	}
-	how := stopReason(s.Stopped, s.Patience, s.MaxSteps, s.Step)
+	how := stopReason(s.Stopped, s.Train.Patience, s.Train.MaxSteps, s.Step)
 	fmt.Printf("trained %d steps, %d epochs (%s) in %s", s.Step, s.Epoch, how, s.Elapsed.Round(time.Second))
 	if s.Engine == trainrun.EngineTorch {
 		fmt.Print(" with the torch engine")
@@ -106,102 +112,64 @@ func runTrain(args []string) error {
 	return nil
 }
 
-// check checks the flags that the run's options do not (their
-// combinations, the engine's) and chooses the engine, once: a resumed run
-// keeps its own unless --engine is given.
-func (c *trainCmd) check() (trainrun.Engine, error) {
-	o := &c.o
+// check checks what only the command line has — its arguments, which
+// flags go together, the snapshot flags — and returns the engine's
+// specification: a resumed run keeps its own engine unless --engine is
+// given (trainrun.Spec.ForRun). The engine's and the run's settings are
+// checked by trainrun (NewEngine, Train), before anything is written.
+func (c *trainCmd) check() (trainrun.Spec, error) {
+	o, spec := &c.o, c.spec
 	if o.Dir == "" {
-		return nil, usagef("--out DIR is required")
+		return spec, usagef("--out DIR is required")
 	}
 	if c.fs.NArg() != 0 {
-		return nil, usagef("unexpected arguments %v", c.fs.Args())
+		return spec, usagef("unexpected arguments %v", c.fs.Args())
 	}
 	o.Model.FeedForward = o.Model.FeedForward && !c.noFF
 	c.given = givenFlags(c.fs)
 	if o.Resume && !c.given["engine"] {
-		c.engine = trainrun.RunEngine(o.Dir)
+		spec.Name = "" // the run's
+		spec = spec.ForRun(o.Dir)
 	}
-	eng, err := trainrun.NewEngine(c.engine, compute(), c.tor)
-	if err != nil {
-		return nil, usageError{"--" + err.Error()}
-	}
-	if err := c.checkEngine(); err != nil {
-		return nil, err
-	}
-	if err := c.checkModel(); err != nil {
-		return nil, err
-	}
-	if c.engine == trainrun.EngineGo && c.backend != "cpu" {
-		be, err := chooseBackend(c.backend)
-		if err != nil {
-			return nil, err
+	if spec.Name != trainrun.EngineTorch {
+		if err := torchOnly(c.given, "--%s needs --engine torch"); err != nil {
+			return spec, err
 		}
-		eng = trainrun.GoEngine{Backend: be}
 	}
-	return eng, nil
-}
-
-// checkEngine checks the engine's flags and, for the torch engine, its
-// settings, then Python, torch, numpy and the device, before anything is
-// written.
-func (c *trainCmd) checkEngine() error {
-	if c.engine != trainrun.EngineTorch {
-		return torchOnly(c.given, "--%s needs --engine torch")
+	if c.snapEvery < 0 || c.snapEvery > 0 && o.Snapshots != "" {
+		return spec, usagef("--snapshot-every %d: want S ≥ 1, and not with --snapshots", c.snapEvery)
 	}
-	if c.backend != "cpu" {
-		return errBackendTorch
-	}
-	if err := c.tor.Validate(); err != nil {
-		return asUsage(err)
-	}
-	if c.given["allow-unverified"] {
-		return usagef("--allow-unverified: the torch engine resumes verified checkpoints only")
-	}
-	if c.given["hidden"] && c.o.Model.Arch != trainrun.ArchLSTM {
-		return usagef("--hidden is the width of --arch lstm")
-	}
-	_, err := c.tor.Check()
-	return err
-}
-
-// checkModel checks the snapshot, architecture and resume flags.
-func (c *trainCmd) checkModel() error {
-	o, m := &c.o, c.o.Model
-	if c.snapEvery < 0 || c.snapEvery > 0 && c.snapshots != "" {
-		return usagef("--snapshot-every %d: want S ≥ 1, and not with --snapshots", c.snapEvery)
-	}
-	if o.Snapshots = c.snapshots; c.snapEvery > 0 {
+	if c.snapEvery > 0 {
 		o.Snapshots = fmt.Sprintf("every:%d", c.snapEvery)
 	}
 	if _, err := trainrun.SnapshotSteps(o.Snapshots, 1); err != nil {
-		return usageError{"--" + err.Error()}
-	}
-	if m.Arch != trainrun.ArchTransformer && (m.Arch != trainrun.ArchLSTM || c.engine != trainrun.EngineTorch) {
-		return usagef("--arch %q: want transformer, or lstm with --engine torch", m.Arch)
+		return spec, usageError{"--" + err.Error()}
 	}
 	if o.Resume {
-		return checkResumeFlags(c.fs, resumeFlags, engineResumeFlags[c.engine])
+		return spec, checkResumeFlags(c.fs, resumeFlags, engineResumeFlags[spec.Name])
 	}
-	return nil
+	return spec, nil
 }
 
-// trainError adds to an error of trainrun.Train the flags that name the
-// problem or say how to go on.
-func trainError(err error, dir string) error {
+// trainError adds to an error of trainrun (NewEngine, Engine.Train) of
+// 'vomc cmd' the flags that name the problem or say how to go on.
+func trainError(err error, cmd, dir string) error {
 	var oe *trainrun.OptionError
 	var fe *trainrun.ModelFormatError
+	var be *trainrun.BackendError
 	switch {
-	case errors.As(err, &oe) && (oe.Option == "" || optionFlags[oe.Option] != ""):
-		return usageError{oe.Text(func(o string) string { return optionFlags[o] })}
+	case errors.As(err, &oe) && (oe.Option == "" || flagOf(oe.Option) != ""):
+		return usageError{oe.Text(flagOf)}
 	case errors.As(err, &oe) && oe.Err != nil:
 		return oe.Err
 	case errors.Is(err, transformer.ErrNoChecksum):
 		return fmt.Errorf("%w; resume it anyway with --allow-unverified", err)
 	case errors.As(err, &fe):
 		return fmt.Errorf("the run in %s trains a %s model (%s): resume it with --engine torch", fe.Dir, fe.Format, fe.Config)
+	case errors.As(err, &be):
+		return fmt.Errorf("--backend %s: %w", be.Name, be.Err)
 	}
-	return runError(err, "train", dir)
+	return runError(err, cmd, dir)
 }
 
 // What 'vomc train' and 'vomc synth' share: the flags of resuming and the
@@ -231,23 +199,6 @@ func runFlags(fs *flag.FlagSet, dir *string, resume, force *bool, d *trainrun.Da
 	fs.StringVar(dir, "out", "", out)
 	fs.BoolVar(resume, "resume", false, "continue the run in --out from its checkpoint")
 	fs.BoolVar(force, "force", false, "start afresh even if --out holds a run")
-}
-
-// trainConfigFlags defines the flags of the training settings (their
-// defaults tc's) and of the checkpoint interval.
-func trainConfigFlags(fs *flag.FlagSet, tc *transformer.TrainConfig, checkpointEvery *int) {
-	fs.IntVar(&tc.BatchSize, "batch", tc.BatchSize, "windows per step")
-	fs.IntVar(&tc.Epochs, "epochs", tc.Epochs, "maximum number of epochs")
-	fs.IntVar(&tc.MaxSteps, "max-steps", 0, "stop after this many steps (0: no limit); it is then the schedule's length")
-	fs.IntVar(&tc.Patience, "patience", tc.Patience, "early stopping after this many epochs without a better validation loss (0: never)")
-	fs.Float64Var(&tc.LR, "lr", tc.LR, "peak learning rate")
-	fs.Float64Var(&tc.MinLR, "min-lr", tc.MinLR, "learning rate at the end of the cosine decay")
-	fs.IntVar(&tc.WarmupSteps, "warmup", tc.WarmupSteps, "linear warm-up steps")
-	fs.Float64Var(&tc.ClipNorm, "clip", tc.ClipNorm, "gradient-norm clipping bound (0: none)")
-	fs.Float64Var(&tc.WeightDecay, "wd", tc.WeightDecay, "AdamW weight decay")
-	fs.Uint64Var(&tc.Seed, "seed", tc.Seed, "random seed (initialisation, validation split, shuffling)")
-	fs.IntVar(&tc.LogEvery, "log-every", tc.LogEvery, "write a log line every this many steps (0: only at epoch ends)")
-	fs.IntVar(checkpointEvery, "checkpoint-every", 100, "write the checkpoint every this many steps (and at every epoch end)")
 }
 
 // checkResumeFlags refuses, with --resume, the flags neither allowed nor
@@ -359,10 +310,10 @@ type synthFlags struct {
 
 // newSynthFlags defines the flags of 'vomc synth'.
 func newSynthFlags() *synthFlags {
-	f := &synthFlags{o: synth.DirOptions{Train: synth.DefaultTrainConfig(), Backend: compute()}, fs: newFlags("synth")}
+	f := &synthFlags{o: synth.DirOptions{Train: synth.DefaultTrainConfig(), CheckpointEvery: trainrun.DefaultCheckpointEvery()}, fs: newFlags("synth")}
 	fs, o, m := f.fs, &f.o, &f.o.Model
 	runFlags(fs, &o.Dir, &o.Resume, &o.Force, &o.Data, "output directory", "none")
-	trainConfigFlags(fs, &o.Train, &o.CheckpointEvery)
+	trainrun.AddFlags(fs, &o.Train, &o.CheckpointEvery, nil, true)
 	fs.StringVar(&f.variant, "variant", "tf20", "feature variant: tf20, nocounts, totalcounts or allcounts")
 	fs.IntVar(&o.Data.MaxWindows, "max-windows", 0, "use only the first this many training windows (0: all)")
 	fs.IntVar(&m.D, "D", 0, "depth D of the constructed layers (0: the data set's largest tree depth)")
@@ -387,8 +338,6 @@ func (f *synthFlags) options() (synth.DirOptions, error) {
 		return o, usagef("--eval-every was removed: validation now runs at every epoch end, --patience counts epochs, and --log-every sets the interval of the training log")
 	case o.Dir == "":
 		return o, usagef("--out DIR is required")
-	case o.CheckpointEvery < 0:
-		return o, usagef("--checkpoint-every %d is negative", o.CheckpointEvery)
 	case o.Resume:
 		return o, checkResumeFlags(fs, synthResumeFlags, nil)
 	case o.Data.Data == "":
@@ -415,7 +364,7 @@ func (f *synthFlags) options() (synth.DirOptions, error) {
 }
 
 // runSynth is 'vomc synth': it trains a synthetic TF 2-0 model in a run
-// directory (synth.TrainDir) and prints the result.
+// directory (synth.TrainDir, on the Go engine) and prints the result.
 func runSynth(args []string) error {
 	f := newSynthFlags()
 	if err := parse(f.fs, args); err != nil {
@@ -425,12 +374,16 @@ func runSynth(args []string) error {
 	if err != nil {
 		return err
 	}
+	eng, err := trainrun.NewEngine(trainrun.Spec{CPU: compute()})
+	if err != nil {
+		return err
+	}
 	o.Out, o.Progress, o.OnStep = os.Stdout, os.Stderr, onStep
 	ctx, stop := signal.NotifyContext(trainContext(), os.Interrupt)
 	defer stop()
-	res, err := synth.TrainDir(ctx, o)
+	res, err := synth.TrainDir(ctx, eng, o)
 	if err != nil {
-		return runError(err, "synth", o.Dir)
+		return trainError(err, "synth", o.Dir)
 	}
 	printSynthResult(res)
 	return nil

@@ -1,11 +1,3 @@
-// Package trainrun is the run driver of transformer training, shared by
-// 'vomc train', 'vomc synth' and the training stages of 'vomc reproduce':
-// a run directory holding the checkpoint (written every CheckpointEvery
-// steps and at every epoch end, and on cancellation), optionally the
-// training log train.jsonl and the training curve, started afresh (Start)
-// or continued from its checkpoint (Resume), with progress reported on a
-// bar and through callbacks. It is generic over transformer.Trainable like
-// transformer.TrainerOf, so every trainable model uses the same driver.
 package trainrun
 
 import (

@@ -25,29 +25,14 @@ import (
 // checkpoint saved: resuming the run continues it.
 var ErrResumable = errors.New("resume the run to continue it")
 
-// Engine names: the Go engine (package transformer on a backend) and
-// vomc's PyTorch engine (python/vomc_torch, driven by Torch).
-const (
-	EngineGo    = "go"
-	EngineTorch = "torch"
-)
-
-// CheckEngine refuses an engine name other than EngineGo and EngineTorch.
-func CheckEngine(name string) error {
-	if name != EngineGo && name != EngineTorch {
-		return fmt.Errorf("engine %q: want %q or %q", name, EngineGo, EngineTorch)
-	}
-	return nil
-}
-
 // Torch is vomc's PyTorch engine, the Python package vomc_torch carried in
 // the binary (package python), run by a Python interpreter with torch and
 // numpy. It trains a run directory laid out as the Go engine's (config.json,
 // train_config.json, checkpoint.safetensors in vomc's format, train.jsonl,
 // model.safetensors), with the same TrainConfig semantics, windows, split
 // and shuffles, so a run started on one engine resumes on the other. Choose
-// it once at the top (vomc train --engine torch, reproduce's engine) and
-// pass it down.
+// it once at the top (NewEngine: vomc train --engine torch, reproduce's
+// engine) and pass the Engine down.
 type Torch struct {
 	// Python is the interpreter; empty: $VOMC_PYTHON, else the first of
 	// python3 on PATH and /usr/bin/python3 that imports torch and numpy.
@@ -314,13 +299,13 @@ func (t *tailBuffer) Bytes() []byte {
 	return append([]byte(nil), t.b...)
 }
 
-// StartTorch prepares a new transformer run in dir for the PyTorch engine,
+// startTorch prepares a new transformer run in dir for the PyTorch engine,
 // exactly as the Go engine's Start would begin it: config.json,
 // train_config.json (with "engine": "torch"), an empty train.jsonl and the
 // step-0 checkpoint holding InitParams(cfg, seed), so that both engines
 // start from the same parameters and see the same windows in the same
 // order. train and val are the run's windows (from Data(meta)).
-func StartTorch(dir string, cfg transformer.Config, tc transformer.TrainConfig, seed uint64, meta map[string]string, train, val transformer.Windows) error {
+func startTorch(dir string, cfg transformer.Config, tc transformer.TrainConfig, seed uint64, meta map[string]string, train, val transformer.Windows) error {
 	nv := 0
 	if val != nil {
 		nv = val.Windows()
@@ -339,12 +324,12 @@ func StartTorch(dir string, cfg transformer.Config, tc transformer.TrainConfig, 
 	return c.Save(filepath.Join(dir, CheckpointFile))
 }
 
-// StartTorchModule prepares a run of another PyTorch model (config: its
+// startTorchModule prepares a run of another PyTorch model (config: its
 // JSON object with "arch", see python/vomc_torch/model.py) in dir:
 // config.json and train_config.json; the engine draws the initial
 // parameters (torch's generator seeded with the train config's seed) and
 // writes the first checkpoint.
-func StartTorchModule(dir string, config map[string]any, tc transformer.TrainConfig, meta map[string]string) error {
+func startTorchModule(dir string, config map[string]any, tc transformer.TrainConfig, meta map[string]string) error {
 	cj, err := json.MarshalIndent(config, "", "  ")
 	if err != nil {
 		return err
@@ -368,26 +353,10 @@ func writeFiles(dir string, files []File) error {
 	return nil
 }
 
-// RunEngine reads the engine recorded in a run directory's
-// train_config.json (EngineGo when none is).
-func RunEngine(dir string) string {
-	b, err := os.ReadFile(filepath.Join(dir, TrainConfigFile))
-	if err != nil {
-		return EngineGo
-	}
-	var v struct {
-		Engine string `json:"engine"`
-	}
-	if json.Unmarshal(b, &v) != nil || v.Engine == "" {
-		return EngineGo
-	}
-	return v.Engine
-}
-
-// TorchRun is one training run for Torch.Train.
-type TorchRun struct {
-	// Dir is the run directory (prepared by StartTorch or
-	// StartTorchModule, or holding a checkpoint to resume).
+// torchRun is one training run for Torch.train.
+type torchRun struct {
+	// Dir is the run directory (prepared by startTorch or
+	// startTorchModule, or holding a checkpoint to resume).
 	Dir string
 	// CheckpointEvery is the checkpoint interval in steps (0: epoch ends
 	// only).
@@ -402,13 +371,13 @@ type TorchRun struct {
 	Log io.Writer
 }
 
-// Train trains the run with the engine until it ends: it resumes the run's
-// checkpoint (StartTorch's step-0 one for a new run), writing checkpoints,
+// train trains the run with the engine until it ends: it resumes the run's
+// checkpoint (startTorch's step-0 one for a new run), writing checkpoints,
 // the log, snapshots and model.safetensors, then draws the training curve
 // and returns the final checkpoint. When ctx ends the engine saves its
 // checkpoint and Train returns an *InterruptedError; a divergence leaves
 // the last good checkpoint and returns an error saying so.
-func (t *Torch) Train(ctx context.Context, r TorchRun) (*transformer.Checkpoint, error) {
+func (t *Torch) train(ctx context.Context, r torchRun) (*transformer.Checkpoint, error) {
 	env, err := t.Check()
 	if err != nil {
 		return nil, err

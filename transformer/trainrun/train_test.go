@@ -49,11 +49,11 @@ func TestTrainOptionErrors(t *testing.T) {
 		{"N", func(o *TrainOptions) { o.Data.N = -1 }, "N", "N -1 is negative"},
 		{"window", func(o *TrainOptions) { o.Data.N = 1000 }, "", "window"},
 		{"config", func(o *TrainOptions) { o.Model.Activation = "tanh" }, "", "tanh"},
-		{"checkpoint", func(o *TrainOptions) { o.CheckpointEvery = -1 }, "checkpoint_every", "checkpoint_every -1 is negative"},
+		{"checkpoint", func(o *TrainOptions) { o.CheckpointEvery = -1 }, "checkpoint_every", "checkpoint_every -1: want ≥ 0 (0: only at epoch ends)"},
 	} {
 		o := trainOptions(meta, dir)
 		tc.change(&o)
-		_, err := Train(context.Background(), GoEngine{}, o)
+		_, err := Train(context.Background(), GoEngine(nil), o)
 		var oe *OptionError
 		if !errors.As(err, &oe) || oe.Option != tc.option || !strings.Contains(err.Error(), tc.text) || strings.Contains(err.Error(), "--") {
 			t.Errorf("%s: error %v, want an OptionError %q containing %q", tc.name, err, tc.option, tc.text)
@@ -85,20 +85,37 @@ func TestParseHeads(t *testing.T) {
 	}
 }
 
+// TestNewEngine: a Spec names the engine; bad names and settings are
+// *OptionErrors naming the option, and the torch engine takes no backend.
 func TestNewEngine(t *testing.T) {
-	tor := &Torch{}
 	be := cpu.New(kernels.Default())
+	tor := &Torch{Device: "cpu"}
 	for _, tc := range []struct {
-		name string
-		want Engine
-	}{{EngineGo, GoEngine{Backend: be}}, {EngineTorch, tor}, {"jax", nil}} {
-		e, err := NewEngine(tc.name, be, tor)
-		if e != tc.want || (err == nil) != (tc.want != nil) {
-			t.Errorf("%q: %v, %v", tc.name, e, err)
+		spec         Spec
+		name, option string
+	}{
+		{Spec{CPU: be}, EngineGo, ""}, {Spec{Name: EngineGo, Backend: "cpu", CPU: be}, EngineGo, ""},
+		{Spec{Name: EngineTorch, Torch: tor, CPU: be}, EngineTorch, ""}, {Spec{Name: "jax"}, "", "engine"},
+		{Spec{Backend: "tpu"}, "", "backend"}, {Spec{Backend: "cuda:x"}, "", "backend"},
+		{Spec{Name: EngineTorch, Backend: "cuda"}, "", "backend"}, {Spec{Name: EngineTorch, Torch: &Torch{Device: "gpu"}}, "", "-"},
+	} {
+		e, err := NewEngine(tc.spec)
+		var oe *OptionError
+		switch {
+		case tc.name != "" && (err != nil || e.Name() != tc.name || e.Backend() != be):
+			t.Errorf("%+v: %v, %v", tc.spec, e, err)
+		case tc.name != "" && tc.name == EngineTorch && e.Torch() != tor:
+			t.Errorf("%+v: torch engine %v", tc.spec, e.Torch())
+		case tc.name == "" && (!errors.As(err, &oe) || oe.Option != strings.Trim(tc.option, "-") || strings.Contains(err.Error(), "--")):
+			t.Errorf("%+v: error %v, want an OptionError of %q", tc.spec, err, tc.option)
 		}
-		if e != nil && e.EngineName() != tc.name {
-			t.Errorf("%q: engine named %q", tc.name, e.EngineName())
-		}
+	}
+	if err := (&OptionError{Option: "backend", Msg: " is the go engine's; the torch engine's device is %s", Also: []string{"device"}}).Text(func(o string) string { return "--" + o }); err != "--backend is the go engine's; the torch engine's device is --device" {
+		t.Errorf("%q", err)
+	}
+	var nilEngine *Engine
+	if nilEngine.Name() != EngineGo || nilEngine.Backend() != nil || nilEngine.Torch() != nil || nilEngine.Close() != nil || nilEngine.Check() != nil {
+		t.Error("a nil *Engine is not the Go engine on the models' own backends")
 	}
 }
 
@@ -111,14 +128,14 @@ func TestTrainInterruptResume(t *testing.T) {
 	ref := trainOptions(meta, filepath.Join(base, "ref"))
 	var out bytes.Buffer
 	ref.Out = &out
-	s, err := Train(context.Background(), GoEngine{}, ref)
+	s, err := Train(context.Background(), GoEngine(nil), ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Engine != EngineGo || s.Step != 6 || s.MaxSteps != 6 || !s.HasValidation() || !strings.Contains(out.String(), "training memory ≈") {
+	if s.Engine != EngineGo || s.Step != 6 || s.Train.MaxSteps != 6 || !s.HasValidation() || !strings.Contains(out.String(), "training memory ≈") {
 		t.Fatalf("summary %+v, output %q", s, out.String())
 	}
-	if _, err := Train(context.Background(), GoEngine{}, ref); !errors.As(err, new(*HeldError)) {
+	if _, err := Train(context.Background(), GoEngine(nil), ref); !errors.As(err, new(*HeldError)) {
 		t.Fatalf("held directory: %v", err)
 	}
 
@@ -129,14 +146,14 @@ func TestTrainInterruptResume(t *testing.T) {
 			cancel()
 		}
 	}
-	_, err = Train(ctx, GoEngine{}, o)
+	_, err = Train(ctx, GoEngine(nil), o)
 	var ie *InterruptedError
 	if !errors.As(err, &ie) || ie.Step != 3 {
 		t.Fatalf("interrupted run: %v", err)
 	}
 	out.Reset()
 	r := TrainOptions{Dir: o.Dir, Resume: true, Out: &out}
-	if s, err = Train(context.Background(), GoEngine{}, r); err != nil || s.Step != 6 {
+	if s, err = Train(context.Background(), GoEngine(nil), r); err != nil || s.Step != 6 {
 		t.Fatalf("resumed run: %+v, %v", s, err)
 	}
 	if !strings.Contains(out.String(), "resuming "+o.Dir+" at step 3") {
@@ -148,7 +165,7 @@ func TestTrainInterruptResume(t *testing.T) {
 		t.Errorf("the resumed run's model differs from the uninterrupted run's (%v)", err)
 	}
 	ref.Force = true
-	if _, err := Train(context.Background(), GoEngine{}, ref); err != nil {
+	if _, err := Train(context.Background(), GoEngine(nil), ref); err != nil {
 		t.Errorf("Force: %v", err)
 	}
 }
@@ -159,7 +176,7 @@ func TestTrainDiverged(t *testing.T) {
 	meta := testData(t, "0", "")
 	o := trainOptions(meta, filepath.Join(t.TempDir(), "div"))
 	o.Train.LR, o.Train.WarmupSteps, o.Train.ClipNorm, o.Train.WeightDecay, o.Train.MinLR = 1e30, 0, 0, 0, 0
-	_, err := Train(context.Background(), GoEngine{}, o)
+	_, err := Train(context.Background(), GoEngine(nil), o)
 	var de *DivergedError
 	if !errors.As(err, &de) || de.LR != 1e30 || de.Checkpoint != filepath.Join(o.Dir, CheckpointFile) || de.Step < 0 {
 		t.Fatalf("diverging run: %v", err)
@@ -175,7 +192,8 @@ func TestTrainLSTMNeedsTorch(t *testing.T) {
 	meta := testData(t, "0", "")
 	o := trainOptions(meta, filepath.Join(t.TempDir(), "lstm"))
 	o.Model.Arch = ArchLSTM
-	if _, err := Train(context.Background(), GoEngine{}, o); err == nil || !strings.Contains(err.Error(), "transformers only") {
+	var oe *OptionError
+	if _, err := Train(context.Background(), GoEngine(nil), o); !errors.As(err, &oe) || oe.Option != "arch" || !strings.Contains(err.Error(), "lstm with engine torch") {
 		t.Errorf("LSTM on the Go engine: %v", err)
 	}
 	e := &ModelFormatError{Dir: "d", Format: "f", Config: "c"}
