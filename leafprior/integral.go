@@ -285,37 +285,32 @@ func logJ(c []int32, zeros int) (float64, error) {
 }
 
 // logJTol is logJ with the given acceptance tolerance and least number of
-// grids.
+// grids: it finds the peak of h, the span of x that the grid covers, and
+// sums the trapezoidal rule on ever finer grids until it converges.
 func logJTol(c []int32, zeros int, tol float64, levels int) (float64, error) {
 	g := newIntegrand(c, zeros)
-	// The peak: h′ falls from N at −∞ to −m at +∞; bisect for its root
-	// from a bracket around ln(max c + 1), to well within the peak's width
-	// (about 1/√(max c + 1) in x).
+	// The peak's width in x is about 1/√(max c + 1).
 	scale := 1 / math.Sqrt(float64(g.amax))
-	x0 := math.Log(float64(g.amax))
-	lo, hi := x0, x0
-	if _, _, d := g.eval(x0); d > 0 {
-		for step := 0.5; ; step *= 2 {
-			hi = x0 + step
-			if _, _, d := g.eval(hi); d <= 0 {
-				break
-			}
-			lo = hi
-			if step > 1e4 {
-				return 0, errQuadrature
-			}
-		}
-	} else {
-		for step := 0.5; ; step *= 2 {
-			lo = x0 - step
-			if _, _, d := g.eval(lo); d > 0 {
-				break
-			}
-			hi = lo
-			if step > 1e4 {
-				return 0, errQuadrature
-			}
-		}
+	xp, err := g.peak(scale)
+	if err != nil {
+		return 0, err
+	}
+	hmax, _, _ := g.eval(xp)
+	sp, err := g.span(xp, hmax, scale)
+	if err != nil {
+		return 0, err
+	}
+	return g.trapezoid(sp, hmax, tol, levels)
+}
+
+// peak returns the x at which h is largest, the root of h′, to within
+// 1e−2·scale (scale being the peak's width). h′ falls from N at −∞ to −m
+// at +∞; the root is bracketed from ln(max c + 1) outwards and then
+// bisected.
+func (g *integrand) peak(scale float64) (float64, error) {
+	lo, hi, err := g.bracketPeak(math.Log(float64(g.amax)))
+	if err != nil {
+		return 0, err
 	}
 	for hi-lo > 1e-2*scale {
 		mid := 0.5 * (lo + hi)
@@ -325,72 +320,121 @@ func logJTol(c []int32, zeros int, tol float64, levels int) (float64, error) {
 			hi = mid
 		}
 	}
-	xp := 0.5 * (lo + hi)
-	hmax, _, _ := g.eval(xp)
+	return 0.5 * (lo + hi), nil
+}
 
-	// reach returns a distance d with stop(xp + dir·d) true, stop being
-	// monotone in d by concavity: it doubles d from scale until stop holds,
-	// then bisects the last doubling four times, so d exceeds the least
-	// such distance by at most 1/16 of it (or of scale).
-	reach := func(dir float64, stop func(h, s float64) bool) (float64, error) {
-		a, b := 0.0, scale
-		for {
-			h, s, _ := g.eval(xp + dir*b)
-			if stop(h, s) {
-				break
+// bracketPeak returns lo < hi with h′(lo) > 0 ≥ h′(hi), stepping from x0
+// in the direction in which h rises by steps of ½, 1, 2, … (errQuadrature
+// past 10⁴).
+func (g *integrand) bracketPeak(x0 float64) (lo, hi float64, err error) {
+	lo, hi = x0, x0
+	if _, _, d := g.eval(x0); d > 0 {
+		for step := 0.5; ; step *= 2 {
+			hi = x0 + step
+			if _, _, d := g.eval(hi); d <= 0 {
+				return lo, hi, nil
 			}
-			a, b = b, 2*b
-			if b > 1e4 {
-				return 0, errQuadrature
-			}
-		}
-		for range 4 {
-			mid := 0.5 * (a + b)
-			if h, s, _ := g.eval(xp + dir*mid); stop(h, s) {
-				b = mid
-			} else {
-				a = mid
+			lo = hi
+			if step > 1e4 {
+				return 0, 0, errQuadrature
 			}
 		}
-		return b, nil
 	}
+	for step := 0.5; ; step *= 2 {
+		lo = x0 - step
+		if _, _, d := g.eval(lo); d > 0 {
+			return lo, hi, nil
+		}
+		hi = lo
+		if step > 1e4 {
+			return 0, 0, errQuadrature
+		}
+	}
+}
+
+// gridSpan is the part of the x axis that the trapezoidal grid covers.
+type gridSpan struct {
+	xl, xr float64 // the grid's first point and the end of its finite part
+	width  float64 // the peak's width: the lesser distance from the peak to h = hmax − 1
+	tail   bool    // beyond xr the integrand is e^{−m x}, summed as a geometric series
+	fr     float64 // e^{h(xr) − hmax}
+}
+
+// span returns the grid's span around the peak xp (where h = hmax): from
+// where h has dropped leftDrop nats on the left to, on the right, where it
+// has dropped as much or where −Σ ln P(c_i+1, e^x) ≤ tailTol (the tail),
+// and the peak's width, each distance found by reach.
+func (g *integrand) span(xp, hmax, scale float64) (gridSpan, error) {
 	drop := func(nats float64) func(h, s float64) bool {
 		return func(h, _ float64) bool { return h <= hmax-nats }
 	}
-	w1, err := reach(-1, drop(1))
+	w1, err := g.reach(xp, scale, -1, drop(1))
 	if err != nil {
-		return 0, err
+		return gridSpan{}, err
 	}
-	w2, err := reach(1, drop(1))
+	w2, err := g.reach(xp, scale, 1, drop(1))
 	if err != nil {
-		return 0, err
+		return gridSpan{}, err
 	}
-	dl, err := reach(-1, drop(leftDrop))
+	dl, err := g.reach(xp, scale, -1, drop(leftDrop))
 	if err != nil {
-		return 0, err
+		return gridSpan{}, err
 	}
-	dr, err := reach(1, func(h, s float64) bool { return h <= hmax-leftDrop || s >= -tailTol })
+	dr, err := g.reach(xp, scale, 1, func(h, s float64) bool { return h <= hmax-leftDrop || s >= -tailTol })
 	if err != nil {
-		return 0, err
+		return gridSpan{}, err
 	}
 	xl, xr := xp-dl, xp+dr
 	hr, sr, _ := g.eval(xr)
-	tail := sr >= -tailTol
-	fr := math.Exp(hr - hmax)
+	return gridSpan{xl: xl, xr: xr, width: min(w1, w2), tail: sr >= -tailTol, fr: math.Exp(hr - hmax)}, nil
+}
 
-	// The first grid has a step of about the peak's width.
-	k := max(8, int(math.Ceil((xr-xl)/min(w1, w2))))
-	step := (xr - xl) / float64(k)
+// reach returns a distance d with stop(h, s) true at xp + dir·d, stop being
+// monotone in d by concavity: it doubles d from scale until stop holds,
+// then bisects the last doubling four times, so d exceeds the least such
+// distance by at most 1/16 of it (or of scale).
+func (g *integrand) reach(xp, scale, dir float64, stop func(h, s float64) bool) (float64, error) {
+	a, b := 0.0, scale
+	for {
+		h, s, _ := g.eval(xp + dir*b)
+		if stop(h, s) {
+			break
+		}
+		a, b = b, 2*b
+		if b > 1e4 {
+			return 0, errQuadrature
+		}
+	}
+	for range 4 {
+		mid := 0.5 * (a + b)
+		if h, s, _ := g.eval(xp + dir*mid); stop(h, s) {
+			b = mid
+		} else {
+			a = mid
+		}
+	}
+	return b, nil
+}
+
+// trapezoid returns ln J = hmax + ln(step · Σ_i e^{h(x_i) − hmax}) by the
+// trapezoidal rule on sp: the first grid has a step of about the peak's
+// width, and each level halves it (adding the midpoints) until, from the
+// levels-th grid on, the sum changes by at most tol relative to the last.
+// The sum's right end is e^{h(xr) − hmax}, or with the tail the geometric
+// series Σ_{j≥0} e^{h(xr) − hmax − m j·step}.
+func (g *integrand) trapezoid(sp gridSpan, hmax, tol float64, levels int) (float64, error) {
+	k := max(8, int(math.Ceil((sp.xr-sp.xl)/sp.width)))
+	step := (sp.xr - sp.xl) / float64(k)
 	sum := 0.0 // Σ exp(h(x_i) − hmax) over the grid points x_i < xr
 	for i := range k {
-		h, _, _ := g.eval(xl + float64(i)*step)
+		h, _, _ := g.eval(sp.xl + float64(i)*step)
 		sum += math.Exp(h - hmax)
 	}
 	end := func(step float64) float64 {
-		if tail { // Σ_{j≥0} e^{h(xr) − m j·step}
-			return fr / -math.Expm1(-g.m*step)
+		if sp.tail { // Σ_{j≥0} e^{h(xr) − m j·step}
+			return sp.fr / -math.Expm1(-g.m*step)
 		}
-		return fr
+		return sp.fr
 	}
 	prev := step * (sum + end(step))
 	for level := 2; ; level++ {
@@ -400,7 +444,7 @@ func logJTol(c []int32, zeros int, tol float64, levels int) (float64, error) {
 		half := step / 2
 		odd := 0.0
 		for i := range k {
-			h, _, _ := g.eval(xl + half + float64(i)*step)
+			h, _, _ := g.eval(sp.xl + half + float64(i)*step)
 			odd += math.Exp(h - hmax)
 		}
 		sum += odd
