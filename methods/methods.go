@@ -251,146 +251,206 @@ func UsesBackend(list string) (bool, error) {
 	return false, nil
 }
 
+// builders construct each method from its parsed spec and the defaults;
+// unigram is markov with k = 0.
+var builders = map[string]func(*spec, Defaults) (Built, error){
+	"bayes":     buildBayes,
+	"ctw":       buildCTW,
+	"kn":        buildKN,
+	"ppm":       buildPPM,
+	"markov":    buildMarkov,
+	"unigram":   buildMarkov,
+	"tf":        buildTF,
+	"construct": buildConstruct,
+	"synth":     buildSynth,
+	"npy":       buildNPY,
+}
+
+// build constructs the method sp names with its builder.
 func build(sp *spec, d Defaults) (Built, error) {
+	f, ok := builders[sp.name]
+	if !ok {
+		return Built{Spec: sp.text}, fmt.Errorf("methods: unknown method %q (bayes, ctw, kn, ppm, markov, unigram, tf, construct, synth, npy)", sp.name)
+	}
+	return f(sp, d)
+}
+
+// buildBayes makes the exact Bayes predictor of the data's prior d.Prior
+// (bayes): the posterior mixture over its (depth, leaf kind) components.
+func buildBayes(sp *spec, d Defaults) (Built, error) {
 	b := Built{Spec: sp.text}
-	switch sp.name {
-	case "bayes":
-		if d.Prior == nil {
-			return b, fmt.Errorf("methods: %q: bayes needs the data's prior, read from a vomc data set's manifest (this data has none)", sp.text)
-		}
-		if d.Prior.A != d.A {
-			return b, fmt.Errorf("methods: %q: the prior has alphabet size %d, the data %d", sp.text, d.Prior.A, d.A)
-		}
-		p, err := bayes.New(*d.Prior)
-		if err != nil {
-			return b, fmt.Errorf("methods: %q: %w", sp.text, err)
-		}
-		b.Predictor = p
-		b.Note = fmt.Sprintf("the exact Bayes predictor of the data's prior: a posterior mixture over %d (depth, leaf kind) component(s)", p.Components())
-		return b, nil
-	case "ctw":
-		D, lam, alpha, err := sp.prior(d)
-		if err != nil {
-			return b, err
-		}
-		init, err := ctw.ParseInit(sp.str("init", "pad"))
-		if err != nil {
-			return b, err
-		}
-		var form ctw.Form
-		switch f := sp.str("form", "blend"); f {
-		case "blend":
-			form = ctw.Blend
-		case "theorem1":
-			form = ctw.Theorem1
-		case "ratio":
-			form = ctw.Ratio
-		default:
-			return b, fmt.Errorf("methods: %q: unknown CTW form %q (blend, theorem1, ratio)", sp.text, f)
-		}
-		p, err := ctw.New(ctw.Config{A: d.A, D: D, Lambda: lam, Alpha: alpha, Init: init, Form: form})
-		b.Predictor = p
-		return b, err
-	case "kn":
-		order, err := sp.int("order", d.D)
-		if err != nil {
-			return b, err
-		}
-		cont, err := sp.flag("cont")
-		if err != nil {
-			return b, err
-		}
-		opts := kn.Options{Continuation: cont}
-		delta, given, err := sp.float("delta", 0)
-		if err != nil {
-			return b, err
-		}
-		if !given {
-			if len(d.Tune) == 0 {
-				return b, fmt.Errorf("methods: %q: no delta given and no training windows to tune it on", sp.text)
-			}
-			var loss float64
-			delta, loss, err = kn.Tune(d.Tune, d.A, order, opts)
-			if err != nil {
-				return b, err
-			}
-			b.Note = fmt.Sprintf("δ=%.4f tuned on %s (mean loss %.4f nats)", delta, d.TuneNote, loss)
-		}
-		p, err := kn.New(d.A, order, delta, opts)
-		b.Predictor = p
-		return b, err
-	case "ppm":
-		order, err := sp.int("order", d.D)
-		if err != nil {
-			return b, err
-		}
-		var esc ppm.Method
-		switch e := strings.ToUpper(sp.str("escape", "A")); e {
-		case "A":
-			esc = ppm.MethodA
-		case "C":
-			esc = ppm.MethodC
-		case "D":
-			esc = ppm.MethodD
-		default:
-			return b, fmt.Errorf("methods: %q: unknown PPM escape method %q (A, C, D)", sp.text, e)
-		}
-		excl, err := sp.flag("excl")
-		if err != nil {
-			return b, err
-		}
-		norm, err := sp.flag("norm")
-		if err != nil {
-			return b, err
-		}
-		p, err := ppm.New(d.A, order, ppm.Options{Method: esc, Exclusion: excl, Normalize: norm})
-		b.Predictor = p
-		return b, err
-	case "markov", "unigram":
-		k := 0
-		var err error
-		if sp.name == "markov" {
-			if k, err = sp.int("k", d.D); err != nil {
-				return b, err
-			}
-		}
-		alpha, _, err := sp.float("alpha", 0.5)
-		if err != nil {
-			return b, err
-		}
-		var opts markov.Options
-		switch v := sp.str("init", "pad"); v {
-		case "pad":
-		case "shorter":
-			opts.Init = markov.Shorter
-		default:
-			return b, fmt.Errorf("methods: %q: unknown init %q (pad, shorter)", sp.text, v)
-		}
-		p, err := markov.New(d.A, k, alpha, opts)
-		b.Predictor = p
-		return b, err
-	case "tf":
-		return buildTF(sp, d)
-	case "synth":
-		return buildSynth(sp, d)
-	case "npy":
-		return buildNPY(sp, d)
-	case "construct":
-		D, lam, alpha, err := sp.prior(d)
-		if err != nil {
-			return b, err
-		}
-		c := math.Inf(1)
-		if v := sp.str("c", "inf"); v != "inf" {
-			if c, err = strconv.ParseFloat(v, 64); err != nil || !(c > 0) {
-				return b, fmt.Errorf("methods: %q: c=%q is not a positive number or inf", sp.text, v)
-			}
-		}
-		p, err := construct.New(construct.Config{A: d.A, D: D, Lambda: lam, Alpha: alpha, C: c})
-		b.Predictor = p
+	if d.Prior == nil {
+		return b, fmt.Errorf("methods: %q: bayes needs the data's prior, read from a vomc data set's manifest (this data has none)", sp.text)
+	}
+	if d.Prior.A != d.A {
+		return b, fmt.Errorf("methods: %q: the prior has alphabet size %d, the data %d", sp.text, d.Prior.A, d.A)
+	}
+	p, err := bayes.New(*d.Prior)
+	if err != nil {
+		return b, fmt.Errorf("methods: %q: %w", sp.text, err)
+	}
+	b.Predictor = p
+	b.Note = fmt.Sprintf("the exact Bayes predictor of the data's prior: a posterior mixture over %d (depth, leaf kind) component(s)", p.Components())
+	return b, nil
+}
+
+// buildCTW makes a CTW predictor
+// (ctw[:D=][:lambda=][:alpha=][:init=pad|condition|shorter][:form=blend|theorem1|ratio]).
+func buildCTW(sp *spec, d Defaults) (Built, error) {
+	b := Built{Spec: sp.text}
+	D, lam, alpha, err := sp.prior(d)
+	if err != nil {
 		return b, err
 	}
-	return b, fmt.Errorf("methods: unknown method %q (bayes, ctw, kn, ppm, markov, unigram, tf, construct, synth, npy)", sp.name)
+	init, err := ctw.ParseInit(sp.str("init", "pad"))
+	if err != nil {
+		return b, err
+	}
+	form, err := sp.ctwForm()
+	if err != nil {
+		return b, err
+	}
+	p, err := ctw.New(ctw.Config{A: d.A, D: D, Lambda: lam, Alpha: alpha, Init: init, Form: form})
+	b.Predictor = p
+	return b, err
+}
+
+// ctwForm reads the form parameter of a ctw spec (default blend).
+func (sp *spec) ctwForm() (ctw.Form, error) {
+	switch f := sp.str("form", "blend"); f {
+	case "blend":
+		return ctw.Blend, nil
+	case "theorem1":
+		return ctw.Theorem1, nil
+	case "ratio":
+		return ctw.Ratio, nil
+	default:
+		return 0, fmt.Errorf("methods: %q: unknown CTW form %q (blend, theorem1, ratio)", sp.text, f)
+	}
+}
+
+// buildKN makes an interpolated Kneser-Ney predictor
+// (kn[:order=][:delta=][:cont]); without delta the discount δ is the one
+// of least mean loss (nats per symbol) on the training windows d.Tune,
+// which the note records.
+func buildKN(sp *spec, d Defaults) (Built, error) {
+	b := Built{Spec: sp.text}
+	order, err := sp.int("order", d.D)
+	if err != nil {
+		return b, err
+	}
+	cont, err := sp.flag("cont")
+	if err != nil {
+		return b, err
+	}
+	opts := kn.Options{Continuation: cont}
+	delta, given, err := sp.float("delta", 0)
+	if err != nil {
+		return b, err
+	}
+	if !given {
+		if len(d.Tune) == 0 {
+			return b, fmt.Errorf("methods: %q: no delta given and no training windows to tune it on", sp.text)
+		}
+		var loss float64
+		delta, loss, err = kn.Tune(d.Tune, d.A, order, opts)
+		if err != nil {
+			return b, err
+		}
+		b.Note = fmt.Sprintf("δ=%.4f tuned on %s (mean loss %.4f nats)", delta, d.TuneNote, loss)
+	}
+	p, err := kn.New(d.A, order, delta, opts)
+	b.Predictor = p
+	return b, err
+}
+
+// buildPPM makes a PPM predictor (ppm[:order=][:escape=A|C|D][:excl][:norm]).
+func buildPPM(sp *spec, d Defaults) (Built, error) {
+	b := Built{Spec: sp.text}
+	order, err := sp.int("order", d.D)
+	if err != nil {
+		return b, err
+	}
+	esc, err := sp.ppmEscape()
+	if err != nil {
+		return b, err
+	}
+	excl, err := sp.flag("excl")
+	if err != nil {
+		return b, err
+	}
+	norm, err := sp.flag("norm")
+	if err != nil {
+		return b, err
+	}
+	p, err := ppm.New(d.A, order, ppm.Options{Method: esc, Exclusion: excl, Normalize: norm})
+	b.Predictor = p
+	return b, err
+}
+
+// ppmEscape reads the escape parameter of a ppm spec (A, C or D, in any
+// case; default A).
+func (sp *spec) ppmEscape() (ppm.Method, error) {
+	switch e := strings.ToUpper(sp.str("escape", "A")); e {
+	case "A":
+		return ppm.MethodA, nil
+	case "C":
+		return ppm.MethodC, nil
+	case "D":
+		return ppm.MethodD, nil
+	default:
+		return 0, fmt.Errorf("methods: %q: unknown PPM escape method %q (A, C, D)", sp.text, e)
+	}
+}
+
+// buildMarkov makes the order-k Dirichlet(α) Markov estimator
+// (markov[:k=][:alpha=0.5][:init=pad|shorter]), or the unigram one
+// (k = 0; unigram[:alpha=0.5][:init=…]).
+func buildMarkov(sp *spec, d Defaults) (Built, error) {
+	b := Built{Spec: sp.text}
+	k := 0
+	var err error
+	if sp.name == "markov" {
+		if k, err = sp.int("k", d.D); err != nil {
+			return b, err
+		}
+	}
+	alpha, _, err := sp.float("alpha", 0.5)
+	if err != nil {
+		return b, err
+	}
+	var opts markov.Options
+	switch v := sp.str("init", "pad"); v {
+	case "pad":
+	case "shorter":
+		opts.Init = markov.Shorter
+	default:
+		return b, fmt.Errorf("methods: %q: unknown init %q (pad, shorter)", sp.text, v)
+	}
+	p, err := markov.New(d.A, k, alpha, opts)
+	b.Predictor = p
+	return b, err
+}
+
+// buildConstruct makes the paper's (D+2)-layer CTW transformer
+// (construct[:D=][:lambda=][:alpha=][:c=inf]); c, the factor of every W_K,
+// is a positive number (softmax attention) or inf (the exact hard-attention
+// limit).
+func buildConstruct(sp *spec, d Defaults) (Built, error) {
+	b := Built{Spec: sp.text}
+	D, lam, alpha, err := sp.prior(d)
+	if err != nil {
+		return b, err
+	}
+	c := math.Inf(1)
+	if v := sp.str("c", "inf"); v != "inf" {
+		if c, err = strconv.ParseFloat(v, 64); err != nil || !(c > 0) {
+			return b, fmt.Errorf("methods: %q: c=%q is not a positive number or inf", sp.text, v)
+		}
+	}
+	p, err := construct.New(construct.Config{A: d.A, D: D, Lambda: lam, Alpha: alpha, C: c})
+	b.Predictor = p
+	return b, err
 }
 
 // namedModel is a trained transformer under another name; it keeps the
