@@ -415,33 +415,20 @@ func (l layout) summary(m, which int) int { return 2*l.M*l.N + 4*m + which }
 func run(ctx context.Context, windows [][]byte, preds []predict.Predictor, lay layout, workers int, progress func(done, total int), perWindow []float64) (*welford, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-
-	nChunks := (len(windows) + chunkWindows - 1) / chunkWindows
-	K := lay.size()
-	total := newWelford(K)
-
-	var (
-		mu       sync.Mutex
-		firstErr error
-		next     int                  // next chunk index to hand out
-		merged   int                  // chunks merged into total so far
-		pending  = map[int]*welford{} // finished, not yet merged
-		free     []*welford
-		done     int
-	)
-	// tokens bounds the number of chunks started but not yet merged, so
-	// memory stays O(workers) even if one chunk is slow.
-	tokens := make(chan struct{}, 2*workers)
-
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-		cancel()
+	r := &runner{
+		ctx:       ctx,
+		cancel:    cancel,
+		windows:   windows,
+		lay:       lay,
+		progress:  progress,
+		perWindow: perWindow,
+		nChunks:   (len(windows) + chunkWindows - 1) / chunkWindows,
+		total:     newWelford(lay.size()),
+		pending:   map[int]*welford{},
+		// at most 2·workers chunks are started but not yet merged, so
+		// memory stays O(workers) even if one chunk is slow
+		tokens: make(chan struct{}, 2*workers),
 	}
-
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -449,85 +436,161 @@ func run(ctx context.Context, windows [][]byte, preds []predict.Predictor, lay l
 			defer wg.Done()
 			w := &worker{lay: lay, preds: preds}
 			w.init()
-			for {
-				select {
-				case tokens <- struct{}{}:
-				case <-ctx.Done():
-					return
-				}
-				mu.Lock()
-				c := next
-				next++
-				var acc *welford
-				if n := len(free); n > 0 {
-					acc, free = free[n-1], free[:n-1]
-				}
-				mu.Unlock()
-				if c >= nChunks {
-					<-tokens
-					return
-				}
-				if acc == nil {
-					acc = newWelford(K)
-				}
-				acc.reset()
-				lo, hi := c*chunkWindows, min((c+1)*chunkWindows, len(windows))
-				for j := lo; j < hi; j++ {
-					if err := ctx.Err(); err != nil {
-						return
-					}
-					if err := w.window(j, windows[j]); err != nil {
-						fail(err)
-						return
-					}
-					acc.add(w.x)
-					nw := len(windows)
-					for m := range lay.M {
-						whole, second := w.x[lay.summary(m, 0)], w.x[lay.summary(m, 1)]
-						perWindow[j*lay.M+m] = second
-						first := math.NaN() // no first half when N = 1
-						if lay.half > 1 {
-							first = (whole*float64(lay.N) - second*float64(lay.N-lay.half+1)) / float64(lay.half-1)
-						}
-						perWindow[(nw+j)*lay.M+m] = first
-					}
-					if progress != nil {
-						mu.Lock()
-						done++
-						progress(done, len(windows))
-						mu.Unlock()
-					}
-				}
-				mu.Lock()
-				pending[c] = acc
-				for {
-					p, ok := pending[merged]
-					if !ok {
-						break
-					}
-					total.merge(p)
-					delete(pending, merged)
-					free = append(free, p)
-					merged++
-					<-tokens
-				}
-				mu.Unlock()
-			}
+			r.work(w)
 		}()
 	}
 	wg.Wait()
 
-	if firstErr != nil {
-		return nil, firstErr
+	if r.firstErr != nil {
+		return nil, r.firstErr
 	}
-	if merged != nChunks {
+	if r.merged != r.nChunks {
 		err := ctx.Err()
 		if err == nil {
 			err = context.Canceled
 		}
-		return nil, fmt.Errorf("eval: evaluation interrupted after %d of %d windows: %w", done, len(windows), err)
+		return nil, fmt.Errorf("eval: evaluation interrupted after %d of %d windows: %w", r.done, len(windows), err)
 	}
-	return total, nil
+	return r.total, nil
+}
+
+// runner is the state that run's workers share. Chunks of chunkWindows
+// windows are handed out in order and each is accumulated on its own;
+// the accumulators are merged into total in chunk order, so the result
+// does not depend on the number of workers or their timing.
+type runner struct {
+	ctx       context.Context
+	cancel    context.CancelFunc
+	windows   [][]byte
+	lay       layout
+	progress  func(done, total int)
+	perWindow []float64
+	nChunks   int
+	total     *welford
+	tokens    chan struct{} // one per chunk started but not yet merged
+
+	mu       sync.Mutex
+	firstErr error
+	next     int              // next chunk index to hand out
+	merged   int              // chunks merged into total so far
+	pending  map[int]*welford // finished, not yet merged
+	free     []*welford       // merged accumulators for reuse
+	done     int              // windows evaluated
+}
+
+// work evaluates chunks with w until none is left, the context is
+// cancelled or a window fails.
+func (r *runner) work(w *worker) {
+	for {
+		c, acc, ok := r.claim()
+		if !ok {
+			return
+		}
+		if !r.chunk(w, c, acc) {
+			return
+		}
+		r.commit(c, acc)
+	}
+}
+
+// claim takes a token and the next chunk with an accumulator for it
+// (reset, reused when one is free). ok is false when the context is
+// cancelled or every chunk has been handed out.
+func (r *runner) claim() (c int, acc *welford, ok bool) {
+	select {
+	case r.tokens <- struct{}{}:
+	case <-r.ctx.Done():
+		return 0, nil, false
+	}
+	r.mu.Lock()
+	c = r.next
+	r.next++
+	if n := len(r.free); n > 0 {
+		acc, r.free = r.free[n-1], r.free[:n-1]
+	}
+	r.mu.Unlock()
+	if c >= r.nChunks {
+		<-r.tokens
+		return 0, nil, false
+	}
+	if acc == nil {
+		acc = newWelford(r.lay.size())
+	}
+	acc.reset()
+	return c, acc, true
+}
+
+// chunk evaluates the windows of chunk c with w into acc and the
+// per-window half means; it reports false when the context was cancelled
+// or a window failed (the failure recorded by fail).
+func (r *runner) chunk(w *worker, c int, acc *welford) bool {
+	lo, hi := c*chunkWindows, min((c+1)*chunkWindows, len(r.windows))
+	for j := lo; j < hi; j++ {
+		if err := r.ctx.Err(); err != nil {
+			return false
+		}
+		if err := w.window(j, r.windows[j]); err != nil {
+			r.fail(err)
+			return false
+		}
+		acc.add(w.x)
+		r.halves(j, w.x)
+		if r.progress != nil {
+			r.mu.Lock()
+			r.done++
+			r.progress(r.done, len(r.windows))
+			r.mu.Unlock()
+		}
+	}
+	return true
+}
+
+// halves stores window j's second-half and first-half mean loss of each
+// method m (nats per symbol) from its sample vector x. The first half
+// (positions 1..half−1) is recovered from the window mean and the
+// second-half mean (positions half..N): (whole·N − second·(N−half+1)) /
+// (half−1); it is NaN when N = 1, which has no first half.
+func (r *runner) halves(j int, x []float64) {
+	lay, nw := r.lay, len(r.windows)
+	for m := range lay.M {
+		whole, second := x[lay.summary(m, 0)], x[lay.summary(m, 1)]
+		r.perWindow[j*lay.M+m] = second
+		first := math.NaN() // no first half when N = 1
+		if lay.half > 1 {
+			first = (whole*float64(lay.N) - second*float64(lay.N-lay.half+1)) / float64(lay.half-1)
+		}
+		r.perWindow[(nw+j)*lay.M+m] = first
+	}
+}
+
+// commit records chunk c's accumulator and merges every finished chunk
+// that is next in order into total, releasing their tokens and keeping
+// their accumulators for reuse.
+func (r *runner) commit(c int, acc *welford) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pending[c] = acc
+	for {
+		p, ok := r.pending[r.merged]
+		if !ok {
+			return
+		}
+		r.total.merge(p)
+		delete(r.pending, r.merged)
+		r.free = append(r.free, p)
+		r.merged++
+		<-r.tokens
+	}
+}
+
+// fail records the first error and cancels the evaluation.
+func (r *runner) fail(err error) {
+	r.mu.Lock()
+	if r.firstErr == nil {
+		r.firstErr = err
+	}
+	r.mu.Unlock()
+	r.cancel()
 }
 
 // worker holds one goroutine's scratch buffers.
