@@ -143,7 +143,6 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 	if r.Done == nil {
 		r.Done = map[string]*Done{}
 	}
-	log := r.log()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -162,7 +161,7 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 		return nil
 	}
 	claim, err := AcquireLock(ctx, dir+".lock", r.Lock, func(o LockOwner) {
-		fmt.Fprintf(log, "%s: claimed by %s; waiting for it\n", label, o)
+		fmt.Fprintf(r.log(), "%s: claimed by %s; waiting for it\n", label, o)
 	})
 	if err != nil {
 		return fmt.Errorf("stage %s: %w", s.Name, err)
@@ -172,35 +171,81 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 	if !force && r.cached(s, hash, dir, label) {
 		return nil
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := whileHeld(ctx, claim, s.Name, dir)
 	defer cancel(nil)
+	return r.compute(ctx, s, hash, dir, &StageContext{Index: index, Total: total, Label: label})
+}
+
+// whileHeld returns a context that is cancelled, with the cause named,
+// when the claim on stage name's directory dir is taken over by another
+// process.
+func whileHeld(ctx context.Context, claim *Claim, name, dir string) (context.Context, context.CancelCauseFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
 	go func() {
 		select {
 		case <-claim.Lost():
-			cancel(fmt.Errorf("stage %s: lock %s.lock was taken over by another process", s.Name, dir))
+			cancel(fmt.Errorf("stage %s: lock %s.lock was taken over by another process", name, dir))
 		case <-ctx.Done():
 		}
 	}()
+	return ctx, cancel
+}
+
+// compute runs stage s (hash, directory dir) in its working directory,
+// given sc's Index, Total and Label, and records it as done: its done
+// marker written and, for a stage computed in a scratch directory, the
+// directory moved into place.
+func (r *Runner) compute(ctx context.Context, s Stage, hash, dir string, sc *StageContext) error {
+	work, err := workDir(s, dir)
+	if err != nil {
+		return err
+	}
+	log := r.log()
+	fmt.Fprintf(log, "%s: running in %s\n", sc.Label, dir)
+	start := time.Now()
+	sc.Dir, sc.Deps, sc.Log = work, r.Done, log
+	outs, err := runStage(ctx, s, sc)
+	if err != nil {
+		return err
+	}
+	d, err := r.record(s, hash, dir, work, outs, start)
+	if err != nil {
+		return err
+	}
+	r.Done[s.Name] = d
+	r.Ran = append(r.Ran, s.Name)
+	fmt.Fprintf(log, "%s: finished in %s\n", sc.Label, time.Since(start).Round(100*time.Millisecond))
+	return nil
+}
+
+// workDir prepares and returns the directory stage s is computed in: dir
+// itself for a resumable stage (emptied first when it holds a completed
+// run, which is rerun or stale and must not resume from its checkpoint),
+// else the fresh scratch directory dir.partial.
+func workDir(s Stage, dir string) (string, error) {
 	work := dir
 	if _, err := os.Stat(filepath.Join(dir, DoneFile)); s.Resumable && err == nil {
-		// Completed, but rerun or stale: start afresh, not from its
-		// checkpoint.
 		if err := os.RemoveAll(dir); err != nil {
-			return err
+			return "", err
 		}
 	}
 	if !s.Resumable {
 		work = dir + ".partial"
 		if err := os.RemoveAll(work); err != nil {
-			return err
+			return "", err
 		}
 	}
 	if err := os.MkdirAll(work, 0o755); err != nil {
-		return err
+		return "", err
 	}
-	fmt.Fprintf(log, "%s: running in %s\n", label, dir)
-	start := time.Now()
-	sc := &StageContext{Dir: work, Index: index, Total: total, Label: label, Deps: r.Done, Log: log}
+	return work, nil
+}
+
+// runStage runs s.Run and returns its declared outputs. A stage that
+// returns without error from a cancelled context fails with the
+// cancellation's cause, and a failure gets the cause appended when it
+// does not already wrap it.
+func runStage(ctx context.Context, s Stage, sc *StageContext) ([]string, error) {
 	outs, err := s.Run(ctx, sc)
 	if err == nil {
 		err = context.Cause(ctx)
@@ -209,11 +254,18 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 		if c := context.Cause(ctx); c != nil && !errors.Is(err, c) {
 			err = fmt.Errorf("%w (%v)", err, c)
 		}
-		return fmt.Errorf("stage %s: %w", s.Name, err)
+		return nil, fmt.Errorf("stage %s: %w", s.Name, err)
 	}
+	return outs, nil
+}
+
+// record hashes the outputs outs of stage s computed in work since start,
+// writes its done marker there and, when work is a scratch directory,
+// moves it to dir in place of any leftover. It returns the marker.
+func (r *Runner) record(s Stage, hash, dir, work string, outs []string, start time.Time) (*Done, error) {
 	oh, err := hashFiles(work, outs)
 	if err != nil {
-		return fmt.Errorf("stage %s: %w", s.Name, err)
+		return nil, fmt.Errorf("stage %s: %w", s.Name, err)
 	}
 	depOuts := map[string]string{}
 	for _, dep := range s.Deps {
@@ -224,22 +276,19 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 		Seconds: time.Since(start).Seconds(), Finished: time.Now().UTC(), Dir: dir}
 	b, _ := json.MarshalIndent(d, "", "  ")
 	if err := fsutil.WriteBytes(filepath.Join(work, DoneFile), true, append(b, '\n')); err != nil {
-		return err
+		return nil, err
 	}
 	if work != dir {
 		// A leftover directory without a valid marker (an older layout, or
 		// a stage that changed from resumable) is replaced.
 		if err := os.RemoveAll(dir); err != nil {
-			return err
+			return nil, err
 		}
 		if err := os.Rename(work, dir); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	r.Done[s.Name] = d
-	r.Ran = append(r.Ran, s.Name)
-	fmt.Fprintf(log, "%s: finished in %s\n", label, time.Since(start).Round(100*time.Millisecond))
-	return nil
+	return d, nil
 }
 
 // Find returns the index of the stage named name, or an error listing the
