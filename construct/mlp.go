@@ -265,97 +265,26 @@ func warped(K int, V float64, extra ...float64) []float64 {
 }
 
 // mlpCounts builds the ReLU network of layer 2's FF (countsFF) with K
-// segments for p = exp(−v).
+// segments for p = exp(−v). For every depth l it recovers the counts of
+// the path suffix s_{i,l} (N_0 = j, N_{l+1} = N_l·g←_l(x_{i−l})) and of the
+// shifted context c_{i,l} (Ñ_0 = j, Ñ_l = Ñ_{l−1}·(g←_0 | g~←_{l−1})(x_{i−l}))
+// as integer steps, and from them n, p and ℓ^e (see countsNet.level).
 func (c *Construction) mlpCounts(K int) *ReLUNet {
-	L, A, D, N := c.Layout, c.Config.A, c.Config.D, c.Config.N
-	alpha := c.Config.Alpha
-	J := N - 1 - D // the largest j = i − D
-	b := &netBuilder{in: L.E}
-	pb := L.Block("pos").Offset
-	cosi := func(i int) float64 { return math.Cos(float64(i) * math.Pi / float64(N)) }
-	// steps of j: [j ≥ k] = [i ≥ k+D] = [cos ≤ cos((k+D)π/N)], gated by pos_0
-	x := b.input(pb + 1).scale(-1) // −cos increases with i
-	jSteps := make([]lin, J+1)
-	for k := 1; k <= J; k++ {
-		lo, hi := -cosi(k+D-1), -cosi(k+D)
-		a := x.add(-lo).scale(1 / (hi - lo))
-		M := 2/(hi-lo) + 2
-		g := b.input(pb).add(-1).scale(M) // 0 at real positions, −M at BOS
-		jSteps[k] = b.relu(a.plus(g, 1)).plus(b.relu(a.add(-1).plus(g, 1)), -1)
-	}
-	sum := func(steps []lin, f func(k int) float64) lin {
-		out := constant(0)
-		for k := 1; k < len(steps); k++ {
-			if w := f(k) - f(k-1); w != 0 {
-				out = out.plus(steps[k], w)
-			}
-		}
-		return out.add(f(0))
-	}
-	// times returns the steps of M·y (M given by its steps, y ∈ [0,1]).
-	times := func(mSteps []lin, y lin) []lin {
-		prod := constant(0)
-		for k := 1; k < len(mSteps); k++ {
-			prod = prod.plus(b.relu(y.add(-1).plus(mSteps[k], 1)), 1)
-		}
-		v := b.carry(prod)
-		st := make([]lin, J+1)
-		for k := 1; k <= J; k++ {
-			st[k] = b.step(v, float64(k-1), float64(k))
-		}
-		return st
-	}
-	identity := func(k int) float64 { return float64(k) }
-	lg := func(a float64) func(k int) float64 {
-		return func(k int) float64 { v, _ := math.Lgamma(float64(k) + a); return v }
-	}
-	lnp := func(a float64) func(k int) float64 {
-		return func(k int) float64 { return math.Log(float64(k) + a) }
-	}
-	V := math.Log((float64(J) + float64(A)*alpha) / alpha)
-	expTs := warped(K, V)
-	outs := map[int]lin{}
-	sym := func(l, a int) lin { return b.input(L.Block("s").Part(l, a)) }
-	sel := func(block string, l int) lin { // Σ_a s_l(a)·y(a), exact (binary s, y ∈ [0,1])
-		out := constant(0)
-		for a := 0; a < A; a++ {
-			out = out.plus(b.relu(b.input(L.Block(block).Part(l, a)).add(-1).plus(sym(l, a), 1)), 1)
-		}
-		return out
-	}
-	// one count level: node total M (steps), frequencies g (block, part)
-	level := func(mSteps []lin, gBlock string, gPart int, nBlock, pBlock, leName string, l int, lwName string) {
-		totLG := sum(mSteps, lg(float64(A)*alpha))
-		totLn := sum(mSteps, lnp(float64(A)*alpha))
-		le := totLG.scale(-1).add(c.lgSumAlpha)
-		for a := 0; a < A; a++ {
-			nSteps := times(mSteps, b.input(L.Block(gBlock).Part(gPart, a)))
-			if nBlock != "" {
-				outs[L.Block(nBlock).Part(l, a)] = sum(nSteps, identity)
-			}
-			le = le.plus(sum(nSteps, lg(alpha)), 1).add(-c.lgAlpha)
-			if pBlock != "" {
-				v := b.carry(totLn.plus(sum(nSteps, lnp(alpha)), -1)) // −ln p ≥ 0
-				outs[L.Block(pBlock).Part(l, a)] = b.pl(v, expTs, func(t float64) float64 { return math.Exp(-t) })
-			}
-		}
-		outs[L.Block(leName).Part(l, 0)] = le
-		if l == D {
-			outs[L.Block(lwName).Part(D, 0)] = le
-		}
-	}
-	// path nodes s_{i,l}: N_0 = j, N_{l+1} = N_l·g←_l(x_{i−l})
+	L, A, D := c.Layout, c.Config.A, c.Config.D
+	n := &countsNet{c: c, b: &netBuilder{in: L.E}, J: c.Config.N - 1 - c.Config.D, outs: map[int]lin{}}
+	jSteps := n.jSteps()
+	V := math.Log((float64(n.J) + float64(A)*c.Config.Alpha) / c.Config.Alpha)
+	n.expTs = warped(K, V)
 	m := jSteps
 	for l := 0; l <= D; l++ {
-		level(m, "g", l, "n", "p", "le", l, "lw")
+		n.level(m, l, countBlocks{g: "g", n: "n", p: "p", le: "le", lw: "lw"})
 		if l < D {
-			m = times(m, sel("g_back", l))
+			m = n.times(m, selAt(n.b, L, A, "g_back", l, l))
 		}
 	}
-	// context nodes c_{i,l}: N~_0 = j, N~_l = N~_{l−1}·(g←_0 | g~←_{l−1})(x_{i−l})
 	m = jSteps
 	for l := 0; l <= D; l++ {
-		g, part := "g_ctx", l
+		g := "g_ctx"
 		if l == 0 {
 			g = "g"
 		} else {
@@ -363,11 +292,121 @@ func (c *Construction) mlpCounts(K int) *ReLUNet {
 			if l == 1 {
 				back = "g_back"
 			}
-			m = times(m, selAt(b, L, A, back, l-1, l))
+			m = n.times(m, selAt(n.b, L, A, back, l-1, l))
 		}
-		level(m, g, part, "n_ctx", "", "le_ctx", l, "lw_ctx")
+		n.level(m, l, countBlocks{g: g, n: "n_ctx", le: "le_ctx", lw: "lw_ctx"})
 	}
-	return b.build(L.E, outs)
+	return n.b.build(L.E, n.outs)
+}
+
+// countsNet is the state of mlpCounts: the units built so far and the
+// network's outputs by embedding coordinate. A count M ∈ 0..J is carried
+// as its steps: steps[k] = [M ≥ k] for k = 1..J (steps[0] unused).
+type countsNet struct {
+	c     *Construction
+	b     *netBuilder
+	J     int       // the largest j = i − D (N − 1 − D)
+	expTs []float64 // the breakpoints of the interpolant of p = e^{−v}
+	outs  map[int]lin
+}
+
+// countBlocks names the blocks of one kind of node: its frequencies g
+// (read), and its counts n, estimates p (none when ""), ℓ^e and, at depth
+// D, ℓ^w = ℓ^e (written).
+type countBlocks struct {
+	g, n, p, le, lw string
+}
+
+// jSteps returns the steps of j = i − D: [j ≥ k] = [i ≥ k+D] =
+// [cos(iπ/N) ≤ cos((k+D)π/N)], read from the positional coordinate
+// cos(iπ/N) as a ramp between the neighbouring grid values and gated by
+// pos_0 so that they are 0 at BOS.
+func (n *countsNet) jSteps() []lin {
+	L, D, N := n.c.Layout, n.c.Config.D, n.c.Config.N
+	b := n.b
+	pb := L.Block("pos").Offset
+	cosi := func(i int) float64 { return math.Cos(float64(i) * math.Pi / float64(N)) }
+	x := b.input(pb + 1).scale(-1) // −cos increases with i
+	steps := make([]lin, n.J+1)
+	for k := 1; k <= n.J; k++ {
+		lo, hi := -cosi(k+D-1), -cosi(k+D)
+		a := x.add(-lo).scale(1 / (hi - lo))
+		M := 2/(hi-lo) + 2
+		g := b.input(pb).add(-1).scale(M) // 0 at real positions, −M at BOS
+		steps[k] = b.relu(a.plus(g, 1)).plus(b.relu(a.add(-1).plus(g, 1)), -1)
+	}
+	return steps
+}
+
+// times returns the steps of M·y for M given by its steps and y ∈ [0,1]
+// with M·y an integer: the product Σ_k ReLU(y − 1 + [M ≥ k]), carried as
+// one unit and cut into steps again.
+func (n *countsNet) times(mSteps []lin, y lin) []lin {
+	b := n.b
+	prod := constant(0)
+	for k := 1; k < len(mSteps); k++ {
+		prod = prod.plus(b.relu(y.add(-1).plus(mSteps[k], 1)), 1)
+	}
+	v := b.carry(prod)
+	st := make([]lin, n.J+1)
+	for k := 1; k <= n.J; k++ {
+		st[k] = b.step(v, float64(k-1), float64(k))
+	}
+	return st
+}
+
+// level adds the outputs of the nodes at depth l of one kind whose total
+// count M is given by its steps: for each symbol a the count
+// n_a = M·g_a, the estimate p_a = (n_a + α)/(M + Aα) (as e^{−v} with
+// v = ln(M + Aα) − ln(n_a + α) ≥ 0, interpolated) and the log-probability
+// of the counts
+//
+//	ℓ^e = lnΓ(Aα) − lnΓ(M + Aα) + Σ_a [lnΓ(n_a + α) − lnΓ(α)],
+//
+// each a function of an integer written as a weighted sum of its steps.
+func (n *countsNet) level(mSteps []lin, l int, bl countBlocks) {
+	b, L, A, D := n.b, n.c.Layout, n.c.Config.A, n.c.Config.D
+	alpha := n.c.Config.Alpha
+	totLG := stepSum(mSteps, lgammaAt(float64(A)*alpha))
+	totLn := stepSum(mSteps, logAt(float64(A)*alpha))
+	le := totLG.scale(-1).add(n.c.lgSumAlpha)
+	for a := 0; a < A; a++ {
+		nSteps := n.times(mSteps, b.input(L.Block(bl.g).Part(l, a)))
+		if bl.n != "" {
+			n.outs[L.Block(bl.n).Part(l, a)] = stepSum(nSteps, func(k int) float64 { return float64(k) })
+		}
+		le = le.plus(stepSum(nSteps, lgammaAt(alpha)), 1).add(-n.c.lgAlpha)
+		if bl.p != "" {
+			v := b.carry(totLn.plus(stepSum(nSteps, logAt(alpha)), -1)) // −ln p ≥ 0
+			n.outs[L.Block(bl.p).Part(l, a)] = b.pl(v, n.expTs, func(t float64) float64 { return math.Exp(-t) })
+		}
+	}
+	n.outs[L.Block(bl.le).Part(l, 0)] = le
+	if l == D {
+		n.outs[L.Block(bl.lw).Part(D, 0)] = le
+	}
+}
+
+// stepSum returns f(M) for the integer M given by its steps, as
+// f(0) + Σ_k (f(k) − f(k−1))·[M ≥ k] (no units).
+func stepSum(steps []lin, f func(k int) float64) lin {
+	out := constant(0)
+	for k := 1; k < len(steps); k++ {
+		if w := f(k) - f(k-1); w != 0 {
+			out = out.plus(steps[k], w)
+		}
+	}
+	return out.add(f(0))
+}
+
+// lgammaAt returns k ↦ lnΓ(k + a).
+func lgammaAt(a float64) func(k int) float64 {
+	return func(k int) float64 { v, _ := math.Lgamma(float64(k) + a); return v }
+}
+
+// logAt returns k ↦ ln(k + a).
+func logAt(a float64) func(k int) float64 {
+	return func(k int) float64 { return math.Log(float64(k) + a) }
 }
 
 // selAt is Σ_a s_{sp}(a)·y_{part}(a) for the frequencies y of block,
