@@ -17,6 +17,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	gplot "gonum.org/v1/plot"
@@ -118,6 +119,60 @@ type Figure struct {
 // It returns an error for a nil or inconsistent result, an unknown method
 // name in opts.Methods, or a non-finite mean.
 func LossVsPosition(res *eval.Result, opts Options) (*Figure, error) {
+	sel, err := selectMethods(res, opts)
+	if err != nil {
+		return nil, err
+	}
+	unit := "nats"
+	scale := 1.0
+	if opts.Bits {
+		unit, scale = "bits", 1/math.Ln2
+	}
+	xmax := float64(max(res.N, 2))
+	f := newLossFigure(res, opts, unit, xmax)
+	styles, thin := methodStyles(res, sel, opts.Replicates)
+	var c curves
+	for s, k := range sel {
+		if err := f.addMethod(&c, res, k, styles[s], thin[s], scale, opts); err != nil {
+			return nil, err
+		}
+	}
+	if slices.Contains(thin, true) {
+		key, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 0}, {X: 2, Y: 0}})
+		if err != nil {
+			return nil, err
+		}
+		key.LineStyle = draw.LineStyle{Color: color.NRGBA{0x7F, 0x7F, 0x7F, 0xFF}, Width: vg.Points(0.6)}
+		f.Legend.Add("thin: replicates (other seeds)", key)
+	}
+	f.Loss.Add(c.lossBands...)
+	f.Loss.Add(c.lossLines...)
+	if opts.YMax > opts.YMin {
+		f.Loss.Y.Min, f.Loss.Y.Max = opts.YMin, opts.YMax
+	} else if opts.LegendInside {
+		f.headroom, f.lossYMax = true, f.Loss.Y.Max
+	}
+	if f.Excess != nil {
+		zero, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 0}, {X: xmax, Y: 0}})
+		if err != nil {
+			return nil, err
+		}
+		zero.LineStyle = draw.LineStyle{Color: color.NRGBA{0, 0, 0, 0xFF}, Width: vg.Points(1)}
+		f.Excess.Add(zero)
+		f.Excess.Add(c.exBands...)
+		f.Excess.Add(c.exLines...)
+		if opts.ExcessYMax > opts.ExcessYMin {
+			f.Excess.Y.Min, f.Excess.Y.Max = opts.ExcessYMin, opts.ExcessYMax
+		}
+	}
+	return f, nil
+}
+
+// selectMethods checks res and opts and returns the indices in res.Methods
+// of the methods to draw: all in order when opts.Methods is nil, else
+// those named, in the order named, each once. Every selected method must
+// have N positions.
+func selectMethods(res *eval.Result, opts Options) ([]int, error) {
 	if res == nil {
 		return nil, errors.New("plot: nil result")
 	}
@@ -138,13 +193,7 @@ func LossVsPosition(res *eval.Result, opts Options) (*Figure, error) {
 	} else {
 		seen := map[int]bool{}
 		for _, name := range opts.Methods {
-			k := -1
-			for j, m := range res.Methods {
-				if m.Name == name {
-					k = j
-					break
-				}
-			}
+			k := slices.IndexFunc(res.Methods, func(m eval.MethodResult) bool { return m.Name == name })
 			if k < 0 {
 				return nil, fmt.Errorf("plot: method %q not in the result", name)
 			}
@@ -163,43 +212,19 @@ func LossVsPosition(res *eval.Result, opts Options) (*Figure, error) {
 			return nil, fmt.Errorf("plot: method %q has %d positions, want %d", m.Name, len(m.Position), res.N)
 		}
 	}
+	return sel, nil
+}
 
-	unit := "nats"
-	scale := 1.0
-	if opts.Bits {
-		unit, scale = "bits", 1/math.Ln2
-	}
-	N := res.N
-	xmax := float64(max(N, 2))
-	refName := res.Methods[res.Reference].Name
-
-	newPanel := func(ylabel string) *gplot.Plot {
-		p := gplot.New()
-		// A linear position axis starts at 0 so that its ticks fall on
-		// round numbers from the origin (0, 50, 100, …); a logarithmic one
-		// at the first position.
-		p.X.Min, p.X.Max = 0, xmax
-		p.X.Tick.Marker = RoundTicks{}
-		p.Y.Tick.Marker = RoundTicks{}
-		p.Y.Label.Text = ylabel
-		p.X.Label.Text = "position in context window"
-		if opts.LogX {
-			p.X.Min = 1
-			p.X.Scale = gplot.LogScale{}
-			p.X.Tick.Marker = LogTicks{}
-		}
-		grid := plotter.NewGrid()
-		grid.Vertical.Color = color.Gray{0xE0}
-		grid.Horizontal.Color = color.Gray{0xE0}
-		p.Add(grid)
-		return p
-	}
-
+// newLossFigure returns the figure's empty panels (the loss panel with its
+// title, and the excess panel when opts.Excess, which then carries the
+// position axis's labels) and legend, losses in unit, positions up to
+// xmax.
+func newLossFigure(res *eval.Result, opts Options, unit string, xmax float64) *Figure {
 	f := &Figure{legendInside: opts.LegendInside, dpi: opts.DPI}
 	if f.dpi == 0 {
 		f.dpi = DefaultDPI
 	}
-	f.Loss = newPanel(fmt.Sprintf("loss (%s/symbol)", unit))
+	f.Loss = positionPanel(fmt.Sprintf("loss (%s/symbol)", unit), xmax, opts.LogX)
 	title := opts.Title
 	if title == "" {
 		title = fmt.Sprintf("In-context loss vs position (%d windows)", res.Windows)
@@ -212,18 +237,48 @@ func LossVsPosition(res *eval.Result, opts Options) (*Figure, error) {
 	f.Legend.TextStyle.Font.Size = vg.Points(10)
 	f.Legend.Padding = vg.Points(2)
 	if opts.Excess {
-		f.Excess = newPanel(fmt.Sprintf("excess (%s)", unit))
-		f.Excess.Title.Text = fmt.Sprintf("excess loss over %s (paired)", refName)
+		f.Excess = positionPanel(fmt.Sprintf("excess (%s)", unit), xmax, opts.LogX)
+		f.Excess.Title.Text = fmt.Sprintf("excess loss over %s (paired)", res.Methods[res.Reference].Name)
 		f.Excess.Title.TextStyle.Font.Size = vg.Points(10)
 		f.Loss.X.Label.Text = ""
 		f.Loss.X.Tick.Marker = unlabelled{f.Loss.X.Tick.Marker}
 	}
+	return f
+}
 
-	// Styles: reference black; others in selection order; replicates of a
-	// drawn method in its colour, thin.
-	styles := make([]Style, len(sel))
+// positionPanel returns an empty panel with the position in the context
+// window on x (0..xmax, or 1..xmax on a log scale), ylabel on y, round
+// ticks and a light grid.
+func positionPanel(ylabel string, xmax float64, logX bool) *gplot.Plot {
+	p := gplot.New()
+	// A linear position axis starts at 0 so that its ticks fall on round
+	// numbers from the origin (0, 50, 100, …); a logarithmic one at the
+	// first position.
+	p.X.Min, p.X.Max = 0, xmax
+	p.X.Tick.Marker = RoundTicks{}
+	p.Y.Tick.Marker = RoundTicks{}
+	p.Y.Label.Text = ylabel
+	p.X.Label.Text = "position in context window"
+	if logX {
+		p.X.Min = 1
+		p.X.Scale = gplot.LogScale{}
+		p.X.Tick.Marker = LogTicks{}
+	}
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = color.Gray{0xE0}
+	grid.Horizontal.Color = color.Gray{0xE0}
+	p.Add(grid)
+	return p
+}
+
+// methodStyles returns the style of each selected method sel[s] and
+// whether it is drawn thin: the reference black, the others in the
+// palette's order of selection, and a replicate of a drawn method (see
+// Options.Replicates) as a thin line of its parent's colour.
+func methodStyles(res *eval.Result, sel []int, replicates map[string]string) (styles []Style, thin []bool) {
+	styles = make([]Style, len(sel))
 	styleOf := map[string]Style{}
-	thin := make([]bool, len(sel))
+	thin = make([]bool, len(sel))
 	drawn := map[string]bool{}
 	for _, k := range sel {
 		drawn[res.Methods[k].Name] = true
@@ -231,10 +286,10 @@ func LossVsPosition(res *eval.Result, opts Options) (*Figure, error) {
 	other := 0
 	for s, k := range sel {
 		name := res.Methods[k].Name
-		if p, ok := opts.Replicates[name]; ok && drawn[p] && p != name && k != res.Reference {
+		if p, ok := replicates[name]; ok && drawn[p] && p != name && k != res.Reference {
 			// A parent that is itself drawn thin has no colour of its own
 			// to lend: such a chain is drawn as ordinary methods.
-			if pp, ok := opts.Replicates[p]; !ok || !drawn[pp] || pp == p {
+			if pp, ok := replicates[p]; !ok || !drawn[pp] || pp == p {
 				thin[s] = true
 				continue
 			}
@@ -247,77 +302,55 @@ func LossVsPosition(res *eval.Result, opts Options) (*Figure, error) {
 		}
 		styleOf[name] = styles[s]
 	}
-	anyThin := false
 	for s, k := range sel {
 		if thin[s] {
-			p := styleOf[opts.Replicates[res.Methods[k].Name]]
+			p := styleOf[replicates[res.Methods[k].Name]]
 			styles[s] = Style{Color: p.Color, Width: vg.Points(0.6)}
-			anyThin = true
 		}
 	}
+	return styles, thin
+}
 
-	var lossBands, lossLines, exBands, exLines []gplot.Plotter
-	for s, k := range sel {
-		m := res.Methods[k]
-		sty := styles[s]
-		band, line, err := series(m.Position, scale, opts.Smooth, sty)
+// curves collects the bands and lines of the two panels, each drawn
+// bands first so that no band covers a line.
+type curves struct {
+	lossBands, lossLines, exBands, exLines []gplot.Plotter
+}
+
+// addMethod adds method k's loss curve (and, with an excess panel and k
+// not the reference, its excess curve) to c in style sty, and its legend
+// entry unless it is a thin replicate, which has no band either.
+func (f *Figure) addMethod(c *curves, res *eval.Result, k int, sty Style, thin bool, scale float64, opts Options) error {
+	m := res.Methods[k]
+	band, line, err := series(m.Position, scale, opts.Smooth, sty)
+	if err != nil {
+		return fmt.Errorf("plot: method %q: %w", m.Name, err)
+	}
+	if thin {
+		band = nil
+	}
+	if band != nil && !opts.NoBands {
+		c.lossBands = append(c.lossBands, band)
+	}
+	c.lossLines = append(c.lossLines, line)
+	switch {
+	case thin:
+	case band != nil && !opts.NoBands:
+		f.Legend.Add(m.Name, band, line)
+	default:
+		f.Legend.Add(m.Name, line)
+	}
+	if f.Excess != nil && k != res.Reference {
+		band, line, err := series(m.Excess, scale, opts.Smooth, sty)
 		if err != nil {
-			return nil, fmt.Errorf("plot: method %q: %w", m.Name, err)
+			return fmt.Errorf("plot: method %q excess: %w", m.Name, err)
 		}
-		if thin[s] {
-			band = nil
+		if band != nil && !opts.NoBands && !thin {
+			c.exBands = append(c.exBands, band)
 		}
-		if band != nil && !opts.NoBands {
-			lossBands = append(lossBands, band)
-		}
-		lossLines = append(lossLines, line)
-		switch {
-		case thin[s]:
-		case band != nil && !opts.NoBands:
-			f.Legend.Add(m.Name, band, line)
-		default:
-			f.Legend.Add(m.Name, line)
-		}
-		if f.Excess != nil && k != res.Reference {
-			band, line, err := series(m.Excess, scale, opts.Smooth, sty)
-			if err != nil {
-				return nil, fmt.Errorf("plot: method %q excess: %w", m.Name, err)
-			}
-			if band != nil && !opts.NoBands && !thin[s] {
-				exBands = append(exBands, band)
-			}
-			exLines = append(exLines, line)
-		}
+		c.exLines = append(c.exLines, line)
 	}
-	if anyThin {
-		key, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 0}, {X: 2, Y: 0}})
-		if err != nil {
-			return nil, err
-		}
-		key.LineStyle = draw.LineStyle{Color: color.NRGBA{0x7F, 0x7F, 0x7F, 0xFF}, Width: vg.Points(0.6)}
-		f.Legend.Add("thin: replicates (other seeds)", key)
-	}
-	f.Loss.Add(lossBands...)
-	f.Loss.Add(lossLines...)
-	if opts.YMax > opts.YMin {
-		f.Loss.Y.Min, f.Loss.Y.Max = opts.YMin, opts.YMax
-	} else if opts.LegendInside {
-		f.headroom, f.lossYMax = true, f.Loss.Y.Max
-	}
-	if f.Excess != nil {
-		zero, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 0}, {X: xmax, Y: 0}})
-		if err != nil {
-			return nil, err
-		}
-		zero.LineStyle = draw.LineStyle{Color: color.NRGBA{0, 0, 0, 0xFF}, Width: vg.Points(1)}
-		f.Excess.Add(zero)
-		f.Excess.Add(exBands...)
-		f.Excess.Add(exLines...)
-		if opts.ExcessYMax > opts.ExcessYMin {
-			f.Excess.Y.Min, f.Excess.Y.Max = opts.ExcessYMin, opts.ExcessYMax
-		}
-	}
-	return f, nil
+	return nil
 }
 
 // series turns per-position intervals into a band polygon (nil when the
