@@ -232,34 +232,88 @@ const minProb = 1.401298464324817e-45
 // on the probe windows; see the package documentation. It stops with
 // ctx's error when ctx is cancelled (checked for every window).
 func Measure(ctx context.Context, snaps []Snapshot, load func(Snapshot) (Model, error), opts Options) ([]Point, error) {
+	A, ex, err := checkProbe(opts)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := referenceDists(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	ms := &measurer{ctx: ctx, opts: opts, refs: refs, A: A, N: len(opts.Windows[0]), ex: ex}
+	W := len(opts.Windows)
+	ms.hw = opts.HeadWindows
+	if ms.hw == 0 {
+		ms.hw = min(100, W)
+	}
+	ms.hw = min(ms.hw, W)
+	ms.maxK = opts.MaxK
+	if ms.maxK <= 0 {
+		ms.maxK = 3
+	}
+	if opts.Checkpoint != "" {
+		if ms.ck, err = openCheckpoint(opts.Checkpoint, measurementKey(opts, refs, ms.hw, ms.maxK)); err != nil {
+			return nil, err
+		}
+		defer ms.ck.close()
+	}
+	var out []Point
+	for i, s := range snaps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p, err := ms.snapshot(s, load)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(snaps))
+		}
+	}
+	return out, nil
+}
+
+// checkProbe checks Measure's options: at least 2 probe windows, all of
+// one length N ≥ 2, references of one alphabet size A with symbols of the
+// windows below it, and the excess reference among them. It returns A and
+// the excess reference's index.
+func checkProbe(opts Options) (A, ex int, err error) {
 	W := len(opts.Windows)
 	if W < 2 {
-		return nil, fmt.Errorf("dynamics: %d probe windows, need at least 2 for intervals", W)
+		return 0, 0, fmt.Errorf("dynamics: %d probe windows, need at least 2 for intervals", W)
 	}
 	N := len(opts.Windows[0])
 	for i, x := range opts.Windows {
 		if len(x) != N || N < 2 {
-			return nil, fmt.Errorf("dynamics: probe window %d has %d symbols, window 0 has %d (need ≥ 2, all equal)", i, len(x), N)
+			return 0, 0, fmt.Errorf("dynamics: probe window %d has %d symbols, window 0 has %d (need ≥ 2, all equal)", i, len(x), N)
 		}
 	}
 	if len(opts.References) == 0 {
-		return nil, errors.New("dynamics: no reference predictors")
+		return 0, 0, errors.New("dynamics: no reference predictors")
 	}
-	A := opts.References[0].P.AlphabetSize()
+	A = opts.References[0].P.AlphabetSize()
 	for _, r := range opts.References {
 		if r.P.AlphabetSize() != A {
-			return nil, fmt.Errorf("dynamics: reference %s has alphabet %d, %s has %d", r.Name, r.P.AlphabetSize(), opts.References[0].Name, A)
+			return 0, 0, fmt.Errorf("dynamics: reference %s has alphabet %d, %s has %d", r.Name, r.P.AlphabetSize(), opts.References[0].Name, A)
 		}
 	}
-	ex := excessIndex(opts.References, opts.Excess)
+	ex = excessIndex(opts.References, opts.Excess)
 	if ex < 0 {
-		return nil, fmt.Errorf("dynamics: no reference named %q", opts.Excess)
+		return 0, 0, fmt.Errorf("dynamics: no reference named %q", opts.Excess)
 	}
 	for _, x := range opts.Windows {
 		if err := predict.Check(x, A); err != nil {
-			return nil, fmt.Errorf("dynamics: probe window: %w", err)
+			return 0, 0, fmt.Errorf("dynamics: probe window: %w", err)
 		}
 	}
+	return A, ex, nil
+}
+
+// referenceDists returns every reference's predictive distributions on
+// every probe window, computed once for all snapshots.
+func referenceDists(ctx context.Context, opts Options) ([]refDists, error) {
+	W := len(opts.Windows)
 	refs := make([]refDists, len(opts.References))
 	for r, ref := range opts.References {
 		refs[r] = make(refDists, W)
@@ -272,145 +326,182 @@ func Measure(ctx context.Context, snaps []Snapshot, load func(Snapshot) (Model, 
 			return nil, err
 		}
 	}
-	hw := opts.HeadWindows
-	if hw == 0 {
-		hw = min(100, W)
-	}
-	hw = min(hw, W)
-	maxK := opts.MaxK
-	if maxK <= 0 {
-		maxK = 3
-	}
-	half := N / 2
-	var ck *checkpoint
-	if opts.Checkpoint != "" {
+	return refs, nil
+}
+
+// measurer measures snapshots against the references' distributions on
+// the probe windows (N symbols each, alphabet A).
+type measurer struct {
+	ctx      context.Context
+	opts     Options
+	refs     []refDists
+	A, N, ex int         // ex: the excess reference's index
+	hw, maxK int         // the head labels' windows and largest d and k
+	ck       *checkpoint // nil without Options.Checkpoint
+}
+
+// snapshot returns the point of snapshot s: kept by the checkpoint for
+// the same file content, else measured (and then kept, the file having
+// been checked unchanged meanwhile).
+func (ms *measurer) snapshot(s Snapshot, load func(Snapshot) (Model, error)) (Point, error) {
+	var sum string
+	if ms.ck != nil {
 		var err error
-		if ck, err = openCheckpoint(opts.Checkpoint, measurementKey(opts, refs, hw, maxK)); err != nil {
-			return nil, err
+		if sum, err = fsutil.FileSHA256(s.Path); err != nil {
+			return Point{}, fmt.Errorf("dynamics: snapshot: %w", err)
 		}
-		defer ck.close()
+		if p, ok := ms.ck.lookup(s, sum); ok {
+			return p, nil
+		}
 	}
-	var out []Point
-	for i, s := range snaps {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	m, err := load(s)
+	if err != nil {
+		return Point{}, err
+	}
+	p, err := ms.measure(s, m)
+	if err != nil {
+		return Point{}, err
+	}
+	if ms.ck != nil {
+		// the file measured is the file hashed
+		if after, err := fsutil.FileSHA256(s.Path); err != nil || after != sum {
+			return Point{}, fmt.Errorf("dynamics: snapshot %s changed while it was measured (%v)", s.Path, err)
 		}
-		var sum string
-		if ck != nil {
-			var err error
-			if sum, err = fsutil.FileSHA256(s.Path); err != nil {
-				return nil, fmt.Errorf("dynamics: snapshot: %w", err)
-			}
-			if p, ok := ck.lookup(s, sum); ok {
-				out = append(out, p)
-				if opts.Progress != nil {
-					opts.Progress(i+1, len(snaps))
-				}
-				continue
-			}
+		if err := ms.ck.add(s, sum, p); err != nil {
+			return Point{}, err
 		}
-		m, err := load(s)
+	}
+	return p, nil
+}
+
+// measure evaluates model m of snapshot s on the probe windows: its loss
+// and excess loss, its divergence from every reference with the closest
+// and those tied with it, and its head labels.
+func (ms *measurer) measure(s Snapshot, m Model) (Point, error) {
+	opts := ms.opts
+	if m.AlphabetSize() != ms.A {
+		return Point{}, fmt.Errorf("dynamics: snapshot %s has alphabet %d, the references %d", s.Path, m.AlphabetSize(), ms.A)
+	}
+	pw := ms.perWindow(m)
+	if err := ms.ctx.Err(); err != nil {
+		return Point{}, err
+	}
+	p := Point{Step: s.Step, Loss: stat(pw.loss), LossHalf: stat(pw.lossH), Excess: stat(pw.exc), ExcessHalf: stat(pw.excH)}
+	if bad := math.IsNaN(p.Loss.Mean) || math.IsInf(p.Loss.Mean, 0); bad {
+		return Point{}, fmt.Errorf("dynamics: snapshot of step %d (%s): its loss is %g: the model's probabilities are not finite", s.Step, s.Path, p.Loss.Mean)
+	}
+	best, bi := math.Inf(1), 0
+	for r, ref := range opts.References {
+		d := Divergence{Reference: ref.Name, Window: stat(pw.kl[r]), Half: stat(pw.klH[r])}
+		if math.IsNaN(d.Window.Mean) || math.IsInf(d.Window.Mean, 0) {
+			return Point{}, fmt.Errorf("dynamics: snapshot of step %d (%s): its divergence from %s is %g: the probabilities are not finite", s.Step, s.Path, ref.Name, d.Window.Mean)
+		}
+		p.KL = append(p.KL, d)
+		if d.Window.Mean < best {
+			best, bi, p.Closest = d.Window.Mean, r, ref.Name
+		}
+	}
+	p.Tied = tied(pw.kl, bi, opts.References)
+	if mp, ok := m.(attnmap.Mapper); ok && opts.HeadWindows >= 0 {
+		heads, err := ms.heads(mp)
 		if err != nil {
-			return nil, err
+			return Point{}, err
 		}
-		if m.AlphabetSize() != A {
-			return nil, fmt.Errorf("dynamics: snapshot %s has alphabet %d, the references %d", s.Path, m.AlphabetSize(), A)
+		p.Heads = heads
+	}
+	return p, nil
+}
+
+// windowStats are a model's per-window means on the probe windows, over
+// the window and its second half (the …H), in nats per position: its
+// loss, its excess loss over the excess reference, and its divergence
+// from every reference ([reference][window]).
+type windowStats struct {
+	loss, lossH, exc, excH []float64
+	kl, klH                [][]float64
+}
+
+// perWindow evaluates m on every probe window (in parallel; windows left
+// out when the context is cancelled).
+func (ms *measurer) perWindow(m Model) *windowStats {
+	W, R := len(ms.opts.Windows), len(ms.refs)
+	pw := &windowStats{loss: make([]float64, W), lossH: make([]float64, W), exc: make([]float64, W), excH: make([]float64, W),
+		kl: make([][]float64, R), klH: make([][]float64, R)}
+	for r := range R {
+		pw.kl[r], pw.klH[r] = make([]float64, W), make([]float64, W)
+	}
+	parallel.For(W, ms.opts.Workers, func(w int) {
+		if ms.ctx.Err() != nil {
+			return
 		}
-		R := len(refs)
-		loss, lossH := make([]float64, W), make([]float64, W)
-		exc, excH := make([]float64, W), make([]float64, W)
-		kl, klH := make([][]float64, R), make([][]float64, R)
+		ms.window(pw, w, m)
+	})
+	return pw
+}
+
+// window fills window w's entries of pw: with q_t the model's and p_t a
+// reference's distribution of x_{t+1} (q floored at minProb), the means
+// over the positions of −ln q_t(x_{t+1}), of that minus the excess
+// reference's −ln p_t(x_{t+1}), and of KL(p_t ‖ q_t) =
+// Σ_{a: p_t(a) > 0} p_t(a) ln(p_t(a)/q_t(a)), over all N positions and
+// over the second half (t ≥ ⌊N/2⌋).
+func (ms *measurer) window(pw *windowStats, w int, m Model) {
+	A, N, R, half := ms.A, ms.N, len(ms.refs), ms.N/2
+	refs, ex := ms.refs, ms.ex
+	x := ms.opts.Windows[w]
+	pm := distributions(m, x)
+	var sl, slH, se, seH float64
+	skl, sklH := make([]float64, R), make([]float64, R)
+	for t := range N {
+		q := pm[t*A : (t+1)*A]
+		lm := -math.Log(max(q[x[t]], minProb))
+		lr := -math.Log(refs[ex][w][t*A+int(x[t])])
+		sl += lm
+		se += lm - lr
+		if t >= half {
+			slH += lm
+			seH += lm - lr
+		}
 		for r := range R {
-			kl[r], klH[r] = make([]float64, W), make([]float64, W)
-		}
-		parallel.For(W, opts.Workers, func(w int) {
-			if ctx.Err() != nil {
-				return
-			}
-			x := opts.Windows[w]
-			pm := distributions(m, x)
-			var sl, slH, se, seH float64
-			skl, sklH := make([]float64, R), make([]float64, R)
-			for t := range N {
-				q := pm[t*A : (t+1)*A]
-				lm := -math.Log(max(q[x[t]], minProb))
-				lr := -math.Log(refs[ex][w][t*A+int(x[t])])
-				sl += lm
-				se += lm - lr
-				if t >= half {
-					slH += lm
-					seH += lm - lr
-				}
-				for r := range R {
-					p := refs[r][w][t*A : (t+1)*A]
-					d := 0.0
-					for a, pa := range p {
-						if pa > 0 {
-							d += pa * math.Log(pa/max(q[a], minProb))
-						}
-					}
-					skl[r] += d
-					if t >= half {
-						sklH[r] += d
-					}
+			p := refs[r][w][t*A : (t+1)*A]
+			d := 0.0
+			for a, pa := range p {
+				if pa > 0 {
+					d += pa * math.Log(pa/max(q[a], minProb))
 				}
 			}
-			n, nh := float64(N), float64(N-half)
-			loss[w], lossH[w], exc[w], excH[w] = sl/n, slH/nh, se/n, seH/nh
-			for r := range R {
-				kl[r][w], klH[r][w] = skl[r]/n, sklH[r]/nh
+			skl[r] += d
+			if t >= half {
+				sklH[r] += d
 			}
-		})
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p := Point{Step: s.Step, Loss: stat(loss), LossHalf: stat(lossH), Excess: stat(exc), ExcessHalf: stat(excH)}
-		if bad := math.IsNaN(p.Loss.Mean) || math.IsInf(p.Loss.Mean, 0); bad {
-			return nil, fmt.Errorf("dynamics: snapshot of step %d (%s): its loss is %g: the model's probabilities are not finite", s.Step, s.Path, p.Loss.Mean)
-		}
-		best, bi := math.Inf(1), 0
-		for r, ref := range opts.References {
-			d := Divergence{Reference: ref.Name, Window: stat(kl[r]), Half: stat(klH[r])}
-			if math.IsNaN(d.Window.Mean) || math.IsInf(d.Window.Mean, 0) {
-				return nil, fmt.Errorf("dynamics: snapshot of step %d (%s): its divergence from %s is %g: the probabilities are not finite", s.Step, s.Path, ref.Name, d.Window.Mean)
-			}
-			p.KL = append(p.KL, d)
-			if d.Window.Mean < best {
-				best, bi, p.Closest = d.Window.Mean, r, ref.Name
-			}
-		}
-		p.Tied = tied(kl, bi, opts.References)
-		if mp, ok := m.(attnmap.Mapper); ok && opts.HeadWindows >= 0 {
-			scores, err := attnmap.ScoreWindows(opts.Windows[:hw], func(w int) ([][][]float32, error) {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				return mp.AttentionMaps(opts.Windows[w])
-			}, maxK, opts.Null)
-			if err != nil {
-				return nil, err
-			}
-			for _, h := range scores {
-				hyp, _, _ := strings.Cut(h.Best.String(), ", mass ")
-				p.Heads = append(p.Heads, Head{Layer: h.Layer, Head: h.Head, Labelled: h.Labelled, Hypothesis: hyp,
-					Label: h.Label, Lift: h.Best.Lift(), PAdj: h.Best.PAdj})
-			}
-		}
-		if ck != nil {
-			// the file measured is the file hashed
-			if after, err := fsutil.FileSHA256(s.Path); err != nil || after != sum {
-				return nil, fmt.Errorf("dynamics: snapshot %s changed while it was measured (%v)", s.Path, err)
-			}
-			if err := ck.add(s, sum, p); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, p)
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(snaps))
 		}
 	}
-	return out, nil
+	n, nh := float64(N), float64(N-half)
+	pw.loss[w], pw.lossH[w], pw.exc[w], pw.excH[w] = sl/n, slH/nh, se/n, seH/nh
+	for r := range R {
+		pw.kl[r][w], pw.klH[r][w] = skl[r]/n, sklH[r]/nh
+	}
+}
+
+// heads labels mp's attention heads on the first hw probe windows
+// (attnmap.ScoreWindows with offsets and suffix lengths up to maxK).
+func (ms *measurer) heads(mp attnmap.Mapper) ([]Head, error) {
+	scores, err := attnmap.ScoreWindows(ms.opts.Windows[:ms.hw], func(w int) ([][][]float32, error) {
+		if err := ms.ctx.Err(); err != nil {
+			return nil, err
+		}
+		return mp.AttentionMaps(ms.opts.Windows[w])
+	}, ms.maxK, ms.opts.Null)
+	if err != nil {
+		return nil, err
+	}
+	var heads []Head
+	for _, h := range scores {
+		hyp, _, _ := strings.Cut(h.Best.String(), ", mass ")
+		heads = append(heads, Head{Layer: h.Layer, Head: h.Head, Labelled: h.Labelled, Hypothesis: hyp,
+			Label: h.Label, Lift: h.Best.Lift(), PAdj: h.Best.PAdj})
+	}
+	return heads, nil
 }
 
 // TieLevel is the family-wise level of the tie rule (Point.Tied): the

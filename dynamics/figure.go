@@ -65,7 +65,45 @@ func figure(title, excess string, pts []Point, em []Emergence, legend bool) (vg.
 	if len(pts) == 0 {
 		return 0, 0, nil, nil, fmt.Errorf("dynamics: no points to draw")
 	}
-	var entries []legendEntry
+	p := newDynamicsPlot(title)
+	// The loss beside the divergences: the excess over the reference
+	// (CTW) per symbol, where positive (log axis).
+	if excess == "" {
+		excess = "the reference"
+	}
+	exLegend, err := addExcess(p, pts)
+	if err != nil {
+		return 0, 0, nil, nil, err
+	}
+	entries, xmin, xmax, err := addDivergences(p, pts)
+	if err != nil {
+		return 0, 0, nil, nil, err
+	}
+	if math.IsInf(xmin, 1) {
+		return 0, 0, nil, nil, fmt.Errorf("dynamics: no positive divergence at a step ≥ 1 to draw")
+	}
+	if exLegend != nil {
+		entries = append(entries, legendEntry{"excess loss over " + excess, exLegend, true})
+	}
+	if legend {
+		for _, e := range entries {
+			if e.drawn {
+				p.Legend.Add(e.name, e.thumb)
+			}
+		}
+	}
+	marks := emergenceMarks(em)
+	for _, m := range marks {
+		xmin, xmax = min(xmin, m.step), max(xmax, m.step)
+	}
+	p.X.Min, p.X.Max = xmin, xmax
+	return 8 * vg.Inch, 5 * vg.Inch, func(c draw.Canvas) { drawFigure(p, marks, vplot.Padded(c, vg.Points(4))) }, entries, nil
+}
+
+// newDynamicsPlot returns the empty plot of Figure: log training step
+// against log nats per position, with a light grid and the legend's
+// style.
+func newDynamicsPlot(title string) *gplot.Plot {
 	p := gplot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "training step"
@@ -81,14 +119,14 @@ func figure(title, excess string, pts []Point, em []Emergence, legend bool) (vg.
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Legend.Padding = vg.Points(2)
 	p.Legend.ThumbnailWidth = vg.Points(28)
-	var exLegend *plotter.Line
-	// The loss beside the divergences: the excess over the reference
-	// (CTW) per symbol, where positive (log axis).
-	if excess == "" {
-		excess = "the reference"
-	}
-	// Drawn in runs of consecutive positive points, so that no segment
-	// bridges a point left out.
+	return p
+}
+
+// addExcess draws the model's excess loss per symbol (nats) against the
+// step as a thick grey line where it is positive, in runs of consecutive
+// positive points at steps ≥ 1 so that no segment bridges a point left
+// out. It returns the first run's line for the legend (nil: none drawn).
+func addExcess(p *gplot.Plot, pts []Point) (*plotter.Line, error) {
 	var runs []plotter.XYs
 	var cur plotter.XYs
 	for _, pt := range pts {
@@ -106,19 +144,27 @@ func figure(title, excess string, pts []Point, em []Emergence, legend bool) (vg.
 	if len(cur) > 0 {
 		runs = append(runs, cur)
 	}
+	var first *plotter.Line
 	for i, xy := range runs {
 		l, err := plotter.NewLine(xy)
 		if err != nil {
-			return 0, 0, nil, nil, err
+			return nil, err
 		}
 		l.Color, l.Width, l.Dashes = color.Gray{0x90}, vg.Points(3), nil
 		p.Add(l) // first, so that the reference lines (CTW's, close to it) are drawn over it
 		if i == 0 {
-			exLegend = l
+			first = l
 		}
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	xmin, xmax := math.Inf(1), math.Inf(-1)
+	return first, nil
+}
+
+// addDivergences draws each reference's mean divergence KL(reference ‖
+// model) per position (nats) against the step, at the steps ≥ 1 where it
+// is positive, and returns the legend entries of the references, in
+// order, and the range of the steps drawn (+Inf, −Inf: none).
+func addDivergences(p *gplot.Plot, pts []Point) (entries []legendEntry, xmin, xmax float64, err error) {
+	xmin, xmax = math.Inf(1), math.Inf(-1)
 	k := 0
 	for r, d := range pts[0].KL {
 		// the style by the reference's place, whether drawn or not, so
@@ -135,14 +181,12 @@ func figure(title, excess string, pts []Point, em []Emergence, legend bool) (vg.
 				continue // log axes
 			}
 			xy = append(xy, plotter.XY{X: float64(pt.Step), Y: v})
-			lo, hi = min(lo, v), max(hi, v)
 			xmin, xmax = min(xmin, float64(pt.Step)), max(xmax, float64(pt.Step))
 		}
 		l := &plotter.Line{LineStyle: plotter.DefaultLineStyle} // the legend's, when not drawn
 		if len(xy) > 0 {
-			var err error
 			if l, err = plotter.NewLine(xy); err != nil {
-				return 0, 0, nil, nil, err
+				return nil, 0, 0, err
 			}
 		}
 		l.Color, l.Dashes, l.Width = st.Color, st.Dashes, vg.Points(1.5)
@@ -151,35 +195,26 @@ func figure(title, excess string, pts []Point, em []Emergence, legend bool) (vg.
 			p.Add(l)
 		}
 	}
-	if math.IsInf(lo, 1) {
-		return 0, 0, nil, nil, fmt.Errorf("dynamics: no positive divergence at a step ≥ 1 to draw")
-	}
-	if exLegend != nil {
-		entries = append(entries, legendEntry{"excess loss over " + excess, exLegend, true})
-	}
-	if legend {
-		for _, e := range entries {
-			if e.drawn {
-				p.Legend.Add(e.name, e.thumb)
-			}
-		}
-	}
-	// The emergence steps, each with the heads that emerged there.
+	return entries, xmin, xmax, nil
+}
+
+// emergenceMarks returns the emergence steps ≥ 1 in increasing order,
+// each labelled with the heads that emerged there (L<layer>H<head>,
+// comma-separated, in the order of em).
+func emergenceMarks(em []Emergence) []mark {
 	byStep := map[int][]string{}
 	for _, e := range em {
 		if e.Step < 1 {
 			continue
 		}
 		byStep[e.Step] = append(byStep[e.Step], fmt.Sprintf("L%dH%d", e.Layer, e.Head))
-		xmin, xmax = min(xmin, float64(e.Step)), max(xmax, float64(e.Step))
 	}
 	var marks []mark
 	for s, heads := range byStep {
 		marks = append(marks, mark{step: float64(s), label: strings.Join(heads, ", ")})
 	}
 	sort.Slice(marks, func(i, j int) bool { return marks[i].step < marks[j].step })
-	p.X.Min, p.X.Max = xmin, xmax
-	return 8 * vg.Inch, 5 * vg.Inch, func(c draw.Canvas) { drawFigure(p, marks, vplot.Padded(c, vg.Points(4))) }, entries, nil
+	return marks
 }
 
 // mark is an emergence step and its label.
