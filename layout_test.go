@@ -17,7 +17,7 @@ const module = "github.com/vomc/vomc/"
 // sideways means that code lives on the wrong floor: move it, or move the
 // folder up when it belongs there.
 var layers = [][]string{
-	{"predict", "safetensors", "arith", "python", "scripts"}, // nothing of vomc's
+	{"predict", "safetensors", "arith", "python", "scripts", "models"}, // nothing of vomc's
 	{"internal", "eval"},
 	{"markov", "kn", "ppm", "npy", "source", "plot", "pipeline"},
 	{"ctw", "dataset", "compress", "leafprior"},
@@ -26,6 +26,7 @@ var layers = [][]string{
 	{"methods"},
 	{"experiment"},
 	{"dynamics"},
+	{"explore"},
 	{"reproduce"},
 	{"cmd"},
 }

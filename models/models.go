@@ -1,0 +1,44 @@
+// Package models holds small transformers trained with vomc that ship with
+// it, so that 'vomc explore --demo' can show a trained model from a fresh
+// clone (or from an installed binary) without training one first. Each
+// model is a directory written by 'vomc train' (config.json,
+// model.safetensors, train.jsonl, optionally snapshots/ and the
+// dynamics/ of 'vomc dynamics') with recipe.json (the exact commands that
+// made its data and the model, and the demo's test data), a README.md and
+// SHA256SUMS; the files are embedded in the binary.
+package models
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+)
+
+//go:embed d3-tf44-e32
+var files embed.FS
+
+// Default are the models 'vomc explore --demo' opens.
+var Default = []string{"d3-tf44-e32"}
+
+// Names lists the shipped models.
+func Names() []string {
+	ents, _ := files.ReadDir(".")
+	var names []string
+	for _, e := range ents {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// FS returns a shipped model's directory as a file system.
+func FS(name string) (fs.FS, error) {
+	if !slices.Contains(Names(), name) {
+		return nil, fmt.Errorf("no shipped model %q (shipped: %s)", name, strings.Join(Names(), ", "))
+	}
+	return fs.Sub(files, name)
+}
