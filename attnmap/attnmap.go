@@ -311,223 +311,290 @@ func ScoreWindows(xs [][]byte, mapsOf func(w int) ([][][]float32, error), maxK i
 			return nil, fmt.Errorf("attnmap: window %d has %d symbols, window 0 %d", w, len(x), T)
 		}
 	}
-	q0 := maxK
-	if q0 >= T {
-		q0 = 0
-	}
-	nh := 2 * (maxK + 1)
-	// sets[w][hyp][i]: the match sets of every window, hypothesis, query
-	sets := make([][][][]int, W)
-	queries := make([][]int, W) // queries[w][hyp]: queries with a match
-	for w, x := range xs {
-		sets[w] = make([][][]int, nh)
-		queries[w] = make([]int, nh)
-		for k := 0; k <= maxK; k++ {
-			for off := 0; off <= 1; off++ {
-				ss := make([][]int, T)
-				for i := q0; i < T; i++ {
-					ss[i] = SuffixMatches(x, i, k, off)
-					if len(ss[i]) > 0 {
-						queries[w][2*k+off]++
-					}
-				}
-				sets[w][2*k+off] = ss
-			}
-		}
-	}
-	type headAcc struct {
-		layer, head int
-		cross       [][]float64 // cross[hyp][w*W+w']: mass of w's attention on w''s sets
-		uniform     []float64   // uniform[hyp]: Σ |S_i|/(i+1) over windows
-		mean        []float64   // ā, the attention averaged over windows
-	}
+	ms := newMatchSets(xs, maxK)
 	var heads []*headAcc
 	for w := range W {
 		maps, err := mapsOf(w)
 		if err != nil {
 			return nil, err
 		}
-		n := 0
 		var jobs [][]float32 // jobs[n]: head n's map in this window
-		for l, hs := range maps {
-			for h, a := range hs {
-				if len(a) != T*T {
-					return nil, fmt.Errorf("attnmap: window %d layer %d head %d map has %d entries, want %d×%d", w, l+1, h+1, len(a), T, T)
-				}
-				if w == 0 {
-					acc := &headAcc{layer: l + 1, head: h + 1, cross: make([][]float64, nh), uniform: make([]float64, nh), mean: make([]float64, T*T)}
-					for i := range acc.cross {
-						acc.cross[i] = make([]float64, W*W)
-					}
-					heads = append(heads, acc)
-				} else if n >= len(heads) || heads[n].layer != l+1 || heads[n].head != h+1 {
-					return nil, fmt.Errorf("attnmap: window %d has a different set of heads than window 0", w)
-				}
-				jobs = append(jobs, a)
-				n++
-			}
-		}
-		if n != len(heads) {
-			return nil, fmt.Errorf("attnmap: window %d has a different set of heads than window 0", w)
+		if heads, jobs, err = ms.windowHeads(w, maps, heads); err != nil {
+			return nil, err
 		}
 		// each head's accumulator is written by one worker only
-		parallel.For(len(jobs), opt.Workers, func(n int) {
-			acc, a := heads[n], jobs[n]
-			for i, v := range a {
-				acc.mean[i] += float64(v) / float64(W)
-			}
-			for hyp := range nh {
-				for w2 := range W {
-					if hyp < 2 && w2 != w {
-						continue // k = 0 selects every earlier position: untested
-					}
-					m := 0.0
-					for i := q0; i < T; i++ {
-						row := a[i*T : i*T+T]
-						for _, j := range sets[w2][hyp][i] {
-							m += float64(row[j])
-						}
-						if w2 == w {
-							acc.uniform[hyp] += float64(len(sets[w][hyp][i])) / float64(i+1)
-						}
-					}
-					acc.cross[hyp][w*W+w2] = m
-				}
-			}
-		})
+		parallel.For(len(jobs), opt.Workers, func(n int) { heads[n].add(ms, w, jobs[n]) })
 	}
 	tests := len(heads) * (2*maxK + maxK + 1)
 	opt = opt.withDefaults(tests)
 
 	out := make([]HeadScore, len(heads))
 	for n, acc := range heads {
-		hs := HeadScore{Layer: acc.layer, Head: acc.head}
-		for k := 0; k <= maxK; k++ {
-			for off := 0; off <= 1; off++ {
-				hyp := 2*k + off
-				s := Score{Kind: SuffixMatch, K: k, Offset: off, P: 1}
-				for w := range W {
-					s.Queries += queries[w][hyp]
-				}
-				if s.Queries > 0 {
-					obs, all := 0.0, 0.0
-					for w := range W {
-						obs += acc.cross[hyp][w*W+w]
-						for w2 := range W {
-							all += acc.cross[hyp][w*W+w2]
-						}
-					}
-					q := float64(s.Queries)
-					s.Mass, s.Uniform = obs/q, acc.uniform[hyp]/q
-					s.Chance = all / float64(W) / q
-					if k == 0 {
-						s.Chance = s.Uniform // untested: every earlier position
-					}
-				}
-				hs.Suffix = append(hs.Suffix, s)
-			}
-		}
-		for d := 0; d <= maxK; d++ {
-			s := Score{Kind: Relative, D: d, P: 1}
-			obs, null, r2 := 0.0, 0.0, 0.0
-			for i := max(q0, d); i < T; i++ {
-				row := acc.mean[i*T : i*T+i+1]
-				lo, hi, sum := row[0], row[0], 0.0
-				for _, v := range row {
-					lo, hi, sum = min(lo, v), max(hi, v), sum+v
-				}
-				obs += row[i-d]
-				null += sum / float64(i+1)
-				r2 += (hi - lo) * (hi - lo)
-				s.Uniform += 1 / float64(i+1)
-				s.Queries++
-			}
-			if s.Queries > 0 {
-				rows := float64(s.Queries)
-				s.Mass, s.Chance, s.Uniform = obs/rows, null/rows, s.Uniform/rows
-				if t := obs - null; t > 1e-9*rows {
-					s.P = 0
-					if r2 > 0 {
-						s.P = math.Exp(-2 * t * t / r2)
-					}
-				}
-				s.Queries *= W
-			}
-			hs.Relative = append(hs.Relative, s)
-		}
-		out[n] = hs
+		out[n] = HeadScore{Layer: acc.layer, Head: acc.head, Suffix: acc.suffixScores(ms), Relative: acc.relativeScores(ms)}
 	}
-
-	// the suffix-match permutation test: one stream of permutations shared
-	// by every head and hypothesis
 	if W > 1 {
-		exceed := make([][]int, len(heads))
-		obs := make([][]float64, len(heads))
-		for n, acc := range heads {
-			exceed[n] = make([]int, nh)
-			obs[n] = make([]float64, nh)
-			for hyp := 2; hyp < nh; hyp++ {
-				for w := range W {
-					obs[n][hyp] += acc.cross[hyp][w*W+w]
-				}
-			}
-		}
-		// The permutations are drawn in order from one stream, a block at
-		// a time; the heads of a block are counted in parallel.
-		r := rand.New(rand.NewPCG(opt.Seed, 0x6174746e6d6170))
-		const block = 256
-		perms := make([][]int, block)
-		for i := range perms {
-			perms[i] = make([]int, W)
-		}
-		for p0 := 0; p0 < opt.Perms; p0 += block {
-			nb := min(block, opt.Perms-p0)
-			for _, perm := range perms[:nb] {
-				for i := range perm {
-					perm[i] = i
-				}
-				r.Shuffle(W, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-			}
-			parallel.For(len(heads), opt.Workers, func(n int) {
-				acc := heads[n]
-				for _, perm := range perms[:nb] {
-					for hyp := 2; hyp < nh; hyp++ {
-						c := acc.cross[hyp]
-						v := 0.0
-						for w, w2 := range perm {
-							v += c[w*W+w2]
-						}
-						if v >= obs[n][hyp]-1e-9*(1+math.Abs(obs[n][hyp])) {
-							exceed[n][hyp]++
-						}
-					}
-				}
-			})
-		}
-		for n := range heads {
-			for hyp := 2; hyp < nh; hyp++ {
-				if out[n].Suffix[hyp].Queries > 0 {
-					out[n].Suffix[hyp].P = float64(1+exceed[n][hyp]) / float64(1+opt.Perms)
-				}
-			}
-		}
+		ms.permutationTest(heads, out, opt)
 	}
 	for n := range out {
-		hs := &out[n]
-		for i := range hs.Suffix {
-			hs.Suffix[i].PAdj = min(1, hs.Suffix[i].P*float64(tests))
-		}
-		for i := range hs.Relative {
-			hs.Relative[i].PAdj = min(1, hs.Relative[i].P*float64(tests))
-		}
-		hs.Best, hs.Labelled = label(*hs, opt.Alpha, opt.MinLift)
-		if hs.Labelled {
-			hs.Label = hs.Best.String()
-		} else {
-			hs.Label = "unlabelled (best: " + hs.Best.String() + ")"
-		}
+		out[n].conclude(tests, opt)
 	}
 	return out, nil
+}
+
+// matchSets are the suffix-match sets of W windows of T symbols for the
+// hypotheses hyp = 2k + offset (k = 0..maxK, offset 0 or 1), at the query
+// positions q0..T−1 (q0 = maxK, or 0 when T ≤ maxK).
+type matchSets struct {
+	W, T, maxK, q0 int
+	nh             int         // the number of suffix hypotheses, 2(maxK+1)
+	sets           [][][][]int // sets[w][hyp][i]: window w's S_i
+	queries        [][]int     // queries[w][hyp]: the queries of window w with a non-empty S_i
+}
+
+// newMatchSets computes the match sets of every window, hypothesis and
+// query (SuffixMatches).
+func newMatchSets(xs [][]byte, maxK int) *matchSets {
+	W, T := len(xs), len(xs[0])
+	ms := &matchSets{W: W, T: T, maxK: maxK, q0: maxK, nh: 2 * (maxK + 1)}
+	if ms.q0 >= T {
+		ms.q0 = 0
+	}
+	ms.sets = make([][][][]int, W)
+	ms.queries = make([][]int, W)
+	for w, x := range xs {
+		ms.sets[w] = make([][][]int, ms.nh)
+		ms.queries[w] = make([]int, ms.nh)
+		for k := 0; k <= maxK; k++ {
+			for off := 0; off <= 1; off++ {
+				ss := make([][]int, T)
+				for i := ms.q0; i < T; i++ {
+					ss[i] = SuffixMatches(x, i, k, off)
+					if len(ss[i]) > 0 {
+						ms.queries[w][2*k+off]++
+					}
+				}
+				ms.sets[w][2*k+off] = ss
+			}
+		}
+	}
+	return ms
+}
+
+// headAcc accumulates one head's attention over the windows.
+type headAcc struct {
+	layer, head int         // 1-based
+	cross       [][]float64 // cross[hyp][w*W+w']: mass of w's attention on w''s sets
+	uniform     []float64   // uniform[hyp]: Σ |S_i|/(i+1) over windows
+	mean        []float64   // ā, the attention averaged over windows
+}
+
+// windowHeads checks window w's maps (maps[l][h], T×T each) and returns
+// them in order, one per head; window 0 creates the heads' accumulators,
+// and every later window must have the same heads.
+func (ms *matchSets) windowHeads(w int, maps [][][]float32, heads []*headAcc) ([]*headAcc, [][]float32, error) {
+	T := ms.T
+	n := 0
+	var jobs [][]float32
+	for l, hs := range maps {
+		for h, a := range hs {
+			if len(a) != T*T {
+				return nil, nil, fmt.Errorf("attnmap: window %d layer %d head %d map has %d entries, want %d×%d", w, l+1, h+1, len(a), T, T)
+			}
+			if w == 0 {
+				acc := &headAcc{layer: l + 1, head: h + 1, cross: make([][]float64, ms.nh), uniform: make([]float64, ms.nh), mean: make([]float64, T*T)}
+				for i := range acc.cross {
+					acc.cross[i] = make([]float64, ms.W*ms.W)
+				}
+				heads = append(heads, acc)
+			} else if n >= len(heads) || heads[n].layer != l+1 || heads[n].head != h+1 {
+				return nil, nil, fmt.Errorf("attnmap: window %d has a different set of heads than window 0", w)
+			}
+			jobs = append(jobs, a)
+			n++
+		}
+	}
+	if n != len(heads) {
+		return nil, nil, fmt.Errorf("attnmap: window %d has a different set of heads than window 0", w)
+	}
+	return heads, jobs, nil
+}
+
+// add accumulates the head's map a in window w: a/W into ā, and for every
+// suffix hypothesis the mass Σ_{i ≥ q0} Σ_{j ∈ S_i(w')} a_ij that w's
+// attention puts on the sets of every window w' (only w' = w for k = 0,
+// which is not tested), and Σ_i |S_i(w)|/(i+1), uniform attention's mass.
+func (acc *headAcc) add(ms *matchSets, w int, a []float32) {
+	W, T, q0 := ms.W, ms.T, ms.q0
+	for i, v := range a {
+		acc.mean[i] += float64(v) / float64(W)
+	}
+	for hyp := range ms.nh {
+		for w2 := range W {
+			if hyp < 2 && w2 != w {
+				continue // k = 0 selects every earlier position: untested
+			}
+			m := 0.0
+			for i := q0; i < T; i++ {
+				row := a[i*T : i*T+T]
+				for _, j := range ms.sets[w2][hyp][i] {
+					m += float64(row[j])
+				}
+				if w2 == w {
+					acc.uniform[hyp] += float64(len(ms.sets[w][hyp][i])) / float64(i+1)
+				}
+			}
+			acc.cross[hyp][w*W+w2] = m
+		}
+	}
+}
+
+// suffixScores are the head's suffix-match scores, k = 0..maxK and
+// offsets 0, 1 in order, before the permutation test (P = 1): Mass the
+// mean over the queries of the mass on the window's own sets, Chance the
+// mean over all pairings of windows (Score), Uniform uniform attention's;
+// for k = 0 Chance is Uniform (every earlier position).
+func (acc *headAcc) suffixScores(ms *matchSets) []Score {
+	W := ms.W
+	var out []Score
+	for k := 0; k <= ms.maxK; k++ {
+		for off := 0; off <= 1; off++ {
+			hyp := 2*k + off
+			s := Score{Kind: SuffixMatch, K: k, Offset: off, P: 1}
+			for w := range W {
+				s.Queries += ms.queries[w][hyp]
+			}
+			if s.Queries > 0 {
+				obs, all := 0.0, 0.0
+				for w := range W {
+					obs += acc.cross[hyp][w*W+w]
+					for w2 := range W {
+						all += acc.cross[hyp][w*W+w2]
+					}
+				}
+				q := float64(s.Queries)
+				s.Mass, s.Uniform = obs/q, acc.uniform[hyp]/q
+				s.Chance = all / float64(W) / q
+				if k == 0 {
+					s.Chance = s.Uniform // untested: every earlier position
+				}
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// relativeScores are the head's relative-position scores d = 0..maxK on
+// the mean attention ā over the rows i ≥ max(q0, d): Mass the mean of
+// ā_{i,i−d}, Chance that of Σ_{j≤i} ā_ij/(i+1), Uniform that of 1/(i+1),
+// and P Hoeffding's bound exp(−2t²/Σ_i (max_j ā_ij − min_j ā_ij)²) for
+// the excess t of Σ_i ā_{i,i−d} over its null mean (1 when t ≤ 0).
+func (acc *headAcc) relativeScores(ms *matchSets) []Score {
+	T := ms.T
+	var out []Score
+	for d := 0; d <= ms.maxK; d++ {
+		s := Score{Kind: Relative, D: d, P: 1}
+		obs, null, r2 := 0.0, 0.0, 0.0
+		for i := max(ms.q0, d); i < T; i++ {
+			row := acc.mean[i*T : i*T+i+1]
+			lo, hi, sum := row[0], row[0], 0.0
+			for _, v := range row {
+				lo, hi, sum = min(lo, v), max(hi, v), sum+v
+			}
+			obs += row[i-d]
+			null += sum / float64(i+1)
+			r2 += (hi - lo) * (hi - lo)
+			s.Uniform += 1 / float64(i+1)
+			s.Queries++
+		}
+		if s.Queries > 0 {
+			rows := float64(s.Queries)
+			s.Mass, s.Chance, s.Uniform = obs/rows, null/rows, s.Uniform/rows
+			if t := obs - null; t > 1e-9*rows {
+				s.P = 0
+				if r2 > 0 {
+					s.P = math.Exp(-2 * t * t / r2)
+				}
+			}
+			s.Queries *= ms.W
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// permutationTest sets the p-values of the tested suffix matches (k ≥ 1)
+// of out: (1 + #{permutations π with Σ_w mass(w on π(w)) ≥ the observed
+// Σ_w mass(w on w)})/(1 + opt.Perms). The permutations are drawn from one
+// stream seeded by opt.Seed and shared by every head and hypothesis, a
+// block at a time; the heads of a block are counted in parallel.
+func (ms *matchSets) permutationTest(heads []*headAcc, out []HeadScore, opt NullOptions) {
+	W, nh := ms.W, ms.nh
+	exceed := make([][]int, len(heads))
+	obs := make([][]float64, len(heads))
+	for n, acc := range heads {
+		exceed[n] = make([]int, nh)
+		obs[n] = make([]float64, nh)
+		for hyp := 2; hyp < nh; hyp++ {
+			for w := range W {
+				obs[n][hyp] += acc.cross[hyp][w*W+w]
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(opt.Seed, 0x6174746e6d6170))
+	const block = 256
+	perms := make([][]int, block)
+	for i := range perms {
+		perms[i] = make([]int, W)
+	}
+	for p0 := 0; p0 < opt.Perms; p0 += block {
+		nb := min(block, opt.Perms-p0)
+		for _, perm := range perms[:nb] {
+			for i := range perm {
+				perm[i] = i
+			}
+			r.Shuffle(W, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		}
+		parallel.For(len(heads), opt.Workers, func(n int) {
+			acc := heads[n]
+			for _, perm := range perms[:nb] {
+				for hyp := 2; hyp < nh; hyp++ {
+					c := acc.cross[hyp]
+					v := 0.0
+					for w, w2 := range perm {
+						v += c[w*W+w2]
+					}
+					if v >= obs[n][hyp]-1e-9*(1+math.Abs(obs[n][hyp])) {
+						exceed[n][hyp]++
+					}
+				}
+			}
+		})
+	}
+	for n := range heads {
+		for hyp := 2; hyp < nh; hyp++ {
+			if out[n].Suffix[hyp].Queries > 0 {
+				out[n].Suffix[hyp].P = float64(1+exceed[n][hyp]) / float64(1+opt.Perms)
+			}
+		}
+	}
+}
+
+// conclude Bonferroni-corrects the head's p-values over tests
+// (PAdj = min(1, tests·P)) and labels it (label, Label).
+func (hs *HeadScore) conclude(tests int, opt NullOptions) {
+	for i := range hs.Suffix {
+		hs.Suffix[i].PAdj = min(1, hs.Suffix[i].P*float64(tests))
+	}
+	for i := range hs.Relative {
+		hs.Relative[i].PAdj = min(1, hs.Relative[i].P*float64(tests))
+	}
+	hs.Best, hs.Labelled = label(*hs, opt.Alpha, opt.MinLift)
+	if hs.Labelled {
+		hs.Label = hs.Best.String()
+	} else {
+		hs.Label = "unlabelled (best: " + hs.Best.String() + ")"
+	}
 }
 
 // label picks a head's describing hypothesis (see ScoreWindows): the

@@ -227,173 +227,241 @@ type figure struct {
 
 // heatmapFigure lays out Heatmaps' figure.
 func heatmapFigure(maps [][][]float32, opts Options) (*figure, error) {
-	if len(maps) == 0 {
-		return nil, errors.New("attnmap: no attention maps")
+	cols, T, err := mapGrid(maps)
+	if err != nil {
+		return nil, err
 	}
-	cols, T := 0, -1
-	for l, heads := range maps {
-		cols = max(cols, len(heads))
-		for h, a := range heads {
-			t := int(math.Round(math.Sqrt(float64(len(a)))))
-			if t*t != len(a) || t == 0 || (T >= 0 && t != T) {
-				return nil, fmt.Errorf("attnmap: layer %d head %d: a map of %d entries, want T×T with one T for all", l+1, h+1, len(a))
-			}
-			T = t
-		}
-	}
-	if cols == 0 {
-		return nil, errors.New("attnmap: no heads")
-	}
-	gamma := opts.Gamma
-	if gamma == 0 {
-		gamma = 0.5
-	}
-	if !(gamma > 0) || math.IsInf(gamma, 0) {
-		return nil, fmt.Errorf("attnmap: invalid gamma %v", opts.Gamma)
-	}
-	panel := opts.Panel
-	if panel == 0 {
-		panel = 2.6 * vg.Inch
-	}
-	if !(panel > 0) {
-		return nil, fmt.Errorf("attnmap: invalid panel size %v", opts.Panel)
-	}
-	dpi := opts.DPI
-	if dpi == 0 {
-		dpi = DefaultDPI
-	}
-	if dpi < 0 {
-		return nil, fmt.Errorf("attnmap: negative DPI %d", dpi)
+	gamma, panel, dpi, err := opts.resolve()
+	if err != nil {
+		return nil, err
 	}
 	q0, k0, zn, err := opts.Zoom.window(T)
 	if err != nil {
 		return nil, err
 	}
-	// Layout: the panels' titles ("layer l head h" and the head's label)
-	// are wrapped to the width of a panel, and every row is made taller by
-	// its titles' lines, so that the heatmaps stay square and no title runs
-	// into its neighbour's.
-	const padX, padSide = 6, 4
-	barW := 0.9 * vg.Inch
-	W := vg.Length(cols)*panel + barW
-	tileW := (W - barW - 2*vg.Points(padSide) - vg.Points(padX)*vg.Length(cols-1)) / vg.Length(cols)
-	titleSty := draw.TextStyle{Color: color.Black, Font: vgfont.From(gplot.DefaultFont, vg.Points(10)),
-		XAlign: draw.XCenter, YAlign: draw.YTop, Handler: gplot.DefaultTextHandler}
-	// The grid's rows: each layer's full maps, then (with a zoom window)
-	// its zoom panels.
-	perLayer := 1
-	if zn > 0 {
-		perLayer = 2
-	}
-	plots := make([][]*gplot.Plot, perLayer*len(maps))
-	rowLines := make([]int, len(plots))
-	// panelPlot is a heatmap panel of the window from (q0, k0) of side n
-	// of the map a, titled title.
-	panelPlot := func(a []float32, q0, k0, n int, title string, row int) *gplot.Plot {
-		p := gplot.New()
-		p.Title.Text, p.Title.TextStyle.Font.Size = plot.FitText(title, titleSty, tileW-vg.Points(4), 4, vg.Points(8))
-		rowLines[row] = max(rowLines[row], strings.Count(p.Title.Text, "\n")+1)
-		p.Title.Padding = vg.Points(3)
-		p.X.Label.Text = "key position"
-		p.Y.Label.Text = "query position"
-		for _, ax := range []*gplot.Axis{&p.X, &p.Y} {
-			ax.Label.TextStyle.Font.Size = vg.Points(9.5)
-			ax.Tick.Label.Font.Size = vg.Points(9)
-		}
-		p.X.Tick.Marker = plot.RoundTicks{Max: 6}
-		p.Y.Tick.Marker = negTicks{}
-		x0, x1 := float64(k0)-0.5, float64(k0+n)-0.5
-		y0, y1 := -float64(q0+n)+0.5, -float64(q0)+0.5
-		p.Add(plotter.NewImage(heatImage(a, T, q0, k0, n, imageScale(panel, dpi, n), gamma), x0, y0, x1, y1))
-		p.X.Min, p.X.Max = x0, x1
-		p.Y.Min, p.Y.Max = y0, y1
-		return p
-	}
+	g := newHeatmapGrid(len(maps), cols, T, panel, dpi, gamma, zn > 0)
 	zoomRange := "queries " + posRange(q0, q0+zn-1) + ", keys " + posRange(k0, k0+zn-1)
 	if q0 == k0 {
 		zoomRange = "queries and keys " + posRange(q0, q0+zn-1)
 	}
 	for l, heads := range maps {
-		row := perLayer * l
-		plots[row] = make([]*gplot.Plot, cols)
-		if zn > 0 {
-			plots[row+1] = make([]*gplot.Plot, cols)
-		}
-		for h, a := range heads {
-			title := fmt.Sprintf("layer %d head %d", l+1, h+1)
-			if l < len(opts.Labels) && h < len(opts.Labels[l]) && opts.Labels[l][h] != "" {
-				title += "\n" + opts.Labels[l][h]
-			}
-			p := panelPlot(a, 0, 0, T, title, row)
-			plots[row][h] = p
-			if zn == 0 {
-				continue
-			}
-			// the window outlined on the full map
-			x0, x1 := float64(k0)-0.5, float64(k0+zn)-0.5
-			y0, y1 := -float64(q0+zn)+0.5, -float64(q0)+0.5
-			box, err := plotter.NewLine(plotter.XYs{{X: x0, Y: y0}, {X: x0, Y: y1}, {X: x1, Y: y1}, {X: x1, Y: y0}, {X: x0, Y: y0}})
-			if err != nil {
-				return nil, err
-			}
-			box.LineStyle = draw.LineStyle{Color: zoomColor, Width: vg.Points(1)}
-			p.Add(box)
-			plots[row+1][h] = panelPlot(a, q0, k0, zn, fmt.Sprintf("layer %d head %d, zoom:\n%s", l+1, h+1, zoomRange), row+1)
+		if err := g.addLayer(l, heads, opts.Labels, q0, k0, zn, zoomRange); err != nil {
+			return nil, err
 		}
 	}
-	titleSize0 := titleSty.Font.Size
+	titleSty := g.titleSty
 	titleSty.Font.Size = vg.Points(12)
-	title, titleSize := plot.FitText(opts.Title, titleSty, W-vg.Points(8), 2, vg.Points(10))
+	title, titleSize := plot.FitText(opts.Title, titleSty, g.W-vg.Points(8), 2, vg.Points(10))
 	titleSty.Font.Size = titleSize
 	titleH := vg.Length(0)
 	if title != "" {
 		titleH = titleSty.Height(title) + vg.Points(10)
 	}
 	H := titleH
-	for _, n := range rowLines {
-		H += panel + vg.Length(n)*titleSize0 + vg.Points(6)
+	for _, n := range g.rowLines {
+		H += panel + vg.Length(n)*g.titleSty.Font.Size + vg.Points(6)
 	}
-	layout := func(c draw.Canvas) [][]draw.Canvas {
-		grid := draw.Crop(c, 0, -barW, 0, -titleH)
-		tiles := draw.Tiles{Rows: len(plots), Cols: cols, PadX: vg.Points(padX), PadY: vg.Points(10),
-			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(padSide), PadRight: vg.Points(padSide)}
-		return gplot.Align(plots, tiles, grid)
+	return &figure{w: g.W, h: H, dpi: dpi,
+		dataAreas: func(c draw.Canvas) [][]*draw.Canvas { return g.dataAreas(c, titleH) },
+		draw: func(c draw.Canvas) {
+			c.SetColor(color.White)
+			c.Fill(c.Rectangle.Path())
+			if title != "" {
+				c.FillText(titleSty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - vg.Points(4)}, title)
+			}
+			g.draw(c, titleH)
+		}}, nil
+}
+
+// mapGrid checks that maps holds at least one head and that every map is
+// T×T for one T > 0, and returns the number of columns of the figure's
+// grid (the most heads of a layer) and T.
+func mapGrid(maps [][][]float32) (cols, T int, err error) {
+	if len(maps) == 0 {
+		return 0, 0, errors.New("attnmap: no attention maps")
 	}
-	dataAreas := func(c draw.Canvas) [][]*draw.Canvas {
-		canvases := layout(c)
-		out := make([][]*draw.Canvas, len(plots))
-		for r := range plots {
-			out[r] = make([]*draw.Canvas, cols)
-			for h, p := range plots[r] {
-				if p != nil {
-					dc := p.DataCanvas(canvases[r][h])
-					out[r][h] = &dc
-				}
+	T = -1
+	for l, heads := range maps {
+		cols = max(cols, len(heads))
+		for h, a := range heads {
+			t := int(math.Round(math.Sqrt(float64(len(a)))))
+			if t*t != len(a) || t == 0 || (T >= 0 && t != T) {
+				return 0, 0, fmt.Errorf("attnmap: layer %d head %d: a map of %d entries, want T×T with one T for all", l+1, h+1, len(a))
+			}
+			T = t
+		}
+	}
+	if cols == 0 {
+		return 0, 0, errors.New("attnmap: no heads")
+	}
+	return cols, T, nil
+}
+
+// resolve returns the colour exponent, the panel side and the DPI of
+// opts with their defaults, checked.
+func (opts Options) resolve() (gamma float64, panel vg.Length, dpi int, err error) {
+	gamma = opts.Gamma
+	if gamma == 0 {
+		gamma = 0.5
+	}
+	if !(gamma > 0) || math.IsInf(gamma, 0) {
+		return 0, 0, 0, fmt.Errorf("attnmap: invalid gamma %v", opts.Gamma)
+	}
+	panel = opts.Panel
+	if panel == 0 {
+		panel = 2.6 * vg.Inch
+	}
+	if !(panel > 0) {
+		return 0, 0, 0, fmt.Errorf("attnmap: invalid panel size %v", opts.Panel)
+	}
+	dpi = opts.DPI
+	if dpi == 0 {
+		dpi = DefaultDPI
+	}
+	if dpi < 0 {
+		return 0, 0, 0, fmt.Errorf("attnmap: negative DPI %d", dpi)
+	}
+	return gamma, panel, dpi, nil
+}
+
+// The heatmap grid's padding in points: between the columns, and at the
+// grid's left and right.
+const heatPadX, heatPadSide = 6, 4
+
+// heatmapGrid is the grid of Heatmaps' panels: a row per layer (and one
+// of zoom panels under it when zoomed), a column per head, and the colour
+// bar on the right. The panels' titles ("layer l head h" and the head's
+// label) are wrapped to the width of a panel, and every row is made
+// taller by its titles' lines, so that the heatmaps stay square and no
+// title runs into its neighbour's.
+type heatmapGrid struct {
+	T, cols  int
+	perLayer int // rows per layer: 1, or 2 with zoom panels
+	panel    vg.Length
+	dpi      int
+	gamma    float64
+	W, barW  vg.Length // the figure's width and the colour bar's
+	tileW    vg.Length // the width of a panel's tile
+	titleSty draw.TextStyle
+	plots    [][]*gplot.Plot // [row][head], nil where a layer has fewer heads
+	rowLines []int           // the most title lines of each row's panels
+}
+
+// newHeatmapGrid returns the empty grid for layers × cols maps of T×T,
+// each drawn in a panel of side panel.
+func newHeatmapGrid(layers, cols, T int, panel vg.Length, dpi int, gamma float64, zoom bool) *heatmapGrid {
+	g := &heatmapGrid{T: T, cols: cols, perLayer: 1, panel: panel, dpi: dpi, gamma: gamma, barW: 0.9 * vg.Inch}
+	g.W = vg.Length(cols)*panel + g.barW
+	g.tileW = (g.W - g.barW - 2*vg.Points(heatPadSide) - vg.Points(heatPadX)*vg.Length(cols-1)) / vg.Length(cols)
+	g.titleSty = draw.TextStyle{Color: color.Black, Font: vgfont.From(gplot.DefaultFont, vg.Points(10)),
+		XAlign: draw.XCenter, YAlign: draw.YTop, Handler: gplot.DefaultTextHandler}
+	if zoom {
+		g.perLayer = 2
+	}
+	g.plots = make([][]*gplot.Plot, g.perLayer*layers)
+	g.rowLines = make([]int, len(g.plots))
+	return g
+}
+
+// addLayer adds the panels of layer l (0-based): each head's full map,
+// titled with its label when labels has one, and, when zn > 0, its zoom
+// panel of the zn×zn window from query q0 and key k0 (whose range
+// zoomRange names), the window outlined on the full map.
+func (g *heatmapGrid) addLayer(l int, heads [][]float32, labels [][]string, q0, k0, zn int, zoomRange string) error {
+	row := g.perLayer * l
+	g.plots[row] = make([]*gplot.Plot, g.cols)
+	if zn > 0 {
+		g.plots[row+1] = make([]*gplot.Plot, g.cols)
+	}
+	for h, a := range heads {
+		title := fmt.Sprintf("layer %d head %d", l+1, h+1)
+		if l < len(labels) && h < len(labels[l]) && labels[l][h] != "" {
+			title += "\n" + labels[l][h]
+		}
+		p := g.panelPlot(a, 0, 0, g.T, title, row)
+		g.plots[row][h] = p
+		if zn == 0 {
+			continue
+		}
+		x0, x1 := float64(k0)-0.5, float64(k0+zn)-0.5
+		y0, y1 := -float64(q0+zn)+0.5, -float64(q0)+0.5
+		box, err := plotter.NewLine(plotter.XYs{{X: x0, Y: y0}, {X: x0, Y: y1}, {X: x1, Y: y1}, {X: x1, Y: y0}, {X: x0, Y: y0}})
+		if err != nil {
+			return err
+		}
+		box.LineStyle = draw.LineStyle{Color: zoomColor, Width: vg.Points(1)}
+		p.Add(box)
+		g.plots[row+1][h] = g.panelPlot(a, q0, k0, zn, fmt.Sprintf("layer %d head %d, zoom:\n%s", l+1, h+1, zoomRange), row+1)
+	}
+	return nil
+}
+
+// panelPlot is a heatmap panel of the window from (q0, k0) of side n of
+// the map a, titled title, in grid row row: keys on x, queries on y
+// (plotted at −position, so that query 0 is at the top).
+func (g *heatmapGrid) panelPlot(a []float32, q0, k0, n int, title string, row int) *gplot.Plot {
+	p := gplot.New()
+	p.Title.Text, p.Title.TextStyle.Font.Size = plot.FitText(title, g.titleSty, g.tileW-vg.Points(4), 4, vg.Points(8))
+	g.rowLines[row] = max(g.rowLines[row], strings.Count(p.Title.Text, "\n")+1)
+	p.Title.Padding = vg.Points(3)
+	p.X.Label.Text = "key position"
+	p.Y.Label.Text = "query position"
+	for _, ax := range []*gplot.Axis{&p.X, &p.Y} {
+		ax.Label.TextStyle.Font.Size = vg.Points(9.5)
+		ax.Tick.Label.Font.Size = vg.Points(9)
+	}
+	p.X.Tick.Marker = plot.RoundTicks{Max: 6}
+	p.Y.Tick.Marker = negTicks{}
+	x0, x1 := float64(k0)-0.5, float64(k0+n)-0.5
+	y0, y1 := -float64(q0+n)+0.5, -float64(q0)+0.5
+	p.Add(plotter.NewImage(heatImage(a, g.T, q0, k0, n, imageScale(g.panel, g.dpi, n), g.gamma), x0, y0, x1, y1))
+	p.X.Min, p.X.Max = x0, x1
+	p.Y.Min, p.Y.Max = y0, y1
+	return p
+}
+
+// layout returns the canvases of the grid's panels on c, below a title
+// band of height titleH and left of the colour bar, aligned.
+func (g *heatmapGrid) layout(c draw.Canvas, titleH vg.Length) [][]draw.Canvas {
+	grid := draw.Crop(c, 0, -g.barW, 0, -titleH)
+	tiles := draw.Tiles{Rows: len(g.plots), Cols: g.cols, PadX: vg.Points(heatPadX), PadY: vg.Points(10),
+		PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(heatPadSide), PadRight: vg.Points(heatPadSide)}
+	return gplot.Align(g.plots, tiles, grid)
+}
+
+// dataAreas returns the data areas of the grid's panels as draw draws
+// them on c (see figure.dataAreas).
+func (g *heatmapGrid) dataAreas(c draw.Canvas, titleH vg.Length) [][]*draw.Canvas {
+	canvases := g.layout(c, titleH)
+	out := make([][]*draw.Canvas, len(g.plots))
+	for r := range g.plots {
+		out[r] = make([]*draw.Canvas, g.cols)
+		for h, p := range g.plots[r] {
+			if p != nil {
+				dc := p.DataCanvas(canvases[r][h])
+				out[r][h] = &dc
 			}
 		}
-		return out
 	}
-	return &figure{w: W, h: H, dpi: dpi, dataAreas: dataAreas, draw: func(c draw.Canvas) {
-		c.SetColor(color.White)
-		c.Fill(c.Rectangle.Path())
-		if title != "" {
-			c.FillText(titleSty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - vg.Points(4)}, title)
-		}
-		canvases := layout(c)
-		for l := range plots {
-			for h, p := range plots[l] {
-				if p != nil {
-					p.Draw(canvases[l][h])
-				}
+	return out
+}
+
+// draw draws the panels on c under a title band of height titleH, and the
+// colour bar beside the first layer's panels, its data area level with
+// theirs.
+func (g *heatmapGrid) draw(c draw.Canvas, titleH vg.Length) {
+	canvases := g.layout(c, titleH)
+	for l := range g.plots {
+		for h, p := range g.plots[l] {
+			if p != nil {
+				p.Draw(canvases[l][h])
 			}
 		}
-		// the colour bar beside the first layer's panels
-		// (its data area level with theirs)
-		top := plots[0][0].DataCanvas(canvases[0][0])
-		bar := colorBar(gamma, top.Max.Y-top.Min.Y)
-		bc := draw.Crop(c, c.Max.X-c.Min.X-barW+vg.Points(6), -vg.Points(4), top.Min.Y-c.Min.Y, -(c.Max.Y - top.Max.Y))
-		bar.Draw(bc)
-	}}, nil
+	}
+	top := g.plots[0][0].DataCanvas(canvases[0][0])
+	bar := colorBar(g.gamma, top.Max.Y-top.Min.Y)
+	bc := draw.Crop(c, c.Max.X-c.Min.X-g.barW+vg.Points(6), -vg.Points(4), top.Min.Y-c.Min.Y, -(c.Max.Y - top.Max.Y))
+	bar.Draw(bc)
 }
 
 // colorBar is a narrow plot with the colour scale; the axis is linear in

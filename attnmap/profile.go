@@ -60,68 +60,101 @@ func PositionProfile(xs [][]byte, mapsOf func(w int) ([][][]float32, error), max
 			return nil, err
 		}
 		if p.Rel == nil {
-			p.Rel = make([][][][]float64, len(maps))
+			p.allocate(maps)
+		}
+		if err := p.check(w, maps); err != nil {
+			return nil, err
+		}
+		p.add(x, maps)
+	}
+	p.average()
+	return p, nil
+}
+
+// allocate makes the profile's sums for the heads of maps (maps[l][h]),
+// zero.
+func (p *Profile) allocate(maps [][][]float32) {
+	T, maxK := p.T, p.MaxK
+	p.Rel = make([][][][]float64, len(maps))
+	for o := range 2 {
+		p.Suffix[o] = make([][][][]float64, len(maps))
+	}
+	for l := range maps {
+		p.Rel[l] = make([][][]float64, len(maps[l]))
+		for o := range 2 {
+			p.Suffix[o][l] = make([][][]float64, len(maps[l]))
+		}
+		for h := range maps[l] {
+			p.Rel[l][h] = grid(T, maxK+1)
 			for o := range 2 {
-				p.Suffix[o] = make([][][][]float64, len(maps))
+				p.Suffix[o][l][h] = grid(T, maxK+1)
 			}
-			for l := range maps {
-				p.Rel[l] = make([][][]float64, len(maps[l]))
-				for o := range 2 {
-					p.Suffix[o][l] = make([][][]float64, len(maps[l]))
-				}
-				for h := range maps[l] {
-					p.Rel[l][h] = grid(T, maxK+1)
-					for o := range 2 {
-						p.Suffix[o][l][h] = grid(T, maxK+1)
-					}
+		}
+	}
+}
+
+// check reports maps of window w that do not match the profile's heads
+// (those of window 0) or are not T×T.
+func (p *Profile) check(w int, maps [][][]float32) error {
+	T := p.T
+	if len(maps) != len(p.Rel) {
+		return fmt.Errorf("attnmap: window %d has %d layers of maps, window 0 %d", w, len(maps), len(p.Rel))
+	}
+	for l := range maps {
+		if len(maps[l]) != len(p.Rel[l]) {
+			return fmt.Errorf("attnmap: window %d layer %d has %d heads, window 0 %d", w, l+1, len(maps[l]), len(p.Rel[l]))
+		}
+		for h, a := range maps[l] {
+			if len(a) != T*T {
+				return fmt.Errorf("attnmap: window %d layer %d head %d: map of %d values, want %d", w, l+1, h+1, len(a), T*T)
+			}
+		}
+	}
+	return nil
+}
+
+// add adds window x's attention to the sums: at every query i, the
+// weight a_i(i−d) for d = 0..min(MaxK, i) and the mass Σ_{j∈S_i} a_i(j) of
+// every suffix-match set, counting the windows whose set is not empty.
+func (p *Profile) add(x []byte, maps [][][]float32) {
+	T, maxK := p.T, p.MaxK
+	for i := range T {
+		var sets [2][][]int
+		for o := range 2 {
+			for k := 0; k <= maxK; k++ {
+				s := SuffixMatches(x, i, k, o)
+				sets[o] = append(sets[o], s)
+				if len(s) > 0 {
+					p.Matched[o][i][k]++
 				}
 			}
-		} else if len(maps) != len(p.Rel) {
-			return nil, fmt.Errorf("attnmap: window %d has %d layers of maps, window 0 %d", w, len(maps), len(p.Rel))
 		}
 		for l := range maps {
-			if len(maps[l]) != len(p.Rel[l]) {
-				return nil, fmt.Errorf("attnmap: window %d layer %d has %d heads, window 0 %d", w, l+1, len(maps[l]), len(p.Rel[l]))
-			}
 			for h, a := range maps[l] {
-				if len(a) != T*T {
-					return nil, fmt.Errorf("attnmap: window %d layer %d head %d: map of %d values, want %d", w, l+1, h+1, len(a), T*T)
+				row := a[i*T : (i+1)*T]
+				for d := 0; d <= min(maxK, i); d++ {
+					p.Rel[l][h][i][d] += float64(row[i-d])
 				}
-			}
-		}
-		for i := range T {
-			var sets [2][][]int
-			for o := range 2 {
-				for k := 0; k <= maxK; k++ {
-					s := SuffixMatches(x, i, k, o)
-					sets[o] = append(sets[o], s)
-					if len(s) > 0 {
-						p.Matched[o][i][k]++
-					}
-				}
-			}
-			for l := range maps {
-				for h, a := range maps[l] {
-					row := a[i*T : (i+1)*T]
-					for d := 0; d <= min(maxK, i); d++ {
-						p.Rel[l][h][i][d] += float64(row[i-d])
-					}
-					for o := range 2 {
-						for k, s := range sets[o] {
-							for _, j := range s {
-								p.Suffix[o][l][h][i][k] += float64(row[j])
-							}
+				for o := range 2 {
+					for k, s := range sets[o] {
+						for _, j := range s {
+							p.Suffix[o][l][h][i][k] += float64(row[j])
 						}
 					}
 				}
 			}
 		}
 	}
-	W := float64(len(xs))
+}
+
+// average turns the sums into means: Rel over the windows (NaN for d > i,
+// no such key), Suffix over the windows with a match (NaN for none).
+func (p *Profile) average() {
+	W := float64(p.Windows)
 	for l := range p.Rel {
 		for h := range p.Rel[l] {
-			for i := range T {
-				for d := 0; d <= maxK; d++ {
+			for i := range p.T {
+				for d := 0; d <= p.MaxK; d++ {
 					if d > i {
 						p.Rel[l][h][i][d] = nan
 					} else {
@@ -138,7 +171,6 @@ func PositionProfile(xs [][]byte, mapsOf func(w int) ([][][]float32, error), max
 			}
 		}
 	}
-	return p, nil
 }
 
 // Series is the mass of head (layer, head) (1-based) on the positions of
