@@ -361,6 +361,9 @@ func (hd *Header) parseMetadata(m json.RawMessage) error {
 // end-begin equal to the shape's size in bytes. It returns the tensor
 // without data and its offsets.
 func parseTensorEntry(name string, m json.RawMessage) (Tensor, [2]int64, error) {
+	if name == "" { // Write refuses it too: a file must read back as it was written
+		return Tensor{}, [2]int64{}, fmt.Errorf("safetensors: a tensor has an empty name")
+	}
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(m, &keys); err != nil {
 		return Tensor{}, [2]int64{}, fmt.Errorf("safetensors: tensor %s: %w", name, err)

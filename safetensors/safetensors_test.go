@@ -280,3 +280,16 @@ func TestFloatHelpers(t *testing.T) {
 		t.Error("partial values not ignored")
 	}
 }
+
+// TestEmptyTensorName: a header with a tensor named "" (which Write
+// refuses) is an error, not a tensor (found by FuzzRead).
+func TestEmptyTensorName(t *testing.T) {
+	hdr := []byte(`{"":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`)
+	var buf bytes.Buffer
+	binary.Write(&buf, binary.LittleEndian, uint64(len(hdr)))
+	buf.Write(hdr)
+	buf.Write(make([]byte, 4))
+	if _, _, err := Read(&buf, 1<<20); err == nil || !strings.Contains(err.Error(), "empty name") {
+		t.Errorf("error %v", err)
+	}
+}
