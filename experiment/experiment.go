@@ -72,12 +72,10 @@ func WriteOutputs(res *eval.Result, dir string, force bool, opts plot.Options) e
 			return err
 		}
 	}
-	if opts.Smooth == 0 {
-		opts.Smooth = max(1, res.N/100)
-	}
 	if len(res.Methods) > 1 {
 		opts.Excess = true
 	}
+	opts = plot.Focus(res, opts)
 	fig, err := plot.LossVsPosition(res, opts)
 	if err != nil {
 		return err

@@ -11,7 +11,8 @@ import (
 // LossFiles asks for the loss figure (LossVsPosition) of a saved
 // evaluation in one or more files.
 type LossFiles struct {
-	// Options are the drawing options; Smooth 0 is max(1, N/100) here.
+	// Options are the drawing options, completed by Focus (Smooth 0 is
+	// DefaultSmooth; the excess panel's range that of FocusExcess).
 	Options
 	// NoExcess omits the excess panel, which is otherwise drawn when the
 	// result has more than one method.
@@ -37,10 +38,8 @@ func SaveLossFiles(result string, paths []string, f LossFiles) error {
 		return err
 	}
 	opts := f.Options
-	if opts.Smooth == 0 {
-		opts.Smooth = max(1, res.N/100)
-	}
 	opts.Excess = !f.NoExcess && len(res.Methods) > 1
+	opts = Focus(res, opts)
 	fig, err := LossVsPosition(res, opts)
 	if err != nil {
 		return err

@@ -79,6 +79,9 @@ type Options struct {
 	// panel. Values are in the plotted unit (nats or bits).
 	YMin, YMax             float64
 	ExcessYMin, ExcessYMax float64
+	// ExcessAll keeps the excess panel's range over every method; by
+	// default (Focus) it shows the methods that matter (FocusExcess).
+	ExcessAll bool
 	// LegendInside draws the legend in the top-right corner of the loss
 	// panel instead of in a column to the right of the plot (the default,
 	// which never covers any curve). With an automatic loss range the axis
@@ -193,13 +196,15 @@ func selectMethods(res *eval.Result, opts Options) ([]int, error) {
 	} else {
 		seen := map[int]bool{}
 		for _, name := range opts.Methods {
-			k := slices.IndexFunc(res.Methods, func(m eval.MethodResult) bool { return m.Name == name })
-			if k < 0 {
-				return nil, fmt.Errorf("plot: method %q not in the result", name)
+			ks, err := MatchMethods(res, name)
+			if err != nil {
+				return nil, err
 			}
-			if !seen[k] {
-				seen[k] = true
-				sel = append(sel, k)
+			for _, k := range ks {
+				if !seen[k] {
+					seen[k] = true
+					sel = append(sel, k)
+				}
 			}
 		}
 		if len(sel) == 0 {

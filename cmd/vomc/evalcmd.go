@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/vomc/vomc/experiment"
@@ -51,6 +52,9 @@ func runEval(args []string) error {
 	if o.Out == "" {
 		return usagef("--out DIR is required")
 	}
+	if err := methods.Check(o.Methods); err != nil { // before any work
+		return asUsage(err)
+	}
 	var err error
 	if o.File != "" {
 		if o.Mode, err = symbols.ParseMode(*mode); err != nil {
@@ -73,9 +77,13 @@ func runEval(args []string) error {
 	} else if err := spec.Validate(); err != nil {
 		return trainError(err, "eval", o.Out)
 	}
+	files, err := pf.options()
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	o.Plot, o.Log, o.Warn, o.Progress, o.Memory = pf.options().Options, os.Stdout, os.Stderr, os.Stderr, checkMemory
+	o.Plot, o.Log, o.Warn, o.Progress, o.Memory = files.Options, os.Stdout, os.Stderr, os.Stderr, checkMemory
 	_, err = experiment.RunEval(ctx, o)
 	return err
 }
@@ -83,7 +91,7 @@ func runEval(args []string) error {
 // plotFlags are the figure options shared by eval and plot.
 type plotFlags struct {
 	plot.LossFiles
-	methods string
+	methods, ylim string
 }
 
 func (p *plotFlags) register(fs *flag.FlagSet) {
@@ -91,19 +99,36 @@ func (p *plotFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&p.LogX, "logx", false, "logarithmic position axis")
 	fs.BoolVar(&p.NoExcess, "no-excess", false, "omit the excess-over-reference panel")
 	fs.BoolVar(&p.NoBands, "no-bands", false, "omit the 95% confidence bands")
-	fs.IntVar(&p.Smooth, "smooth", 0, "moving-average width in positions (0: auto = N/100, 1: none)")
+	fs.IntVar(&p.Smooth, "smooth", 0, "moving-average width in positions (0: auto = N/100, at least 5 (N/25 below N=125); 1: none)")
 	fs.StringVar(&p.Title, "title", "", "figure title")
-	fs.StringVar(&p.methods, "plot-methods", "", "comma-separated method names to draw (default: all)")
+	fs.StringVar(&p.methods, "plot-methods", "", "methods to draw: short specs (ctw, tf, markov:k=3) or printed labels, separated by commas (labels' own commas are kept) or ';' (default: all)")
+	fs.StringVar(&p.ylim, "ylim", "auto", "excess panel's range: auto (the methods that matter: the better half), all (every method), MAX or MIN:MAX (in the plotted unit)")
 	fs.Float64Var(&p.Width, "width", 8, "figure width in inches")
 	fs.Float64Var(&p.Height, "height", 6, "figure height in inches")
 }
 
-// options returns the figure options with --plot-methods split.
-func (p *plotFlags) options() plot.LossFiles {
+// options returns the figure options with --plot-methods split and
+// --ylim read.
+func (p *plotFlags) options() (plot.LossFiles, error) {
 	if p.methods != "" {
-		p.Methods = strings.Split(p.methods, ",")
+		p.Methods = plot.SplitMethods(p.methods)
 	}
-	return p.LossFiles
+	switch lo, hi, two := strings.Cut(p.ylim, ":"); {
+	case p.ylim == "auto":
+	case p.ylim == "all":
+		p.ExcessAll = true
+	default:
+		if !two {
+			lo, hi = "0", p.ylim
+		}
+		a, err1 := strconv.ParseFloat(lo, 64)
+		b, err2 := strconv.ParseFloat(hi, 64)
+		if err1 != nil || err2 != nil || !(b > a) {
+			return p.LossFiles, usagef("--ylim %q: want auto, all, MAX or MIN:MAX with MIN < MAX", p.ylim)
+		}
+		p.ExcessYMin, p.ExcessYMax = a, b
+	}
+	return p.LossFiles, nil
 }
 
 func runPlot(args []string) error {
@@ -117,7 +142,10 @@ func runPlot(args []string) error {
 	if fs.NArg() < 2 {
 		return usagef("want RESULT.json and at least one output file")
 	}
-	f := pf.options()
+	f, err := pf.options()
+	if err != nil {
+		return err
+	}
 	f.Force, f.Log, f.Warn = *force, os.Stdout, os.Stderr
 	return plot.SaveLossFiles(fs.Arg(0), fs.Args()[1:], f)
 }

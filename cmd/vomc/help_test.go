@@ -8,6 +8,10 @@ import (
 	"testing"
 )
 
+// noExamplesYet are the help files without examples (explore: being
+// written).
+var noExamplesYet = map[string]bool{"explore": true}
+
 // stderrOf runs vomc with args and returns its exit status and what it
 // wrote on standard error.
 func stderrOf(t *testing.T, args ...string) (int, string) {
@@ -53,8 +57,13 @@ func TestHelpFiles(t *testing.T) {
 	}
 	for name, a := range args {
 		code, out := stderrOf(t, a...)
-		if text := strings.TrimSpace(help(name)); code != 0 || !strings.HasPrefix(out, text+"\n") {
+		text, examples, _ := strings.Cut(help(name), "\nExamples:\n")
+		if text = strings.TrimSpace(text); code != 0 || !strings.HasPrefix(out, text+"\n") {
 			t.Errorf("vomc %s: exit %d, output does not start with help/%s.txt:\n%s", strings.Join(a, " "), code, name, out)
+		}
+		// Issue 35: each command's -h ends with two or three examples.
+		if n := strings.Count(examples, "\n  vomc ") + 1; (n < 1 || n > 3 || !strings.HasSuffix(out, "\nExamples:\n"+examples)) && !noExamplesYet[name] {
+			t.Errorf("vomc %s: the help does not end with one to three examples (help/%s.txt: Examples:)", strings.Join(a, " "), name)
 		}
 	}
 	var b bytes.Buffer

@@ -66,7 +66,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "vomc: there is no command %q; use 'vomc %s'\n", name, right)
 		return 2
 	}
-	fmt.Fprintf(os.Stderr, "vomc: unknown command %q (commands: %s)\n", name, strings.Join(slices.Sorted(maps.Keys(commands)), ", "))
+	fmt.Fprintf(os.Stderr, "vomc: unknown command %q%s\nRun 'vomc help' for the list of commands.\n", name, didYouMean(name, slices.Sorted(maps.Keys(commands)), ""))
 	return 2
 }
 
@@ -161,8 +161,12 @@ func help(name string) string {
 func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", strings.TrimSpace(help(name)))
+		text, examples, _ := strings.Cut(help(name), "\nExamples:\n")
+		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", strings.TrimSpace(text))
 		fs.PrintDefaults()
+		if examples != "" {
+			fmt.Fprintf(fs.Output(), "\nExamples:\n%s", examples)
+		}
 	}
 	return fs
 }
@@ -208,13 +212,56 @@ func givenFlags(fs *flag.FlagSet) map[string]bool {
 // generate tree.json -n 50`); "--" ends the flags, so every argument after
 // it is positional even when it starts with "-".
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(interleaved(fs, args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package's message and full usage
+	err := fs.Parse(interleaved(fs, args))
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return err
+	case err != nil:
+		return usageError{flagMessage(fs, err)}
 	}
 	return nil
+}
+
+// flagMessage rewords a parse error of the flag package in one line, with
+// the closest flag for an unknown one.
+func flagMessage(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		return fmt.Sprintf("unknown flag --%s%s", name, didYouMean(name, names, "--"))
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return fmt.Sprintf("--%s needs a value (--%s X or --%s=X)", name, name, name)
+	}
+	return strings.Replace(msg, "for flag -", "for flag --", 1)
+}
+
+// didYouMean is `; did you mean "x"?` for the candidate closest to s by
+// edit distance (methods.Distance) when it is close — at most 2 edits and
+// at most half of s, or s (3 letters or more) a prefix of it — else "".
+func didYouMean(s string, candidates []string, prefix string) string {
+	best, bd := "", 1<<30
+	for _, c := range candidates {
+		d := 2 * methods.Distance(strings.ToLower(s), strings.ToLower(c))
+		if d > 4 || d > len(s) {
+			d = 1 << 20
+		}
+		if strings.HasPrefix(c, s) && len(s) >= 3 {
+			d = min(d, 5)
+		}
+		if d < bd {
+			best, bd = c, d
+		}
+	}
+	if bd > 5 {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %s%s?", prefix, best)
 }
 
 // interleaved reorders args so that the flag package, which stops at the

@@ -19,7 +19,8 @@ import (
 
 // flags that may be given together with --resume (the others are taken
 // from the checkpoint).
-var resumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "val": true, "checkpoint-every": true, "allow-unverified": true, "engine": true, "backend": true}
+var resumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "val": true, "checkpoint-every": true, "allow-unverified": true, "engine": true, "backend": true,
+	"max-steps": true, "epochs": true, "snapshots": true, "snapshot-every": true}
 
 // optionFlags names the flag of each trainrun.OptionError option that is
 // not a declared training option (transformer.Options, whose flags
@@ -99,8 +100,8 @@ func runTrain(args []string) error {
 	if err != nil {
 		return trainError(err, "train", c.o.Dir)
 	}
-	how := stopReason(s.Stopped, s.Train.Patience, s.Train.MaxSteps, s.Step)
-	fmt.Printf("trained %d steps, %d epochs (%s) in %s", s.Step, s.Epoch, how, s.Elapsed.Round(time.Second))
+	how := trainrun.EndReason(s.Stopped, s.Train, s.Step)
+	fmt.Printf("trained %d steps, %.4g epochs (%s) in %s", s.Step, s.Epochs(), how, s.Elapsed.Round(time.Second))
 	if s.Engine == trainrun.EngineTorch {
 		fmt.Print(" with the torch engine")
 	}
@@ -146,6 +147,12 @@ func (c *trainCmd) check() (trainrun.Spec, error) {
 		return spec, usageError{"--" + err.Error()}
 	}
 	if o.Resume {
+		if c.given["max-steps"] {
+			o.Extend.MaxSteps = max(o.Train.MaxSteps, 1)
+		}
+		if c.given["epochs"] {
+			o.Extend.Epochs = max(o.Train.Epochs, 1)
+		}
 		return spec, checkResumeFlags(c.fs, resumeFlags, engineResumeFlags[spec.Name])
 	}
 	return spec, nil
@@ -211,7 +218,11 @@ func checkResumeFlags(fs *flag.FlagSet, allowed, also map[string]bool) error {
 		}
 	})
 	if len(bad) > 0 {
-		return usagef("%s cannot be changed when resuming (the run's settings are in its checkpoint)", strings.Join(bad, ", "))
+		extend := ""
+		if allowed["max-steps"] {
+			extend = "; --max-steps, --epochs and --snapshots extend it"
+		}
+		return usagef("%s cannot be changed when resuming (the run's settings are in its checkpoint%s)", strings.Join(bad, ", "), extend)
 	}
 	return nil
 }
@@ -223,7 +234,16 @@ func runError(err error, cmd, dir string) error {
 	var ie *trainrun.InterruptedError
 	var de *trainrun.DivergedError
 	var he *trainrun.HeldError
+	var nr *trainrun.NoRunError
+	var ns *trainrun.NoSpaceError
 	switch {
+	case errors.As(err, &nr) && nr.DataSet:
+		return usagef("%v: give the run's directory with --out (and the data set with --data)", err)
+	case errors.As(err, &nr):
+		return usagef("%v: start one without --resume", err)
+	case errors.As(err, &ns):
+		return fmt.Errorf("%v; the checkpoint %s of step %d is intact: free some space and continue with 'vomc %s --out %s --resume'",
+			ns.Err, ns.Checkpoint, ns.Step, cmd, dir)
 	case errors.As(err, &ie):
 		return fmt.Errorf("interrupted at step %d; checkpoint saved, continue with 'vomc %s --out %s --resume'", ie.Step, cmd, dir)
 	case errors.As(err, &de):
@@ -233,17 +253,6 @@ func runError(err error, cmd, dir string) error {
 		return fmt.Errorf("%v: continue it with --resume, or start afresh with --force", err)
 	}
 	return err
-}
-
-// stopReason says why a finished run ended.
-func stopReason(stopped bool, patience int, maxSteps, step int) string {
-	switch {
-	case stopped:
-		return fmt.Sprintf("early stopping (patience %d)", patience)
-	case maxSteps > 0 && step >= maxSteps:
-		return "--max-steps"
-	}
-	return "all epochs"
 }
 
 // The PyTorch engine's flags (vomc train, bench train, predict and
@@ -393,7 +402,7 @@ func runSynth(args []string) error {
 func printSynthResult(res *synth.DirResult) {
 	m, tr := res.Model, res.Run.Trainer
 	fmt.Printf("%s: %d parameters, %d steps, %d epochs (%s) in %s", m.Name(), m.Config.NumParams(), tr.Step, tr.Epoch,
-		stopReason(tr.Stopped, tr.Cfg.Patience, tr.Cfg.MaxSteps, tr.Step), tr.ElapsedTotal().Round(time.Second))
+		trainrun.EndReason(tr.Stopped, tr.Cfg, tr.Step), tr.ElapsedTotal().Round(time.Second))
 	if !math.IsNaN(m.Info.BestVal) {
 		fmt.Printf("; best validation loss %.4f nats/symbol at step %d", m.Info.BestVal, m.Info.BestStep)
 	}

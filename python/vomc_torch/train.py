@@ -618,7 +618,8 @@ def run(dir: str, opts: EngineOptions, init: Optional[str] = None, data: Optiona
         logf.write(log_entry_json(e) + "\n")
         logf.flush()
         val = f" best val {tr.best_val:.4f}" if math.isfinite(tr.best_val) else ""
-        _say(opts, f"step {e['step']}/{total} epoch {tr.epoch + 1} loss {e['train_loss']:.4f}{val} {e['tokens_per_s']:.0f} tok/s")
+        per = (tr.n + tr.cfg["batch_size"] - 1) // tr.cfg["batch_size"]  # epochs as 'vomc train' counts them: steps / steps per epoch
+        _say(opts, f"step {e['step']}/{total} epoch {e['step'] / per:.2f} loss {e['train_loss']:.4f}{val} {e['tokens_per_s']:.0f} tok/s")
     tr.on_log = on_log
     tr.on_engine_change = lambda: (logf.write(json.dumps({"engine": opts.used}) + "\n"), logf.flush())
     snaps = set(opts.snapshot_steps)

@@ -9,8 +9,10 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -65,8 +67,14 @@ type Job struct {
 	// CheckpointEvery is the checkpoint interval in steps (0: epoch ends).
 	CheckpointEvery int
 	// Snapshots is the snapshot specification (SnapshotSteps; "": none;
-	// Resume: the checkpoint's).
+	// Resume: the checkpoint's unless set, which adds snapshots to a run
+	// from its current step on).
 	Snapshots string
+	// StrictBudget refuses a new run whose Train.MaxSteps its Train.Epochs
+	// would cut short (an *OptionError saying which bound wins).
+	StrictBudget bool
+	// Extend is a larger budget for ModeResume (see Extension).
+	Extend Extension
 	// FinalCheckpoint writes the checkpoint once more at the end (Go
 	// engine), with the best parameters restored.
 	FinalCheckpoint bool
@@ -238,9 +246,18 @@ func checkInterval(every int) error {
 
 // resume opens the run in j.Dir from its checkpoint and its data.
 func (e *Engine) resume(j *Job) (session, error) {
+	if err := checkRun(j.Dir); err != nil {
+		return nil, err
+	}
 	c, train, val, err := Load(j.Dir, j.Data.Data, j.Data.Val, j.AllowUnverified)
 	if err != nil {
 		return nil, err
+	}
+	if err := j.extend(e, c); err != nil {
+		return nil, err
+	}
+	if j.Snapshots != "" {
+		c.Meta[MetaSnapshots] = j.Snapshots
 	}
 	snaps, err := SnapshotSteps(c.Meta[MetaSnapshots], transformer.TotalSteps(c.Train, c.TrainWindows))
 	if err != nil {
@@ -267,6 +284,9 @@ func (e *Engine) open(j *Job) (s session, resumed bool, err error) {
 		return nil, false, err
 	}
 	if j.Mode == ModeNew {
+		if _, err := os.Stat(filepath.Join(j.Dir, dataset.ManifestFile)); err == nil {
+			return nil, false, &NoRunError{Dir: j.Dir, DataSet: true}
+		}
 		if err := CheckDir(j.Dir, false); err != nil && !j.Force {
 			return nil, false, err // refused early
 		}
@@ -274,6 +294,11 @@ func (e *Engine) open(j *Job) (s session, resumed bool, err error) {
 	r, err := j.load()
 	if err != nil {
 		return nil, false, err
+	}
+	if j.StrictBudget {
+		if err := checkBudget(j.Train, r.data.Train.Windows()); err != nil {
+			return nil, false, err
+		}
 	}
 	if j.Mode == ModeContinue {
 		path := j.CheckpointPath()

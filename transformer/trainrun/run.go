@@ -138,7 +138,7 @@ func Resume[A any, M transformer.Trainable[A]](tr *transformer.TrainerOf[A, M], 
 		return nil, err
 	}
 	if opts.Log {
-		if err := fsutil.WriteFile(filepath.Join(opts.Dir, LogFile), true, func(w io.Writer) error { return WriteLog(w, tr.History) }); err != nil {
+		if err := fsutil.WriteFile(filepath.Join(opts.Dir, LogFile), true, func(w io.Writer) error { return writeLogExtended(w, tr.History, opts.Meta) }); err != nil {
 			return nil, err
 		}
 	}
@@ -169,7 +169,8 @@ func (r *Run[A, M]) DefaultStatus(step int, loss float64) string {
 	B := min(tr.Cfg.BatchSize, tr.Train.Windows())
 	tokensPerStep := float64(B * len(tr.Train.Window(0)))
 	rate := tokensPerStep * float64(step-r.first) / time.Since(r.start).Seconds()
-	return fmt.Sprintf("step %d epoch %d loss %.4f%s %.0f tok/s", step, tr.Epoch+1, loss, val, rate)
+	epochs := EpochsOf(step, tr.Cfg.BatchSize, tr.Train.Windows())
+	return fmt.Sprintf("step %d epoch %.2f loss %.4f%s %.0f tok/s", step, epochs, loss, val, rate)
 }
 
 // Run trains to the end. When ctx ends, the checkpoint is saved and an
@@ -177,6 +178,11 @@ func (r *Run[A, M]) DefaultStatus(step int, loss float64) string {
 // leaves the last good checkpoint (LastCheckpoint) on disk. The trainer's
 // callbacks (OnLog, OnStep, OnCheckpoint) are the driver's.
 func (r *Run[A, M]) Run(ctx context.Context) error {
+	err := r.run(ctx)
+	return noSpace(err, r.CheckpointPath(), r.LastCheckpoint)
+}
+
+func (r *Run[A, M]) run(ctx context.Context) error {
 	tr := r.Trainer
 	var logErr error
 	if r.Log {
@@ -232,7 +238,9 @@ func (r *Run[A, M]) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	lastLoss := math.NaN()
 	tr.OnStep = func(step int, loss float64) {
+		lastLoss = loss
 		if snaps[step] && snapErr == nil {
 			snapErr = saver.SaveSafetensors(SnapshotPath(r.Dir, step))
 		}
@@ -246,6 +254,9 @@ func (r *Run[A, M]) Run(ctx context.Context) error {
 	}
 	_, err := tr.Run(ctx)
 	if bar != nil {
+		if tr.Step > r.first {
+			bar.SetExtra(status(tr.Step, lastLoss)) // after the last validation: the summary's numbers
+		}
 		bar.Done()
 	}
 	if err == nil {

@@ -63,8 +63,11 @@ type TrainOptions struct {
 	Train transformer.TrainConfig
 	// CheckpointEvery is the checkpoint interval in steps (0: epoch ends).
 	CheckpointEvery int
-	// Snapshots is the snapshot specification (SnapshotSteps; "": none).
+	// Snapshots is the snapshot specification (SnapshotSteps; "": none;
+	// with Resume, snapshots added from the current step on).
 	Snapshots string
+	// Extend, with Resume, continues the run to a larger budget.
+	Extend Extension
 	// Out receives what the run is (size, memory) or where it resumes
 	// (nil: nothing); Progress the Go engine's progress bar (nil: none).
 	Out, Progress io.Writer
@@ -186,7 +189,8 @@ func Train(ctx context.Context, e *Engine, o TrainOptions) (*Summary, error) {
 // the training seed, the model ModelOptions describes.
 func (o TrainOptions) Job() Job {
 	j := Job{Dir: o.Dir, Mode: ModeNew, Force: o.Force, AllowUnverified: o.AllowUnverified, Data: o.Data, Model: optionsModel{o.Model},
-		Train: o.Train, CheckpointEvery: o.CheckpointEvery, Snapshots: o.Snapshots, Out: o.Out, Progress: o.Progress, OnStep: o.OnStep}
+		Train: o.Train, CheckpointEvery: o.CheckpointEvery, Snapshots: o.Snapshots, Out: o.Out, Progress: o.Progress, OnStep: o.OnStep,
+		StrictBudget: true, Extend: o.Extend}
 	if o.Resume {
 		j.Mode = ModeResume
 	}

@@ -1,0 +1,245 @@
+package trainrun
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/transformer"
+)
+
+// Budgets: a run's length is bounded by Train.Epochs and Train.MaxSteps,
+// whichever ends it first. Job.StrictBudget refuses a MaxSteps that the
+// epochs would cut short, and Job.Extend continues a run (finished or
+// not) to a larger budget.
+
+// Extension is a larger budget for a resumed run (ModeResume): MaxSteps
+// and Epochs, when > 0, replace the checkpoint's. Only the Go engine
+// extends runs.
+//
+// The schedule: from the step it resumes at, the run follows the
+// warm-up/cosine schedule of a run of the new total length (as if it had
+// been started with the new budget); a finished run's learning rate thus
+// rises from MinLR to that schedule's value at the current step and decays
+// to MinLR at the new end. Early stopping counts afresh (a run stopped by
+// its patience continues). The extension is kept in the checkpoint's
+// metadata (MetaExtensions) and written to the training log as a line
+// {"extended": …} (ReadLog skips it).
+type Extension struct {
+	MaxSteps, Epochs int
+}
+
+// MetaExtensions is the checkpoint metadata key of a run's extensions (a
+// JSON array of ExtensionRecord).
+const MetaExtensions = "extensions"
+
+// ExtensionRecord is one extension of a run, as kept in its checkpoint
+// and training log.
+type ExtensionRecord struct {
+	AtStep        int     `json:"at_step"`
+	MaxSteps      int     `json:"max_steps,omitempty"`
+	Epochs        int     `json:"epochs"`
+	PreviousTotal int     `json:"previous_total_steps"`
+	Total         int     `json:"total_steps"`
+	LR            float64 `json:"lr_at_step"`
+	Schedule      string  `json:"schedule"`
+}
+
+// extendSchedule says how an extended run's learning rate goes on.
+const extendSchedule = "warm-up/cosine of the new total length, from the current step"
+
+// checkBudget refuses (StrictBudget) a MaxSteps that Epochs would cut
+// short on n training windows, saying which bound wins and how to get the
+// steps asked for.
+func checkBudget(tc transformer.TrainConfig, n int) error {
+	per := (n + tc.BatchSize - 1) / tc.BatchSize
+	if tc.MaxSteps == 0 || per == 0 || tc.MaxSteps <= tc.Epochs*per {
+		return nil
+	}
+	need := (tc.MaxSteps + per - 1) / per
+	return &OptionError{Option: "max_steps", Also: []string{"epochs", "epochs", "max_steps"}, Msg: fmt.Sprintf(
+		" %d is more than %%s %d allows (%d steps per epoch: the epochs end the run at step %d, so the epochs bound would win); "+
+			"give %%s %d to train %d steps, or leave out %%s", tc.MaxSteps, tc.Epochs, per, tc.Epochs*per, need, tc.MaxSteps)}
+}
+
+// extend applies the job's extension to the checkpoint c of a run on n
+// training windows (nothing without one).
+func (j *Job) extend(e *Engine, c *transformer.Checkpoint) error {
+	x := j.Extend
+	if x.MaxSteps == 0 && x.Epochs == 0 {
+		return nil
+	}
+	if e.Torch() != nil {
+		return &OptionError{Option: "engine", Msg: fmt.Sprintf(" %s cannot extend a run yet: extend it with %%s %s (the checkpoint is the same on both engines)", EngineTorch, EngineGo), Also: []string{"engine"}}
+	}
+	tc, n, step := c.Train, c.TrainWindows, c.State.Step
+	before := transformer.TotalSteps(tc, n)
+	per := (n + tc.BatchSize - 1) / tc.BatchSize
+	if x.Epochs > 0 {
+		tc.Epochs = x.Epochs
+		if x.MaxSteps == 0 && tc.MaxSteps > 0 && tc.MaxSteps < x.Epochs*per {
+			tc.MaxSteps = 0 // the epochs asked for
+		}
+	}
+	if x.MaxSteps > 0 {
+		tc.MaxSteps = x.MaxSteps
+		need := epochsFor(c.State, per, n, tc.BatchSize, x.MaxSteps)
+		if x.Epochs == 0 {
+			tc.Epochs = max(tc.Epochs, need)
+		} else if x.Epochs < need {
+			return &OptionError{Option: "max_steps", Also: []string{"epochs", "epochs"}, Msg: fmt.Sprintf(
+				" %d is more than %%s %d allows (the run is at step %d; the epochs bound would win): give %%s %d or more", x.MaxSteps, x.Epochs, step, need)}
+		}
+	}
+	total := transformer.TotalSteps(tc, n)
+	if total <= step || tc.Epochs <= c.State.Epoch {
+		return &OptionError{Msg: fmt.Sprintf("the run in %s is at step %d (epoch %d) of %d: extending it needs a larger budget (%%s or %%s)", j.Dir, step, c.State.Epoch, before),
+			Also: []string{"max_steps", "epochs"}}
+	}
+	if err := tc.Validate(); err != nil {
+		return &OptionError{Msg: err.Error(), Err: err}
+	}
+	rec := ExtensionRecord{AtStep: step, MaxSteps: tc.MaxSteps, Epochs: tc.Epochs, PreviousTotal: before, Total: total,
+		LR: transformer.LearningRate(step, tc.WarmupSteps, total, tc.LR, tc.MinLR), Schedule: extendSchedule}
+	recs := extensions(c.Meta)
+	b, err := json.Marshal(append(recs, rec))
+	if err != nil {
+		return err
+	}
+	c.Meta[MetaExtensions] = string(b)
+	c.Train = tc
+	c.State.Stopped, c.State.SinceBest = false, 0
+	if j.Out != nil {
+		fmt.Fprintf(j.Out, "extending %s from %d to %d steps (%d epochs) at step %d; learning rate: %s (%.3g now)\n",
+			j.Dir, before, total, tc.Epochs, step, extendSchedule, rec.LR)
+	}
+	return nil
+}
+
+// epochsFor is the number of epochs after which a run at state s (per
+// steps an epoch on n windows in batches of B) has taken steps steps.
+func epochsFor(s transformer.TrainerState, per, n, B, steps int) int {
+	left := steps - s.Step
+	if s.Index > 0 {
+		rem := (n - s.Index + B - 1) / B // the current epoch's steps
+		if left <= rem {
+			return s.Epoch + 1
+		}
+		return s.Epoch + 1 + (left-rem+per-1)/per
+	}
+	return s.Epoch + (left+per-1)/per
+}
+
+// extensions are the extension records in a checkpoint's metadata.
+func extensions(meta map[string]string) []ExtensionRecord {
+	var recs []ExtensionRecord
+	if s := meta[MetaExtensions]; s != "" {
+		_ = json.Unmarshal([]byte(s), &recs) // written by extend
+	}
+	return recs
+}
+
+// writeLogExtended writes the log es with the extension records of meta,
+// each after the entries up to its step.
+func writeLogExtended(w io.Writer, es []transformer.LogEntry, meta map[string]string) error {
+	recs := extensions(meta)
+	i := 0
+	for _, r := range recs {
+		j := i
+		for j < len(es) && es[j].Step <= r.AtStep {
+			j++
+		}
+		if err := WriteLog(w, es[i:j]); err != nil {
+			return err
+		}
+		i = j
+		b, err := json.Marshal(map[string]ExtensionRecord{"extended": r})
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	return WriteLog(w, es[i:])
+}
+
+// EpochsOf is the number of epochs, as the progress bar and the summary
+// count them, of step steps in batches of B on n training windows: the
+// steps over the steps per epoch (⌈n/B⌉).
+func EpochsOf(step, B, n int) float64 {
+	if n == 0 || B == 0 {
+		return 0
+	}
+	return float64(step) / float64((n+B-1)/B)
+}
+
+// Epochs is the run's length in epochs (EpochsOf), the same on either
+// engine and in the progress bar.
+func (s *Summary) Epochs() float64 { return EpochsOf(s.Step, s.Train.BatchSize, s.TrainWindows) }
+
+// EndReason says what ended a finished run of tc at step: early stopping,
+// the maximum number of steps or the epochs.
+func EndReason(stopped bool, tc transformer.TrainConfig, step int) string {
+	switch {
+	case stopped:
+		return "early stopping, patience " + strconv.Itoa(tc.Patience)
+	case tc.MaxSteps > 0 && step >= tc.MaxSteps:
+		return fmt.Sprintf("max steps %d reached", tc.MaxSteps)
+	}
+	return fmt.Sprintf("all %d epochs", tc.Epochs)
+}
+
+// NoRunError says that Dir holds no run to resume: no checkpoint, and
+// DataSet says that it is a data set (it has a manifest).
+type NoRunError struct {
+	Dir     string
+	DataSet bool
+}
+
+func (e *NoRunError) Error() string {
+	if e.DataSet {
+		return fmt.Sprintf("%s is a data set, not a training run", e.Dir)
+	}
+	return fmt.Sprintf("no run in %s (no %s)", e.Dir, CheckpointFile)
+}
+
+// checkRun refuses (*NoRunError) to resume a directory without a
+// checkpoint.
+func checkRun(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, CheckpointFile)); !errors.Is(err, fs.ErrNotExist) {
+		return nil // there, or an error Load reports
+	}
+	_, err := os.Stat(filepath.Join(dir, dataset.ManifestFile))
+	return &NoRunError{Dir: dir, DataSet: err == nil}
+}
+
+// NoSpaceError is a run stopped by a full disk: the checkpoint at
+// Checkpoint, of step Step, is intact, and the run continues from it once
+// space is freed.
+type NoSpaceError struct {
+	Err        error
+	Checkpoint string
+	Step       int
+}
+
+func (e *NoSpaceError) Error() string {
+	return fmt.Sprintf("%v; the checkpoint %s (step %d) is intact", e.Err, e.Checkpoint, e.Step)
+}
+
+func (e *NoSpaceError) Unwrap() error { return e.Err }
+
+// noSpace makes err a *NoSpaceError when a disk is full (ENOSPC).
+func noSpace(err error, checkpoint string, step int) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return &NoSpaceError{Err: err, Checkpoint: checkpoint, Step: step}
+	}
+	return err
+}

@@ -1,0 +1,80 @@
+package trainrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/vomc/vomc/transformer"
+)
+
+// TestNoSpace: a full disk is a *NoSpaceError naming the intact
+// checkpoint (issue 35, item 5); other errors are kept as they are.
+func TestNoSpace(t *testing.T) {
+	err := noSpace(fmt.Errorf("write x: %w", syscall.ENOSPC), "run/checkpoint.safetensors", 40)
+	var ns *NoSpaceError
+	if !errors.As(err, &ns) || ns.Step != 40 || ns.Checkpoint != "run/checkpoint.safetensors" || !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("ENOSPC: %v", err)
+	}
+	if other := errors.New("x"); noSpace(other, "c", 1) != other {
+		t.Error("another error was wrapped")
+	}
+}
+
+// TestEpochsFor: the epochs an extended run needs to take its steps,
+// from an epoch end or the middle of an epoch (a run cut by MaxSteps
+// counts its partial epoch).
+func TestEpochsFor(t *testing.T) {
+	for _, tc := range []struct {
+		s                  transformer.TrainerState
+		per, n, B, steps, want int
+	}{
+		{transformer.TrainerState{Step: 6, Epoch: 2}, 3, 44, 16, 20, 7},
+		{transformer.TrainerState{Step: 1000, Epoch: 4}, 313, 10000, 32, 2000, 8},
+		{transformer.TrainerState{Step: 5, Epoch: 1, Index: 32}, 3, 44, 16, 6, 2},
+		{transformer.TrainerState{Step: 5, Epoch: 1, Index: 32}, 3, 44, 16, 7, 3},
+	} {
+		if got := epochsFor(tc.s, tc.per, tc.n, tc.B, tc.steps); got != tc.want {
+			t.Errorf("%+v to %d steps: %d epochs, want %d", tc.s, tc.steps, got, tc.want)
+		}
+	}
+}
+
+// TestProgressAgrees: the progress bar's last text is written after the
+// last validation, so its best validation loss and epochs are the
+// summary's (issue 35, item 6; before, the bar kept "best val 0.9371"
+// from before the final validation, the summary said 0.9288).
+func TestProgressAgrees(t *testing.T) {
+	meta := testData(t, "0.25", "8")
+	tr := newTrainer(t, meta)
+	tr.Cfg.MaxSteps = 15 // ends in the middle of the second epoch
+	var last string
+	var lastEpoch int // the completed epochs when the last text was made
+	var r *Run[*transformer.Activations, *transformer.Model]
+	var err error
+	opts := Options{Dir: t.TempDir(), Meta: meta, Progress: io.Discard, Status: func(step int, loss float64) string {
+		last, lastEpoch = r.DefaultStatus(step, loss), tr.Epoch
+		return last
+	}}
+	if r, err = Start(tr, opts); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	epochs := EpochsOf(tr.Step, tr.Cfg.BatchSize, tr.Train.Windows())
+	want := fmt.Sprintf("step 15 epoch %.2f loss", epochs)
+	if !strings.HasPrefix(last, want) || !strings.Contains(last, fmt.Sprintf(" best val %.4f ", tr.BestVal)) {
+		t.Errorf("the bar's last text %q, want %q… and best val %.4f", last, want, tr.BestVal)
+	}
+	if lastEpoch != tr.Epoch {
+		t.Errorf("the bar's last text was made before the last validation (epoch %d of %d)", lastEpoch, tr.Epoch)
+	}
+	if epochs <= 1 || epochs >= 2 {
+		t.Errorf("15 steps are %.2f epochs, want between 1 and 2", epochs)
+	}
+}
