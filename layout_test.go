@@ -15,7 +15,8 @@ const module = "github.com/vomc/vomc/"
 // and `farm-studio look` draws no arrow up. Place a new folder on the
 // lowest layer above everything it imports; an import that would run up or
 // sideways means that code lives on the wrong floor: move it, or move the
-// folder up when it belongs there.
+// folder up when it belongs there. A sub-folder named here (reproduce/report)
+// is a folder of its own, apart from the folder above it.
 var layers = [][]string{
 	{"predict", "safetensors", "arith", "python", "scripts", "models"}, // nothing of vomc's
 	{"internal", "eval"},
@@ -27,7 +28,11 @@ var layers = [][]string{
 	{"experiment"},
 	{"dynamics"},
 	{"explore"},
-	{"reproduce"},
+	{"reproduce/study"},   // the study's configuration
+	{"reproduce/results"}, // stage and file names, records, merged results
+	{"reproduce/figures"},
+	{"reproduce/report"}, // findings, verdict rules, HTML and text
+	{"reproduce"},        // the stage graph, running it, the command
 	{"cmd"},
 }
 
@@ -59,9 +64,20 @@ func TestLayers(t *testing.T) {
 			layer[folder] = i
 		}
 	}
+	// folder is the longest folder of layers that holds pkg, or else
+	// pkg's top-level folder.
 	folder := func(pkg string) string {
-		f, _, _ := strings.Cut(strings.TrimPrefix(pkg, module), "/")
-		return f
+		f := strings.TrimPrefix(pkg, module)
+		for {
+			if _, ok := layer[f]; ok {
+				return f
+			}
+			i := strings.LastIndex(f, "/")
+			if i < 0 {
+				return f
+			}
+			f = f[:i]
+		}
 	}
 	for _, f := range importLists(t, "./...") {
 		if !strings.HasPrefix(f[0], module) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
@@ -16,16 +18,16 @@ import (
 // 4 KiB their training stages fail with out of memory (with a backend of
 // their own they would not).
 func TestOptionsBackend(t *testing.T) {
-	cfg, err := Preset("tiny")
+	cfg, err := study.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 20, 20, 2
 	small := cpu.New(kernels.Default(), cpu.WithMemoryLimit(4<<10))
-	for _, stage := range []string{trainStageName(Model{Spec: "2", Heads: []int{2}, FF: true, LN: true}, 0), "synth-tf20"} {
+	for _, stage := range []string{results.TrainStageName(study.Model{Spec: "2", Heads: []int{2}, FF: true, LN: true}, 0), "synth-tf20"} {
 		out := t.TempDir()
 		opts := Options{Out: out, Version: "test", CodeKey: "test", Log: testLog(t), Engine: trainrun.GoEngine(small)}
-		for _, dep := range []string{StageTrainData, StageTestData} {
+		for _, dep := range []string{results.StageTrainData, results.StageTestData} {
 			if _, err := RunStage(context.Background(), cfg, opts, dep); err != nil {
 				t.Fatal(err)
 			}

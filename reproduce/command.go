@@ -8,32 +8,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-)
 
-// Layered builds an effective configuration: the preset, then the JSON
-// file (if not empty), then the key=value overrides in order; the result
-// is validated.
-func Layered(preset, file string, sets []string) (Config, error) {
-	cfg, err := Preset(preset)
-	if err != nil {
-		return cfg, err
-	}
-	if file != "" {
-		if err := cfg.LoadFile(file); err != nil {
-			return cfg, err
-		}
-	}
-	for _, s := range sets {
-		k, v, ok := strings.Cut(s, "=")
-		if !ok {
-			return cfg, fmt.Errorf("override %q: want key=value", s)
-		}
-		if err := cfg.Set(k, v); err != nil {
-			return cfg, err
-		}
-	}
-	return cfg, cfg.Validate()
-}
+	"github.com/vomc/vomc/reproduce/study"
+)
 
 // ParseStageList splits a comma-separated list of stage names (or "all");
 // an empty name is an error.
@@ -53,7 +30,7 @@ func ParseStageList(s string) ([]string, error) {
 // whole study (after printing the configuration and the cost estimate;
 // Dry stops there). Options.Engine is the engine Config.Engine names.
 type Command struct {
-	Config  Config
+	Config  study.Config
 	Options Options
 	List    bool
 	Slurm   SlurmOptions
@@ -84,7 +61,7 @@ func (c Command) Execute(ctx context.Context) error {
 
 // WriteStages writes the stage graph to w, with each stage's job kind,
 // state under opts.Out and dependencies.
-func WriteStages(w io.Writer, cfg Config, opts Options) error {
+func WriteStages(w io.Writer, cfg study.Config, opts Options) error {
 	g, err := Graph(cfg, opts)
 	if err != nil {
 		return err

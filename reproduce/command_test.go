@@ -7,23 +7,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/vomc/vomc/reproduce/study"
 )
 
-func TestLayeredAndStageList(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "c.json")
-	os.WriteFile(file, []byte(`{"N": 96}`), 0o644)
-	cfg, err := Layered("tiny", file, []string{"E=48"})
-	if err != nil || cfg.N != 96 || cfg.Embed != 48 {
-		t.Errorf("layered: N=%d E=%d, %v", cfg.N, cfg.Embed, err)
-	}
-	for _, bad := range [][]string{{"E"}, {"nokey=1"}, {"N=x"}} {
-		if _, err := Layered("tiny", "", bad); err == nil {
-			t.Errorf("%v: %v", bad, err)
-		}
-	}
-	if _, err := Layered("huge", "", nil); err == nil {
-		t.Error("unknown preset accepted")
-	}
+func TestParseStageList(t *testing.T) {
 	if got, err := ParseStageList(" a,b "); err != nil || !reflect.DeepEqual(got, []string{"a", "b"}) {
 		t.Errorf("ParseStageList: %v, %v", got, err)
 	}
@@ -35,7 +23,7 @@ func TestLayeredAndStageList(t *testing.T) {
 // TestCommandListAndDry checks the stage listing and the dry run's
 // report, neither of which runs a stage.
 func TestCommandListAndDry(t *testing.T) {
-	cfg, err := Layered("tiny", "", nil)
+	cfg, err := study.Layered("tiny", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

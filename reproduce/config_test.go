@@ -1,88 +1,18 @@
 package reproduce
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/reproduce/study"
 )
-
-// TestSetAndLoad checks the override parsing: scalars, lists, model lists,
-// JSON values, a config file, unknown keys and bad values.
-func TestSetAndLoad(t *testing.T) {
-	t.Parallel()
-	c, err := Preset("small")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, kv := range [][2]string{{"N", "128"}, {"lr", "2e-3"}, {"depths", "1,2,3"}, {"seed", "7"},
-		{"sum-loss", "true"}, {"fig3_models", "2;2,2;1,1,1-ff"}, {"fig4_models", `["4,4-ff-ln"]`}, {"heatmap_model", "2,2"}} {
-		if err := c.Set(kv[0], kv[1]); err != nil {
-			t.Fatalf("Set(%s, %s): %v", kv[0], kv[1], err)
-		}
-	}
-	if c.N != 128 || c.LR != 2e-3 || !slices.Equal(c.Depths, []int{1, 2, 3}) || c.Seed != 7 || !c.SumLoss ||
-		!slices.Equal(c.Fig3Models, []string{"2", "2,2", "1,1,1-ff"}) || !slices.Equal(c.Fig4Models, []string{"4,4-ff-ln"}) {
-		t.Fatalf("after Set: %+v", c)
-	}
-	if err := c.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Set("nope", "1"); err == nil || !strings.Contains(err.Error(), "unknown key") {
-		t.Errorf("unknown key: %v", err)
-	}
-	if err := c.Set("N", "abc"); err == nil {
-		t.Error("N=abc accepted")
-	}
-	if err := c.Load(strings.NewReader(`{"E": 48, "batch": 8}`)); err != nil || c.Embed != 48 || c.Batch != 8 || c.N != 128 {
-		t.Errorf("Load: %v %+v", err, c)
-	}
-	if err := c.Load(strings.NewReader(`{"bogus": 1}`)); err == nil {
-		t.Error("unknown JSON key accepted")
-	}
-	m, err := ParseModel("1,1,1-ff")
-	if err != nil || m.Label() != "TF(1,1,1) w/o FF" || m.FF || !m.LN || len(m.Heads) != 3 {
-		t.Errorf("ParseModel: %+v %v", m, err)
-	}
-	if m, _ := ParseModel("4,4-ff-ln"); m.Label() != "TF(4,4) attn-only" {
-		t.Errorf("label %q", m.Label())
-	}
-	if _, err := ParseModel("4,x"); err == nil {
-		t.Error("bad model accepted")
-	}
-	sm, err := ParseModel("4,4-sin")
-	if err != nil || !sm.Sin || sm.Label() != "TF(4,4) sin" || sm.Slug() != "h4-4-sin" || sm.TransformerConfig(c).Positional != transformer.Sinusoidal {
-		t.Errorf("ParseModel(4,4-sin): %+v %v, label %q slug %q", sm, err, sm.Label(), sm.Slug())
-	}
-	if m, _ := ParseModel("4,4"); m.TransformerConfig(c).Positional != transformer.Learned {
-		t.Error("default positions should be learned")
-	}
-	c.Fig3Models = []string{"3"} // E=48 is not divisible by... 3 is fine; 5 is not
-	c.Fig3Models = []string{"5"}
-	if err := c.Validate(); err == nil {
-		t.Error("E=48 with 5 heads accepted")
-	}
-	for _, p := range Presets {
-		c, err := Preset(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Validate(); err != nil {
-			t.Errorf("preset %s: %v", p, err)
-		}
-		if h := c.EstimateHours(); !(h > 0) {
-			t.Errorf("preset %s: estimate %g h", p, h)
-		}
-	}
-}
 
 // TestModelSeeds checks per-model replicate counts: the ladder preset
 // trains two seeds of TF(4,4) and TF(4,4) sin and one of the others, a
 // replicate keeps its stage name, and bad counts or unknown models are
 // refused.
 func TestModelSeeds(t *testing.T) {
-	cfg, err := Preset("ladder")
+	cfg, err := study.Preset("ladder")
 	if err != nil {
 		t.Fatal(err)
 	}

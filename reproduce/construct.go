@@ -12,25 +12,17 @@ import (
 	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
 )
 
-// ConstructInfo is the comparison of the construction with CTW.
-type ConstructInfo struct {
-	Windows int
-	// MaxProbDiff is the largest |P_construct − P_CTW| over every position,
-	// symbol and window compared.
-	MaxProbDiff float64
-	Layers      int
-	Seconds     float64
-}
-
 // constructStage runs the (D+2)-layer construction beside CTW on the
-// first cfg.ConstructWindows test windows.
-func constructStage(cfg Config) pipeline.Stage {
+// First cfg.ConstructWindows test windows.
+func constructStage(cfg study.Config) pipeline.Stage {
 	return pipeline.Stage{
-		Name:   StageConstruct,
+		Name:   results.StageConstruct,
 		Inputs: map[string]any{"defaults": defaults(cfg), "windows": cfg.ConstructWindows},
-		Deps:   []string{StageTestData},
+		Deps:   []string{results.StageTestData},
 		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
 			return runConstruct(ctx, cfg, sc)
 		},
@@ -39,8 +31,8 @@ func constructStage(cfg Config) pipeline.Stage {
 
 // runConstruct is the construction stage's work: the evaluation beside
 // CTW and construct.json (ConstructInfo).
-func runConstruct(ctx context.Context, cfg Config, sc *pipeline.StageContext) ([]string, error) {
-	test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
+func runConstruct(ctx context.Context, cfg study.Config, sc *pipeline.StageContext) ([]string, error) {
+	test, err := dataset.Read(filepath.Join(sc.Deps[results.StageTestData].Dir, results.DataDir))
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +44,7 @@ func runConstruct(ctx context.Context, cfg Config, sc *pipeline.StageContext) ([
 	if err != nil {
 		return nil, err
 	}
-	info := ConstructInfo{Windows: len(ws), Layers: cfg.MaxDepth() + 2}
+	info := results.ConstructInfo{Windows: len(ws), Layers: cfg.MaxDepth() + 2}
 	A := cfg.A
 	pc, pt := make([]float64, cfg.N*A), make([]float64, cfg.N*A)
 	for _, x := range ws {
@@ -67,8 +59,8 @@ func runConstruct(ctx context.Context, cfg Config, sc *pipeline.StageContext) ([
 		}
 	}
 	info.Seconds = time.Since(start).Seconds()
-	if err := saveResult(sc.Dir, res); err != nil {
+	if err := results.SaveResult(sc.Dir, res); err != nil {
 		return nil, err
 	}
-	return []string{resFile, "construct.json"}, writeJSON(sc.Dir, "construct.json", info)
+	return []string{results.ResultFile, "construct.json"}, results.WriteJSON(sc.Dir, "construct.json", info)
 }

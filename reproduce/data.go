@@ -8,10 +8,8 @@ import (
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/reproduce/results"
 )
-
-// dataDir is the data set's directory inside its stage.
-const dataDir = "data"
 
 // dataStage draws the data set dc (the training or the test set).
 func dataStage(name string, dc dataset.Config, workers int) pipeline.Stage {
@@ -29,10 +27,10 @@ func dataStage(name string, dc dataset.Config, workers int) pipeline.Stage {
 			if err != nil {
 				return nil, err
 			}
-			if err := ds.Write(filepath.Join(sc.Dir, dataDir), true); err != nil {
+			if err := ds.Write(filepath.Join(sc.Dir, results.DataDir), true); err != nil {
 				return nil, err
 			}
-			return []string{filepath.Join(dataDir, "symbols.bin")}, nil
+			return []string{filepath.Join(results.DataDir, "symbols.bin")}, nil
 		},
 	}
 }

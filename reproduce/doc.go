@@ -17,14 +17,27 @@
 // redone, except training, which continues from its checkpoint
 // (transformer.Checkpoint.Resume).
 //
-// Files: the study's configuration (config.go, model.go: the model
-// notation, cost.go: the training cost estimates); the stage graph
-// (plan.go) and its stages (data.go, train.go, eval.go: the baselines and
-// the models beside CTW, construct.go, fig5.go, fig8.go: the synthetic TF
-// 2-0 models, figures.go, seeds.go: statistics across training replicates,
-// results.go: the merged results); running it (run.go: Run, RunStage,
-// Graph; slurm.go). The report is report_*.go: the HTML page
-// (report_page.go) and, per figure, what the paper claims and the verdict
-// this run's numbers give (report_fig3.go, …, report_construct.go, with
-// the shared comparisons in report_verdicts.go).
+// The study is divided by concern into packages, each importing only the
+// ones below it:
+//
+//	reproduce          the stage graph (Plan: data, train, eval, construct,
+//	                   fig5, fig8, dynamics, profile, figures and report
+//	                   stages), running it (Run, RunStage, Graph), Slurm
+//	                   submissions (WriteSlurm) and the command (Command)
+//	reproduce/report   the findings: what the paper claims per figure, the
+//	                   verdict rules (paired tests, margins, Holm), and the
+//	                   HTML and text report
+//	reproduce/figures  the figures drawn from the merged results
+//	reproduce/results  what the stages leave behind: stage and file names,
+//	                   the stages' records, the merged results (Merge),
+//	                   statistics across seeds, the methods selected
+//	reproduce/study    the study's configuration: presets, keys, the model
+//	                   notation, training options, cost estimates
+//
+// This package's files: the stage graph (plan.go) and its stages (data.go,
+// train.go, eval.go: the baselines and the models beside CTW,
+// construct.go, fig5.go, fig8.go: the synthetic TF 2-0 models,
+// dynamics.go, ladder.go: the attention profiles of the budget ladder);
+// running it (run.go: Run, RunStage, Graph; slurm.go; command.go);
+// config.go names the study's configuration for callers of this package.
 package reproduce

@@ -11,6 +11,10 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/dynamics"
+	"github.com/vomc/vomc/reproduce/figures"
+	"github.com/vomc/vomc/reproduce/report"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
 )
 
 // TestDynamicsPlan: with Config.Dynamics set, every transformer replicate
@@ -19,11 +23,11 @@ import (
 // the training stages' inputs are as before; a bad specification is
 // refused.
 func TestDynamicsPlan(t *testing.T) {
-	cfg, err := Preset("tiny")
+	cfg, err := study.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
-	count := func(c Config) (dyn int, snapInputs int) {
+	count := func(c study.Config) (dyn int, snapInputs int) {
 		t.Helper()
 		stages, err := Plan(c, Options{})
 		if err != nil {
@@ -63,7 +67,7 @@ func TestDynamicsPlan(t *testing.T) {
 	if d, s := count(c); d != len(cfg.Models()) || s != 2*len(cfg.Models()) {
 		t.Fatalf("snapshot_seeds 2: %d dynamics stages and %d training stages with snapshots, want %d and %d", d, s, len(cfg.Models()), 2*len(cfg.Models()))
 	}
-	hashes := func(c Config) map[string]string {
+	hashes := func(c study.Config) map[string]string {
 		stages, err := Graph(c, Options{CodeKey: "k"})
 		if err != nil {
 			t.Fatal(err)
@@ -76,10 +80,10 @@ func TestDynamicsPlan(t *testing.T) {
 	}
 	with, without := hashes(c), hashes(cfg)
 	for _, m := range cfg.Models() {
-		if n := trainStageName(m, 0); with[n] != without[n] {
+		if n := results.TrainStageName(m, 0); with[n] != without[n] {
 			t.Errorf("%s: hash changed by snapshot_seeds", n)
 		}
-		if n := trainStageName(m, 1); with[n] == without[n] {
+		if n := results.TrainStageName(m, 1); with[n] == without[n] {
 			t.Errorf("%s: hash unchanged though it now keeps snapshots", n)
 		}
 	}
@@ -98,7 +102,7 @@ func TestDynamicsPlan(t *testing.T) {
 // reference, and the heads table.
 func TestDynamicsEndToEnd(t *testing.T) {
 	t.Parallel()
-	cfg, err := Preset("tiny")
+	cfg, err := study.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,8 +115,8 @@ func TestDynamicsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, err := os.Stat(filepath.Join(out, "figures", DynamicsFile)); err != nil || st.Size() < 1000 {
-		t.Fatalf("%s: %v", DynamicsFile, err)
+	if st, err := os.Stat(filepath.Join(out, "figures", figures.DynamicsFile)); err != nil || st.Size() < 1000 {
+		t.Fatalf("%s: %v", figures.DynamicsFile, err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(out, "stages", "dynamics-tf-*", dynamics.CheckpointFile)); len(left) != 0 {
 		t.Errorf("checkpoints left in completed dynamics stages: %v", left)
@@ -140,7 +144,7 @@ func TestDynamicsEndToEnd(t *testing.T) {
 		t.Errorf("dynamics section embeds %d images, want the one grid", n)
 	}
 	// The text report has the same section, its tables as rows of cells.
-	txt, err := os.ReadFile(filepath.Join(out, ReportTextFile))
+	txt, err := os.ReadFile(filepath.Join(out, report.ReportTextFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,42 +162,5 @@ func TestDynamicsEndToEnd(t *testing.T) {
 	kn := regexp.MustCompile(`KN among the references is (KN\([^)]*\)), its discount δ tuned on all (\d+) windows of the training set, as the summary table's (KN\([^)]*\))\.`).FindSubmatch(txt)
 	if kn == nil || string(kn[1]) != string(kn[3]) || string(kn[2]) != fmt.Sprint(cfg.TrainTrees*(cfg.TrainNK/cfg.N)) {
 		t.Errorf("the dynamics section's KN: %q", kn)
-	}
-}
-
-// TestDynamicsKNNote: the dynamics section names the δ of the references'
-// KN, tuned on all the training set's windows, and says how it relates to
-// the summary table's KN, tuned on the first KNTuneWindows (depth5: δ =
-// 0.8703 against 0.8662).
-func TestDynamicsKNNote(t *testing.T) {
-	t.Parallel()
-	depth5, _ := Preset("depth5")
-	small := depth5
-	small.TrainTrees, small.TrainNK = 100, 1024 // 200 windows ≤ KNTuneWindows
-	refs := func(names ...string) []*dynamics.Result {
-		return []*dynamics.Result{{References: names}, {References: names}}
-	}
-	std := refs("Unigram(α=0.5)", "Markov(k=1,α=0.5)", "KN(D=5,δ=0.8703)", "CTW(D=5,λ=0.15,α=0.5)")
-	cases := []struct {
-		name string
-		cfg  Config
-		res  []*dynamics.Result
-		kn   string
-		want string
-	}{
-		{"depth5", depth5, std, "KN(D=5,δ=0.8662)",
-			" KN among the references is KN(D=5,δ=0.8703), its discount δ tuned on all 50000 windows of the training set, not on the first 1000 of them as the summary table's KN(D=5,δ=0.8662), hence the different δ."},
-		{"same δ", depth5, std, "KN(D=5,δ=0.8703)",
-			" KN among the references is KN(D=5,δ=0.8703), its discount δ tuned on all 50000 windows of the training set, not on the first 1000 of them as the summary table's KN(D=5,δ=0.8703) (the same δ nonetheless)."},
-		{"small training set", small, std, "KN(D=5,δ=0.8703)",
-			" KN among the references is KN(D=5,δ=0.8703), its discount δ tuned on all 200 windows of the training set, as the summary table's KN(D=5,δ=0.8703)."},
-		{"no KN in the summary", depth5, std, "",
-			" KN among the references is KN(D=5,δ=0.8703), its discount δ tuned on all 50000 windows of the training set."},
-		{"no KN among the references", depth5, refs("Unigram(α=0.5)", "CTW(D=5,λ=0.15,α=0.5)"), "KN(D=5,δ=0.8662)", ""},
-	}
-	for _, tc := range cases {
-		if got := knNote(tc.cfg, tc.res, tc.kn); got != tc.want {
-			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
-		}
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -30,21 +32,15 @@ const baselineSpec = "bayes,ctw,kn,ppm,ppm:norm,ppm:excl,unigram"
 // predictor (the reference of the excesses) and CTW.
 const refSpec = "bayes,ctw"
 
-// KNTuneWindows is the most training windows KN's discount is tuned on.
-const KNTuneWindows = 1000
-
 // ValWindows is the most validation windows (the training trees held out
 // for early stopping: the same split as training) on which the report's
 // selections ("the best transformer", "the best fixed order") are made,
 // so that the test windows that judge a selection never choose it.
 const ValWindows = 500
 
-// valFile is an evaluation stage's result on the validation windows.
-const valFile = "val.json"
-
 // validationWindows are the first ValWindows windows of the training
 // data's validation split (trainSplit).
-func validationWindows(cfg Config, sc *pipeline.StageContext) ([][]byte, error) {
+func validationWindows(cfg study.Config, sc *pipeline.StageContext) ([][]byte, error) {
 	_, val, _, err := trainSplit(cfg, sc)
 	if err != nil || val == nil {
 		return nil, err
@@ -58,8 +54,8 @@ func validationWindows(cfg Config, sc *pipeline.StageContext) ([][]byte, error) 
 }
 
 // evalValidation evaluates ps on the validation windows and saves the
-// result as valFile (nothing when the split has fewer than 2 windows).
-func evalValidation(ctx context.Context, cfg Config, sc *pipeline.StageContext, ps []predict.Predictor) ([]string, error) {
+// result as ValFile (nothing when the split has fewer than 2 windows).
+func evalValidation(ctx context.Context, cfg study.Config, sc *pipeline.StageContext, ps []predict.Predictor) ([]string, error) {
 	ws, err := validationWindows(cfg, sc)
 	if err != nil || len(ws) < 2 {
 		return nil, err
@@ -68,34 +64,34 @@ func evalValidation(ctx context.Context, cfg Config, sc *pipeline.StageContext, 
 	if err != nil {
 		return nil, err
 	}
-	return []string{valFile}, fsutil.WriteFile(filepath.Join(sc.Dir, valFile), true, res.WriteJSON)
+	return []string{results.ValFile}, fsutil.WriteFile(filepath.Join(sc.Dir, results.ValFile), true, res.WriteJSON)
 }
 
 // baselinesStage evaluates the reference methods (baselineSpec and
 // cfg.ExtraMethods) on the test windows, KN's discount tuned on at most
 // KNTuneWindows training windows.
-func baselinesStage(cfg Config) pipeline.Stage {
+func baselinesStage(cfg study.Config) pipeline.Stage {
 	bspec := baselineSpec
 	if cfg.ExtraMethods != "" {
 		bspec += "," + cfg.ExtraMethods
 	}
 	return pipeline.Stage{
-		Name:   StageBaselines,
-		Inputs: map[string]any{"defaults": defaults(cfg), "methods": bspec, "tune_windows": KNTuneWindows, "val_windows": ValWindows},
-		Deps:   []string{StageTrainData, StageTestData},
+		Name:   results.StageBaselines,
+		Inputs: map[string]any{"defaults": defaults(cfg), "methods": bspec, "tune_windows": results.KNTuneWindows, "val_windows": ValWindows},
+		Deps:   []string{results.StageTrainData, results.StageTestData},
 		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
-			train, err := dataset.Read(filepath.Join(sc.Deps[StageTrainData].Dir, dataDir))
+			train, err := dataset.Read(filepath.Join(sc.Deps[results.StageTrainData].Dir, results.DataDir))
 			if err != nil {
 				return nil, err
 			}
-			test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
+			test, err := dataset.Read(filepath.Join(sc.Deps[results.StageTestData].Dir, results.DataDir))
 			if err != nil {
 				return nil, err
 			}
 			d := defaults(cfg)
 			d.Tune = experiment.Windows(train)
-			if len(d.Tune) > KNTuneWindows {
-				d.Tune = d.Tune[:KNTuneWindows]
+			if len(d.Tune) > results.KNTuneWindows {
+				d.Tune = d.Tune[:results.KNTuneWindows]
 			}
 			d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
 			bar := progress.New(sc.Log, sc.Label, test.Windows()).DelayStart(2 * time.Second)
@@ -104,7 +100,7 @@ func baselinesStage(cfg Config) pipeline.Stage {
 			if err != nil {
 				return nil, err
 			}
-			if err := saveResult(sc.Dir, res); err != nil {
+			if err := results.SaveResult(sc.Dir, res); err != nil {
 				return nil, err
 			}
 			// the fixed orders on the validation windows, to select the best
@@ -121,19 +117,13 @@ func baselinesStage(cfg Config) pipeline.Stage {
 				}
 			}
 			if len(mk) == 0 {
-				return []string{resFile}, nil
+				return []string{results.ResultFile}, nil
 			}
 			vo, err := evalValidation(ctx, cfg, sc, mk)
-			return append([]string{resFile}, vo...), err
+			return append([]string{results.ResultFile}, vo...), err
 		},
 	}
 }
-
-// resFile is the result file of an evaluation stage.
-const resFile = "results.json"
-
-// evalStageName names the evaluation stage of replicate r of model m.
-func evalStageName(m Model, r int) string { return "eval-tf-" + m.Slug() + repSuffix(r) }
 
 // named gives a trained model the study's label as its name.
 type named struct {
@@ -144,21 +134,21 @@ type named struct {
 func (n named) Name() string { return n.name }
 
 // evalModelStage evaluates replicate r of model m beside Bayes and CTW.
-func evalModelStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
+func evalModelStage(cfg study.Config, m study.Model, r int, opts Options) pipeline.Stage {
 	return pipeline.Stage{
-		Name:   evalStageName(m, r),
-		Inputs: map[string]any{"defaults": defaults(cfg), "label": RepLabel(m, r), "val_windows": ValWindows},
-		Deps:   []string{StageTestData, trainStageName(m, r), StageTrainData},
+		Name:   results.EvalStageName(m, r),
+		Inputs: map[string]any{"defaults": defaults(cfg), "label": results.RepLabel(m, r), "val_windows": ValWindows},
+		Deps:   []string{results.StageTestData, results.TrainStageName(m, r), results.StageTrainData},
 		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
-			test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
+			test, err := dataset.Read(filepath.Join(sc.Deps[results.StageTestData].Dir, results.DataDir))
 			if err != nil {
 				return nil, err
 			}
-			model, err := transformer.LoadSafetensorsOn(opts.backend(), filepath.Join(sc.Deps[trainStageName(m, r)].Dir, modelFile))
+			model, err := transformer.LoadSafetensorsOn(opts.backend(), filepath.Join(sc.Deps[results.TrainStageName(m, r)].Dir, results.ModelFile))
 			if err != nil {
 				return nil, err
 			}
-			p := named{model, RepLabel(m, r)}
+			p := named{model, results.RepLabel(m, r)}
 			outs, err := evalWithRefs(ctx, cfg, sc, experiment.Windows(test), p)
 			if err != nil {
 				return nil, err
@@ -171,7 +161,7 @@ func evalModelStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 
 // evalWithRefs evaluates the references (refSpec: Bayes, the reference of
 // the excesses, and CTW) and p on the windows and saves the result.
-func evalWithRefs(ctx context.Context, cfg Config, sc *pipeline.StageContext, ws [][]byte, ps ...predict.Predictor) ([]string, error) {
+func evalWithRefs(ctx context.Context, cfg study.Config, sc *pipeline.StageContext, ws [][]byte, ps ...predict.Predictor) ([]string, error) {
 	built, err := methods.Build(refSpec, defaults(cfg))
 	if err != nil {
 		return nil, err
@@ -186,15 +176,5 @@ func evalWithRefs(ctx context.Context, cfg Config, sc *pipeline.StageContext, ws
 	if err != nil {
 		return nil, err
 	}
-	return []string{resFile}, saveResult(sc.Dir, res)
-}
-
-// saveResult writes an evaluation stage's result.
-func saveResult(dir string, res *eval.Result) error {
-	return fsutil.WriteFile(filepath.Join(dir, resFile), true, res.WriteJSON)
-}
-
-// loadResult reads the result of the evaluation stage d.
-func loadResult(d *pipeline.Done) (*eval.Result, error) {
-	return eval.LoadJSONFile(filepath.Join(d.Dir, resFile))
+	return []string{results.ResultFile}, results.SaveResult(sc.Dir, res)
 }

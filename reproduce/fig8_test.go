@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
@@ -22,7 +24,7 @@ import (
 // and bad encoding lists are refused.
 func TestSynthEncodingsGraph(t *testing.T) {
 	t.Parallel()
-	cfg, err := Preset("tiny")
+	cfg, err := study.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func TestSynthEncodingsGraph(t *testing.T) {
 // uninterrupted run (the same parameters bit for bit, the same losses).
 func TestSynthStageResume(t *testing.T) {
 	t.Parallel()
-	cfg, err := Preset("tiny")
+	cfg, err := study.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +96,7 @@ func TestSynthStageResume(t *testing.T) {
 	const stage, saved, stop = "synth-tf20", 40, 45
 	run := func(ctx context.Context, out string, log *bytes.Buffer, onStep func(string, int)) error {
 		opts := Options{Out: out, Version: "test", CodeKey: "test", Log: log, OnStep: onStep}
-		if _, err := RunStage(ctx, cfg, opts, StageTrainData); err != nil {
+		if _, err := RunStage(ctx, cfg, opts, results.StageTrainData); err != nil {
 			t.Fatal(err)
 		}
 		_, err := RunStage(ctx, cfg, opts, stage)
@@ -148,7 +150,7 @@ func TestSynthStageResume(t *testing.T) {
 		t.Errorf("resumed steps %v, want %d..%d", steps, saved+1, cfg.SynthSteps)
 	}
 	model := func(dir string) *synth.Model {
-		paths, _ := filepath.Glob(filepath.Join(dir, "stages", stage+"-*", modelFile))
+		paths, _ := filepath.Glob(filepath.Join(dir, "stages", stage+"-*", results.ModelFile))
 		if len(paths) != 1 {
 			t.Fatalf("models %v", paths)
 		}
@@ -182,8 +184,8 @@ func TestSynthStageResume(t *testing.T) {
 		if len(paths) != 1 {
 			t.Fatalf("records %v", paths)
 		}
-		var r synthRecord
-		if err := readJSON(filepath.Dir(paths[0]), "synth.json", &r); err != nil {
+		var r results.SynthRecord
+		if err := results.ReadJSON(filepath.Dir(paths[0]), "synth.json", &r); err != nil {
 			t.Fatal(err)
 		}
 		raw, _ := os.ReadFile(paths[0])

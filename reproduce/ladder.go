@@ -3,98 +3,52 @@ package reproduce
 import (
 	"context"
 	"fmt"
-	"math"
-	"os"
 	"path/filepath"
-	"slices"
-	"strings"
-
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/vomc/vomc/attnmap"
 	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/transformer"
 )
 
-// The training-budget ladder (issue 31; the rule in
-// docs/figures/ladder/README.md, fixed before the runs): with
-// Config.Ladder set, every trained model replicate gets an attention
-// profile stage (profileStage), and the report gets a section that applies
-// the rule (findLadder) to TF(4,4) at the largest budget, its seeds,
-// TF(4,4,4) at that budget, and Markov(4).
-
-// ladderProfileWindows is the number of test windows of a ladder profile
-// (the rule's criterion B: "the mean over the first 100 test windows").
-const ladderProfileWindows = 100
-
-// ladderLate is the number of last query positions criterion B looks at
-// (448–511 at N = 512).
-const ladderLate = 64
-
-// ladderHold is criterion B's least mean attention weight on key q−1.
-const ladderHold = 0.9
-
-// LadderProfile is what a profile stage keeps: per layer-1 head, the mean
-// attention weight (over the profile windows) on the previous key at every
-// query position, and the heads' labels.
-type LadderProfile struct {
-	Model   string `json:"model"`
-	Windows int    `json:"windows"`
-	// Prev[h][q] is layer-1 head h's mean weight on key q−1 at query q
-	// (NaN-free: q = 0 has no previous key and is 0).
-	Prev   [][]float64         `json:"prev"`
-	Scores []attnmap.HeadScore `json:"scores"`
-}
-
-// ladderProfileJSON is a profile stage's record.
-const ladderProfileJSON = "profile.json"
-
-// LadderProfileFile and LadderHeatmapFile are a profile stage's figures.
-const (
-	LadderProfileFile = "profile.png"
-	LadderHeatmapFile = "heatmaps.png"
-)
-
-func profileStageName(m Model, r int) string { return "profile-tf-" + m.Slug() + repSuffix(r) }
-
 // profileStage computes replicate r of model m's attention profile by query
-// position on the first ladderProfileWindows test windows (attnmap's
+// position on the first LadderProfileWindows test windows (attnmap's
 // study: head labels with the null test on 16 windows, heatmaps with zoom
 // panels, the profile figure) and keeps layer 1's previous-key weights.
-func profileStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
-	train := trainStageName(m, r)
+func profileStage(cfg study.Config, m study.Model, r int, opts Options) pipeline.Stage {
+	train := results.TrainStageName(m, r)
 	return pipeline.Stage{
-		Name:   profileStageName(m, r),
+		Name:   results.ProfileStageName(m, r),
 		Kind:   pipeline.KindEval,
-		Inputs: map[string]any{"model": m.Spec, "replicate": r, "windows": ladderProfileWindows, "null": fmt.Sprintf("windows=%d seed=%d", fig5Windows, cfg.Seed)},
-		Deps:   []string{StageTestData, train},
+		Inputs: map[string]any{"model": m.Spec, "replicate": r, "windows": results.LadderProfileWindows, "null": fmt.Sprintf("windows=%d seed=%d", fig5Windows, cfg.Seed)},
+		Deps:   []string{results.StageTestData, train},
 		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
-			test, err := dataset.Read(filepath.Join(sc.Deps[StageTestData].Dir, dataDir))
+			test, err := dataset.Read(filepath.Join(sc.Deps[results.StageTestData].Dir, results.DataDir))
 			if err != nil {
 				return nil, err
 			}
-			model, err := transformer.LoadSafetensorsOn(opts.backend(), filepath.Join(sc.Deps[train].Dir, modelFile))
+			model, err := transformer.LoadSafetensorsOn(opts.backend(), filepath.Join(sc.Deps[train].Dir, results.ModelFile))
 			if err != nil {
 				return nil, err
 			}
-			pxs := make([][]byte, min(ladderProfileWindows, test.Windows()))
+			pxs := make([][]byte, min(results.LadderProfileWindows, test.Windows()))
 			for w := range pxs {
 				pxs[w] = test.Window(w)
 			}
 			xs := pxs[:min(fig5Windows, len(pxs))]
-			label := RepLabel(m, r)
+			label := results.RepLabel(m, r)
 			res, err := attnmap.RunStudy(attnmap.Study{Model: model, Windows: xs, MaxK: cfg.MaxDepth() + 1, Null: attnmap.NullOptions{Seed: cfg.Seed},
 				K: cfg.HeatmapSuffix, Offset: -1,
-				Heatmaps:       []string{filepath.Join(sc.Dir, LadderHeatmapFile)},
+				Heatmaps:       []string{filepath.Join(sc.Dir, results.LadderHeatmapFile)},
 				HeatmapOptions: attnmap.Options{Title: fmt.Sprintf("Attention maps of %s on test window 0", label)},
-				ProfileWindows: pxs, ProfileFigure: filepath.Join(sc.Dir, LadderProfileFile),
+				ProfileWindows: pxs, ProfileFigure: filepath.Join(sc.Dir, results.LadderProfileFile),
 				ProfileTitle: fmt.Sprintf("%s: each labelled head's mass on its label's positions, by position (%d test windows)", label, len(pxs))})
 			if err != nil {
 				return nil, err
 			}
-			lp := LadderProfile{Model: label, Windows: len(pxs), Scores: res.Scores}
+			lp := results.LadderProfile{Model: label, Windows: len(pxs), Scores: res.Scores}
 			if p := res.Profile; p != nil && len(p.Rel) > 0 {
 				for _, head := range p.Rel[0] {
 					prev := make([]float64, len(head))
@@ -104,272 +58,11 @@ func profileStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 					lp.Prev = append(lp.Prev, prev)
 				}
 			}
-			outs := []string{ladderProfileJSON, LadderHeatmapFile}
+			outs := []string{results.LadderProfileJSON, results.LadderHeatmapFile}
 			if res.ProfileDrawn {
-				outs = append(outs, LadderProfileFile)
+				outs = append(outs, results.LadderProfileFile)
 			}
-			return outs, writeJSON(sc.Dir, ladderProfileJSON, lp)
+			return outs, results.WriteJSON(sc.Dir, results.LadderProfileJSON, lp)
 		},
 	}
-}
-
-// lateHold is the best layer-1 head's least mean weight on the previous
-// key over the last ladderLate query positions, and that head (1-based;
-// 0 without a profile).
-func (p LadderProfile) lateHold() (worst float64, head int) {
-	worst = math.Inf(-1)
-	for h, prev := range p.Prev {
-		w := math.Inf(1)
-		for q := max(1, len(prev)-ladderLate); q < len(prev); q++ {
-			w = min(w, prev[q])
-		}
-		if w > worst {
-			worst, head = w, h+1
-		}
-	}
-	if head == 0 {
-		worst = math.NaN()
-	}
-	return worst, head
-}
-
-// interval95 is the 95% paired t-interval of the second-half contrast.
-func interval95(ts ...term) (mean, lo, hi float64, ok bool) {
-	mean, se, df, _, ok := contrast(secondHalf, ts...)
-	if !ok {
-		return 0, 0, 0, false
-	}
-	c := 1.96
-	if df < 1e6 {
-		c = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.975)
-	}
-	return mean, mean - c*se, mean + c*se, true
-}
-
-// LadderVerdict is the outcome of the ladder's rule.
-type LadderVerdict struct {
-	Verdict string `json:"verdict"` // "budget artefact", "not a budget artefact", "inconclusive"
-	// Criteria are the rule's criteria A–D per seed, in words and numbers.
-	Criteria []Check `json:"criteria"`
-	// Extrapolation states the budget that would decide an inconclusive
-	// verdict (empty otherwise).
-	Extrapolation string `json:"extrapolation,omitempty"`
-}
-
-// ladderModels are the models the rule names: TF(4,4) with learned
-// positions at the largest budget K and at K/2, and TF(4,4,4) at K.
-func ladderModels(cfg Config) (top, half, deep Model, ok bool) {
-	best := 0
-	for _, s := range cfg.Fig3Models {
-		m, err := ParseModel(s)
-		if err != nil || m.Sin || !m.FF || !m.LN || len(m.Heads) != 2 {
-			continue
-		}
-		if b := max(1, m.Budget); b > best {
-			best, top = b, m
-		}
-	}
-	if best < 2 {
-		return top, half, deep, false
-	}
-	var okHalf, okDeep bool
-	for _, s := range cfg.Fig3Models {
-		m, err := ParseModel(s)
-		if err != nil || m.Sin || !m.FF || !m.LN {
-			continue
-		}
-		b := max(1, m.Budget)
-		switch {
-		case len(m.Heads) == 2 && 2*b == best:
-			half, okHalf = m, true
-		case len(m.Heads) == 3 && b == best:
-			deep, okDeep = m, true
-		}
-	}
-	return top, half, deep, okHalf && okDeep
-}
-
-// findLadder applies the rule of docs/figures/ladder/README.md, as written
-// there, to the merged results and the profiles (by replicate label).
-func findLadder(cfg Config, mg *merged, profiles map[string]LadderProfile) LadderVerdict {
-	v := LadderVerdict{Verdict: "inconclusive"}
-	top, half, deep, ok := ladderModels(cfg)
-	res := mg.Res
-	mk := first(res, "Markov(k=4")
-	if !ok || mk == nil {
-		v.Criteria = append(v.Criteria, Check{Claim: "the ladder's models and Markov(4)", Verdict: undecided.String(), Numbers: "missing from the study"})
-		return v
-	}
-	dm := res.Method(deep.Label())
-	allA, allB, allC, allD := true, true, true, true
-	seeds := cfg.SeedsOf(top)
-	for s := range seeds {
-		x := res.Method(RepLabel(top, s))
-		x2 := res.Method(RepLabel(half, s))
-		if x == nil {
-			allA, allB, allC, allD = false, false, false, false
-			v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("seed %d", s), Verdict: undecided.String(), Numbers: RepLabel(top, s) + " has no result"})
-			continue
-		}
-		// (A) below Markov(4)
-		m, lo, hi, okA := interval95(term{1, x}, term{-1, mk})
-		a := okA && hi < 0
-		allA = allA && a
-		v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(A) seed %d: %s beats %s (paired second-half interval wholly below 0)", s, top.Label(), mk.Name),
-			Verdict: holdsIf(a), Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", m, lo, hi)})
-		// (B) the previous-symbol head holds late in the window
-		p, okP := profiles[RepLabel(top, s)]
-		w, h := math.NaN(), 0
-		if okP {
-			w, h = p.lateHold()
-		}
-		b := okP && w >= ladderHold
-		allB = allB && b
-		v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(B) seed %d: a layer-1 head keeps ≥ %g of its attention on the previous key at every one of the last %d query positions (mean over %d test windows)", s, ladderHold, ladderLate, ladderProfileWindows),
-			Verdict: holdsIf(b), Numbers: fmt.Sprintf("best head %d: least mean weight %.3f", h, w)})
-		// (C) depth does not hurt
-		c := false
-		if dm != nil {
-			m, lo, hi, okC := interval95(term{1, dm}, term{-1, x})
-			c = okC && hi < Margin
-			v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(C) seed %d: %s is within %g of %s or better (upper end below +%g)", s, deep.Label(), Margin, RepLabel(top, s), Margin),
-				Verdict: holdsIf(c), Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", m, lo, hi)})
-		}
-		allC = allC && c
-		// (D) still worse, and flat
-		d := okA && lo > 0 && x2 != nil
-		num := fmt.Sprintf("%s − %s %+.4f [%+.4f, %+.4f]", RepLabel(top, s), mk.Name, m, lo, hi)
-		if x2 != nil {
-			imp := x2.SecondHalf.Mean - x.SecondHalf.Mean
-			gap := x.SecondHalf.Mean - mk.SecondHalf.Mean
-			d = d && imp < 0.1*gap
-			num += fmt.Sprintf("; ×%d → ×%d improvement %+.4f vs a tenth of the remaining gap %.4f", max(1, half.Budget), top.Budget, imp, 0.1*gap)
-		}
-		allD = allD && d
-		v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(D) seed %d: %s is still above %s and its last doubling gained less than a tenth of its remaining gap", s, top.Label(), mk.Name),
-			Verdict: holdsIf(d), Numbers: num})
-	}
-	switch {
-	case seeds > 0 && allA && allB && allC:
-		v.Verdict = "budget artefact"
-	case seeds > 0 && allD:
-		v.Verdict = "not a budget artefact"
-	default:
-		v.Extrapolation = ladderExtrapolation(cfg, res, top, mk)
-	}
-	return v
-}
-
-func holdsIf(b bool) string {
-	if b {
-		return holds.String()
-	}
-	return fails.String()
-}
-
-// ladderExtrapolation fits excess(T) = a·T^(−b) by least squares in
-// log–log to TF(4,4)'s second-half excess over the reference (mean over
-// seeds) at each budget of the ladder, and solves for the budget at which
-// it equals Markov(4)'s excess.
-func ladderExtrapolation(cfg Config, res *eval.Result, top Model, mk *eval.MethodResult) string {
-	var xs, ys []float64
-	var pts []string
-	for _, s := range cfg.Fig3Models {
-		m, err := ParseModel(s)
-		if err != nil || m.Sin || len(m.Heads) != len(top.Heads) || !m.FF || !m.LN {
-			continue
-		}
-		sum, n := 0.0, 0
-		for r := range cfg.SeedsOf(m) {
-			if x := res.Method(RepLabel(m, r)); x != nil {
-				sum += x.ExcessSecondHalf.Mean
-				n++
-			}
-		}
-		if n == 0 {
-			continue
-		}
-		e := sum / float64(n)
-		tokens := float64(max(1, m.Budget)) * cfg.TrainTokens()
-		pts = append(pts, fmt.Sprintf("%.3gM tokens: %.4f", tokens/1e6, e))
-		if e <= 0 {
-			return "cannot extrapolate: an excess is not above 0 (" + strings.Join(pts, "; ") + ")"
-		}
-		xs, ys = append(xs, math.Log(tokens)), append(ys, math.Log(e))
-	}
-	target := mk.ExcessSecondHalf.Mean
-	if len(xs) < 2 || !(target > 0) {
-		return "cannot extrapolate: fewer than two budgets with results"
-	}
-	mx, my := mean(xs), mean(ys)
-	sxy, sxx := 0.0, 0.0
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	slope := sxy / sxx // = −b
-	b := -slope
-	fit := fmt.Sprintf("excess(T) = a·T^−%.3f fitted to %s", b, strings.Join(pts, "; "))
-	if b <= 0 {
-		return fit + ": it does not fall with the budget, so no budget is predicted to decide it"
-	}
-	logT := mx + (math.Log(target)-my)/slope
-	T := math.Exp(logT)
-	return fit + fmt.Sprintf("; it reaches %s's %.4f at ≈ %.3g tokens, %.1f× the 1× budget (%.3g× the paper's 8.8e9 tokens)",
-		mk.Name, target, T, T/cfg.TrainTokens(), T/8.8e9)
-}
-
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
-// ladderSection is the report's section on the ladder: the rule's
-// verdict with its criteria, the extrapolation when inconclusive, the
-// ladder figure and the profiles of the rule's models.
-func ladderSection(cfg Config, mg *merged, deps map[string]*pipeline.Done, figDir string) (Finding, []string) {
-	profiles := map[string]LadderProfile{}
-	var files []string
-	for _, name := range []string{LadderFile, LadderCurvesFile} {
-		if _, err := os.Stat(filepath.Join(figDir, name)); err == nil {
-			files = append(files, filepath.Join(figDir, name))
-		}
-	}
-	top, half, deep, _ := ladderModels(cfg)
-	for _, m := range cfg.Models() {
-		for r := range cfg.SeedsOf(m) {
-			d, ok := deps[profileStageName(m, r)]
-			if !ok {
-				continue
-			}
-			var lp LadderProfile
-			if err := readJSON(d.Dir, ladderProfileJSON, &lp); err != nil {
-				continue
-			}
-			profiles[RepLabel(m, r)] = lp
-			if (m.Spec == top.Spec || m.Spec == half.Spec || m.Spec == deep.Spec) && slices.Contains(d.Outputs, LadderProfileFile) {
-				files = append(files, filepath.Join(d.Dir, LadderProfileFile))
-			}
-		}
-	}
-	v := findLadder(cfg, mg, profiles)
-	f := Finding{Claim: "The rule of docs/figures/ladder/README.md, fixed before the runs: a budget artefact if, in every seed, (A) TF(4,4) at the largest budget beats Markov(4), (B) its layer-1 previous-symbol head holds late in the window and (C) TF(4,4,4) at that budget is within 0.005 of it or better; not a budget artefact if (D) in every seed TF(4,4) is still above Markov(4) and its last doubling gained less than a tenth of its remaining gap; otherwise inconclusive, with the budget that would decide it.",
-		Checks: v.Criteria, Verdict: undecided.String()}
-	f.Found = "The ladder's verdict: " + v.Verdict + "."
-	if v.Extrapolation != "" {
-		f.Found += " Extrapolation: " + v.Extrapolation + "."
-	}
-	switch v.Verdict {
-	case "budget artefact":
-		f.Verdict, f.Agrees = holds.String(), true
-		f.Found += " The paper's claim (transformers of two or more layers track the Bayes predictor) holds at a larger budget; the 1× failures were the budget's."
-	case "not a budget artefact":
-		f.Verdict = fails.String()
-		f.Found += " The failures persist with four times the budget and barely move: they are not the budget's."
-	}
-	f.Summary = "the ladder's verdict is: " + v.Verdict
-	return f, files
 }

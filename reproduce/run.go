@@ -13,6 +13,9 @@ import (
 
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/reproduce/report"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
 )
 
 // Outcome is what Run did.
@@ -28,9 +31,9 @@ type Outcome struct {
 
 // Run validates cfg, runs (or resumes) the study's stages under
 // opts.Out/stages and publishes the report, the figures and the merged
-// results at the top of opts.Out: report.html, figures/*.png, results.json,
+// resultsOf at the top of opts.Out: report.html, figures/*.png, results.json,
 // config.json (the effective configuration).
-func Run(ctx context.Context, cfg Config, opts Options) (*Outcome, error) {
+func Run(ctx context.Context, cfg study.Config, opts Options) (*Outcome, error) {
 	start := time.Now()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -70,7 +73,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Outcome, error) {
 // already; otherwise the error is a *pipeline.MissingInputError. Running
 // the report stage also publishes the report, figures and results at the
 // top of opts.Out, as Run does.
-func RunStage(ctx context.Context, cfg Config, opts Options, name string) (*Outcome, error) {
+func RunStage(ctx context.Context, cfg study.Config, opts Options, name string) (*Outcome, error) {
 	start := time.Now()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -106,7 +109,7 @@ func RunStage(ctx context.Context, cfg Config, opts Options, name string) (*Outc
 	if len(r.Ran) == 0 {
 		out.Skipped = []string{name}
 	}
-	if name == StageReport {
+	if name == results.StageReport {
 		if out.Report, out.Figures, err = publish(opts.Out, r.Done); err != nil {
 			return out, err
 		}
@@ -118,7 +121,7 @@ func RunStage(ctx context.Context, cfg Config, opts Options, name string) (*Outc
 // Graph returns the study's stages in order with their job kinds and
 // dependencies, and their states under opts.Out (every stage "ready" or
 // "waiting" when opts.Out is empty or holds nothing).
-func Graph(cfg Config, opts Options) ([]pipeline.StageInfo, error) {
+func Graph(cfg study.Config, opts Options) ([]pipeline.StageInfo, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -153,7 +156,7 @@ func newRunner(opts Options, stages []pipeline.Stage) (*pipeline.Runner, error) 
 	return r, nil
 }
 
-func publish(out string, done map[string]*pipeline.Done) (report string, figures []string, err error) {
+func publish(out string, done map[string]*pipeline.Done) (reportPath string, figurePaths []string, err error) {
 	copyOut := func(src, dst string) error {
 		b, err := os.ReadFile(src)
 		if err != nil {
@@ -161,38 +164,38 @@ func publish(out string, done map[string]*pipeline.Done) (report string, figures
 		}
 		return fsutil.WriteBytes(dst, true, b)
 	}
-	report = filepath.Join(out, ReportFile)
-	if err := copyOut(filepath.Join(done[StageReport].Dir, ReportFile), report); err != nil {
+	reportPath = filepath.Join(out, report.ReportFile)
+	if err := copyOut(filepath.Join(done[results.StageReport].Dir, report.ReportFile), reportPath); err != nil {
 		return "", nil, err
 	}
-	if slices.Contains(done[StageReport].Outputs, ReportTextFile) {
-		if err := copyOut(filepath.Join(done[StageReport].Dir, ReportTextFile), filepath.Join(out, ReportTextFile)); err != nil {
+	if slices.Contains(done[results.StageReport].Outputs, report.ReportTextFile) {
+		if err := copyOut(filepath.Join(done[results.StageReport].Dir, report.ReportTextFile), filepath.Join(out, report.ReportTextFile)); err != nil {
 			return "", nil, err
 		}
-	} else if err := os.Remove(filepath.Join(out, ReportTextFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	} else if err := os.Remove(filepath.Join(out, report.ReportTextFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// A report stage of an older build wrote no text: remove a text
 		// report of an earlier run rather than leave it beside this one's
 		// report.html ('--rerun report' writes it).
 		return "", nil, err
 	}
-	figs := done[StageFigures]
-	if err := copyOut(filepath.Join(figs.Dir, MergedFile), filepath.Join(out, "results.json")); err != nil {
+	figs := done[results.StageFigures]
+	if err := copyOut(filepath.Join(figs.Dir, results.MergedFile), filepath.Join(out, "results.json")); err != nil {
 		return "", nil, err
 	}
-	if slices.Contains(figs.Outputs, SeedsFile) {
-		if err := copyOut(filepath.Join(figs.Dir, SeedsFile), filepath.Join(out, SeedsFile)); err != nil {
+	if slices.Contains(figs.Outputs, results.SeedsFile) {
+		if err := copyOut(filepath.Join(figs.Dir, results.SeedsFile), filepath.Join(out, results.SeedsFile)); err != nil {
 			return "", nil, err
 		}
 	}
-	if d, ok := done[StageSynth]; ok && slices.Contains(d.Outputs, GapsFile) {
-		if err := copyOut(filepath.Join(d.Dir, GapsFile), filepath.Join(out, GapsFile)); err != nil {
+	if d, ok := done[results.StageSynth]; ok && slices.Contains(d.Outputs, results.GapsFile) {
+		if err := copyOut(filepath.Join(d.Dir, results.GapsFile), filepath.Join(out, results.GapsFile)); err != nil {
 			return "", nil, err
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(out, "figures"), 0o755); err != nil {
 		return "", nil, err
 	}
-	for _, name := range []string{StageFigures, StageFig5, StageSynth} {
+	for _, name := range []string{results.StageFigures, results.StageFig5, results.StageSynth} {
 		d, ok := done[name]
 		if !ok {
 			continue
@@ -203,9 +206,9 @@ func publish(out string, done map[string]*pipeline.Done) (report string, figures
 				if err := copyOut(filepath.Join(d.Dir, o), dst); err != nil {
 					return "", nil, err
 				}
-				figures = append(figures, dst)
+				figurePaths = append(figurePaths, dst)
 			}
 		}
 	}
-	return report, figures, nil
+	return reportPath, figurePaths, nil
 }

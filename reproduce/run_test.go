@@ -16,6 +16,10 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/reproduce/figures"
+	"github.com/vomc/vomc/reproduce/report"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
 )
 
 func testLog(t *testing.T) io.Writer {
@@ -32,7 +36,7 @@ func testLog(t *testing.T) io.Writer {
 // fewer training steps.
 func TestTinyEndToEnd(t *testing.T) {
 	t.Parallel()
-	cfg, err := Preset("tiny")
+	cfg, err := study.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +54,7 @@ func TestTinyEndToEnd(t *testing.T) {
 	if len(res.Skipped) != 0 {
 		t.Errorf("fresh run skipped %v", res.Skipped)
 	}
-	for _, f := range []string{Fig3File, Fig4File, Fig10File, ConstructFile, Fig8File, fig8File("linear"), Fig5HeatmapFile} {
+	for _, f := range []string{figures.Fig3File, figures.Fig4File, figures.Fig10File, figures.ConstructFile, figures.Fig8File, figures.Fig8FileFor("linear"), results.Fig5HeatmapFile} {
 		if st, err := os.Stat(filepath.Join(out, "figures", f)); err != nil || st.Size() < 1000 {
 			t.Errorf("figure %s: %v", f, err)
 		}
@@ -84,7 +88,7 @@ func TestTinyEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{StageFig5, StageReport}; !slices.Equal(res3.Ran, want) {
+	if want := []string{results.StageFig5, results.StageReport}; !slices.Equal(res3.Ran, want) {
 		t.Errorf("after changing heatmap_suffix ran %v, want %v", res3.Ran, want)
 	}
 	// A training parameter: that model's training and evaluation, the
@@ -97,12 +101,12 @@ func TestTinyEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{StageTrainData, StageTestData, StageBaselines, StageConstruct} {
+	for _, s := range []string{results.StageTrainData, results.StageTestData, results.StageBaselines, results.StageConstruct} {
 		if slices.Contains(res4.Ran, s) {
 			t.Errorf("changing the training warm-up reran %s", s)
 		}
 	}
-	for _, s := range []string{"train-tf-h2-2", "eval-tf-h2-2", StageFig5, StageFigures, StageReport} {
+	for _, s := range []string{"train-tf-h2-2", "eval-tf-h2-2", results.StageFig5, results.StageFigures, results.StageReport} {
 		if !slices.Contains(res4.Ran, s) {
 			t.Errorf("changing the training warm-up did not rerun %s (ran %v)", s, res4.Ran)
 		}
@@ -172,7 +176,7 @@ func checkChromium(t *testing.T, report string) {
 // stages done before) and gives the same model as an uninterrupted run.
 func TestResumeAfterCancel(t *testing.T) {
 	t.Parallel()
-	cfg, err := Preset("tiny")
+	cfg, err := study.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +214,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	if len(steps) == 0 || steps[0] != stop+1 || steps[len(steps)-1] != cfg.MaxSteps {
 		t.Errorf("resumed steps %v..., want %d..%d", steps[:min(3, len(steps))], stop+1, cfg.MaxSteps)
 	}
-	for _, s := range []string{StageTrainData, StageTestData, StageBaselines, StageConstruct} {
+	for _, s := range []string{results.StageTrainData, results.StageTestData, results.StageBaselines, results.StageConstruct} {
 		if !slices.Contains(res.Skipped, s) {
 			t.Errorf("resumed run did not skip %s", s)
 		}
@@ -220,8 +224,8 @@ func TestResumeAfterCancel(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, Options{Out: out2, Version: "test", CodeKey: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := filepath.Glob(filepath.Join(out, "stages", "train-tf-h2-2-*", modelFile))
-	b, _ := filepath.Glob(filepath.Join(out2, "stages", "train-tf-h2-2-*", modelFile))
+	a, _ := filepath.Glob(filepath.Join(out, "stages", "train-tf-h2-2-*", results.ModelFile))
+	b, _ := filepath.Glob(filepath.Join(out2, "stages", "train-tf-h2-2-*", results.ModelFile))
 	if len(a) != 1 || len(b) != 1 {
 		t.Fatalf("model files %v %v", a, b)
 	}
@@ -240,21 +244,21 @@ func TestResumeAfterCancel(t *testing.T) {
 	}{{out, true}, {out2, false}} {
 		dir := filepath.Dir(map[bool]string{true: a[0], false: b[0]}[tc.resumed])
 		var done pipeline.Done
-		var ti TrainInfo
-		if err := readJSON(dir, pipeline.DoneFile, &done); err != nil {
+		var ti results.TrainInfo
+		if err := results.ReadJSON(dir, pipeline.DoneFile, &done); err != nil {
 			t.Fatal(err)
 		}
-		raw, err := os.ReadFile(filepath.Join(dir, infoFile))
+		raw, err := os.ReadFile(filepath.Join(dir, results.InfoFile))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := readJSON(dir, infoFile, &ti); err != nil {
+		if err := results.ReadJSON(dir, results.InfoFile, &ti); err != nil {
 			t.Fatal(err)
 		}
 		if tc.resumed != (ti.EarlierSeconds > 0) || tc.resumed != bytes.Contains(raw, []byte("EarlierSeconds")) {
-			t.Errorf("resumed %v: %s records %s", tc.resumed, infoFile, raw)
+			t.Errorf("resumed %v: %s records %s", tc.resumed, results.InfoFile, raw)
 		}
-		txt, err := os.ReadFile(filepath.Join(tc.out, ReportTextFile))
+		txt, err := os.ReadFile(filepath.Join(tc.out, report.ReportTextFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,7 +279,7 @@ func TestResumeAfterCancel(t *testing.T) {
 // same names; with another code key every name differs.
 func TestIdenticalRunsSameStages(t *testing.T) {
 	t.Parallel()
-	cfg, err := Preset("tiny")
+	cfg, err := study.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +306,7 @@ func TestIdenticalRunsSameStages(t *testing.T) {
 	if !slices.Equal(a, b) {
 		t.Errorf("stage directories of identical runs differ:\n%v\n%v", a, b)
 	}
-	for _, want := range []string{StageConstruct, StageSynth, "synth-tf20", StageFigures, StageReport} {
+	for _, want := range []string{results.StageConstruct, results.StageSynth, "synth-tf20", results.StageFigures, results.StageReport} {
 		if !slices.ContainsFunc(a, func(n string) bool { return strings.HasPrefix(n, want+"-") }) {
 			t.Errorf("no stage %s in %v", want, a)
 		}
@@ -324,7 +328,7 @@ func TestIdenticalRunsSameStages(t *testing.T) {
 // stage publishes the report.
 func TestRunStage(t *testing.T) {
 	t.Parallel()
-	cfg, err := Preset("tiny")
+	cfg, err := study.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +339,7 @@ func TestRunStage(t *testing.T) {
 	ctx := context.Background()
 	_, err = RunStage(ctx, cfg, opts, "eval-tf-h2")
 	var mi *pipeline.MissingInputError
-	if !errors.As(err, &mi) || mi.Input != StageTrainData || !strings.Contains(err.Error(), "needs stage data-train") {
+	if !errors.As(err, &mi) || mi.Input != results.StageTrainData || !strings.Contains(err.Error(), "needs stage data-train") {
 		t.Fatalf("eval without inputs: %v", err)
 	}
 	if _, err := RunStage(ctx, cfg, opts, "nope"); err == nil || !strings.Contains(err.Error(), "no stage") {
@@ -352,18 +356,18 @@ func TestRunStage(t *testing.T) {
 		}
 		return m
 	}
-	res, err := RunStage(ctx, cfg, opts, StageTrainData)
-	if err != nil || !slices.Equal(res.Ran, []string{StageTrainData}) {
+	res, err := RunStage(ctx, cfg, opts, results.StageTrainData)
+	if err != nil || !slices.Equal(res.Ran, []string{results.StageTrainData}) {
 		t.Fatalf("data-train: %v %+v", err, res)
 	}
 	st := states()
-	if st[StageTrainData] != pipeline.StateDone || st[StageTestData] != pipeline.StateReady || st["train-tf-h2"] != pipeline.StateReady || st[StageBaselines] != pipeline.StateWaiting {
+	if st[results.StageTrainData] != pipeline.StateDone || st[results.StageTestData] != pipeline.StateReady || st["train-tf-h2"] != pipeline.StateReady || st[results.StageBaselines] != pipeline.StateWaiting {
 		t.Errorf("states after data-train: %v", st)
 	}
-	if _, err := RunStage(ctx, cfg, opts, "eval-tf-h2"); !errors.As(err, &mi) || mi.Input != StageTestData {
+	if _, err := RunStage(ctx, cfg, opts, "eval-tf-h2"); !errors.As(err, &mi) || mi.Input != results.StageTestData {
 		t.Errorf("eval with data-train only: %v", err)
 	}
-	for _, s := range []string{StageTestData, "train-tf-h2"} {
+	for _, s := range []string{results.StageTestData, "train-tf-h2"} {
 		if res, err := RunStage(ctx, cfg, opts, s); err != nil || !slices.Equal(res.Ran, []string{s}) {
 			t.Fatalf("%s: %v %+v", s, err, res)
 		}
@@ -371,24 +375,24 @@ func TestRunStage(t *testing.T) {
 	if res, err := RunStage(ctx, cfg, opts, "train-tf-h2"); err != nil || len(res.Ran) != 0 || !slices.Equal(res.Skipped, []string{"train-tf-h2"}) {
 		t.Errorf("second train-tf-h2: %v %+v", err, res)
 	}
-	if st := states(); st[StageBaselines] != pipeline.StateReady || st["eval-tf-h2"] != pipeline.StateReady || st[StageFigures] != pipeline.StateWaiting {
+	if st := states(); st[results.StageBaselines] != pipeline.StateReady || st["eval-tf-h2"] != pipeline.StateReady || st[results.StageFigures] != pipeline.StateWaiting {
 		t.Errorf("states: %v", st)
 	}
 	full, err := Run(ctx, cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{StageTrainData, StageTestData, "train-tf-h2"} {
+	for _, s := range []string{results.StageTrainData, results.StageTestData, "train-tf-h2"} {
 		if !slices.Contains(full.Skipped, s) {
 			t.Errorf("full run after the stages did not skip %s (ran %v)", s, full.Ran)
 		}
 	}
-	os.Remove(filepath.Join(out, ReportFile))
-	res, err = RunStage(ctx, cfg, opts, StageReport)
+	os.Remove(filepath.Join(out, report.ReportFile))
+	res, err = RunStage(ctx, cfg, opts, results.StageReport)
 	if err != nil || res.Report == "" {
 		t.Fatalf("report stage: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(out, ReportFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(out, report.ReportFile)); err != nil {
 		t.Errorf("report stage did not publish: %v", err)
 	}
 	for name, s := range states() {

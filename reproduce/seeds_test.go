@@ -3,7 +3,6 @@ package reproduce
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,58 +11,9 @@ import (
 
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
 )
-
-// TestAcrossSeeds checks the Student-t interval over replicate means on
-// numbers worked by hand: 1, 2, 3 have mean 2, sd 1 and, with
-// t_{0.975,2} = 4.302653, half-width 4.302653/√3.
-func TestAcrossSeeds(t *testing.T) {
-	iv := AcrossSeeds([]float64{1, 2, 3})
-	if iv.Mean != 2 || math.Abs(iv.SD-1) > 1e-12 {
-		t.Errorf("mean %v sd %v, want 2 and 1", iv.Mean, iv.SD)
-	}
-	if want := 4.302653 / math.Sqrt(3); math.Abs(iv.HalfWidth()-want) > 1e-5 {
-		t.Errorf("half-width %v, want %v", iv.HalfWidth(), want)
-	}
-	// Two values 0.5, 0.7: sd = 0.1·√2, t_{0.975,1} = 12.7062.
-	iv = AcrossSeeds([]float64{0.5, 0.7})
-	if want := 12.706205 * 0.1 * math.Sqrt2 / math.Sqrt2; math.Abs(iv.HalfWidth()-want) > 1e-5 || math.Abs(iv.Mean-0.6) > 1e-12 {
-		t.Errorf("got %+v, want mean 0.6 half-width %v", iv, want)
-	}
-	if iv := AcrossSeeds([]float64{4}); iv.Mean != 4 || !math.IsNaN(iv.Lo) {
-		t.Errorf("one value: %+v", iv)
-	}
-}
-
-// TestSeedStats checks that the across-seed statistics gather each
-// model's replicates from a result by name.
-func TestSeedStats(t *testing.T) {
-	cfg, err := Preset("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Seeds = 2
-	m := cfg.Models()[0]
-	res := &eval.Result{Methods: []eval.MethodResult{
-		{Name: "CTW"},
-		{Name: RepLabel(m, 0), Window: eval.Interval{Mean: 1.0}, SecondHalf: eval.Interval{Mean: 0.9}, ExcessSecondHalf: eval.Interval{Mean: 0.1}},
-		{Name: RepLabel(m, 1), Window: eval.Interval{Mean: 1.2}, SecondHalf: eval.Interval{Mean: 0.7}, ExcessSecondHalf: eval.Interval{Mean: 0.3}},
-	}}
-	st := seedStats(cfg, res)
-	if len(st) != 1 || st[0].Model != m.Label() {
-		t.Fatalf("stats %+v, want one for %s", st, m.Label())
-	}
-	if !slices.Equal(st[0].SecondHalf, []float64{0.9, 0.7}) || math.Abs(*st[0].AcrossSecondHalf.Mean-0.8) > 1e-12 {
-		t.Errorf("second half %v, across %v", st[0].SecondHalf, *st[0].AcrossSecondHalf.Mean)
-	}
-	if !isReplicate(cfg, RepLabel(m, 1)) || isReplicate(cfg, RepLabel(m, 0)) {
-		t.Error("isReplicate wrong")
-	}
-	cfg.Seeds = 1
-	if seedStats(cfg, res) != nil {
-		t.Error("S=1 gives seed stats")
-	}
-}
 
 // TestSeedsGraph checks the stage graph with S = 2: one training and one
 // evaluation stage per model and replicate, replicate 1's named "-s1" and
@@ -72,7 +22,7 @@ func TestSeedStats(t *testing.T) {
 // today, hashes included, while replicate 0 keeps its hashes under S = 2.
 func TestSeedsGraph(t *testing.T) {
 	t.Parallel()
-	cfg, err := Preset("tiny")
+	cfg, err := study.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,13 +79,13 @@ func TestSeedsGraph(t *testing.T) {
 		if tr.Name == "" || ev.Name == "" {
 			t.Fatalf("S=2 lacks replicate 1 of %s", m.Spec)
 		}
-		if tr.Kind != pipeline.KindTrain || !tr.Resumable || !slices.Equal(tr.Deps, []string{StageTrainData}) {
+		if tr.Kind != pipeline.KindTrain || !tr.Resumable || !slices.Equal(tr.Deps, []string{results.StageTrainData}) {
 			t.Errorf("%s: kind %s deps %v", tr.Name, tr.Kind, tr.Deps)
 		}
-		if !slices.Equal(ev.Deps, []string{StageTestData, tr.Name, StageTrainData}) {
+		if !slices.Equal(ev.Deps, []string{results.StageTestData, tr.Name, results.StageTrainData}) {
 			t.Errorf("%s deps %v", ev.Name, ev.Deps)
 		}
-		if !slices.Contains(by[StageFigures].Deps, ev.Name) || !slices.Contains(by[StageReport].Deps, tr.Name) {
+		if !slices.Contains(by[results.StageFigures].Deps, ev.Name) || !slices.Contains(by[results.StageReport].Deps, tr.Name) {
 			t.Errorf("figures/report do not depend on %s", ev.Name)
 		}
 		r0 := "train-tf-" + m.Slug()
@@ -146,7 +96,7 @@ func TestSeedsGraph(t *testing.T) {
 			t.Errorf("replicates 0 and 1 of %s share a hash", m.Spec)
 		}
 	}
-	if by[StageFigures].Hash == hash1[StageFigures] {
+	if by[results.StageFigures].Hash == hash1[results.StageFigures] {
 		t.Error("figures stage hash does not depend on S")
 	}
 	if two.ReplicateSeed(0) != two.Seed || two.ReplicateSeed(1) == two.ReplicateSeed(2) || two.ReplicateSeed(1) == two.Seed {
@@ -159,7 +109,7 @@ func TestSeedsGraph(t *testing.T) {
 // curves in results.json, the report's seed columns.
 func TestTinySeedsEndToEnd(t *testing.T) {
 	t.Parallel()
-	cfg, err := Preset("tiny")
+	cfg, err := study.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,8 +125,8 @@ func TestTinySeedsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st []SeedStats
-	b, err := os.ReadFile(filepath.Join(out, SeedsFile))
+	var st []results.SeedStats
+	b, err := os.ReadFile(filepath.Join(out, results.SeedsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

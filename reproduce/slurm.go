@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/reproduce/study"
 )
 
 // SlurmOptions describe a Slurm submission.
@@ -41,7 +42,7 @@ type Submission struct {
 // output directory opts.Out, reading the configuration copied into the
 // submission, and a submit.sh that chains them with --dependency=afterok.
 // A set opts.Lock.Stale is passed on as --lock-stale.
-func WriteSlurm(cfg Config, opts Options, so SlurmOptions) (*Submission, error) {
+func WriteSlurm(cfg study.Config, opts Options, so SlurmOptions) (*Submission, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

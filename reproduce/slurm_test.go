@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
 )
 
 // TestGraphAndSlurmScripts checks the stage graph of the tiny preset and
@@ -20,7 +22,7 @@ import (
 // per job kind, and the afterok chain of submit.sh.
 func TestGraphAndSlurmScripts(t *testing.T) {
 	t.Parallel()
-	cfg, err := Preset("tiny")
+	cfg, err := study.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,9 +51,9 @@ func TestGraphAndSlurmScripts(t *testing.T) {
 			t.Errorf("stage %s: state %s without output directory, want %s", s.Name, s.State, want)
 		}
 	}
-	if !slices.Equal(byKind[pipeline.KindData], []string{StageTrainData, StageTestData}) ||
+	if !slices.Equal(byKind[pipeline.KindData], []string{results.StageTrainData, results.StageTestData}) ||
 		len(byKind[pipeline.KindTrain]) != len(cfg.Models())+len(cfg.SynthVariants) ||
-		!slices.Equal(byKind[pipeline.KindFigures], []string{StageFigures}) || !slices.Equal(byKind[pipeline.KindReport], []string{StageReport}) {
+		!slices.Equal(byKind[pipeline.KindFigures], []string{results.StageFigures}) || !slices.Equal(byKind[pipeline.KindReport], []string{results.StageReport}) {
 		t.Errorf("stages by kind: %v", byKind)
 	}
 	for _, s := range byKind[pipeline.KindTrain] {
@@ -120,7 +122,7 @@ func TestGraphAndSlurmScripts(t *testing.T) {
 	if !slices.Equal(kinds, pipeline.Kinds) {
 		t.Errorf("jobs %v, want %v", kinds, pipeline.Kinds)
 	}
-	var c Config
+	var c study.Config
 	if err := c.LoadFile(sub.Config); err != nil || c.JSON() != cfg.JSON() {
 		t.Errorf("copied configuration differs: %v", err)
 	}

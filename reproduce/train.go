@@ -8,65 +8,23 @@ import (
 	"path/filepath"
 
 	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
-
-// Files of a training stage: the trained model and its TrainInfo.
-const (
-	modelFile = "model.safetensors"
-	infoFile  = "train.json"
-)
-
-// TrainInfo is what a training stage records besides the weights.
-type TrainInfo struct {
-	Spec, Label, Name string
-	Params            int
-	Steps, Epochs     int
-	Tokens            float64
-	Seconds           float64 // training wall time, over all resumptions
-	// EarlierSeconds is the training wall time of the invocations before
-	// the one that completed the stage, up to the checkpoint that one
-	// resumed from (0, and not written, when it started afresh): the
-	// stage took about EarlierSeconds plus its recorded time (stageTime).
-	EarlierSeconds float64 `json:",omitempty"`
-	BestVal        float64 // NaN without validation
-	FinalTrainLoss float64
-	Stopped        bool
-}
-
-// repSuffix is the stage-name suffix of training replicate r: none for
-// replicate 0, "-s1", "-s2", … otherwise.
-func repSuffix(r int) string {
-	if r == 0 {
-		return ""
-	}
-	return fmt.Sprintf("-s%d", r)
-}
-
-// trainStageName names the training stage of replicate r of model m.
-func trainStageName(m Model, r int) string { return "train-tf-" + m.Slug() + repSuffix(r) }
-
-// RepLabel is the method name of replicate r of model m in the results:
-// the model's label for replicate 0, "LABEL [seed r]" otherwise.
-func RepLabel(m Model, r int) string {
-	if r == 0 {
-		return m.Label()
-	}
-	return fmt.Sprintf("%s [seed %d]", m.Label(), r)
-}
 
 // trainData is the training set of the study, split by tree
 // (transformer.SplitByTree with the study's seed) as trainrun.DataSpec
 // describes it: the same metadata in every engine's checkpoint as in
 // 'vomc train”s.
-func trainData(cfg Config, sc *pipeline.StageContext) trainrun.DataSpec {
-	return trainrun.DataSpec{Data: filepath.Join(sc.Deps[StageTrainData].Dir, dataDir), ValFrac: cfg.ValFrac, SplitSeed: cfg.Seed}
+func trainData(cfg study.Config, sc *pipeline.StageContext) trainrun.DataSpec {
+	return trainrun.DataSpec{Data: filepath.Join(sc.Deps[results.StageTrainData].Dir, results.DataDir), ValFrac: cfg.ValFrac, SplitSeed: cfg.Seed}
 }
 
 // trainSplit reads the training set and splits it (trainData); meta also
 // holds the stage's label, as in the training stages' checkpoints.
-func trainSplit(cfg Config, sc *pipeline.StageContext) (train, val transformer.Windows, meta map[string]string, err error) {
+func trainSplit(cfg study.Config, sc *pipeline.StageContext) (train, val transformer.Windows, meta map[string]string, err error) {
 	train, val, _, meta, err = trainData(cfg, sc).Load()
 	if err != nil {
 		return nil, nil, nil, err
@@ -83,7 +41,7 @@ func trainSplit(cfg Config, sc *pipeline.StageContext) (train, val transformer.W
 // cfg.CheckpointEvery steps, at epoch ends, at the end and on
 // cancellation, the training log and curve (trainrun.LogFile), a progress
 // bar on the stage's log, and a line there when the stage resumes.
-func trainJob(cfg Config, sc *pipeline.StageContext, o Options, name string, m trainrun.Model, tc transformer.TrainConfig) trainrun.Job {
+func trainJob(cfg study.Config, sc *pipeline.StageContext, o Options, name string, m trainrun.Model, tc transformer.TrainConfig) trainrun.Job {
 	j := trainrun.Job{Dir: sc.Dir, Mode: trainrun.ModeContinue, Model: m, Train: tc,
 		Data: trainData(cfg, sc), Meta: map[string]string{"stage": sc.Label},
 		CheckpointEvery: cfg.CheckpointEvery, FinalCheckpoint: true, Progress: sc.Log, Label: sc.Label,
@@ -108,24 +66,24 @@ func trainJob(cfg Config, sc *pipeline.StageContext, o Options, name string, m t
 // trainStage trains replicate r of model m (seed cfg.ReplicateSeed(r) for
 // the initialisation and the shuffling; the same training data and split
 // for every replicate) on the study's engine.
-func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
+func trainStage(cfg study.Config, m study.Model, r int, opts Options) pipeline.Stage {
 	tcfg := m.TransformerConfig(cfg)
 	topt := m.TrainConfig(cfg)
 	seed := cfg.ReplicateSeed(r)
 	topt.Seed = seed
-	name := trainStageName(m, r)
+	name := results.TrainStageName(m, r)
 	inputs := map[string]any{"model": tcfg, "train": topt, "val_frac": cfg.ValFrac, "init_seed": seed}
 	if cfg.Engine == trainrun.EngineTorch {
 		inputs["engine"] = cfg.Engine // a Go engine's stage keeps its hash
 	}
-	dyn := cfg.snapshotsOf(r)
+	dyn := cfg.SnapshotsOf(r)
 	if dyn != "" {
 		inputs["snapshots"] = dyn // likewise without snapshots
 	}
 	return pipeline.Stage{
 		Name:      name,
 		Inputs:    inputs,
-		Deps:      []string{StageTrainData},
+		Deps:      []string{results.StageTrainData},
 		Resumable: true,
 		Kind:      pipeline.KindTrain,
 		Run: func(ctx context.Context, sc *pipeline.StageContext) ([]string, error) {
@@ -137,14 +95,14 @@ func trainStage(cfg Config, m Model, r int, opts Options) pipeline.Stage {
 			if err != nil {
 				return nil, stageError(err)
 			}
-			info := TrainInfo{Spec: m.Spec, Label: RepLabel(m, r), Name: s.Name, Params: tcfg.NumParams(),
+			info := results.TrainInfo{Spec: m.Spec, Label: results.RepLabel(m, r), Name: s.Name, Params: tcfg.NumParams(),
 				Steps: s.Step, Epochs: s.Epoch, Seconds: s.Elapsed.Seconds(), EarlierSeconds: s.Earlier.Seconds(), BestVal: s.BestVal,
 				Stopped: s.Stopped, FinalTrainLoss: s.FinalTrainLoss()}
 			info.Tokens = float64(s.Step) * float64(min(topt.BatchSize, s.TrainWindows)) * float64(cfg.N)
 			if math.IsInf(info.BestVal, 0) {
 				info.BestVal = math.NaN()
 			}
-			return []string{modelFile}, writeJSON(sc.Dir, infoFile, jsonSafe(info))
+			return []string{results.ModelFile}, results.WriteJSON(sc.Dir, results.InfoFile, results.JSONSafe(info))
 		},
 	}
 }
@@ -156,12 +114,4 @@ func stageError(err error) error {
 		return fmt.Errorf("interrupted at step %d (checkpoint saved; run again to resume): %w", ie.Step, ie.Err)
 	}
 	return err
-}
-
-// jsonSafe replaces NaN (which JSON cannot hold) by -1 in a TrainInfo.
-func jsonSafe(t TrainInfo) TrainInfo {
-	if math.IsNaN(t.BestVal) {
-		t.BestVal = -1
-	}
-	return t
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/vomc/vomc/attnmap"
 	"github.com/vomc/vomc/experiment"
-	"github.com/vomc/vomc/reproduce"
+	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/source/treefile"
 	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer/trainrun"
@@ -45,8 +45,8 @@ func checkEvalMemory(data, train, spec string, workers int) error {
 	return experiment.CheckEvalMemory(data, train, spec, workers, checkMemory)
 }
 
-// reproduceConfig is reproduce.Layered with its errors as usage errors.
-func reproduceConfig(preset, file string, sets []string) (reproduce.Config, error) {
-	cfg, err := reproduce.Layered(preset, file, sets)
+// reproduceConfig is study.Layered with its errors as usage errors.
+func reproduceConfig(preset, file string, sets []string) (study.Config, error) {
+	cfg, err := study.Layered(preset, file, sets)
 	return cfg, asUsage(err)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/reproduce"
+	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
@@ -23,7 +24,7 @@ func runReproduce(args []string) error {
 	fs := newFlags("reproduce")
 	c := reproduce.Command{Stdout: os.Stdout, Stderr: os.Stderr, Options: reproduce.Options{Version: version, Log: os.Stderr}}
 	o, sl := &c.Options, &c.Slurm
-	preset := fs.String("preset", "tiny", "preset: "+strings.Join(reproduce.Presets, ", "))
+	preset := fs.String("preset", "tiny", "preset: "+strings.Join(study.Presets, ", "))
 	fs.StringVar(&o.Out, "out", "", "output directory (default reproduce-PRESET)")
 	file := fs.String("config", "", "JSON file of overrides (keys as printed)")
 	var sets setFlags
@@ -47,7 +48,7 @@ func runReproduce(args []string) error {
 	if fs.NArg() != 0 {
 		return usagef("unexpected arguments %v", fs.Args())
 	}
-	cfg, err := reproduce.Layered(*preset, *file, sets)
+	cfg, err := study.Layered(*preset, *file, sets)
 	if err != nil {
 		return asUsage(err)
 	}
@@ -85,7 +86,7 @@ func runReproduce(args []string) error {
 
 // reproduceEngine is the engine the configuration names (its "engine"),
 // with the torch flags' settings; they are refused for the Go engine.
-func reproduceEngine(fs *flag.FlagSet, cfg reproduce.Config, tor *trainrun.Torch) (*trainrun.Engine, error) {
+func reproduceEngine(fs *flag.FlagSet, cfg study.Config, tor *trainrun.Torch) (*trainrun.Engine, error) {
 	if cfg.Engine != trainrun.EngineTorch {
 		if err := torchOnly(givenFlags(fs), "--%s is a torch engine setting: add --set engine=torch"); err != nil {
 			return nil, err

@@ -1,0 +1,71 @@
+package reproduce
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/vomc/vomc/methods"
+	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/reproduce/study"
+	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/trainrun"
+)
+
+// Options are the run's settings that are not part of the study's
+// configuration.
+type Options struct {
+	// Out is the output directory: stages/ holds the cached stages, and
+	// report.html, figures/ and results.json are written at its top.
+	Out string
+	// Version is the vomc version (in the report, and part of every stage
+	// hash).
+	Version string
+	// CodeKey identifies the code (part of every stage hash, so that
+	// stages cached by other code are computed again); empty means
+	// pipeline.CodeKey(), from the binary's VCS information or its
+	// SHA-256. Tests inject it.
+	CodeKey string
+	// Rerun names stages to compute again even when cached ("all": every
+	// stage); stages depending on them are computed again where the rerun
+	// changed their outputs.
+	Rerun []string
+	// Log receives progress lines (nil: discard).
+	Log io.Writer
+	// OnStep, if set, is called after every training step of every model
+	// (tests use it to cancel a run mid-training).
+	OnStep func(stage string, step int)
+	// Lock configures the claims that keep concurrent runs sharing Out
+	// (Slurm tasks, several machines) from computing the same stage.
+	Lock pipeline.LockConfig
+	// Engine is the training engine, made once by the caller
+	// (trainrun.NewEngine) as Config.Engine names it: it trains the
+	// transformers (on the Go engine or the torch engine), and its Go
+	// backend (Engine.Backend) holds every model the study builds on the
+	// Go engine — the TF 2-0 models, the models evaluated, attention maps,
+	// dynamics (nil: the Go engine, each model making a CPU backend of its
+	// own). The backend is not part of any stage hash: every backend
+	// computes the same numbers.
+	Engine *trainrun.Engine
+}
+
+// backend is the Go engine's compute backend (Options.Engine).
+func (o Options) backend() backend.Backend { return o.Engine.Backend() }
+
+// checkEngine refuses an Engine other than the one cfg names.
+func (o Options) checkEngine(cfg study.Config) error {
+	want := cfg.Engine
+	if want == "" {
+		want = trainrun.EngineGo
+	}
+	if got := o.Engine.Name(); got != want {
+		return fmt.Errorf("reproduce: the configuration trains on the %s engine, Options.Engine is the %s engine", want, got)
+	}
+	return nil
+}
+
+// defaults are the study's settings of the methods: CTW's depth, λ and α,
+// and the order of KN and PPM.
+func defaults(cfg study.Config) methods.Defaults {
+	prior := cfg.Prior()
+	return methods.Defaults{A: cfg.A, D: cfg.MaxDepth(), Lambda: cfg.Lambda, Alpha: cfg.Alpha, Prior: &prior}
+}

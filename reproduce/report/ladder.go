@@ -1,0 +1,285 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/reproduce/figures"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// ladderLate is the number of last query positions criterion B looks at
+// (448–511 at N = 512).
+const ladderLate = 64
+
+// ladderHold is criterion B's least mean attention weight on key q−1.
+const ladderHold = 0.9
+
+// lateHold is the best layer-1 head's least mean weight on the previous
+// key over the last ladderLate query positions, and that head (1-based;
+// 0 without a profile).
+func lateHold(p results.LadderProfile) (worst float64, head int) {
+	worst = math.Inf(-1)
+	for h, prev := range p.Prev {
+		w := math.Inf(1)
+		for q := max(1, len(prev)-ladderLate); q < len(prev); q++ {
+			w = min(w, prev[q])
+		}
+		if w > worst {
+			worst, head = w, h+1
+		}
+	}
+	if head == 0 {
+		worst = math.NaN()
+	}
+	return worst, head
+}
+
+// interval95 is the 95% paired t-interval of the second-half contrast.
+func interval95(ts ...term) (mean, lo, hi float64, ok bool) {
+	mean, se, df, _, ok := contrast(secondHalf, ts...)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	c := 1.96
+	if df < 1e6 {
+		c = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.975)
+	}
+	return mean, mean - c*se, mean + c*se, true
+}
+
+// LadderVerdict is the outcome of the ladder's rule.
+type LadderVerdict struct {
+	Verdict string `json:"verdict"` // "budget artefact", "not a budget artefact", "inconclusive"
+	// Criteria are the rule's criteria A–D per seed, in words and numbers.
+	Criteria []Check `json:"criteria"`
+	// Extrapolation states the budget that would decide an inconclusive
+	// verdict (empty otherwise).
+	Extrapolation string `json:"extrapolation,omitempty"`
+}
+
+// ladderModels are the models the rule names: TF(4,4) with learned
+// positions at the largest budget K and at K/2, and TF(4,4,4) at K.
+func ladderModels(cfg study.Config) (top, half, deep study.Model, ok bool) {
+	best := 0
+	for _, s := range cfg.Fig3Models {
+		m, err := study.ParseModel(s)
+		if err != nil || m.Sin || !m.FF || !m.LN || len(m.Heads) != 2 {
+			continue
+		}
+		if b := max(1, m.Budget); b > best {
+			best, top = b, m
+		}
+	}
+	if best < 2 {
+		return top, half, deep, false
+	}
+	var okHalf, okDeep bool
+	for _, s := range cfg.Fig3Models {
+		m, err := study.ParseModel(s)
+		if err != nil || m.Sin || !m.FF || !m.LN {
+			continue
+		}
+		b := max(1, m.Budget)
+		switch {
+		case len(m.Heads) == 2 && 2*b == best:
+			half, okHalf = m, true
+		case len(m.Heads) == 3 && b == best:
+			deep, okDeep = m, true
+		}
+	}
+	return top, half, deep, okHalf && okDeep
+}
+
+// findLadder applies the rule of docs/figures/ladder/README.md, as written
+// there, to the merged results and the profiles (by replicate label).
+func findLadder(cfg study.Config, mg *results.Merged, profiles map[string]results.LadderProfile) LadderVerdict {
+	v := LadderVerdict{Verdict: "inconclusive"}
+	top, half, deep, ok := ladderModels(cfg)
+	res := mg.Res
+	mk := results.First(res, "Markov(k=4")
+	if !ok || mk == nil {
+		v.Criteria = append(v.Criteria, Check{Claim: "the ladder's models and Markov(4)", Verdict: undecided.String(), Numbers: "missing from the study"})
+		return v
+	}
+	dm := res.Method(deep.Label())
+	allA, allB, allC, allD := true, true, true, true
+	seeds := cfg.SeedsOf(top)
+	for s := range seeds {
+		x := res.Method(results.RepLabel(top, s))
+		x2 := res.Method(results.RepLabel(half, s))
+		if x == nil {
+			allA, allB, allC, allD = false, false, false, false
+			v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("seed %d", s), Verdict: undecided.String(), Numbers: results.RepLabel(top, s) + " has no result"})
+			continue
+		}
+		// (A) below Markov(4)
+		m, lo, hi, okA := interval95(term{1, x}, term{-1, mk})
+		a := okA && hi < 0
+		allA = allA && a
+		v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(A) seed %d: %s beats %s (paired second-half interval wholly below 0)", s, top.Label(), mk.Name),
+			Verdict: holdsIf(a), Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", m, lo, hi)})
+		// (B) the previous-symbol head holds late in the window
+		p, okP := profiles[results.RepLabel(top, s)]
+		w, h := math.NaN(), 0
+		if okP {
+			w, h = lateHold(p)
+		}
+		b := okP && w >= ladderHold
+		allB = allB && b
+		v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(B) seed %d: a layer-1 head keeps ≥ %g of its attention on the previous key at every one of the last %d query positions (mean over %d test windows)", s, ladderHold, ladderLate, results.LadderProfileWindows),
+			Verdict: holdsIf(b), Numbers: fmt.Sprintf("best head %d: least mean weight %.3f", h, w)})
+		// (C) depth does not hurt
+		c := false
+		if dm != nil {
+			m, lo, hi, okC := interval95(term{1, dm}, term{-1, x})
+			c = okC && hi < Margin
+			v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(C) seed %d: %s is within %g of %s or better (upper end below +%g)", s, deep.Label(), Margin, results.RepLabel(top, s), Margin),
+				Verdict: holdsIf(c), Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", m, lo, hi)})
+		}
+		allC = allC && c
+		// (D) still worse, and flat
+		d := okA && lo > 0 && x2 != nil
+		num := fmt.Sprintf("%s − %s %+.4f [%+.4f, %+.4f]", results.RepLabel(top, s), mk.Name, m, lo, hi)
+		if x2 != nil {
+			imp := x2.SecondHalf.Mean - x.SecondHalf.Mean
+			gap := x.SecondHalf.Mean - mk.SecondHalf.Mean
+			d = d && imp < 0.1*gap
+			num += fmt.Sprintf("; ×%d → ×%d improvement %+.4f vs a tenth of the remaining gap %.4f", max(1, half.Budget), top.Budget, imp, 0.1*gap)
+		}
+		allD = allD && d
+		v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(D) seed %d: %s is still above %s and its last doubling gained less than a tenth of its remaining gap", s, top.Label(), mk.Name),
+			Verdict: holdsIf(d), Numbers: num})
+	}
+	switch {
+	case seeds > 0 && allA && allB && allC:
+		v.Verdict = "budget artefact"
+	case seeds > 0 && allD:
+		v.Verdict = "not a budget artefact"
+	default:
+		v.Extrapolation = ladderExtrapolation(cfg, res, top, mk)
+	}
+	return v
+}
+
+func holdsIf(b bool) string {
+	if b {
+		return holds.String()
+	}
+	return fails.String()
+}
+
+// ladderExtrapolation fits excess(T) = a·T^(−b) by least squares in
+// log–log to TF(4,4)'s second-half excess over the reference (mean over
+// seeds) at each budget of the ladder, and solves for the budget at which
+// it equals Markov(4)'s excess.
+func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk *eval.MethodResult) string {
+	var xs, ys []float64
+	var pts []string
+	for _, s := range cfg.Fig3Models {
+		m, err := study.ParseModel(s)
+		if err != nil || m.Sin || len(m.Heads) != len(top.Heads) || !m.FF || !m.LN {
+			continue
+		}
+		sum, n := 0.0, 0
+		for r := range cfg.SeedsOf(m) {
+			if x := res.Method(results.RepLabel(m, r)); x != nil {
+				sum += x.ExcessSecondHalf.Mean
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		e := sum / float64(n)
+		tokens := float64(max(1, m.Budget)) * cfg.TrainTokens()
+		pts = append(pts, fmt.Sprintf("%.3gM tokens: %.4f", tokens/1e6, e))
+		if e <= 0 {
+			return "cannot extrapolate: an excess is not above 0 (" + strings.Join(pts, "; ") + ")"
+		}
+		xs, ys = append(xs, math.Log(tokens)), append(ys, math.Log(e))
+	}
+	target := mk.ExcessSecondHalf.Mean
+	if len(xs) < 2 || !(target > 0) {
+		return "cannot extrapolate: fewer than two budgets with results"
+	}
+	mx, my := mean(xs), mean(ys)
+	sxy, sxx := 0.0, 0.0
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	slope := sxy / sxx // = −b
+	b := -slope
+	fit := fmt.Sprintf("excess(T) = a·T^−%.3f fitted to %s", b, strings.Join(pts, "; "))
+	if b <= 0 {
+		return fit + ": it does not fall with the budget, so no budget is predicted to decide it"
+	}
+	logT := mx + (math.Log(target)-my)/slope
+	T := math.Exp(logT)
+	return fit + fmt.Sprintf("; it reaches %s's %.4f at ≈ %.3g tokens, %.1f× the 1× budget (%.3g× the paper's 8.8e9 tokens)",
+		mk.Name, target, T, T/cfg.TrainTokens(), T/8.8e9)
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// ladderSection is the report's section on the ladder: the rule's
+// verdict with its criteria, the extrapolation when inconclusive, the
+// ladder figure and the profiles of the rule's models.
+func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeline.Done, figDir string) (Finding, []string) {
+	profiles := map[string]results.LadderProfile{}
+	var files []string
+	for _, name := range []string{figures.LadderFile, figures.LadderCurvesFile} {
+		if _, err := os.Stat(filepath.Join(figDir, name)); err == nil {
+			files = append(files, filepath.Join(figDir, name))
+		}
+	}
+	top, half, deep, _ := ladderModels(cfg)
+	for _, m := range cfg.Models() {
+		for r := range cfg.SeedsOf(m) {
+			d, ok := deps[results.ProfileStageName(m, r)]
+			if !ok {
+				continue
+			}
+			var lp results.LadderProfile
+			if err := results.ReadJSON(d.Dir, results.LadderProfileJSON, &lp); err != nil {
+				continue
+			}
+			profiles[results.RepLabel(m, r)] = lp
+			if (m.Spec == top.Spec || m.Spec == half.Spec || m.Spec == deep.Spec) && slices.Contains(d.Outputs, results.LadderProfileFile) {
+				files = append(files, filepath.Join(d.Dir, results.LadderProfileFile))
+			}
+		}
+	}
+	v := findLadder(cfg, mg, profiles)
+	f := Finding{Claim: "The rule of docs/figures/ladder/README.md, fixed before the runs: a budget artefact if, in every seed, (A) TF(4,4) at the largest budget beats Markov(4), (B) its layer-1 previous-symbol head holds late in the window and (C) TF(4,4,4) at that budget is within 0.005 of it or better; not a budget artefact if (D) in every seed TF(4,4) is still above Markov(4) and its last doubling gained less than a tenth of its remaining gap; otherwise inconclusive, with the budget that would decide it.",
+		Checks: v.Criteria, Verdict: undecided.String()}
+	f.Found = "The ladder's verdict: " + v.Verdict + "."
+	if v.Extrapolation != "" {
+		f.Found += " Extrapolation: " + v.Extrapolation + "."
+	}
+	switch v.Verdict {
+	case "budget artefact":
+		f.Verdict, f.Agrees = holds.String(), true
+		f.Found += " The paper's claim (transformers of two or more layers track the Bayes predictor) holds at a larger budget; the 1× failures were the budget's."
+	case "not a budget artefact":
+		f.Verdict = fails.String()
+		f.Found += " The failures persist with four times the budget and barely move: they are not the budget's."
+	}
+	f.Summary = "the ladder's verdict is: " + v.Verdict
+	return f, files
+}

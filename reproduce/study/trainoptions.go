@@ -1,0 +1,68 @@
+package study
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/vomc/vomc/transformer"
+)
+
+// studyOptions are the declared options of the study with their Config
+// fields' indices.
+var studyOptions = func() []studyOption {
+	fields := map[string]int{}
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		fields[jsonName(t.Field(i))] = i
+	}
+	var out []studyOption
+	for _, o := range transformer.Options {
+		if i, ok := fields[o.StudyKey()]; ok && o.Study {
+			out = append(out, studyOption{o, i})
+		}
+	}
+	return out
+}()
+
+// studyOption is a declared option and its Config field.
+type studyOption struct {
+	transformer.Option
+	field int
+}
+
+// value is the option's value in c.
+func (o studyOption) value(c Config) any { return reflect.ValueOf(c).Field(o.field).Interface() }
+
+// trainConfig is tc with every study option of TrainConfig set from c.
+func (c Config) trainConfig(tc transformer.TrainConfig) transformer.TrainConfig {
+	for _, o := range studyOptions {
+		if !o.Run {
+			o.Set(&tc, o.value(c))
+		}
+	}
+	return tc
+}
+
+// validateTraining checks the study's training options as their
+// declaration says (the transformers' TrainConfig, then the run options),
+// naming them by their keys.
+func (c Config) validateTraining() error {
+	tc := c.TrainConfig()
+	var fe *transformer.TrainConfigError
+	if err := tc.Validate(); errors.As(err, &fe) {
+		key := fe.Field
+		if o, ok := transformer.OptionByKey(key); ok && o.Study {
+			key = o.StudyKey()
+		}
+		return fmt.Errorf("reproduce: %s: %s", key, fe.Msg)
+	} else if err != nil {
+		return err
+	}
+	for _, o := range studyOptions {
+		if o.Run && o.Check(o.value(c), tc) != nil {
+			return fmt.Errorf("reproduce: %s=%v: want %s", o.StudyKey(), o.value(c), o.Want(tc))
+		}
+	}
+	return nil
+}
