@@ -295,7 +295,8 @@ func TestBrowserDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPage(t, b, s, win, q)
-	if err := b.eval(`(async () => { window.scrollTo(0, 0); await new Promise((f) => setTimeout(f, 300)); })()`, nil); err != nil {
+	// the map coloured per row, as for the README
+	if err := b.eval(`(async () => { const c = document.getElementById('scale'); c.value = 'row'; c.dispatchEvent(new Event('change')); window.scrollTo(0, 0); await new Promise((f) => setTimeout(f, 300)); })()`, nil); err != nil {
 		t.Fatal(err)
 	}
 	png, err := b.screenshot()

@@ -299,7 +299,7 @@
     const svg = $('phases');
     svg.innerHTML = '';
     const W = svg.clientWidth || 900, n = st.length;
-    const xOf = (i) => 8 + (W - 16) * (n > 1 ? i / (n - 1) : 0.5);
+    const xOf = (i) => 8 + (W - 16) * (n > 1 ? i / (n - 1) : 0.5); // the range input's thumb centres
     // a step past the last snapshot is the final model's (a run measured
     // with its last snapshot, which is model.safetensors, left out)
     const idxOf = (step) => {
@@ -311,9 +311,10 @@
     };
     const NS = 'http://www.w3.org/2000/svg';
     const add = (tag, attrs, text) => { const e = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); if (text != null) e.textContent = text; svg.append(e); return e; };
+    const anchor = (i) => i === 0 ? 'start' : i === n - 1 ? 'end' : 'middle';
     for (let i = 0; i < n; i++) {
-      add('line', { x1: xOf(i), x2: xOf(i), y1: 30, y2: 36, stroke: '#9aa4af' });
-      add('text', { x: xOf(i), y: 44, 'font-size': 9, 'text-anchor': 'middle', fill: '#6b7480' }, st[i] < 0 ? 'final' : st[i]);
+      add('line', { x1: xOf(i), x2: xOf(i), y1: 32, y2: 38, stroke: '#9aa4af' });
+      add('text', { x: xOf(i) + (i === 0 ? -6 : i === n - 1 ? 6 : 0), y: 47, 'font-size': 10, 'text-anchor': anchor(i), fill: '#6b7480' }, st[i] < 0 ? 'final' : String(st[i]));
     }
     const dyn = m.dynamics;
     if (!dyn) {
@@ -322,21 +323,26 @@
     }
     const cols = ['#cfe3f3', '#fde2c5', '#d4eedf', '#f3d4e4', '#e7e3c4', '#dcd6f0'];
     const colOf = {};
+    // each phase a band from half-way to the previous snapshot to half-way to the next
+    const half = W / Math.max(1, n - 1) / 2;
     dyn.phases.forEach((ph) => {
-      const a = xOf(idxOf(ph.from_step)), b = xOf(idxOf(ph.to_step));
+      const ia = idxOf(ph.from_step), ib = idxOf(ph.to_step);
+      const a = Math.max(0, xOf(ia) - half), b = Math.min(W, xOf(ib) + half);
       const name = ph.closest + (ph.tied_with && ph.tied_with.length ? ' ≈ ' + ph.tied_with.join(' ≈ ') : '');
       if (!(ph.closest in colOf)) colOf[ph.closest] = cols[Object.keys(colOf).length % cols.length];
-      const r = add('rect', { x: a - 6, y: 2, width: Math.max(12, b - a + 12), height: 16, rx: 3, fill: colOf[ph.closest] });
-      r.append(Object.assign(document.createElementNS(NS, 'title'), { textContent: `closest: ${name}, steps ${ph.from_step}–${ph.to_step}` }));
-      add('text', { x: a - 3, y: 14, 'font-size': 10, fill: '#1d2228' }, shortName(ph.closest));
+      const r = add('rect', { x: a + 1, y: 2, width: Math.max(4, b - a - 2), height: 17, rx: 3, fill: colOf[ph.closest] });
+      r.append(Object.assign(document.createElementNS(NS, 'title'), { textContent: `closest algorithm: ${name}, steps ${ph.from_step}–${ph.to_step}` }));
+      const label = [ph.closest].concat(ph.tied_with || []).map(shortName).join(' ≈ ');
+      add('text', { x: (a + b) / 2, y: 14, 'font-size': 10.5, 'text-anchor': 'middle', fill: '#1d2228' }, label);
     });
     const byStep = {};
     dyn.emergences.forEach((e) => { (byStep[e.step] = byStep[e.step] || []).push(e); });
     for (const [step, es] of Object.entries(byStep)) {
       const x = xOf(idxOf(+step));
-      const g = add('path', { d: `M${x - 4},20 L${x + 4},20 L${x},28 Z`, fill: '#d55e00' });
+      const g = add('path', { d: `M${x - 4},21 L${x + 4},21 L${x},29 Z`, fill: '#d55e00' });
       g.append(Object.assign(document.createElementNS(NS, 'title'), { textContent: es.map((e) => `L${e.layer}H${e.head} ${e.hypothesis} from step ${e.step}`).join('\n') }));
-      add('text', { x: x + 6, y: 28, 'font-size': 9, fill: '#d55e00' }, es.map((e) => `L${e.layer}H${e.head}`).join(' '));
+      const right = x > W - 160;
+      add('text', { x: right ? x - 7 : x + 7, y: 29, 'font-size': 9.5, 'text-anchor': right ? 'end' : 'start', fill: '#d55e00' }, 'new: ' + es.map((e) => `L${e.layer}H${e.head}`).join(' '));
     }
   }
   function renderStepInfo() {
@@ -347,11 +353,19 @@
     if (dyn) {
       const last = dyn.points[dyn.points.length - 1];
       const p = s < 0 ? (last && last.step > m.steps[m.steps.length - 1] ? last : null) : dyn.points.find((p) => p.step === s);
-      if (p) info = `closest algorithm: ${p.closest}${p.tied_with ? ' ≈ ' + p.tied_with.join(' ≈ ') : ''} · excess over ${dyn.excess_reference} ${fmt(p.excess)} nats (${dyn.windows} windows) · ${p.labelled_heads} labelled heads`;
+      if (p) info = `closest algorithm: ${[p.closest].concat(p.tied_with || []).map(shortName).join(' ≈ ')} · excess over ${shortName(dyn.excess_reference)} ${fmt(p.excess)} nats/symbol (whole window; ${fmt(p.excess_half)} second half; ${dyn.windows} windows of vomc dynamics) · ${p.labelled_heads} labelled heads`;
+      else if (s < 0) info = 'the final parameters (model.safetensors)';
     }
     $('step-info').textContent = info;
   }
-  const shortName = (n) => n.replace(/\(D=\d+,λ=[^)]*\)/, '').replace(/,λ=[^)]*\)/, ')');
+  // a method's name without its prior's λ and α ("CTW(D=3)", "Markov(k=2)",
+  // "Unigram"); a model's as "RUN · TF(4,4) E=32"
+  const shortName = (n) => {
+    const m = /^TF\(L=\d+,H=\[([\d,]+)\],E=(\d+),N=\d+([^)]*)\)@(.*)$/.exec(n);
+    if (m) return `${m[4]} · TF(${m[1]})${m[3]} E=${m[2]}`;
+    return n.replace(/,?[λα]=[^,)]*/g, '').replace('(,', '(').replace('()', '');
+  };
+  api.shortName = shortName;
 
   // ---------- curves ----------
   function smooth(a, w) {
@@ -407,7 +421,7 @@
     const ex = [];
     if (ref) for (const c of cs) if (c.kind === 'model' && !S.hidden.has(c.name)) ex.push({ name: c.name, y: smooth(c.loss.map((v, i) => v - ref.loss[i]), S.smooth) });
     drawChart($('excess'), ex, true, hoverT);
-    $('excess-title').textContent = `Excess over ${S.meta.excess}: model − reference` + (S.curveMode === 'mean' && S.mean ? ` (mean of ${S.mean.windows} windows)` : ' (this window)');
+    $('excess-title').textContent = `Excess over ${shortName(S.meta.excess)}: model − reference` + (S.curveMode === 'mean' && S.mean ? ` (mean of ${S.mean.windows} windows)` : ' (this window)');
     renderLegend(cs);
   }
 
@@ -470,7 +484,8 @@
     for (const c of cs) {
       const st = S.styles[c.name] || { color: '#888', dash: [] };
       const sp = el('span', { class: S.hidden.has(c.name) ? 'off' : '', title: 'click to hide or show' },
-        el('i', { style: `border-top-color:${st.color};border-top-style:${st.dash.length ? (st.dash[0] < 2 ? 'dotted' : 'dashed') : 'solid'}` }), c.name);
+        el('i', { style: `border-top-color:${st.color};border-top-style:${st.dash.length ? (st.dash[0] < 2 ? 'dotted' : 'dashed') : 'solid'}` }), shortName(c.name));
+      sp.title = c.name + ' — click to hide or show';
       sp.onclick = () => { S.hidden.has(c.name) ? S.hidden.delete(c.name) : S.hidden.add(c.name); drawCurves(); };
       L.append(sp);
     }
@@ -551,7 +566,7 @@
     rows.sort((a, b) => (a.kind === 'model' ? -1 : 0) - (b.kind === 'model' ? -1 : 0));
     for (const d of rows) {
       const st = S.styles[d.name] || { color: '#888' };
-      const tr = el('tr', { class: d.kind, 'data-method': d.name }, el('td', { title: d.name }, el('span', { class: 'swatch', style: `background:${st.color}` }), d.name));
+      const tr = el('tr', { class: d.kind, 'data-method': d.name }, el('td', { title: d.name }, el('span', { class: 'swatch', style: `background:${st.color}` }), shortName(d.name)));
       for (let a = 0; a < A; a++) {
         const v = d.p ? d.p[a] : null;
         const td = el('td', { class: 'p' + (a === p.next ? ' next' : ''), 'data-symbol': a, 'data-value': v == null ? '' : String(v) }, fmt(v));
@@ -685,10 +700,12 @@
       for (let r = v.q0; r < v.q1; r++) for (let k = v.k0; k < Math.min(v.k1, r + 1); k++) if (data[r * T + k] > top) top = data[r * T + k];
       top = top || 1;
     }
-    $('map-range').textContent = `queries ${v.q0}–${v.q1 - 1} × keys ${v.k0}–${v.k1 - 1} of ${T}×${T} · darkest = ${fmt(top, 3)}`;
+    $('map-range').textContent = `queries ${v.q0}–${v.q1 - 1} × keys ${v.k0}–${v.k1 - 1} of ${T}×${T} · darkest = ${S.scale === 'row' ? "the row's largest weight" : fmt(top, 3)}`;
     const gam = S.gamma;
-    const color = (a) => {
-      const u = Math.pow(Math.max(0, Math.min(1, a / top)), gam);
+    const rowMax = {};
+    const rmax = (r) => { if (!(r in rowMax)) { let m = 0; for (let k = 0; k <= r; k++) m = Math.max(m, data[r * T + k]); rowMax[r] = m || 1; } return rowMax[r]; };
+    const color = (a, r) => {
+      const u = Math.pow(Math.max(0, Math.min(1, a / (S.scale === 'row' ? rmax(r) : top))), gam);
       // white → blue → dark navy
       return [Math.round(255 * (1 - u) + 8 * u), Math.round(255 * (1 - u) + 48 * u), Math.round(255 * (1 - u) + 107 * u)];
     };
@@ -698,10 +715,10 @@
       const r0 = v.q0 + Math.floor(py * rows / H), r1 = Math.max(r0 + 1, v.q0 + Math.floor((py + 1) * rows / H));
       for (let px = 0; px < W; px++) {
         const c0 = v.k0 + Math.floor(px * cols / W), c1 = Math.max(c0 + 1, v.k0 + Math.floor((px + 1) * cols / W));
-        let m = 0, upper = true;
-        for (let r = r0; r < r1; r++) for (let k = c0; k < c1; k++) { if (k <= r) { upper = false; const a = data[r * T + k]; if (a > m) m = a; } }
+        let m = 0, mr = r0, upper = true;
+        for (let r = r0; r < r1; r++) for (let k = c0; k < c1; k++) { if (k <= r) { upper = false; const a = data[r * T + k]; if (a > m) { m = a; mr = r; } } }
         const o = 4 * (py * W + px);
-        const [R, G, B] = upper ? [242, 243, 245] : color(m);
+        const [R, G, B] = upper ? [242, 243, 245] : color(m, mr);
         img.data[o] = R; img.data[o + 1] = G; img.data[o + 2] = B; img.data[o + 3] = 255;
       }
     }
