@@ -47,6 +47,10 @@ type EvalOptions struct {
 	Export    string // directory for every method's distributions as .npy ("": none)
 	Workers   int
 	Force     bool         // replace existing outputs
+	// Slide accepts models whose context is shorter than the windows
+	// (SlideWarning, then kept in the result's labels); without it they
+	// are refused (*SlideError) before the evaluation.
+	Slide bool
 	Plot      plot.Options // the figure's options
 	// Backend is the compute backend of tf methods' models, chosen by the
 	// caller (nil: each model makes a CPU backend of its own).
@@ -102,6 +106,14 @@ func RunEval(ctx context.Context, o EvalOptions) (*EvalReport, error) {
 		return nil, err
 	}
 	return o.evaluate(ctx, d, labels)
+}
+
+// SlideError refuses models whose context is shorter than the windows
+// (EvalOptions.Slide).
+type SlideError struct{ Warning string }
+
+func (e *SlideError) Error() string {
+	return e.Warning + "; evaluate it so with --slide, or on windows no longer than its context"
 }
 
 // CheckEvalOutputs checks RunEval's outputs before any work: the files of
@@ -251,8 +263,22 @@ func (o EvalOptions) setTuning(d *methods.Defaults) error {
 
 // evaluate runs Evaluate on d.Windows, reports and writes the outputs.
 func (o EvalOptions) evaluate(ctx context.Context, d methods.Defaults, labels map[string]string) (*EvalReport, error) {
+	built, err := methods.Build(o.Methods, d)
+	if err != nil {
+		return nil, err
+	}
+	if w := SlideWarning(built, d.Windows); w != "" {
+		if !o.Slide {
+			return nil, &SlideError{w}
+		}
+		fmt.Fprintln(o.Log, "warning: "+w)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels["warning_context"] = w
+	}
 	bar := progress.New(o.Progress, "windows", len(d.Windows)).DelayStart(2 * time.Second)
-	res, built, err := Evaluate(ctx, d.Windows, o.Methods, d, eval.Config{Workers: o.Workers, Reference: o.Reference, Progress: bar.Update, Labels: labels})
+	res, built, err := evaluateBuilt(ctx, d.Windows, built, d, eval.Config{Workers: o.Workers, Reference: o.Reference, Progress: bar.Update, Labels: labels})
 	bar.Done()
 	if err != nil {
 		return nil, err
@@ -264,6 +290,9 @@ func (o EvalOptions) evaluate(ctx context.Context, d methods.Defaults, labels ma
 	}
 	if err := res.WriteSummaryTable(o.Log); err != nil {
 		return nil, err
+	}
+	if w := labels["warning_context"]; w != "" {
+		fmt.Fprintln(o.Log, "warning: "+w)
 	}
 	if err := WriteOutputs(res, o.Out, o.Force, o.Plot); err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,6 +45,33 @@ func Evaluate(ctx context.Context, windows [][]byte, spec string, d methods.Defa
 	if err != nil {
 		return nil, nil, err
 	}
+	return evaluateBuilt(ctx, windows, built, d, cfg)
+}
+
+// SlideWarning says which models of built have a context shorter than
+// the longest of the windows (they slide: positions past the context are
+// predicted from the last context symbols only); "" when none.
+func SlideWarning(built []methods.Built, windows [][]byte) string {
+	N := 0
+	for _, w := range windows {
+		N = max(N, len(w))
+	}
+	var short []string
+	for _, b := range built {
+		if m, ok := b.Predictor.(interface{ WindowLimits() (int, int) }); ok {
+			if T, _ := m.WindowLimits(); T < N {
+				short = append(short, fmt.Sprintf("%s (context %d)", b.Predictor.Name(), T))
+			}
+		}
+	}
+	if len(short) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the windows (N=%d) are longer than the context of %s: past its context a model predicts from a sliding window of its last symbols, so its loss there is not in-context learning over the whole window", N, strings.Join(short, ", "))
+}
+
+// evaluateBuilt evaluates the built methods in context on the windows.
+func evaluateBuilt(ctx context.Context, windows [][]byte, built []methods.Built, d methods.Defaults, cfg eval.Config) (*eval.Result, []methods.Built, error) {
 	if cfg.Labels == nil {
 		cfg.Labels = map[string]string{}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/vomc/vomc/construct"
 	"github.com/vomc/vomc/dynamics"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/pipeline"
 )
 
@@ -84,6 +85,11 @@ func runDynamics(args []string) error {
 	}
 	if cfg.Windows < 2 || cfg.MaxK < 1 || cfg.HeadWindows == 0 || cfg.HeadWindows < -1 {
 		return usagef("--windows ≥ 2, --max-k ≥ 1 and --head-windows ≥ 1 (or -1) please")
+	}
+	if cfg.Methods != "" {
+		if err := methods.Check(cfg.Methods); err != nil { // before any work
+			return asUsage(err)
+		}
 	}
 	if *out == "" {
 		*out = filepath.Join(cfg.Run, "dynamics")

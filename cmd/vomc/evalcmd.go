@@ -37,6 +37,7 @@ func runEval(args []string) error {
 	fs.StringVar(&o.Out, "out", "", "output directory")
 	fs.IntVar(&o.Workers, "workers", runtime.GOMAXPROCS(0), "worker goroutines")
 	fs.BoolVar(&o.Force, "force", false, "overwrite existing output files")
+	fs.BoolVar(&o.Slide, "slide", false, "accept tf/synth models whose context is shorter than the windows (they slide; a warning is kept in results.json)")
 	fs.StringVar(&o.Export, "export", "", "also write every method's distributions to DIR/<method>.npy (float64, shape (windows, N, A), the npy method's layout)")
 	var pf plotFlags
 	pf.register(fs)
@@ -85,7 +86,7 @@ func runEval(args []string) error {
 	defer stop()
 	o.Plot, o.Log, o.Warn, o.Progress, o.Memory = files.Options, os.Stdout, os.Stderr, os.Stderr, checkMemory
 	_, err = experiment.RunEval(ctx, o)
-	return err
+	return usageOf[*experiment.SlideError](err, "")
 }
 
 // plotFlags are the figure options shared by eval and plot.
@@ -165,6 +166,9 @@ func runQuickstart(args []string) error {
 	force := fs.Bool("force", false, "overwrite the outputs of an earlier run")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if err := methods.Check(q.Methods); err != nil { // before any work
+		return asUsage(err)
 	}
 	q.Prior.Depths, q.Warn = []int{*D}, os.Stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

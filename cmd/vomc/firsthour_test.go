@@ -191,3 +191,44 @@ func TestPlotMethods(t *testing.T) {
 		t.Errorf("default smoothing at N=128: %d, want 5 (was N/100 = 1: jagged)", got)
 	}
 }
+
+// TestSlideExplicit: a model evaluated on windows longer than its context
+// is refused unless --slide, and then the warning is in the output and in
+// results.json (item 5; before, it slid silently, with an info line).
+func TestSlideExplicit(t *testing.T) {
+	dir := t.TempDir()
+	_, common := tinyData(t, dir)
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, append(common, "--out", p("run"), "--epochs", "1", "-N", "12")...)
+	args := []string{"eval", "--data", common[2], "--methods", "ctw,tf:path=" + p("run"), "--out", p("ev")}
+	code, out := stderrOf(t, args...)
+	if code != 2 || !strings.Contains(out, "the windows (N=24) are longer than the context of TF(L=1,H=[1],E=8,N=12)@run (context 12)") ||
+		!strings.Contains(out, "evaluate it so with --slide") {
+		t.Errorf("eval without --slide: exit %d:\n%s", code, out)
+	}
+	runOK(t, append(args, "--slide")...)
+	b, err := os.ReadFile(p("ev/results.json"))
+	if err != nil || !strings.Contains(string(b), `"warning_context":"the windows (N=24) are longer than the context of`) {
+		t.Errorf("results.json has no warning: %v\n%.400s", err, b)
+	}
+}
+
+// TestMethodsCheckedFirst: every command taking --methods checks the list
+// before any work (item 1; before, 'vomc eval --methods ctw,kn,ppmm'
+// tuned KN for 54 s, then said `unknown method "ppmm"`).
+func TestMethodsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"eval", "--data", filepath.Join(dir, "none"), "--methods", "ctw,kn,ppmm", "--out", filepath.Join(dir, "ev")},
+		{"dynamics", "--run", filepath.Join(dir, "none"), "--data", filepath.Join(dir, "none"), "--methods", "ctw,kn,ppmm"},
+		{"quickstart", "--methods", "ctw,kn,ppmm", "--out", filepath.Join(dir, "qs")},
+	} {
+		code, out := stderrOf(t, args...)
+		if code != 2 || !strings.Contains(out, `unknown method "ppmm"; did you mean "ppm"?`) {
+			t.Errorf("vomc %s: exit %d:\n%s", strings.Join(args, " "), code, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "qs")); err == nil {
+		t.Error("quickstart wrote outputs before checking its methods")
+	}
+}

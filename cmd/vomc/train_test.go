@@ -226,7 +226,7 @@ func TestTrainCLI(t *testing.T) {
 	runOK(t, "bench", "train", "--configs", "L=1:H=2:E=8:N=16:B=2", "--steps", "1", "--warmup", "0")
 	runOK(t, "bench", "train", "--configs", "L=1:H=2:E=8:N=16:B=2", "--steps", "1", "--json")
 	runFail(t, "bench", "train", "--configs", "C9")
-	runOK(t, "eval", "--data", p("test"), "--methods", "ctw,unigram,tf:path="+p("r1")+",tf:path="+p("r2"), "--out", p("ev"))
+	runOK(t, "eval", "--data", p("test"), "--methods", "ctw,unigram,tf:path="+p("r1")+",tf:path="+p("r2"), "--out", p("ev"), "--slide")
 	res, err := eval.LoadJSONFile(p("ev/results.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -76,5 +79,22 @@ func TestProgressAgrees(t *testing.T) {
 	}
 	if epochs <= 1 || epochs >= 2 {
 		t.Errorf("15 steps are %.2f epochs, want between 1 and 2", epochs)
+	}
+}
+
+// TestCurveTitle: curve.png is titled with the run (issue 35, item 8;
+// before, only "Training curve").
+func TestCurveTitle(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my-run")
+	hist := []transformer.LogEntry{{Step: 1, TrainLoss: 1.1, ValLoss: math.NaN()}, {Step: 2, TrainLoss: 1, EpochEnd: true, ValLoss: 1.05}}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := DrawCurve(dir, hist); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, CurveSVG))
+	if err != nil || !strings.Contains(string(b), "Training curve of my-run") {
+		t.Errorf("curve.svg is not titled with the run: %v", err)
 	}
 }

@@ -13,14 +13,20 @@ import (
 	"github.com/vomc/vomc/transformer"
 )
 
-// DrawCurve draws the training curve of the log: the training loss of every
-// log interval and the validation loss at every epoch end, in nats per
-// symbol against the step, to curve.png and curve.svg in dir.
+// DrawCurve draws the training curve of the log, titled with the run
+// directory's name: the training loss of every log interval and the
+// validation loss at every epoch end (and at the last step, where a
+// maximum number of steps ends the run), in nats per symbol against the
+// step, to curve.png and curve.svg in dir.
 func DrawCurve(dir string, hist []transformer.LogEntry) error {
 	if len(hist) == 0 {
 		return nil
 	}
-	p, err := curvePlot(hist)
+	name := dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		name = filepath.Base(abs)
+	}
+	p, err := curvePlot(hist, "Training curve of "+name)
 	if err != nil {
 		return err
 	}
@@ -36,8 +42,8 @@ func DrawCurve(dir string, hist []transformer.LogEntry) error {
 const curveW, curveH = 8 * vg.Inch, 4.5 * vg.Inch
 
 // curvePlot is DrawCurve's plot (its legend is drawn to the right).
-func curvePlot(hist []transformer.LogEntry) (*gplot.Plot, error) {
-	p := plot.NewStepPlot("Training curve", "step", "loss (nats/symbol)")
+func curvePlot(hist []transformer.LogEntry, title string) (*gplot.Plot, error) {
+	p := plot.NewStepPlot(title, "step", "loss (nats/symbol)")
 	var trainXY, valXY plotter.XYs
 	for _, e := range hist {
 		if !math.IsNaN(e.TrainLoss) {
@@ -50,7 +56,7 @@ func curvePlot(hist []transformer.LogEntry) (*gplot.Plot, error) {
 	for i, s := range []struct {
 		name string
 		xy   plotter.XYs
-	}{{"train (per log interval)", trainXY}, {"validation (epoch end)", valXY}} {
+	}{{"train (per log interval)", trainXY}, {"validation (epoch ends, and the last step)", valXY}} {
 		if len(s.xy) == 0 {
 			continue
 		}

@@ -23,7 +23,7 @@ func TestCurveText(t *testing.T) {
 		}
 		hist = append(hist, e)
 	}
-	p, err := curvePlot(hist)
+	p, err := curvePlot(hist, "Training curve of tf-h4-4-x4-seed1")
 	if err != nil {
 		t.Fatal(err)
 	}
