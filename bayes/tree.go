@@ -134,7 +134,13 @@ func (st *treeState) observe(a byte) {
 		if l == D {
 			st.lpw[id] = st.lpe[id]
 		} else {
-			st.lkids[id] += newChild - oldChild
+			if math.IsInf(oldChild, -1) || math.IsInf(newChild, -1) {
+				// A child whose P_w is 0 (leaves the prior rules out):
+				// the difference of logs is undefined, so sum afresh.
+				st.lkids[id] = st.sumChildren(id)
+			} else {
+				st.lkids[id] += newChild - oldChild
+			}
 			st.lpw[id] = logAddExp(st.t.lnLam+st.lpe[id], st.t.ln1Lam+st.lkids[id])
 		}
 		oldChild, newChild = old, st.lpw[id]
@@ -146,6 +152,19 @@ func (st *treeState) observe(a byte) {
 	}
 	st.n++
 	st.ok = false
+}
+
+// sumChildren is Σ_q ln P_w(qs) over node id's children (absent ones
+// count 0).
+func (st *treeState) sumChildren(id int32) float64 {
+	A := int32(st.t.A)
+	s := 0.0
+	for _, c := range st.child[id*A : id*A+A] {
+		if c != 0 {
+			s += st.lpw[c]
+		}
+	}
+	return s
 }
 
 // logML is ln P_w(root): the log marginal likelihood in nats of the

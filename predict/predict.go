@@ -130,7 +130,20 @@ func LogLoss(p Predictor, x []byte, loss []float64) (float64, error) {
 		total += loss[i]
 		st.Observe(s)
 	}
+	if e, ok := st.(Erring); ok {
+		if err := e.Err(); err != nil {
+			return total, err
+		}
+	}
 	return total, nil
+}
+
+// Erring is an optional interface of a State whose predictions can stop
+// being exact (e.g. the bayes method's sparse leaf marginals beyond their
+// tested count range): Err reports the first such error, and LogLoss fails
+// with it rather than return inexact losses.
+type Erring interface {
+	Err() error
 }
 
 // Nats2Bits converts a loss in nats to bits (divide by ln 2).
