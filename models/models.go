@@ -16,11 +16,11 @@ import (
 	"strings"
 )
 
-//go:embed d3-tf44-e32
+//go:embed d3-tf44-e32 d3-tf44
 var files embed.FS
 
 // Default are the models 'vomc explore --demo' opens.
-var Default = []string{"d3-tf44-e32"}
+var Default = []string{"d3-tf44-e32", "d3-tf44"}
 
 // Names lists the shipped models.
 func Names() []string {
