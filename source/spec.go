@@ -1,6 +1,7 @@
 package source
 
 import (
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -88,4 +89,29 @@ func ParseFloats(s string) ([]float64, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// AddFlags defines the flags of the prior π_CTW(D, λ, α) and its leaf
+// generator on fs into s ('vomc data', 'vomc tree sample'), with defD the
+// default of -D; ParseFlags reads them.
+func (s *PriorSpec) AddFlags(fs *flag.FlagSet, defD string) {
+	fs.IntVar(&s.A, "A", 3, "alphabet size A (2..256)")
+	fs.StringVar(&s.Depths, "D", defD, "maximum depth D; a comma list (e.g. 1,2,3,4,5) draws each tree's D uniformly from it")
+	fs.Float64Var(&s.Lambda, "lambda", 0.15, "stop probability λ ∈ (0,1): a node above depth D is a leaf with probability λ")
+	fs.StringVar(&s.Alpha, "alpha", "0.5", "Dirichlet parameter α of the leaves: one value, or A comma-separated values")
+	fs.StringVar(&s.Leaves, "leaves", "dirichlet", "leaf distributions: dirichlet (Dir(α)), sparse (the paper's second generator: random zeros, the rest uniform then normalised) or mixed (each tree's leaves from one of the two, sparse with probability --sparse-frac)")
+	fs.BoolVar(&s.Sparse, "sparse", false, "the same as --leaves sparse")
+	fs.Float64Var(&s.SparseZero, "sparse-zero", 0.5, "with sparse or mixed leaves: the probability that each symbol's probability is set to zero")
+	fs.Float64Var(&s.SparseFrac, "sparse-frac", 0.5, "with --leaves mixed: the probability that a tree gets sparse leaves, in (0,1)")
+}
+
+// ParseFlags is Parse of the spec AddFlags filled in from fs, with the
+// settings given on the command line marked as given.
+func (s PriorSpec) ParseFlags(fs *flag.FlagSet) (Prior, error) {
+	fs.Visit(func(f *flag.Flag) {
+		s.LeavesSet = s.LeavesSet || f.Name == "leaves"
+		s.SparseZeroSet = s.SparseZeroSet || f.Name == "sparse-zero"
+		s.SparseFracSet = s.SparseFracSet || f.Name == "sparse-frac"
+	})
+	return s.Parse()
 }

@@ -62,6 +62,17 @@ func runAttention(args []string) error {
 	return r.WriteText(os.Stdout)
 }
 
+// checkDynamics checks dynamics' numbers and methods before any work.
+func checkDynamics(cfg dynamics.RunConfig) error {
+	if cfg.Windows < 2 || cfg.MaxK < 1 || cfg.HeadWindows == 0 || cfg.HeadWindows < -1 {
+		return usagef("--windows ≥ 2, --max-k ≥ 1 and --head-windows ≥ 1 (or -1) please")
+	}
+	if cfg.Methods == "" {
+		return nil
+	}
+	return asUsage(methods.Check(cfg.Methods))
+}
+
 func runDynamics(args []string) error {
 	fs := newFlags("dynamics")
 	cfg := dynamics.RunConfig{Null: attnmap.NullOptions{Seed: 1}, Backend: compute()}
@@ -83,13 +94,8 @@ func runDynamics(args []string) error {
 	if cfg.Run == "" || cfg.Data == "" || fs.NArg() != 0 {
 		return usagef("--run DIR and --data DIR are required (and nothing else)")
 	}
-	if cfg.Windows < 2 || cfg.MaxK < 1 || cfg.HeadWindows == 0 || cfg.HeadWindows < -1 {
-		return usagef("--windows ≥ 2, --max-k ≥ 1 and --head-windows ≥ 1 (or -1) please")
-	}
-	if cfg.Methods != "" {
-		if err := methods.Check(cfg.Methods); err != nil { // before any work
-			return asUsage(err)
-		}
+	if err := checkDynamics(cfg); err != nil {
+		return err
 	}
 	if *out == "" {
 		*out = filepath.Join(cfg.Run, "dynamics")

@@ -2,33 +2,10 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 )
-
-func TestInterleaved(t *testing.T) {
-	fs := flag.NewFlagSet("x", flag.ContinueOnError)
-	fs.Int("n", 0, "")
-	fs.Bool("v", false, "")
-	fs.String("out", "", "")
-	for _, c := range []struct{ in, want []string }{
-		{[]string{"a", "-n", "5"}, []string{"-n", "5", "--", "a"}},
-		{[]string{"-n", "5", "a"}, []string{"-n", "5", "--", "a"}},
-		{[]string{"a", "-v", "b", "--out=o", "c"}, []string{"-v", "--out=o", "--", "a", "b", "c"}},
-		{[]string{"--out", "-", "a", "-v=false"}, []string{"--out", "-", "-v=false", "--", "a"}},
-		{[]string{"a", "--", "-x", "-n", "1"}, []string{"--", "a", "-x", "-n", "1"}},
-		{[]string{"-", "-v", "-n"}, []string{"-v", "-n"}},
-		{[]string{"a", "--bogus", "b"}, []string{"--bogus", "--", "a", "b"}},
-		{nil, []string{"--"}},
-	} {
-		if got := interleaved(fs, c.in); !slices.Equal(got, c.want) {
-			t.Errorf("interleaved(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
 
 // TestFlagsAnywhere checks that flags may follow positional arguments, that
 // "--" ends the flags, and that the removed name bench-compress says which

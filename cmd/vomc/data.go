@@ -20,8 +20,8 @@ import (
 
 func runData(args []string) error {
 	fs := newFlags("data")
-	var pf priorFlags
-	pf.register(fs, "3")
+	var pf source.PriorSpec
+	pf.AddFlags(fs, "3")
 	K := fs.Int("K", 1000, "number of trees")
 	NK := fs.Int("NK", 0, "symbols per tree N_K (default: N, i.e. one window per tree)")
 	N := fs.Int("N", 256, "window length N")
@@ -40,9 +40,9 @@ func runData(args []string) error {
 	if fs.NArg() != 0 {
 		return usagef("unexpected arguments %v", fs.Args())
 	}
-	pr, err := pf.prior()
+	pr, err := pf.ParseFlags(fs)
 	if err != nil {
-		return err
+		return asUsage(err)
 	}
 	if *NK == 0 {
 		*NK = *N
@@ -57,32 +57,6 @@ func runData(args []string) error {
 	return nil
 }
 
-// priorFlags are the flags that define π_CTW(D, λ, α) and the leaf generator.
-type priorFlags struct {
-	source.PriorSpec
-	fs *flag.FlagSet
-}
-
-func (p *priorFlags) register(fs *flag.FlagSet, defD string) {
-	p.fs = fs
-	fs.IntVar(&p.A, "A", 3, "alphabet size A (2..256)")
-	fs.StringVar(&p.Depths, "D", defD, "maximum depth D; a comma list (e.g. 1,2,3,4,5) draws each tree's D uniformly from it")
-	fs.Float64Var(&p.Lambda, "lambda", 0.15, "stop probability λ ∈ (0,1): a node above depth D is a leaf with probability λ")
-	fs.StringVar(&p.Alpha, "alpha", "0.5", "Dirichlet parameter α of the leaves: one value, or A comma-separated values")
-	fs.StringVar(&p.Leaves, "leaves", "dirichlet", "leaf distributions: dirichlet (Dir(α)), sparse (the paper's second generator: random zeros, the rest uniform then normalised) or mixed (each tree's leaves from one of the two, sparse with probability --sparse-frac)")
-	fs.BoolVar(&p.Sparse, "sparse", false, "the same as --leaves sparse")
-	fs.Float64Var(&p.SparseZero, "sparse-zero", 0.5, "with sparse or mixed leaves: the probability that each symbol's probability is set to zero")
-	fs.Float64Var(&p.SparseFrac, "sparse-frac", 0.5, "with --leaves mixed: the probability that a tree gets sparse leaves, in (0,1)")
-}
-
-// prior parses the prior the flags give; its errors are usage errors.
-func (p *priorFlags) prior() (source.Prior, error) {
-	s, given := p.PriorSpec, givenFlags(p.fs)
-	s.LeavesSet, s.SparseZeroSet, s.SparseFracSet = given["leaves"], given["sparse-zero"], given["sparse-frac"]
-	pr, err := s.Parse()
-	return pr, asUsage(err)
-}
-
 func runTree(args []string) error {
 	if len(args) == 0 || (args[0] != "sample" && args[0] != "show") {
 		fmt.Fprint(os.Stderr, help("tree"))
@@ -91,11 +65,11 @@ func runTree(args []string) error {
 		}
 		return usagef("want 'sample' or 'show'")
 	}
-	var pf priorFlags
+	var pf source.PriorSpec
 	var fs *flag.FlagSet
 	if args[0] == "sample" {
 		fs = newFlags("tree sample")
-		pf.register(fs, "3")
+		pf.AddFlags(fs, "3")
 	} else {
 		fs = newFlags("tree show")
 	}
@@ -124,9 +98,9 @@ func runTree(args []string) error {
 	if fs.NArg() != 0 {
 		return usagef("unexpected arguments %v", fs.Args())
 	}
-	pr, err := pf.prior()
+	pr, err := pf.ParseFlags(fs)
 	if err != nil {
-		return err
+		return asUsage(err)
 	}
 	_, err = treefile.Sample(pr, *seed, o)
 	return err

@@ -15,6 +15,7 @@ import (
 	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
+	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
@@ -44,40 +45,15 @@ func runEval(args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if (o.Data == "") == (o.File == "") {
-		return usagef("give exactly one of --data and --file")
-	}
-	if o.Half && o.File == "" {
-		return usagef("--half needs --file")
-	}
-	if o.Out == "" {
-		return usagef("--out DIR is required")
-	}
-	if err := methods.Check(o.Methods); err != nil { // before any work
-		return asUsage(err)
-	}
-	var err error
-	if o.File != "" {
-		if o.Mode, err = symbols.ParseMode(*mode); err != nil {
-			return asUsage(err)
-		}
-	}
-	// only the tf and synth methods' models run on the backend: a GPU is
-	// opened for them alone
-	o.Backend = compute()
-	spec := trainrun.Spec{Backend: *backendName, CPU: compute()}
-	if uses, err := methods.UsesBackend(o.Methods); err != nil {
+	if err := checkEval(&o, *mode); err != nil {
 		return err
-	} else if uses {
-		eng, err := trainrun.NewEngine(spec)
-		if err != nil {
-			return trainError(err, "eval", o.Out)
-		}
-		defer eng.Close()
-		o.Backend = eng.Backend()
-	} else if err := spec.Validate(); err != nil {
-		return trainError(err, "eval", o.Out)
 	}
+	be, done, err := evalBackend(*backendName, o.Methods, o.Out)
+	if err != nil {
+		return err
+	}
+	defer done()
+	o.Backend = be
 	files, err := pf.options()
 	if err != nil {
 		return err
@@ -87,6 +63,46 @@ func runEval(args []string) error {
 	o.Plot, o.Log, o.Warn, o.Progress, o.Memory = files.Options, os.Stdout, os.Stderr, os.Stderr, checkMemory
 	_, err = experiment.RunEval(ctx, o)
 	return usageOf[*experiment.SlideError](err, "")
+}
+
+// checkEval checks what only eval's command line has, and the methods,
+// before any work.
+func checkEval(o *experiment.EvalOptions, mode string) error {
+	switch {
+	case (o.Data == "") == (o.File == ""):
+		return usagef("give exactly one of --data and --file")
+	case o.Half && o.File == "":
+		return usagef("--half needs --file")
+	case o.Out == "":
+		return usagef("--out DIR is required")
+	}
+	if err := methods.Check(o.Methods); err != nil {
+		return asUsage(err)
+	}
+	var err error
+	if o.File != "" {
+		o.Mode, err = symbols.ParseMode(mode)
+	}
+	return asUsage(err)
+}
+
+// evalBackend is the backend of the tf and synth methods of list: the
+// engine's of --backend name (a GPU is opened for them alone), else the
+// CPU's; done releases it.
+func evalBackend(name, list, out string) (be backend.Backend, done func(), err error) {
+	spec := trainrun.Spec{Backend: name, CPU: compute()}
+	uses, err := methods.UsesBackend(list)
+	if err != nil || !uses {
+		if err == nil {
+			err = spec.Validate()
+		}
+		return compute(), func() {}, trainError(err, "eval", out)
+	}
+	eng, err := trainrun.NewEngine(spec)
+	if err != nil {
+		return nil, nil, trainError(err, "eval", out)
+	}
+	return eng.Backend(), func() { eng.Close() }, nil
 }
 
 // plotFlags are the figure options shared by eval and plot.

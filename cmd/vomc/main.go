@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/vomc/vomc/dynamics"
+	"github.com/vomc/vomc/internal/cli"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/internal/sysmem"
@@ -66,7 +67,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "vomc: there is no command %q; use 'vomc %s'\n", name, right)
 		return 2
 	}
-	fmt.Fprintf(os.Stderr, "vomc: unknown command %q%s\nRun 'vomc help' for the list of commands.\n", name, didYouMean(name, slices.Sorted(maps.Keys(commands)), ""))
+	fmt.Fprintf(os.Stderr, "vomc: unknown command %q%s\nRun 'vomc help' for the list of commands.\n", name, cli.DidYouMean(name, slices.Sorted(maps.Keys(commands)), ""))
 	return 2
 }
 
@@ -134,12 +135,12 @@ var renamed = map[string]string{"bench-compress": "bench compress"}
 // SIGTERM, ends them at once.
 var gracefulCommands = map[string]bool{"train": true, "synth": true, "reproduce": true, "quickstart": true, "eval": true, "dynamics": true}
 
-// usageError marks an error in the command line itself.
-type usageError struct{ msg string }
+// The command-line plumbing (package cli) under the names the commands use.
+type usageError = cli.UsageError
 
-func (e usageError) Error() string { return e.msg }
+var usagef, asUsage, parse, givenFlags = cli.Usagef, cli.AsUsage, cli.Parse, cli.Given
 
-func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+func usageOf[E error](err error, prefix string) error { return cli.UsageOf[E](err, prefix) }
 
 // helpFiles are the usage texts: help/NAME.txt is the usage line and
 // description of 'vomc NAME -h' (a sub-command's NAME with "-" for " ").
@@ -156,38 +157,9 @@ func help(name string) string {
 	return string(b)
 }
 
-// newFlags makes a FlagSet whose -h output starts with the command's usage
-// line and description (help(name)).
-func newFlags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.Usage = func() {
-		text, examples, _ := strings.Cut(help(name), "\nExamples:\n")
-		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", strings.TrimSpace(text))
-		fs.PrintDefaults()
-		if examples != "" {
-			fmt.Fprintf(fs.Output(), "\nExamples:\n%s", examples)
-		}
-	}
-	return fs
-}
-
-// asUsage makes a non-nil err a usage error.
-func asUsage(err error) error {
-	if err == nil {
-		return nil
-	}
-	return usageError{err.Error()}
-}
-
-// usageOf makes err a usage error, its message after prefix, when it is
-// (wraps) an E; other errors are returned as they are.
-func usageOf[E error](err error, prefix string) error {
-	var e E
-	if errors.As(err, &e) {
-		return usageError{prefix + err.Error()}
-	}
-	return err
-}
+// newFlags makes a FlagSet whose -h output is help/NAME.txt with the flags
+// before its examples.
+func newFlags(name string) *flag.FlagSet { return cli.NewFlags(name, help(name)) }
 
 // flagError makes an option error of a library (opterr.Error: attnmap,
 // construct) a usage error naming the options' flags; other errors are
@@ -195,114 +167,9 @@ func usageOf[E error](err error, prefix string) error {
 func flagError(err error) error {
 	var oe *opterr.Error
 	if errors.As(err, &oe) {
-		return usageError{oe.Flag("--")}
+		return usageError{Msg: oe.Flag("--")}
 	}
 	return err
-}
-
-// givenFlags is the set of the flags given on the command line.
-func givenFlags(fs *flag.FlagSet) map[string]bool {
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	return given
-}
-
-// parse parses flags, turning a parse failure into a usage error. Flags
-// may come before, between or after the positional arguments (`vomc
-// generate tree.json -n 50`); "--" ends the flags, so every argument after
-// it is positional even when it starts with "-".
-func parse(fs *flag.FlagSet, args []string) error {
-	out := fs.Output()
-	fs.SetOutput(io.Discard) // the flag package's message and full usage
-	err := fs.Parse(interleaved(fs, args))
-	fs.SetOutput(out)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fs.Usage()
-		return err
-	case err != nil:
-		return usageError{flagMessage(fs, err)}
-	}
-	return nil
-}
-
-// flagMessage rewords a parse error of the flag package in one line, with
-// the closest flag for an unknown one.
-func flagMessage(fs *flag.FlagSet, err error) string {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		var names []string
-		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-		return fmt.Sprintf("unknown flag --%s%s", name, didYouMean(name, names, "--"))
-	}
-	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return fmt.Sprintf("--%s needs a value (--%s X or --%s=X)", name, name, name)
-	}
-	return strings.Replace(msg, "for flag -", "for flag --", 1)
-}
-
-// didYouMean is `; did you mean "x"?` for the candidate closest to s by
-// edit distance (methods.Distance) when it is close — at most 2 edits and
-// at most half of s, or s (3 letters or more) a prefix of it — else "".
-func didYouMean(s string, candidates []string, prefix string) string {
-	best, bd := "", 1<<30
-	for _, c := range candidates {
-		d := 2 * methods.Distance(strings.ToLower(s), strings.ToLower(c))
-		if d > 4 || d > len(s) {
-			d = 1 << 20
-		}
-		if strings.HasPrefix(c, s) && len(s) >= 3 {
-			d = min(d, 5)
-		}
-		if d < bd {
-			best, bd = c, d
-		}
-	}
-	if bd > 5 {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %s%s?", prefix, best)
-}
-
-// interleaved reorders args so that the flag package, which stops at the
-// first positional argument, sees every flag: the flags (with the values
-// of non-boolean flags that are given as a separate argument) first, then
-// "--" and the positional arguments in their order. An argument is a flag
-// when it starts with "-" and is not "-" itself, up to the first "--".
-// Unknown flags, and a last flag missing its value, are kept among the
-// flags, so fs.Parse reports them.
-func interleaved(fs *flag.FlagSet, args []string) []string {
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			pos = append(pos, a)
-			continue
-		}
-		flags = append(flags, a)
-		name := strings.TrimPrefix(a[1:], "-")
-		if strings.Contains(name, "=") {
-			continue
-		}
-		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) {
-			if i+1 == len(args) {
-				return flags // fs.Parse: "flag needs an argument"
-			}
-			flags = append(flags, args[i+1])
-			i++
-		}
-	}
-	return append(append(flags, "--"), pos...)
-}
-
-// isBoolFlag reports whether f takes no value argument (-v rather than -v x).
-func isBoolFlag(f *flag.Flag) bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
 }
 
 // memAvailable is sysmem.Available, replaceable by tests.

@@ -17,11 +17,13 @@ import (
 // flag; no other flag of theirs is a training option under another name.
 func TestTrainingFlagsDeclared(t *testing.T) {
 	synthBase := synth.DefaultTrainConfig()
+	synthFS := newFlags("synth")
+	synth.AddFlags(synthFS)
 	for _, cmd := range []struct {
 		name string
 		fs   *flag.FlagSet
 		base transformer.TrainConfig
-	}{{"train", newTrainCmd().fs, transformer.OptionDefaults()}, {"synth", newSynthFlags().fs, synthBase}} {
+	}{{"train", newTrainCmd().fs, transformer.OptionDefaults()}, {"synth", synthFS, synthBase}} {
 		for _, o := range transformer.Options {
 			f := cmd.fs.Lookup(o.Flag)
 			want := o.Flag != "" && !(cmd.name == "synth" && o.NoSynth)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
@@ -54,24 +55,15 @@ func newTrainCmd() *trainCmd {
 	c := &trainCmd{fs: newFlags("train"), spec: trainrun.Spec{CPU: compute(), Torch: &trainrun.Torch{Stderr: os.Stderr}}}
 	fs, o, m := c.fs, &c.o, &c.o.Model
 	o.Train, o.CheckpointEvery = transformer.OptionDefaults(), trainrun.DefaultCheckpointEvery()
-	runFlags(fs, &o.Dir, &o.Resume, &o.Force, &o.Data, "output directory (the model directory)", "no validation")
+	trainrun.AddRunFlags(fs, &o.Dir, &o.Resume, &o.Force, &o.Data, "output directory (the model directory)", "no validation")
 	trainrun.AddFlags(fs, &o.Train, &o.CheckpointEvery, &o.Snapshots, false)
 	fs.IntVar(&o.Data.N, "N", 0, "window length: cut every window of the data set into windows of N symbols (0: the data set's N)")
-	fs.IntVar(&m.Layers, "layers", 2, "number of layers L")
-	fs.StringVar(&m.Heads, "heads", "8", "attention heads: one number for every layer, or one per layer (e.g. 2,1)")
-	fs.IntVar(&m.Embed, "E", 128, "embedding dimension E")
-	fs.BoolVar(&m.FeedForward, "ff", true, "feed-forward sub-layers (hidden width 4E)")
-	fs.BoolVar(&c.noFF, "no-ff", false, "attention-only network (same as --ff=false)")
-	fs.BoolVar(&m.LayerNorm, "layernorm", true, "pre-LayerNorms (before attention, feed-forward and the output head)")
-	fs.StringVar(&m.Activation, "act", transformer.GELU, "feed-forward activation: relu or gelu (exact erf GELU)")
-	fs.StringVar(&m.Positional, "pos", transformer.Learned, "positional embedding: learned or sinusoidal")
+	m.AddFlags(fs, &c.noFF)
 	fs.BoolVar(&o.AllowUnverified, "allow-unverified", false, "with --resume: accept a checkpoint without a checksum (written by an earlier vomc)")
 	fs.StringVar(&c.spec.Name, "engine", trainrun.EngineGo, "training engine: go (vomc's CPU engine) or torch (PyTorch, CPU or CUDA)")
 	fs.StringVar(&c.spec.Backend, "backend", "cpu", "go engine: "+backendUsage)
 	torchFlags(fs, c.spec.Torch)
 	fs.IntVar(&c.snapEvery, "snapshot-every", 0, "keep the model every S steps (same as --snapshots every:S)")
-	fs.StringVar(&m.Arch, "arch", trainrun.ArchTransformer, "model: transformer, or lstm (torch engine; -E is its embedding, --hidden its width, --layers its depth)")
-	fs.IntVar(&m.Hidden, "hidden", 0, "LSTM width (default: E)")
 	return c
 }
 
@@ -144,7 +136,7 @@ func (c *trainCmd) check() (trainrun.Spec, error) {
 		o.Snapshots = fmt.Sprintf("every:%d", c.snapEvery)
 	}
 	if _, err := trainrun.SnapshotSteps(o.Snapshots, 1); err != nil {
-		return spec, usageError{"--" + err.Error()}
+		return spec, usageError{Msg: "--" + err.Error()}
 	}
 	if o.Resume {
 		if c.given["max-steps"] {
@@ -153,7 +145,9 @@ func (c *trainCmd) check() (trainrun.Spec, error) {
 		if c.given["epochs"] {
 			o.Extend.Epochs = max(o.Train.Epochs, 1)
 		}
-		return spec, checkResumeFlags(c.fs, resumeFlags, engineResumeFlags[spec.Name])
+		allowed := maps.Clone(resumeFlags)
+		maps.Copy(allowed, engineResumeFlags[spec.Name])
+		return spec, trainError(trainrun.OnlyFlags(c.fs, allowed, "--max-steps, --epochs and --snapshots"), "train", o.Dir)
 	}
 	return spec, nil
 }
@@ -166,7 +160,7 @@ func trainError(err error, cmd, dir string) error {
 	var be *trainrun.BackendError
 	switch {
 	case errors.As(err, &oe) && (oe.Option == "" || flagOf(oe.Option) != ""):
-		return usageError{oe.Text(flagOf)}
+		return usageError{Msg: oe.Text(flagOf)}
 	case errors.As(err, &oe) && oe.Err != nil:
 		return oe.Err
 	case errors.Is(err, transformer.ErrNoChecksum):
@@ -195,36 +189,6 @@ func onStep(step int) {
 	if trainStepHook != nil {
 		trainStepHook(step)
 	}
-}
-
-// runFlags defines the flags of a run's directory and data; out is the
-// usage of --out, noVal what --val-frac 0 means.
-func runFlags(fs *flag.FlagSet, dir *string, resume, force *bool, d *trainrun.DataSpec, out, noVal string) {
-	fs.StringVar(&d.Data, "data", "", "training data set directory (from 'vomc data')")
-	fs.StringVar(&d.Val, "val", "", "validation data set directory (default: --val-frac of the training trees)")
-	fs.Float64Var(&d.ValFrac, "val-frac", 0.05, "fraction of the training trees held out for validation when --val is not given (0: "+noVal+")")
-	fs.StringVar(dir, "out", "", out)
-	fs.BoolVar(resume, "resume", false, "continue the run in --out from its checkpoint")
-	fs.BoolVar(force, "force", false, "start afresh even if --out holds a run")
-}
-
-// checkResumeFlags refuses, with --resume, the flags neither allowed nor
-// also allowed (nil: none).
-func checkResumeFlags(fs *flag.FlagSet, allowed, also map[string]bool) error {
-	var bad []string
-	fs.Visit(func(f *flag.Flag) {
-		if !allowed[f.Name] && !also[f.Name] {
-			bad = append(bad, "--"+f.Name)
-		}
-	})
-	if len(bad) > 0 {
-		extend := ""
-		if allowed["max-steps"] {
-			extend = "; --max-steps, --epochs and --snapshots extend it"
-		}
-		return usagef("%s cannot be changed when resuming (the run's settings are in its checkpoint%s)", strings.Join(bad, ", "), extend)
-	}
-	return nil
 }
 
 // runError turns an interruption, a divergence or a held run directory
@@ -266,12 +230,7 @@ var torchOnlyFlags = []string{"device", "amp", "compile", "torch-threads", "hidd
 var engineResumeFlags = map[string]map[string]bool{trainrun.EngineTorch: {"device": true, "amp": true, "compile": true, "torch-threads": true}}
 
 // torchFlags defines the torch engine's flags on fs, into t.
-func torchFlags(fs *flag.FlagSet, t *trainrun.Torch) {
-	fs.StringVar(&t.Device, "device", "auto", "torch engine: auto (CUDA when available), cpu, cuda or cuda:N")
-	fs.StringVar(&t.AMP, "amp", "auto", "torch engine: auto (bf16 autocast on CUDA), bf16 or off")
-	fs.BoolVar(&t.Compile, "compile", false, "torch engine: torch.compile the model (torch ≥ 2)")
-	fs.IntVar(&t.Threads, "torch-threads", 0, "torch engine: CPU threads (0: torch's default)")
-}
+func torchFlags(fs *flag.FlagSet, t *trainrun.Torch) { t.AddFlags(fs) }
 
 // torchOnly refuses the torch-only flags given, by format (a verb for the
 // flag's name).
@@ -304,84 +263,17 @@ func runPredict(args []string) error {
 	return tor.Predict(trainContext(), *model, *data, *out)
 }
 
-// synthResumeFlags may be given together with --resume.
-var synthResumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "val": true, "checkpoint-every": true}
-
-// synthFlags are the flags of 'vomc synth': most go straight into the
-// options of synth.TrainDir, the others are checked and converted by
-// options.
-type synthFlags struct {
-	fs                *flag.FlagSet
-	o                 synth.DirOptions
-	variant, encoding string
-	evalEvery         int
-}
-
-// newSynthFlags defines the flags of 'vomc synth'.
-func newSynthFlags() *synthFlags {
-	f := &synthFlags{o: synth.DirOptions{Train: synth.DefaultTrainConfig(), CheckpointEvery: trainrun.DefaultCheckpointEvery()}, fs: newFlags("synth")}
-	fs, o, m := f.fs, &f.o, &f.o.Model
-	runFlags(fs, &o.Dir, &o.Resume, &o.Force, &o.Data, "output directory", "none")
-	trainrun.AddFlags(fs, &o.Train, &o.CheckpointEvery, nil, true)
-	fs.StringVar(&f.variant, "variant", "tf20", "feature variant: tf20, nocounts, totalcounts or allcounts")
-	fs.IntVar(&o.Data.MaxWindows, "max-windows", 0, "use only the first this many training windows (0: all)")
-	fs.IntVar(&m.D, "D", 0, "depth D of the constructed layers (0: the data set's largest tree depth)")
-	fs.IntVar(&m.Embed, "embed", 0, "width of an optional linear input embedding (0: none, the FF acts on the features)")
-	fs.IntVar(&m.Hidden, "hidden", 0, "FF hidden width (0: 4 × the stream width)")
-	fs.StringVar(&m.Activation, "act", synth.GELU, "FF activation: gelu or relu")
-	fs.StringVar(&m.CountNorm, "count-norm", synth.Log1p, "count normalisation: log1p (ln(1+c)) or scale (c/N); --encoding log and linear imply log1p and scale")
-	fs.StringVar(&f.encoding, "encoding", synth.Paper, "representation of TF 2-0's position and of the counts: paper, log or linear")
-	fs.IntVar(&f.evalEvery, "eval-every", 0, "removed: validation runs at every epoch end and --patience counts epochs (see --log-every)")
-	return f
-}
-
-// options checks the parsed flags and returns the options of
-// synth.TrainDir.
-func (f *synthFlags) options() (synth.DirOptions, error) {
-	o, fs := f.o, f.fs
-	given := givenFlags(fs)
-	switch {
-	case fs.NArg() != 0:
-		return o, usagef("unexpected arguments %v", fs.Args())
-	case given["eval-every"]:
-		return o, usagef("--eval-every was removed: validation now runs at every epoch end, --patience counts epochs, and --log-every sets the interval of the training log")
-	case o.Dir == "":
-		return o, usagef("--out DIR is required")
-	case o.Resume:
-		return o, checkResumeFlags(fs, synthResumeFlags, nil)
-	case o.Data.Data == "":
-		return o, usagef("--data DIR and --out DIR are required")
-	case o.Data.ValFrac < 0 || o.Data.ValFrac >= 1:
-		return o, usagef("--val-frac %g outside [0, 1)", o.Data.ValFrac)
-	case o.Data.MaxWindows < 0:
-		return o, usagef("--max-windows %d is negative", o.Data.MaxWindows)
-	}
-	v, err := synth.ParseVariant(f.variant)
-	if err != nil {
-		return o, asUsage(err)
-	}
-	enc, err := synth.ParseEncoding(f.encoding)
-	if err != nil {
-		return o, asUsage(err)
-	}
-	o.Model.Variant, o.Model.Encoding = v, enc
-	if enc != synth.Paper && !given["count-norm"] {
-		o.Model.CountNorm = "" // the encoding's
-	}
-	o.Data.SplitSeed = o.Train.Seed
-	return o, nil
-}
-
 // runSynth is 'vomc synth': it trains a synthetic TF 2-0 model in a run
 // directory (synth.TrainDir, on the Go engine) and prints the result.
 func runSynth(args []string) error {
-	f := newSynthFlags()
-	if err := parse(f.fs, args); err != nil {
+	fs := newFlags("synth")
+	f := synth.AddFlags(fs)
+	if err := parse(fs, args); err != nil {
 		return err
 	}
-	o, err := f.options()
+	o, err := f.DirOptions()
 	if err != nil {
-		return err
+		return trainError(asUsage(err), "synth", o.Dir)
 	}
 	eng, err := trainrun.NewEngine(trainrun.Spec{CPU: compute()})
 	if err != nil {
@@ -394,17 +286,6 @@ func runSynth(args []string) error {
 	if err != nil {
 		return trainError(err, "synth", o.Dir)
 	}
-	printSynthResult(res)
+	res.Report(os.Stdout)
 	return nil
-}
-
-// printSynthResult summarises the finished run and its files.
-func printSynthResult(res *synth.DirResult) {
-	m, tr := res.Model, res.Run.Trainer
-	fmt.Printf("%s: %d parameters, %d steps, %d epochs (%s) in %s", m.Name(), m.Config.NumParams(), tr.Step, tr.Epoch,
-		trainrun.EndReason(tr.Stopped, tr.Cfg, tr.Step), tr.ElapsedTotal().Round(time.Second))
-	if !math.IsNaN(m.Info.BestVal) {
-		fmt.Printf("; best validation loss %.4f nats/symbol at step %d", m.Info.BestVal, m.Info.BestStep)
-	}
-	fmt.Printf("\nwrote %s/{%s}\n", res.Run.Dir, strings.Join(res.Files, ","))
 }

@@ -3,6 +3,7 @@ package trainrun
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/vomc/vomc/transformer"
 )
@@ -70,4 +71,58 @@ func StudyOption(key string) (transformer.Option, bool) {
 // interval.
 func DefaultCheckpointEvery() int {
 	return transformer.OptionByKeyMust("checkpoint_every").Default.(int)
+}
+
+// AddRunFlags defines the flags of a run's directory and data ('vomc
+// train', 'vomc synth'): --data, --val, --val-frac, --out, --resume,
+// --force; out is the usage of --out, noVal what --val-frac 0 means.
+func AddRunFlags(fs *flag.FlagSet, dir *string, resume, force *bool, d *DataSpec, out, noVal string) {
+	fs.StringVar(&d.Data, "data", "", "training data set directory (from 'vomc data')")
+	fs.StringVar(&d.Val, "val", "", "validation data set directory (default: --val-frac of the training trees)")
+	fs.Float64Var(&d.ValFrac, "val-frac", 0.05, "fraction of the training trees held out for validation when --val is not given (0: "+noVal+")")
+	fs.StringVar(dir, "out", "", out)
+	fs.BoolVar(resume, "resume", false, "continue the run in --out from its checkpoint")
+	fs.BoolVar(force, "force", false, "start afresh even if --out holds a run")
+}
+
+// OnlyFlags refuses, with --resume, the flags given on fs that are not
+// allowed (the run's settings are in its checkpoint); extend names the
+// flags that extend a run, if any.
+func OnlyFlags(fs *flag.FlagSet, allowed map[string]bool, extend string) error {
+	var bad []string
+	fs.Visit(func(f *flag.Flag) {
+		if !allowed[f.Name] {
+			bad = append(bad, "--"+f.Name)
+		}
+	})
+	if len(bad) == 0 {
+		return nil
+	}
+	if extend != "" {
+		extend = "; " + extend + " extend it"
+	}
+	return &OptionError{Msg: fmt.Sprintf("%s cannot be changed when resuming (the run's settings are in its checkpoint%s)", strings.Join(bad, ", "), extend)}
+}
+
+// AddFlags defines the flags of the model of 'vomc train' on fs into m;
+// --no-ff sets *noFF.
+func (m *ModelOptions) AddFlags(fs *flag.FlagSet, noFF *bool) {
+	fs.IntVar(&m.Layers, "layers", 2, "number of layers L")
+	fs.StringVar(&m.Heads, "heads", "8", "attention heads: one number for every layer, or one per layer (e.g. 2,1)")
+	fs.IntVar(&m.Embed, "E", 128, "embedding dimension E")
+	fs.BoolVar(&m.FeedForward, "ff", true, "feed-forward sub-layers (hidden width 4E)")
+	fs.BoolVar(noFF, "no-ff", false, "attention-only network (same as --ff=false)")
+	fs.BoolVar(&m.LayerNorm, "layernorm", true, "pre-LayerNorms (before attention, feed-forward and the output head)")
+	fs.StringVar(&m.Activation, "act", transformer.GELU, "feed-forward activation: relu or gelu (exact erf GELU)")
+	fs.StringVar(&m.Positional, "pos", transformer.Learned, "positional embedding: learned or sinusoidal")
+	fs.StringVar(&m.Arch, "arch", ArchTransformer, "model: transformer, or lstm (torch engine; -E is its embedding, --hidden its width, --layers its depth)")
+	fs.IntVar(&m.Hidden, "hidden", 0, "LSTM width (default: E)")
+}
+
+// AddFlags defines the torch engine's flags on fs, into t.
+func (t *Torch) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&t.Device, "device", "auto", "torch engine: auto (CUDA when available), cpu, cuda or cuda:N")
+	fs.StringVar(&t.AMP, "amp", "auto", "torch engine: auto (bf16 autocast on CUDA), bf16 or off")
+	fs.BoolVar(&t.Compile, "compile", false, "torch engine: torch.compile the model (torch ≥ 2)")
+	fs.IntVar(&t.Threads, "torch-threads", 0, "torch engine: CPU threads (0: torch's default)")
 }

@@ -1,0 +1,180 @@
+// Package cli is the command-line plumbing of vomc's commands: flag sets
+// whose -h prints a command's help with its examples, flags anywhere on
+// the command line, usage errors of one or two lines with "did you mean
+// …?", as cmd/go's internal/base does for the go command.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// UsageError marks an error in the command line itself.
+type UsageError struct{ Msg string }
+
+func (e UsageError) Error() string { return e.Msg }
+
+// Usagef is a UsageError of the formatted message.
+func Usagef(format string, a ...any) error { return UsageError{fmt.Sprintf(format, a...)} }
+
+// AsUsage makes a non-nil err a usage error.
+func AsUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return UsageError{err.Error()}
+}
+
+// UsageOf makes err a usage error, its message after prefix, when it is
+// (wraps) an E; other errors are returned as they are.
+func UsageOf[E error](err error, prefix string) error {
+	var e E
+	if errors.As(err, &e) {
+		return UsageError{prefix + err.Error()}
+	}
+	return err
+}
+
+// Given is the set of the flags given on the command line.
+func Given(fs *flag.FlagSet) map[string]bool {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	return given
+}
+
+// NewFlags makes a FlagSet whose -h output is the command's help text
+// (its usage line and description), its flags, then the examples (the
+// text after a line "Examples:").
+func NewFlags(name, help string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		text, examples, _ := strings.Cut(help, "\nExamples:\n")
+		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", strings.TrimSpace(text))
+		fs.PrintDefaults()
+		if examples != "" {
+			fmt.Fprintf(fs.Output(), "\nExamples:\n%s", examples)
+		}
+	}
+	return fs
+}
+
+// Parse parses flags, turning a parse failure into a usage error. Flags
+// may come before, between or after the positional arguments (`vomc
+// generate tree.json -n 50`); "--" ends the flags, so every argument after
+// it is positional even when it starts with "-".
+func Parse(fs *flag.FlagSet, args []string) error {
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package's message and full usage
+	err := fs.Parse(Interleaved(fs, args))
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return err
+	case err != nil:
+		return UsageError{flagMessage(fs, err)}
+	}
+	return nil
+}
+
+// flagMessage rewords a parse error of the flag package in one line, with
+// the closest flag for an unknown one.
+func flagMessage(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		return fmt.Sprintf("unknown flag --%s%s", name, DidYouMean(name, names, "--"))
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return fmt.Sprintf("--%s needs a value (--%s X or --%s=X)", name, name, name)
+	}
+	return strings.Replace(msg, "for flag -", "for flag --", 1)
+}
+
+// DidYouMean is `; did you mean "x"?` for the candidate closest to s by
+// edit distance (Levenshtein) when it is close — at most 2 edits and
+// at most half of s, or s (3 letters or more) a prefix of it — else "".
+func DidYouMean(s string, candidates []string, prefix string) string {
+	best, bd := "", 1<<30
+	for _, c := range candidates {
+		d := 2 * distance(strings.ToLower(s), strings.ToLower(c))
+		if d > 4 || d > len(s) {
+			d = 1 << 20
+		}
+		if strings.HasPrefix(c, s) && len(s) >= 3 {
+			d = min(d, 5)
+		}
+		if d < bd {
+			best, bd = c, d
+		}
+	}
+	if bd > 5 {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %s%s?", prefix, best)
+}
+
+// Interleaved reorders args so that the flag package, which stops at the
+// first positional argument, sees every flag: the flags (with the values
+// of non-boolean flags that are given as a separate argument) first, then
+// "--" and the positional arguments in their order. An argument is a flag
+// when it starts with "-" and is not "-" itself, up to the first "--".
+// Unknown flags, and a last flag missing its value, are kept among the
+// flags, so fs.Parse reports them.
+func Interleaved(fs *flag.FlagSet, args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimPrefix(a[1:], "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) {
+			if i+1 == len(args) {
+				return flags // fs.Parse: "flag needs an argument"
+			}
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	return append(append(flags, "--"), pos...)
+}
+
+// isBoolFlag reports whether f takes no value argument (-v rather than -v x).
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// distance is the Levenshtein edit distance between a and b (bytes).
+func distance(a, b string) int {
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

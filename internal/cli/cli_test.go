@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"flag"
+	"slices"
+	"testing"
+)
+
+func TestInterleaved(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.Int("n", 0, "")
+	fs.Bool("v", false, "")
+	fs.String("out", "", "")
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"a", "-n", "5"}, []string{"-n", "5", "--", "a"}},
+		{[]string{"-n", "5", "a"}, []string{"-n", "5", "--", "a"}},
+		{[]string{"a", "-v", "b", "--out=o", "c"}, []string{"-v", "--out=o", "--", "a", "b", "c"}},
+		{[]string{"--out", "-", "a", "-v=false"}, []string{"--out", "-", "-v=false", "--", "a"}},
+		{[]string{"a", "--", "-x", "-n", "1"}, []string{"--", "a", "-x", "-n", "1"}},
+		{[]string{"-", "-v", "-n"}, []string{"-v", "-n"}},
+		{[]string{"a", "--bogus", "b"}, []string{"--bogus", "--", "a", "b"}},
+		{nil, []string{"--"}},
+	} {
+		if got := Interleaved(fs, c.in); !slices.Equal(got, c.want) {
+			t.Errorf("interleaved(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestDidYouMean(t *testing.T) {
+	names := []string{"layers", "layernorm", "lr", "methods", "train", "data", "out"}
+	for s, want := range map[string]string{"layer": "; did you mean --layers?", "method": "; did you mean --methods?",
+		"trian": "; did you mean --train?", "xyzzy": "", "ou": "; did you mean --out?", "q": ""} {
+		if got := DidYouMean(s, names, "--"); got != want {
+			t.Errorf("DidYouMean(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
