@@ -137,6 +137,7 @@ func (s *Server) Handler(allowedHosts ...string) http.Handler {
 	mux.HandleFunc("/api/labels", s.api(s.apiLabels))
 	mux.HandleFunc("/api/mean", s.api(s.apiMean))
 	mux.HandleFunc("/api/map", s.serveMap)
+	mux.HandleFunc("/api/static", s.serveStatic)
 	return guard(mux, allowedHosts)
 }
 
@@ -399,6 +400,33 @@ func (s *Server) serveMap(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Rows", strconv.Itoa(rows))
 	w.Header().Set("X-Cols", strconv.Itoa(cols))
 	w.Write(b)
+}
+
+// serveStatic answers /api/static?w=W&t=T with the static page of window W
+// (WriteStatic) as a download.
+func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
+	q := query{r}
+	win, err := q.int("w", 0, true)
+	if err == nil {
+		_, err = s.Window(win)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	t, err := q.int("t", -1, false)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	var b bytes.Buffer
+	if err := s.WriteStatic(&b, win, t, true); err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="explore-window%d.html"`, win))
+	w.Write(b.Bytes())
 }
 
 func (s *Server) mapBytes(q query) ([]byte, int, int, error) {

@@ -160,6 +160,9 @@ var snapRE = regexp.MustCompile(`^step-([0-9]{9})\.safetensors$`)
 // no path, symbolic link or ".." inside it reaches a file outside).
 func OpenDir(dir string) (ModelSource, error) {
 	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ModelSource{}, fmt.Errorf("explore: there is no model directory %s", dir)
+	}
 	if err != nil {
 		return ModelSource{}, fmt.Errorf("explore: model %s: %w", dir, err)
 	}

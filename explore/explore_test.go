@@ -485,6 +485,14 @@ func TestStaticPage(t *testing.T) {
 	if err := s.WriteStatic(io.Discard, 99, 0, false); err == nil {
 		t.Error("static page of window 99: no error")
 	}
+	h := s.Handler()
+	code, body := get(t, h, "/api/static?w=2&t=30")
+	if code != 200 || !strings.Contains(string(body), `<script id="vomc-bundle"`) {
+		t.Errorf("/api/static: %d", code)
+	}
+	if code, _ := get(t, h, "/api/static?w=24"); code != 404 {
+		t.Errorf("/api/static?w=24: %d, want 404", code)
+	}
 }
 
 func TestParseSequence(t *testing.T) {

@@ -93,12 +93,12 @@ func runExplore(args []string) error {
 			return err
 		}
 	}
+	if *window < 0 || *window >= o.Data.Windows() {
+		return usagef("--window %d: the data set has windows 0..%d", *window, o.Data.Windows()-1)
+	}
 	s, err := explore.New(o)
 	if err != nil {
 		return err
-	}
-	if *window < 0 || *window >= o.Data.Windows() {
-		return usagef("--window %d: the data set has windows 0..%d", *window, o.Data.Windows()-1)
 	}
 	if *static != "" {
 		err := fsutil.WriteFile(*static, *force, func(w io.Writer) error { return s.WriteStatic(w, *window, *pos, true) })

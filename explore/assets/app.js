@@ -551,6 +551,14 @@
     if (!p) return;
     const R = S.refs, A = R.A, x = R.x;
     $('t-label').textContent = `t = ${p.t}`;
+    if (!S.meta.static) {
+      $('json-link').href = `api/position?${winQ(S.win)}&t=${p.t}&model=${S.model}&step=${stepQ(curStep())}`;
+      $('static-link').classList.toggle('hidden', S.win.seq != null);
+      $('static-link').href = `api/static?w=${S.win.w}&t=${p.t}`;
+    } else {
+      $('json-link').classList.add('hidden');
+      $('static-link').classList.add('hidden');
+    }
     $('t-label').setAttribute('data-t', p.t);
     const ctx = x.slice(Math.max(0, p.t - 7), p.t + 1).join(' ');
     $('t-context').textContent = `x[..${p.t}] = …${ctx}` + (p.next >= 0 ? `  → next x[${p.t + 1}] = ${p.next}` : '  (last position: no target)');
@@ -628,6 +636,12 @@
         cell.append(c);
         cell.append(el('div', { class: 'stats' }, `k=${S.k} matches: ${ms.length ? fmt(mass, 3) : '–'} · top ` + top.map(([j, v]) => `${j}:${fmt(v, 3)}`).join(' ')));
         cell.onclick = () => selectHead(l, h);
+        const stats = cell.lastChild, text = stats.textContent;
+        c.addEventListener('mousemove', (e) => {
+          const rc = c.getBoundingClientRect(), j = lo + Math.floor((e.clientX - rc.left) / rc.width * (t - lo + 1));
+          if (j >= lo && j <= t) stats.textContent = `key ${j} (x=${S.refs.x[j]}, t−k=${t - j}): weight ${fmt(r[j], 4)}` + (mset.has(j) ? ' · a k-match' : '');
+        });
+        c.addEventListener('mouseleave', () => { stats.textContent = text; });
         row.append(cell);
         requestAnimationFrame(() => drawRow(c, r, lo, t, mset, lab));
       }
