@@ -1,4 +1,7 @@
-package python
+// The training options as the PyTorch engine carries them (package python)
+// against their declaration (transformer.Options): kept here, above both,
+// so that python imports nothing of vomc's (TestLayers).
+package trainrun_test
 
 import (
 	"bytes"
@@ -9,18 +12,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/python"
 	"github.com/vomc/vomc/transformer"
 )
 
 // TestOptionsFile: the package carries the declaration of the training
 // options as transformer.OptionsSchema writes it now.
 func TestOptionsFile(t *testing.T) {
-	got, err := Source.ReadFile(OptionsFile)
+	got, err := python.Source.ReadFile(python.OptionsFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, transformer.OptionsSchema()) {
-		t.Fatalf("%s differs from transformer.OptionsSchema(): run 'go generate ./python'", OptionsFile)
+		t.Fatalf("%s differs from transformer.OptionsSchema(): run 'go generate ./python'", python.OptionsFile)
 	}
 }
 
@@ -45,7 +49,7 @@ func TestPythonOptions(t *testing.T) {
 	if py == "" {
 		t.Skip("no python3 with torch and numpy: the engine's options are not checked")
 	}
-	dir, err := Extract(t.TempDir())
+	dir, err := python.Extract(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
