@@ -45,8 +45,8 @@ func lateHold(p results.LadderProfile) (worst float64, head int) {
 
 // interval95 is the 95% paired t-interval of the second-half contrast.
 func interval95(ts ...term) (mean, lo, hi float64, ok bool) {
-	mean, se, df, _, ok := contrast(secondHalf, ts...)
-	if !ok {
+	mean, se, df, paired, ok := contrast(secondHalf, ts...)
+	if !ok || !paired { // the rule asks for paired intervals
 		return 0, 0, 0, false
 	}
 	c := 1.96

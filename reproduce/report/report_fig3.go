@@ -212,6 +212,8 @@ func fig3Checks(f *Finding, cfg study.Config, mg *results.Merged, ms []depthResu
 		// second half than in the first.
 		if bt := selectedTransformer(cfg, mg); bt != nil {
 			f.test(fmt.Sprintf("KN's gap to the best transformer, %s, is larger late in the window: its second-half gap exceeds its first-half gap.", bt.Name), laterGap(kn, bt))
+		} else if len(deep) > 0 {
+			f.check("KN's gap to the best transformer is larger late in the window.", undecided, noSelection)
 		}
 	}
 	// Tracking the Bayes predictor on variable-order data means doing
@@ -225,8 +227,18 @@ func fig3Checks(f *Finding, cfg study.Config, mg *results.Merged, ms []depthResu
 				f.test(fmt.Sprintf("%s tracks %s better than the best fixed-order estimator, %s, over the %s of the window.", r.Name, results.RefShort(res), best.Name, h), worseOver(h, best, r))
 			}
 		}
+	} else if len(results.MethodNames(res, "Markov")) > 0 {
+		for _, r := range deep {
+			f.check(fmt.Sprintf("%s tracks %s better than the best fixed-order estimator over the whole window.", r.Name, results.RefShort(res)), undecided, noSelection)
+		}
 	}
 }
+
+// noSelection is the numbers of a check that needs a selection ("the best
+// transformer", "the best fixed order") made on validation windows when
+// the study has no validation results (val_frac = 0, or stages of an older
+// version): it is inconclusive, never silently left out.
+const noSelection = "no validation results to choose it on (val_frac = 0, or stages without val.json): not decided"
 
 // fig3Results are the results of the models of cfg.Fig3Models that res
 // has, in their order: learned and sinusoidal positions alike.

@@ -350,11 +350,13 @@ func clearlyAbove(a, b *eval.MethodResult) bool {
 // better than", "clearly worse than" (decided by worse) or "within noise
 // of".
 func relation(a, b *eval.MethodResult) string {
-	switch worse(a, b).verdict() {
-	case holds:
+	switch {
+	case worse(a, b).verdict() == holds:
 		return "clearly worse than"
-	case fails:
+	case worse(b, a).verdict() == holds:
 		return "clearly better than"
+	case equivalent(a, b, Margin).verdict() == holds:
+		return fmt.Sprintf("within ±%g nats of", Margin)
 	}
 	return "within noise of"
 }
