@@ -232,3 +232,22 @@ func TestMethodsCheckedFirst(t *testing.T) {
 		t.Error("quickstart wrote outputs before checking its methods")
 	}
 }
+
+// TestTorchProgressAgrees: the torch engine's bar counts epochs as the
+// summary does (item 6; before: "step 200/200 epoch 2" then "trained 200
+// steps, 1 epochs").
+func TestTorchProgressAgrees(t *testing.T) {
+	needTorch(t)
+	dir := t.TempDir()
+	_, common := tinyData(t, dir)
+	out := filepath.Join(dir, "run")
+	code, errOut := stderrOf(t, append(common, "--out", out, "--engine", "torch", "--device", "cpu", "--max-steps", "5", "--log-every", "1")...)
+	c, err := transformer.LoadCheckpoint(filepath.Join(out, trainrun.CheckpointFile))
+	if code != 0 || err != nil {
+		t.Fatalf("exit %d, %v:\n%s", code, err, errOut)
+	}
+	want := fmt.Sprintf("step 5/5 epoch %.2f loss", trainrun.EpochsOf(5, c.Train.BatchSize, c.TrainWindows))
+	if !strings.Contains(errOut, want) || !strings.Contains(errOut, fmt.Sprintf("best val %.4f", c.State.BestVal)) {
+		t.Errorf("the torch bar does not end with %q… best val %.4f:\n%s", want, c.State.BestVal, errOut)
+	}
+}

@@ -83,3 +83,32 @@ func TestHelpFiles(t *testing.T) {
 		t.Errorf("'vomc help' lists %d commands, want %d", len(listed), len(commands))
 	}
 }
+
+// TestHelpExamples: every example in the help files is a command line
+// vomc accepts: its command exists and its flags are the command's (each
+// is run with -h appended, which stops before any work).
+func TestHelpExamples(t *testing.T) {
+	files, err := helpFiles.ReadDir("help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		_, examples, ok := strings.Cut(help(strings.TrimSuffix(f.Name(), ".txt")), "\nExamples:\n")
+		if !ok {
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimSpace(examples), "\n") {
+			line, _, _ = strings.Cut(line, "  #")
+			for _, cmd := range strings.Split(line, "&&") {
+				args := strings.Fields(strings.ReplaceAll(cmd, `"`, ""))
+				if len(args) == 0 || args[0] != "vomc" {
+					t.Errorf("help/%s: example %q is not a vomc command", f.Name(), cmd)
+					continue
+				}
+				if code, out := stderrOf(t, append(args[1:], "-h")...); code != 0 {
+					t.Errorf("help/%s: example %q: exit %d:\n%.300s", f.Name(), cmd, code, out)
+				}
+			}
+		}
+	}
+}

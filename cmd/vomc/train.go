@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -93,7 +94,8 @@ func runTrain(args []string) error {
 		return trainError(err, "train", c.o.Dir)
 	}
 	how := trainrun.EndReason(s.Stopped, s.Train, s.Step)
-	fmt.Printf("trained %d steps, %.4g epochs (%s) in %s", s.Step, s.Epochs(), how, s.Elapsed.Round(time.Second))
+	epochs := strconv.FormatFloat(math.Round(100*s.Epochs())/100, 'f', -1, 64) // as the bar shows them
+	fmt.Printf("trained %d steps, %s epochs (%s) in %s", s.Step, epochs, how, s.Elapsed.Round(time.Second))
 	if s.Engine == trainrun.EngineTorch {
 		fmt.Print(" with the torch engine")
 	}
