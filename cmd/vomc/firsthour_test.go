@@ -76,6 +76,17 @@ func TestBudgets(t *testing.T) {
 	if got := trainrun.EndReason(false, transformer.TrainConfig{Epochs: 4}, 12); got != "all 4 epochs" {
 		t.Errorf("end reason %q", got)
 	}
+	// --max-steps alone: the steps asked for, the default epochs raised
+	// (3 steps per epoch here: 100 epochs would be 300 steps).
+	out2 := filepath.Join(dir, "run2")
+	runOK(t, append(common, "--out", out2, "--max-steps", "400", "--patience", "0", "--snapshots", "log:3")...)
+	c, err = transformer.LoadCheckpoint(filepath.Join(out2, trainrun.CheckpointFile))
+	if err != nil || c.State.Step != 400 || c.Train.Epochs != 134 {
+		t.Fatalf("--max-steps 400 alone: %v, step %d, epochs %d", err, c.State.Step, c.Train.Epochs)
+	}
+	if _, err := os.Stat(trainrun.SnapshotPath(out2, 400)); err != nil {
+		t.Errorf("the snapshots do not follow the steps asked for: %v", err)
+	}
 }
 
 // TestExtendRun: a finished run continues to a larger budget with
@@ -106,6 +117,9 @@ func TestExtendRun(t *testing.T) {
 	want := fmt.Sprintf(`{"extended":{"at_step":6,"max_steps":20,"epochs":7,"previous_total_steps":6,"total_steps":20,`)
 	if !strings.Contains(string(log), want) || !strings.Contains(string(log), `"schedule":"warm-up/cosine of the new total length, from the current step"`) {
 		t.Errorf("train.jsonl does not record the extension %s…:\n%s", want, log)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, trainrun.TrainConfigFile)); err != nil || !strings.Contains(string(b), `"max_steps": 20`) {
+		t.Errorf("train_config.json does not have the extended budget: %v\n%s", err, b)
 	}
 	// Resuming the extended, finished run again changes nothing, and the
 	// log keeps the record in its place.

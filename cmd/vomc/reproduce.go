@@ -68,20 +68,30 @@ func runReproduce(args []string) error {
 		return err
 	}
 	defer o.Engine.Close()
-	if o.CodeKey != "" && sl.Dir != "" {
-		return usagef("--code-key reuses the stages of a local run: it does not go with --slurm")
-	}
-	if *rerun != "" {
-		if c.List || sl.Dir != "" {
-			return usagef("--rerun runs stages: it does not go with --list-stages or --slurm")
-		}
-		if c.Options.Rerun, err = reproduce.ParseStageList(*rerun); err != nil {
-			return usagef("--rerun %v", err)
-		}
+	if err := reproduceRerun(&c, *rerun); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return c.Execute(ctx)
+}
+
+// reproduceRerun checks --code-key and sets the stages --rerun names.
+func reproduceRerun(c *reproduce.Command, rerun string) error {
+	if c.Options.CodeKey != "" && c.Slurm.Dir != "" {
+		return usagef("--code-key reuses the stages of a local run: it does not go with --slurm")
+	}
+	if rerun == "" {
+		return nil
+	}
+	if c.List || c.Slurm.Dir != "" {
+		return usagef("--rerun runs stages: it does not go with --list-stages or --slurm")
+	}
+	var err error
+	if c.Options.Rerun, err = reproduce.ParseStageList(rerun); err != nil {
+		return usagef("--rerun %v", err)
+	}
+	return nil
 }
 
 // reproduceEngine is the engine the configuration names (its "engine"),

@@ -122,6 +122,7 @@ func (c *trainCmd) check() (trainrun.Spec, error) {
 	}
 	o.Model.FeedForward = o.Model.FeedForward && !c.noFF
 	c.given = givenFlags(c.fs)
+	o.EpochsGiven = c.given["epochs"]
 	if o.Resume && !c.given["engine"] {
 		spec.Name = "" // the run's
 		spec = spec.ForRun(o.Dir)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -69,6 +70,22 @@ func checkBudget(tc transformer.TrainConfig, n int) error {
 			"give %%s %d to train %d steps, or leave out %%s", tc.MaxSteps, tc.Epochs, per, tc.Epochs*per, need, tc.MaxSteps)}
 }
 
+// budget applies StrictBudget and StepsWin to the opened run r.
+func (j *Job) budget(r *opening) error {
+	n, tc := r.data.Train.Windows(), &j.Train
+	per := (n + tc.BatchSize - 1) / tc.BatchSize
+	if !j.StrictBudget || tc.MaxSteps <= tc.Epochs*per {
+		return nil
+	}
+	if !j.StepsWin {
+		return checkBudget(*tc, n)
+	}
+	tc.Epochs = (tc.MaxSteps + per - 1) / per
+	var err error
+	r.snaps, err = SnapshotSteps(j.Snapshots, transformer.TotalSteps(*tc, n))
+	return err
+}
+
 // extend applies the job's extension to the checkpoint c of a run on n
 // training windows (nothing without one).
 func (j *Job) extend(e *Engine, c *transformer.Checkpoint) error {
@@ -116,11 +133,37 @@ func (j *Job) extend(e *Engine, c *transformer.Checkpoint) error {
 	c.Meta[MetaExtensions] = string(b)
 	c.Train = tc
 	c.State.Stopped, c.State.SinceBest = false, 0
+	if err := rewriteTrainConfig(j.Dir, tc, c.Meta); err != nil {
+		return err
+	}
 	if j.Out != nil {
 		fmt.Fprintf(j.Out, "extending %s from %d to %d steps (%d epochs) at step %d; learning rate: %s (%.3g now)\n",
 			j.Dir, before, total, tc.Epochs, step, extendSchedule, rec.LR)
 	}
 	return nil
+}
+
+// rewriteTrainConfig writes the extended settings tc and the data's
+// metadata into the run's TrainConfigFile, if it has one (its engine
+// stays).
+func rewriteTrainConfig(dir string, tc transformer.TrainConfig, meta map[string]string) error {
+	p := filepath.Join(dir, TrainConfigFile)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var v map[string]any
+	if err == nil {
+		err = json.Unmarshal(b, &v)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	v["train"], v["data"] = tc, meta
+	if b, err = json.MarshalIndent(v, "", "  "); err != nil {
+		return err
+	}
+	return fsutil.WriteFile(p, true, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
 }
 
 // epochsFor is the number of epochs after which a run at state s (per

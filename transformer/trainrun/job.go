@@ -71,8 +71,10 @@ type Job struct {
 	// from its current step on).
 	Snapshots string
 	// StrictBudget refuses a new run whose Train.MaxSteps its Train.Epochs
-	// would cut short (an *OptionError saying which bound wins).
-	StrictBudget bool
+	// would cut short (an *OptionError saying which bound wins), unless
+	// StepsWin, which raises Train.Epochs to reach Train.MaxSteps (the
+	// epochs were not asked for).
+	StrictBudget, StepsWin bool
 	// Extend is a larger budget for ModeResume (see Extension).
 	Extend Extension
 	// FinalCheckpoint writes the checkpoint once more at the end (Go
@@ -295,10 +297,8 @@ func (e *Engine) open(j *Job) (s session, resumed bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if j.StrictBudget {
-		if err := checkBudget(j.Train, r.data.Train.Windows()); err != nil {
-			return nil, false, err
-		}
+	if err := j.budget(r); err != nil {
+		return nil, false, err
 	}
 	if j.Mode == ModeContinue {
 		path := j.CheckpointPath()

@@ -68,6 +68,10 @@ type TrainOptions struct {
 	Snapshots string
 	// Extend, with Resume, continues the run to a larger budget.
 	Extend Extension
+	// EpochsGiven says that Train.Epochs was asked for: a Train.MaxSteps
+	// the epochs would cut short is then refused; otherwise the epochs
+	// are raised to reach it.
+	EpochsGiven bool
 	// Out receives what the run is (size, memory) or where it resumes
 	// (nil: nothing); Progress the Go engine's progress bar (nil: none).
 	Out, Progress io.Writer
@@ -190,7 +194,7 @@ func Train(ctx context.Context, e *Engine, o TrainOptions) (*Summary, error) {
 func (o TrainOptions) Job() Job {
 	j := Job{Dir: o.Dir, Mode: ModeNew, Force: o.Force, AllowUnverified: o.AllowUnverified, Data: o.Data, Model: optionsModel{o.Model},
 		Train: o.Train, CheckpointEvery: o.CheckpointEvery, Snapshots: o.Snapshots, Out: o.Out, Progress: o.Progress, OnStep: o.OnStep,
-		StrictBudget: true, Extend: o.Extend}
+		StrictBudget: true, StepsWin: !o.EpochsGiven, Extend: o.Extend}
 	if o.Resume {
 		j.Mode = ModeResume
 	}
