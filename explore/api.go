@@ -3,6 +3,7 @@ package explore
 import (
 	"bytes"
 	"embed"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -351,7 +352,25 @@ func (s *Server) apiPosition(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.PositionAt(win, t, mi, step)
+	p, err := s.PositionAt(win, t, mi, step)
+	if err != nil {
+		return nil, err
+	}
+	switch f := r.URL.Query().Get("rows"); f {
+	case "", "json":
+	case "b64":
+		for i := range p.Heads {
+			h := &p.Heads[i]
+			buf := make([]byte, 0, 4*len(h.Row))
+			for _, v := range h.Row {
+				buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
+			}
+			h.RowB64, h.Row = base64.StdEncoding.EncodeToString(buf), nil
+		}
+	default:
+		return nil, badf("rows=%q: json (numbers) or b64 (base64 of little-endian float32)", f)
+	}
+	return p, nil
 }
 
 func (s *Server) apiLabels(r *http.Request) (any, error) {

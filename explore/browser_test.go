@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -365,5 +366,56 @@ func checkMap(t *testing.T, b *browser, s *Server, win *window, q int) {
 	}
 	if v.Q0 != g.Q0+2 || v.Q1 != g.Q0+10 || v.K0 != g.K0+1 || v.K1 != g.K0+8 {
 		t.Errorf("zoomed view %+v, want queries %d..%d × keys %d..%d", v, g.Q0+2, g.Q0+9, g.K0+1, g.K0+7)
+	}
+}
+
+// TestBrowserLarge measures, in the browser, a click's round trip at the
+// paper's size (N = 1536, 4 layers × 8 heads): from the arrow key to the
+// page showing the new position, heads drawn. It runs only with
+// VOMC_EXPLORE_LARGE=1 (it needs ≈ 1 GB and tens of seconds).
+func TestBrowserLarge(t *testing.T) {
+	if os.Getenv("VOMC_EXPLORE_LARGE") == "" {
+		t.Skip("set VOMC_EXPLORE_LARGE=1 to measure a click in the browser at N = 1536, 4×8 heads")
+	}
+	b := startBrowser(t, 1400, 1000)
+	s, _, _ := benchServerT(t)
+	h := s.Handler()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		h.ServeHTTP(w, r)
+		if r.URL.Path == "/api/position" {
+			t.Logf("server: %s in %v", r.URL.RawQuery, time.Since(start))
+		}
+	}))
+	defer ts.Close()
+	if err := b.navigate(ts.URL + "/#w=0&t=1400"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := b.waitFor(ctx, `!!(window.vomcExplore && vomcExplore.state.pos && vomcExplore.state.pos.t === 1400 && vomcExplore.state.map && !vomcExplore.state.pos.labels_pending)`); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("first view of the window (references, forward pass, maps, labels): %v", time.Since(start))
+	var times []time.Duration
+	for i := range 5 {
+		start := time.Now()
+		if err := b.key("ArrowRight", 39); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.waitFor(ctx, fmt.Sprintf(`vomcExplore.state.pos.t === %d && +document.getElementById('t-label').dataset.t === %d && !vomcExplore.state.busy`, 1401+i, 1401+i)); err != nil {
+			t.Fatal(err)
+		}
+		times = append(times, time.Since(start))
+		var tm map[string]float64
+		if err := b.eval(`vomcExplore.state.timing`, &tm); err == nil {
+			t.Logf("in the page: answer %.0f ms, render %.0f ms, map %.0f ms", tm["fetch"], tm["render"], tm["map"])
+		}
+	}
+	t.Logf("arrow key to the new position shown (server and page): %v", times)
+	png, err := b.screenshot()
+	if err == nil {
+		os.WriteFile(shotPath(t, "explore_large.png"), png, 0o644)
 	}
 }

@@ -740,6 +740,10 @@ type Head struct {
 	Layer int       `json:"layer"`
 	Head  int       `json:"head"`
 	Row   []float32 `json:"row"` // attention of query t over keys 0..t
+	// RowB64 is Row as base64 of little-endian float32, instead of Row,
+	// when the request asks for rows=b64 (the page does: ≈ 2.3× smaller,
+	// and no number to parse).
+	RowB64 string `json:"row_b64,omitempty"`
 	Label *Label    `json:"label,omitempty"`
 }
 

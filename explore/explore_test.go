@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -238,6 +239,20 @@ func TestPositionNumbers(t *testing.T) {
 			t.Errorf("L%dH%d row differs", hd.Layer+1, hd.Head+1)
 		}
 	}
+	// the same rows as base64
+	var pb Position
+	getJSON(t, h, fmt.Sprintf("/api/position?w=%d&t=%d&model=0&step=final&rows=b64", w, q), &pb)
+	for i, hd := range pb.Heads {
+		raw, err := base64.StdEncoding.DecodeString(hd.RowB64)
+		if err != nil || hd.Row != nil || len(raw) != 4*len(p.Heads[i].Row) {
+			t.Fatalf("rows=b64: head %d: %v, %d bytes", i, err, len(raw))
+		}
+		for j, a := range p.Heads[i].Row {
+			if math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:])) != a {
+				t.Fatalf("rows=b64: head %d key %d differs", i, j)
+			}
+		}
+	}
 	// the source tree's context
 	if p.True == nil || p.True.Depth > 3 {
 		t.Errorf("true context %+v", p.True)
@@ -311,6 +326,7 @@ func TestRequestErrors(t *testing.T) {
 		{"/model.safetensors", 404, "the page is /"},
 		{"/snapshots/step-000000010.safetensors", 404, ""},
 		{"/api/nothing", 404, ""},
+		{"/api/position?w=0&t=3&rows=xml", 400, `rows="xml"`},
 	} {
 		code, b := get(t, h, c.url)
 		if code == 301 || code == 307 || code == 308 { // the mux cleans "..": follow once

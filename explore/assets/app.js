@@ -38,7 +38,11 @@
     meta: () => getJSON('api/meta'),
     refs: (win) => getJSON(`api/refs?${winQ(win)}`),
     model: (win, m, step) => getJSON(`api/model?${winQ(win)}&model=${m}&step=${stepQ(step)}`),
-    position: (win, t, m, step) => getJSON(`api/position?${winQ(win)}&t=${t}&model=${m}&step=${stepQ(step)}`),
+    async position(win, t, m, step) {
+      const p = await getJSON(`api/position?${winQ(win)}&t=${t}&model=${m}&step=${stepQ(step)}&rows=b64`);
+      for (const h of p.heads) { h.row = Array.from(b64floats(h.row_b64)); delete h.row_b64; }
+      return p;
+    },
     labels: (m, step) => getJSON(`api/labels?model=${m}&step=${stepQ(step)}`),
     mean: (m, step) => getJSON(`api/mean?model=${m}&step=${stepQ(step)}`),
     async map(win, m, step, l, h) {
@@ -191,6 +195,7 @@
     $('gamma').onchange = () => { S.gamma = +$('gamma').value; drawMap(); };
     $('scale').onchange = () => { S.scale = $('scale').value; drawMap(); };
     $('step').oninput = () => setStepIdx(+$('step').value);
+    $('step').onchange = () => $('step').blur(); // the arrow keys move t again
     $('map-full').onclick = () => { mapReset(); };
     $('map-around').onclick = () => { mapAround(); };
     for (const id of ['loss', 'excess']) {
@@ -200,7 +205,7 @@
       c.addEventListener('mouseleave', () => drawCurves());
     }
     document.addEventListener('keydown', (e) => {
-      if (e.target.tagName === 'INPUT' && e.target.type !== 'range') return;
+      if (e.target.tagName === 'INPUT') return; // typing, or the step slider's own keys
       if (e.target.tagName === 'SELECT') return;
       const T = S.refs ? S.refs.T : 0, step = e.shiftKey ? 10 : 1;
       let done = true;
@@ -513,12 +518,17 @@
   async function loadPosition() {
     const my = ++S.seq;
     await guarded(async () => {
+      const t0 = performance.now();
       const p = await src.position(S.win, S.t, S.model, curStep());
       if (my !== S.seq) return; // a newer click won
+      const t1 = performance.now();
       S.pos = p;
       renderPosition();
       saveHash();
+      const t2 = performance.now();
       if (S.head) drawMap(); else selectHead(defaultHead().layer, defaultHead().head);
+      // the last click's time in ms: the answer, the page, the map
+      S.timing = { fetch: t1 - t0, render: t2 - t1, map: performance.now() - t2 };
       if (p.labels_pending) setTimeout(() => { if (my === S.seq) loadPosition(); }, 700);
     });
   }
