@@ -307,6 +307,25 @@ func TestBrowserDemo(t *testing.T) {
 	if err := os.WriteFile(shotPath(t, "explore_demo.png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// back to step 1500 (the second snapshot): the model's view and its
+	// head labels follow the slider
+	if err := b.eval(`vomcExplore.setStep(1)`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.waitFor(ctx, `vomcExplore.state.views[0].step === 1500 && vomcExplore.state.pos.step === 1500 && !vomcExplore.state.pos.labels_pending && document.getElementById('step-label').textContent === '1500'`); err != nil {
+		t.Fatal(err)
+	}
+	p1500, err := s.PositionAt(win, q, 0, 1500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row []float64
+	if err := b.eval(`vomcExplore.state.pos.heads[1].row`, &row); err != nil || len(row) != len(p1500.Heads[1].Row) || float32(row[q]) != p1500.Heads[1].Row[q] {
+		t.Errorf("step 1500: L1H2's weight on key t on the page %v, server %v (%v)", row[min(q, len(row)-1)], p1500.Heads[1].Row[q], err)
+	}
+	if png, err = b.screenshot(); err == nil {
+		os.WriteFile(shotPath(t, "explore_demo_step1500.png"), png, 0o644)
+	}
 }
 
 // checkMap hovers over a cell of the selected head's attention map and

@@ -352,7 +352,7 @@
   }
   function renderStepInfo() {
     const m = S.meta.models[S.model], s = curStep();
-    $('step-label').textContent = stepName(s);
+    $('step-label').textContent = s < 0 ? 'final' : String(s);
     let info = '';
     const dyn = m.dynamics;
     if (dyn) {
