@@ -88,7 +88,7 @@ func BenchmarkClick(b *testing.B) {
 			b.ReportMetric(click, "ms/click")
 			b.ReportMetric(fwdMS, "forward-ms")
 			b.ReportMetric(click/fwdMS, "click/forward")
-			b.ReportMetric(float64((refs+model).Milliseconds()), "window-ms")
+			b.ReportMetric(float64((refs + model).Milliseconds()), "window-ms")
 			b.ReportMetric(0, "ns/op")
 		})
 	}

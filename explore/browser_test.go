@@ -32,8 +32,11 @@ type pageView struct {
 	Dist   map[string]string // method → data-value of P(symbol)
 	DistTx map[string]string // method → printed P(symbol)
 	Omega  []string
-	Top    []struct{ Layer, Head, Key int; Weight string }
-	State  struct {
+	Top    []struct {
+		Layer, Head, Key int
+		Weight           string
+	}
+	State struct {
 		T     int
 		Heads []struct {
 			Layer, Head int

@@ -744,7 +744,7 @@ type Head struct {
 	// when the request asks for rows=b64 (the page does: ≈ 2.3× smaller,
 	// and no number to parse).
 	RowB64 string `json:"row_b64,omitempty"`
-	Label *Label    `json:"label,omitempty"`
+	Label  *Label `json:"label,omitempty"`
 }
 
 // Label is a head's attnmap label (ScoreWindows over HeadWindows windows).
