@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -536,5 +537,32 @@ func TestParseSequence(t *testing.T) {
 		if err != nil || fmt.Sprint(x) != c.want {
 			t.Errorf("%q: %v %v, want %s", c.in, x, err, c.want)
 		}
+	}
+}
+
+func TestListen(t *testing.T) {
+	l, err := Listen("127.0.0.1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if l.Warning != "" || l.Allowed != nil || !strings.HasPrefix(l.URL, "http://127.0.0.1:") || strings.HasSuffix(l.URL, ":0/") {
+		t.Errorf("loopback: %+v", l)
+	}
+	// a second server on the same port is refused
+	port := l.Addr().(*net.TCPAddr).Port
+	if _, err := Listen("127.0.0.1", port); err == nil || !strings.Contains(err.Error(), fmt.Sprint(port)) {
+		t.Errorf("a taken port: %v", err)
+	}
+	if _, err := Listen("127.0.0.1", 70000); err == nil {
+		t.Error("port 70000: no error")
+	}
+	all, err := Listen("0.0.0.0", 0)
+	if err != nil {
+		t.Skip("cannot listen on 0.0.0.0:", err)
+	}
+	defer all.Close()
+	if !strings.Contains(all.Warning, "anyone who can reach this machine") || fmt.Sprint(all.Allowed) != "[*]" || !strings.HasPrefix(all.URL, "http://127.0.0.1:") {
+		t.Errorf("0.0.0.0: %+v", all)
 	}
 }

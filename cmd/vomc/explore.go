@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/vomc/vomc/dataset"
@@ -107,27 +105,15 @@ func runExplore(args []string) error {
 		}
 		return err
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(*host, strconv.Itoa(*port)))
+	ln, err := explore.Listen(*host, *port)
 	if err != nil {
-		return fmt.Errorf("listen on %s:%d: %w", *host, *port, err)
+		return err
 	}
-	var allowed []string
-	ip := net.ParseIP(strings.Trim(*host, "[]"))
-	switch {
-	case ip != nil && ip.IsUnspecified():
-		allowed = []string{"*"}
-	case *host != "localhost" && (ip == nil || !ip.IsLoopback()):
-		allowed = []string{*host}
-	}
-	if allowed != nil {
-		fmt.Fprintf(os.Stderr, "warning: --host %s: anyone who can reach this machine on port %d can read the page, the models' outputs and the data (vomc explore has no authentication); use an SSH tunnel instead where you can\n", *host, ln.Addr().(*net.TCPAddr).Port)
+	if ln.Warning != "" {
+		fmt.Fprintln(os.Stderr, ln.Warning)
 	}
 	s.Labels(0, explore.FinalStep, false) // start labelling the first model's heads
-	shown := *host
-	if ip != nil && ip.IsUnspecified() {
-		shown = "127.0.0.1"
-	}
-	url := fmt.Sprintf("http://%s/#w=%d", net.JoinHostPort(shown, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)), *window)
+	url := fmt.Sprintf("%s#w=%d", ln.URL, *window)
 	if *pos >= 0 {
 		url += fmt.Sprintf("&t=%d", *pos)
 	}
@@ -136,7 +122,7 @@ func runExplore(args []string) error {
 		list = append(list, m.Name)
 	}
 	fmt.Printf("vomc explore: %s on %s\n  %s\n(read-only; Ctrl-C to stop)\n", strings.Join(list, ", "), o.DataName, url)
-	srv := &http.Server{Handler: s.Handler(allowed...)}
+	srv := &http.Server{Handler: s.Handler(ln.Allowed...)}
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
