@@ -81,7 +81,8 @@ type Options struct {
 	ExcessYMin, ExcessYMax float64
 	// ExcessAll keeps the excess panel's range over every method; by
 	// default (Focus) it shows the methods that matter (FocusExcess).
-	ExcessAll bool
+	// ExcessLog draws the excess on a logarithmic axis (logExcess).
+	ExcessAll, ExcessLog bool
 	// LegendInside draws the legend in the top-right corner of the loss
 	// panel instead of in a column to the right of the plot (the default,
 	// which never covers any curve). With an automatic loss range the axis
@@ -155,7 +156,9 @@ func LossVsPosition(res *eval.Result, opts Options) (*Figure, error) {
 	} else if opts.LegendInside {
 		f.headroom, f.lossYMax = true, f.Loss.Y.Max
 	}
-	if f.Excess != nil {
+	if f.Excess != nil && opts.ExcessLog {
+		logExcess(f.Excess, c.exBands, c.exLines)
+	} else if f.Excess != nil {
 		zero, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 0}, {X: xmax, Y: 0}})
 		if err != nil {
 			return nil, err

@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strings"
 
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+
 	"github.com/vomc/vomc/eval"
 )
 
@@ -145,7 +148,7 @@ func Focus(res *eval.Result, opts Options) Options {
 	if opts.Smooth == 0 {
 		opts.Smooth = DefaultSmooth(res.N)
 	}
-	if !opts.Excess || opts.ExcessAll || opts.ExcessYMax > opts.ExcessYMin {
+	if !opts.Excess || opts.ExcessAll || opts.ExcessLog || opts.ExcessYMax > opts.ExcessYMin {
 		return opts
 	}
 	var names []string
@@ -165,4 +168,29 @@ func Focus(res *eval.Result, opts Options) Options {
 		opts.ExcessYMin, opts.ExcessYMax = lo*scale, hi*scale
 	}
 	return opts
+}
+
+// ExcessFloor is the smallest excess (nats or bits) the logarithmic excess
+// panel shows: smaller ones, zero and negative ones too, are drawn at it.
+const ExcessFloor = 1e-4
+
+// logExcess puts the excess panel p on a logarithmic axis with the bands
+// and lines clipped at ExcessFloor from below.
+func logExcess(p *gplot.Plot, bands, lines []gplot.Plotter) {
+	clip := func(xys plotter.XYs) {
+		for i := range xys {
+			xys[i].Y = max(xys[i].Y, ExcessFloor)
+		}
+	}
+	for _, b := range bands {
+		for _, ring := range b.(*plotter.Polygon).XYs {
+			clip(ring)
+		}
+	}
+	for _, l := range lines {
+		clip(l.(*plotter.Line).XYs)
+	}
+	p.Add(bands...)
+	p.Add(lines...)
+	p.Y.Scale, p.Y.Tick.Marker = gplot.LogScale{}, gplot.LogTicks{Prec: -1}
 }

@@ -1,8 +1,11 @@
 package plot
 
 import (
+	"path/filepath"
 	"reflect"
 	"testing"
+
+	gplot "gonum.org/v1/plot"
 
 	"github.com/vomc/vomc/eval"
 )
@@ -52,5 +55,21 @@ func TestMatchAndFocus(t *testing.T) {
 	}
 	if o := Focus(res, Options{Excess: true, ExcessAll: true}); o.ExcessYMax != 0 || o.Smooth != 4 {
 		t.Errorf("ExcessAll: range %g, smooth %d", o.ExcessYMax, o.Smooth)
+	}
+}
+
+// TestExcessLog: the excess panel on a logarithmic axis, with zero and
+// negative excesses drawn at the floor.
+func TestExcessLog(t *testing.T) {
+	res := flatResult([]string{"CTW", "TF", "KN", "PPM"}, []float64{0, -0.01, 0.05, 0.8})
+	fig, err := LossVsPosition(res, Options{Excess: true, ExcessLog: true, Smooth: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fig.Excess.Y.Scale.(gplot.LogScale); !ok || fig.Excess.Y.Min < ExcessFloor {
+		t.Errorf("excess axis %T from %g", fig.Excess.Y.Scale, fig.Excess.Y.Min)
+	}
+	if err := fig.Save(filepath.Join(t.TempDir(), "log.png"), 6*Inch, 4*Inch); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -119,7 +119,7 @@ func (p *plotFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&p.Smooth, "smooth", 0, "moving-average width in positions (0: auto = N/100, at least 5 (N/25 below N=125); 1: none)")
 	fs.StringVar(&p.Title, "title", "", "figure title")
 	fs.StringVar(&p.methods, "plot-methods", "", "methods to draw: short specs (ctw, tf, markov:k=3) or printed labels, separated by commas (labels' own commas are kept) or ';' (default: all)")
-	fs.StringVar(&p.ylim, "ylim", "auto", "excess panel's range: auto (the methods that matter: the better half), all (every method), MAX or MIN:MAX (in the plotted unit)")
+	fs.StringVar(&p.ylim, "ylim", "auto", "excess panel's range: auto (the methods that matter: the better half), all (every method), log (a logarithmic axis from 1e-4), MAX or MIN:MAX (in the plotted unit)")
 	fs.Float64Var(&p.Width, "width", 8, "figure width in inches")
 	fs.Float64Var(&p.Height, "height", 6, "figure height in inches")
 }
@@ -134,6 +134,8 @@ func (p *plotFlags) options() (plot.LossFiles, error) {
 	case p.ylim == "auto":
 	case p.ylim == "all":
 		p.ExcessAll = true
+	case p.ylim == "log":
+		p.ExcessLog = true
 	default:
 		if !two {
 			lo, hi = "0", p.ylim
@@ -141,7 +143,7 @@ func (p *plotFlags) options() (plot.LossFiles, error) {
 		a, err1 := strconv.ParseFloat(lo, 64)
 		b, err2 := strconv.ParseFloat(hi, 64)
 		if err1 != nil || err2 != nil || !(b > a) {
-			return p.LossFiles, usagef("--ylim %q: want auto, all, MAX or MIN:MAX with MIN < MAX", p.ylim)
+			return p.LossFiles, usagef("--ylim %q: want auto, all, log, MAX or MIN:MAX with MIN < MAX", p.ylim)
 		}
 		p.ExcessYMin, p.ExcessYMax = a, b
 	}

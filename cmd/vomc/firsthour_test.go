@@ -189,12 +189,13 @@ func TestPlotMethods(t *testing.T) {
 	for _, list := range []string{"CTW(D=2,λ=0.15,α=0.5),Markov(k=3,α=0.5)", "CTW(D=2,λ=0.15,α=0.5);Markov(k=3,α=0.5)", "ctw,markov:k=3", "ctw,kn,markov"} {
 		runOK(t, "plot", "--plot-methods", list, "--ylim", "0.1", res, p("a.png"), "--force")
 	}
+	runOK(t, "plot", "--ylim", "log", res, p("log.png"), p("log.svg"))
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--plot-methods", "ctw,tf"}, `method "tf" not in the result (its methods: CTW(D=2,λ=0.15,α=0.5); KN(`},
-		{[]string{"--ylim", "0.2:0.1"}, `--ylim "0.2:0.1": want auto, all, MAX or MIN:MAX`},
+		{[]string{"--ylim", "0.2:0.1"}, `--ylim "0.2:0.1": want auto, all, log, MAX or MIN:MAX`},
 	} {
 		code, out := stderrOf(t, append(append([]string{"plot"}, tc.args...), res, p("b.png"))...)
 		if code == 0 || !strings.Contains(out, tc.want) {
