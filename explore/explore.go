@@ -508,7 +508,28 @@ type Series struct {
 	Name string    `json:"name"`
 	Kind string    `json:"kind"` // "reference" or "model"
 	P    []float64 `json:"p"`
-	Loss []float64 `json:"loss"`
+	Loss Losses    `json:"loss"`
+}
+
+// Losses are losses in nats, written in JSON with null for a non-finite
+// value (a model that gave an observed symbol probability 0).
+type Losses []float64
+
+// MarshalJSON writes the losses as numbers, non-finite ones as null.
+func (l Losses) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 2+20*len(l))
+	b = append(b, '[')
+	for i, v := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendFloat(b, v, 'g', -1, 64)
+		}
+	}
+	return append(b, ']'), nil
 }
 
 // Context is a context (suffix) of the current history: its length, its
@@ -543,7 +564,7 @@ type RefView struct {
 	// pasted sequence).
 	True []*Context `json:"true,omitempty"`
 	// Source[t] is −ln p_s(x[t+1]) under the true tree (nil when unknown).
-	SourceLoss []float64 `json:"source_loss,omitempty"`
+	SourceLoss Losses `json:"source_loss,omitempty"`
 }
 
 // Refs computes (or returns the cached) RefView of a window.
@@ -611,14 +632,15 @@ func (s *Server) computeRefs(win *window) (*RefView, error) {
 		hist := append(append([]byte(nil), win.hist...), x...)
 		off := len(win.hist)
 		r.True = make([]*Context, T)
-		r.SourceLoss = make([]float64, T-1)
+		r.SourceLoss = make(Losses, T-1)
 		for t := range T {
 			c := leafContext(win.tree, hist[:off+t+1])
 			r.True[t] = c
-			if c != nil && t+1 < T {
-				r.SourceLoss[t] = -math.Log(c.P[x[t+1]])
-			} else if t+1 < T {
-				r.SourceLoss[t] = math.NaN()
+			if t+1 < T {
+				r.SourceLoss[t] = math.NaN() // unknown (null in JSON)
+				if c != nil {
+					r.SourceLoss[t] = -math.Log(c.P[x[t+1]])
+				}
 			}
 		}
 	}
@@ -682,7 +704,7 @@ func series(name, kind string, p predict.Predictor, x []byte) (Series, error) {
 	if err := predict.Sequence(p, x, all); err != nil {
 		return Series{}, fmt.Errorf("%s: %w", name, err)
 	}
-	sr := Series{Name: name, Kind: kind, P: all[A:], Loss: make([]float64, T-1)}
+	sr := Series{Name: name, Kind: kind, P: all[A:], Loss: make(Losses, T-1)}
 	for t := range T - 1 {
 		sr.Loss[t] = -math.Log(sr.P[t*A+int(x[t+1])])
 	}
@@ -821,7 +843,9 @@ func (s *Server) PositionAt(win *window, t, mi, step int) (*Position, error) {
 		d := Dist{Name: sr.Name, Kind: sr.Kind}
 		if t+1 < T {
 			d.P = sr.P[t*A : (t+1)*A]
-			d.Loss = &sr.Loss[t]
+			if l := sr.Loss[t]; !math.IsInf(l, 0) && !math.IsNaN(l) {
+				d.Loss = &sr.Loss[t]
+			}
 		}
 		p.Dist = append(p.Dist, d)
 	}

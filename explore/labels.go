@@ -119,12 +119,12 @@ func shortLabel(h attnmap.HeadScore) string {
 // of the data set: Loss[i][t] is method i's mean −ln P(x[t+1] | x[0..t])
 // (references, then the model), with the standard error SE[i][t].
 type Mean struct {
-	Windows int         `json:"windows"`
-	Names   []string    `json:"names"`
-	Kinds   []string    `json:"kinds"`
-	Loss    [][]float64 `json:"loss"`
-	SE      [][]float64 `json:"se"`
-	Excess  string      `json:"excess"`
+	Windows int      `json:"windows"`
+	Names   []string `json:"names"`
+	Kinds   []string `json:"kinds"`
+	Loss    []Losses `json:"loss"`
+	SE      []Losses `json:"se"`
+	Excess  string   `json:"excess"`
 }
 
 type meanEntry struct {
@@ -220,7 +220,7 @@ func (s *Server) computeMean(mi, step int) (*Mean, error) {
 		return nil, fmt.Errorf("explore: mean curves: %w", err)
 	}
 	for i := range preds {
-		l, se := make([]float64, T-1), make([]float64, T-1)
+		l, se := make(Losses, T-1), make(Losses, T-1)
 		for t := range T - 1 {
 			mu := sum[i][t] / float64(W)
 			l[t] = mu

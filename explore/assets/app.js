@@ -169,6 +169,7 @@
     }
     const u = new URLSearchParams(location.hash.slice(1));
     if (u.has('w')) S.win = { w: +u.get('w'), seq: null };
+    if (u.has('seq')) { S.win = { w: null, seq: u.get('seq') }; $('paste').value = S.win.seq; }
     if (M.static) S.win = { w: bundle.refs.index, seq: null };
     if (u.has('model')) S.model = Math.min(+u.get('model'), M.models.length - 1);
     $('model').value = S.model;
@@ -230,7 +231,7 @@
   function saveHash() {
     if (S.meta.static) return;
     const u = new URLSearchParams();
-    if (S.win.seq == null) u.set('w', S.win.w);
+    if (S.win.seq == null) u.set('w', S.win.w); else u.set('seq', S.win.seq);
     u.set('t', S.t); u.set('model', S.model); u.set('step', stepQ(curStep()));
     history.replaceState(null, '', '#' + u.toString());
   }
