@@ -8,10 +8,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -82,19 +84,57 @@ func TestProgressAgrees(t *testing.T) {
 	}
 }
 
-// TestCurveTitle: curve.png is titled with the run (issue 35, item 8;
-// before, only "Training curve").
+// TestCurveTitle: curve.png is titled with the run and draws the
+// reference (issue 35, item 8; before, only "Training curve").
 func TestCurveTitle(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "my-run")
 	hist := []transformer.LogEntry{{Step: 1, TrainLoss: 1.1, ValLoss: math.NaN()}, {Step: 2, TrainLoss: 1, EpochEnd: true, ValLoss: 1.05}}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := DrawCurve(dir, hist); err != nil {
+	if err := DrawCurveRef(dir, hist, Reference{Name: "CTW(D=3,λ=0.15)", Loss: 0.97}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, CurveSVG))
 	if err != nil || !strings.Contains(string(b), "Training curve of my-run") {
 		t.Errorf("curve.svg is not titled with the run: %v", err)
+	}
+	if !strings.Contains(string(b), "CTW(D=3,λ=0.15) on validation: 0.9700") {
+		t.Error("curve.svg does not draw the reference")
+	}
+}
+
+// TestCTWReference: the reference drawn on the training curve is CTW's
+// loss per predicted symbol on the validation windows: the sum over
+// positions 2..T of -ln P(x_t | x_<t) that a CTW predictor gives.
+func TestCTWReference(t *testing.T) {
+	meta := testData(t, "0.25", "8")
+	_, val, _, err := Data(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, ok := CTWReference(val)
+	if !ok || !strings.HasPrefix(ref.Name, "CTW(D=") {
+		t.Fatalf("CTWReference = %+v, %v", ref, ok)
+	}
+	pr := DatasetOf(val).Config().Prior
+	p, err := ctw.New(ctw.Config{A: pr.A, D: slices.Max(pr.Depths), Lambda: pr.Lambda, Alpha: pr.Alpha[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, n, dist := 0.0, 0, make([]float64, pr.A)
+	for i := range val.Windows() {
+		st := p.NewState()
+		for j, a := range val.Window(i) {
+			if j > 0 {
+				st.Predict(dist)
+				sum -= math.Log(dist[a])
+				n++
+			}
+			st.Observe(a)
+		}
+	}
+	if want := sum / float64(n); math.Abs(ref.Loss-want) > 1e-9 {
+		t.Errorf("reference %.10f, sequential CTW %.10f", ref.Loss, want)
 	}
 }

@@ -1,14 +1,19 @@
 package trainrun
 
 import (
+	"fmt"
+	"image/color"
 	"math"
 	"path/filepath"
+	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/transformer"
 )
@@ -19,6 +24,52 @@ import (
 // maximum number of steps ends the run), in nats per symbol against the
 // step, to curve.png and curve.svg in dir.
 func DrawCurve(dir string, hist []transformer.LogEntry) error {
+	return DrawCurveRef(dir, hist, Reference{})
+}
+
+// Reference is a loss drawn across the training curve (Name "": none).
+type Reference struct {
+	Name string
+	Loss float64 // nats per predicted symbol
+}
+
+// CTWReference is the loss of CTW with the prior of val's data set (the
+// largest of its depths) on the validation windows val, per predicted
+// symbol (positions 2..T, as the training losses): the reference a
+// trained model approaches. ok is false without validation windows or
+// their data set.
+func CTWReference(val transformer.Windows) (ref Reference, ok bool) {
+	ds := DatasetOf(val)
+	if val == nil || val.Windows() == 0 || ds == nil {
+		return ref, false
+	}
+	pr := ds.Config().Prior
+	cfg := ctw.Config{A: pr.A, D: slices.Max(pr.Depths), Lambda: pr.Lambda, Alpha: 0.5}
+	if len(pr.Alpha) == 1 {
+		cfg.Alpha = pr.Alpha[0]
+	} else if len(pr.Alpha) > 1 {
+		cfg.AlphaVec = pr.Alpha
+	}
+	sum, n := 0.0, 0
+	for i := range val.Windows() {
+		w := val.Window(i)
+		lml, err := ctw.LogMarginalLikelihood(cfg, w)
+		if err != nil || len(w) < 2 {
+			return ref, false
+		}
+		first := 1 / float64(cfg.A) // the first symbol's probability (pad init: every node fresh)
+		if cfg.AlphaVec != nil {
+			first = cfg.AlphaVec[w[0]] / floats.Sum(cfg.AlphaVec)
+		}
+		sum += -lml + math.Log(first)
+		n += len(w) - 1
+	}
+	return Reference{Name: fmt.Sprintf("CTW(D=%d,λ=%g)", cfg.D, cfg.Lambda), Loss: sum / float64(n)}, true
+}
+
+// DrawCurveRef is DrawCurve with the reference ref drawn as a dashed
+// horizontal line.
+func DrawCurveRef(dir string, hist []transformer.LogEntry, ref Reference) error {
 	if len(hist) == 0 {
 		return nil
 	}
@@ -29,6 +80,15 @@ func DrawCurve(dir string, hist []transformer.LogEntry) error {
 	p, err := curvePlot(hist, "Training curve of "+name)
 	if err != nil {
 		return err
+	}
+	if ref.Name != "" {
+		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: ref.Loss}, {X: float64(hist[len(hist)-1].Step), Y: ref.Loss}})
+		if err != nil {
+			return err
+		}
+		l.LineStyle = draw.LineStyle{Color: color.Gray{0x40}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("%s on validation: %.4f", ref.Name, ref.Loss), l)
 	}
 	for _, format := range []string{"png", "svg"} {
 		if err := plot.SavePlotLegendRight(p, curveW, curveH, format, filepath.Join(dir, "curve."+format), true); err != nil {
@@ -56,7 +116,7 @@ func curvePlot(hist []transformer.LogEntry, title string) (*gplot.Plot, error) {
 	for i, s := range []struct {
 		name string
 		xy   plotter.XYs
-	}{{"train (per log interval)", trainXY}, {"validation (epoch ends, and the last step)", valXY}} {
+	}{{"train (per log interval)", trainXY}, {"validation (epoch ends, last step)", valXY}} {
 		if len(s.xy) == 0 {
 			continue
 		}

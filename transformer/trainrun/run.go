@@ -101,6 +101,7 @@ type Run[A any, M transformer.Trainable[A]] struct {
 	LastCheckpoint int
 	first          int
 	start          time.Time
+	ref            *Reference
 }
 
 // CheckpointPath is the path of the run's checkpoint.
@@ -198,7 +199,7 @@ func (r *Run[A, M]) run(ctx context.Context) error {
 			}
 			if e.EpochEnd && time.Since(lastCurve) > 30*time.Second {
 				lastCurve = time.Now()
-				DrawCurve(r.Dir, tr.History) // best effort while training
+				DrawCurveRef(r.Dir, tr.History, r.reference()) // best effort while training
 			}
 		}
 	}
@@ -281,9 +282,19 @@ func (r *Run[A, M]) run(ctx context.Context) error {
 		}
 	}
 	if r.Log {
-		return DrawCurve(r.Dir, tr.History)
+		return DrawCurveRef(r.Dir, tr.History, r.reference())
 	}
 	return nil
+}
+
+// reference is the training curve's reference (CTWReference), computed
+// once.
+func (r *Run[A, M]) reference() Reference {
+	if r.ref == nil {
+		ref, _ := CTWReference(r.Trainer.Val)
+		r.ref = &ref
+	}
+	return *r.ref
 }
 
 // ReadLog reads what WriteLog writes: one transformer.LogEntry per line;

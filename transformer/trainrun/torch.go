@@ -433,7 +433,11 @@ func (t *Torch) train(ctx context.Context, r torchRun) (*transformer.Checkpoint,
 			return nil, err
 		}
 	}
-	return c, DrawCurve(dir, c.History)
+	var ref Reference
+	if _, val, _, err := Data(c.Meta); err == nil {
+		ref, _ = CTWReference(val)
+	}
+	return c, DrawCurveRef(dir, c.History, ref)
 }
 
 // Predict writes the per-position predictive distributions of the model in
