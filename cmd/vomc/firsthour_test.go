@@ -136,7 +136,6 @@ func TestExtendRun(t *testing.T) {
 	}{
 		{[]string{"--max-steps", "10"}, "is at step 20 (epoch 7) of 20: extending it needs a larger budget (--max-steps or --epochs)"},
 		{[]string{"--max-steps", "100", "--epochs", "8"}, "--max-steps 100 is more than --epochs 8 allows"},
-		{[]string{"--max-steps", "30", "--engine", "torch"}, "--engine torch cannot extend a run yet: extend it with --engine go"},
 		{[]string{"--lr", "0.1"}, "--lr cannot be changed when resuming (the run's settings are in its checkpoint; --max-steps, --epochs and --snapshots extend it)"},
 	} {
 		err := runTrain(append([]string{"--out", out, "--resume"}, tc.args...))
@@ -264,5 +263,25 @@ func TestTorchProgressAgrees(t *testing.T) {
 	want := fmt.Sprintf("step 5/5 epoch %.2f loss", trainrun.EpochsOf(5, c.Train.BatchSize, c.TrainWindows))
 	if !strings.Contains(errOut, want) || !strings.Contains(errOut, fmt.Sprintf("best val %.4f", c.State.BestVal)) {
 		t.Errorf("the torch bar does not end with %q… best val %.4f:\n%s", want, c.State.BestVal, errOut)
+	}
+}
+
+// TestTorchExtend: the torch engine extends a run too (the Go side writes
+// the extended settings into the checkpoint the engine reads).
+func TestTorchExtend(t *testing.T) {
+	needTorch(t)
+	dir := t.TempDir()
+	_, common := tinyData(t, dir)
+	out := filepath.Join(dir, "run")
+	runOK(t, append(common, "--out", out, "--engine", "torch", "--device", "cpu", "--epochs", "2")...)
+	if err := runTrain([]string{"--out", out, "--resume", "--max-steps", "10"}); err != nil {
+		t.Fatalf("extend on the torch engine: %v", err)
+	}
+	c, err := transformer.LoadCheckpoint(filepath.Join(out, trainrun.CheckpointFile))
+	if err != nil || c.State.Step != 10 || c.Train.MaxSteps != 10 || c.Meta[trainrun.MetaExtensions] == "" {
+		t.Fatalf("extended torch run: %v, step %d, max steps %d, extensions %q", err, c.State.Step, c.Train.MaxSteps, c.Meta[trainrun.MetaExtensions])
+	}
+	if b, err := os.ReadFile(filepath.Join(out, trainrun.LogFile)); err != nil || !strings.Contains(string(b), `{"extended":{"at_step":6,"max_steps":10,`) {
+		t.Errorf("the torch engine's train.jsonl does not record the extension: %v\n%s", err, b)
 	}
 }

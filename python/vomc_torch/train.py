@@ -607,9 +607,14 @@ def run(dir: str, opts: EngineOptions, init: Optional[str] = None, data: Optiona
         save()
     tr.on_checkpoint = save
     log_path = os.path.join(dir, LOG_FILE)
+    exts = json.loads(meta.get("extensions") or "[]")  # a run's extensions (trainrun.ExtensionRecord), each after the entries up to its step
     with open(log_path, "w") as f:  # the log as of the checkpoint, then this process's engine line
         for e in tr.history:
+            while exts and exts[0]["at_step"] < e["step"]:
+                f.write(json.dumps({"extended": exts.pop(0)}, separators=(",", ":"), ensure_ascii=False) + "\n")
             f.write(log_entry_json(e) + "\n")
+        for x in exts:
+            f.write(json.dumps({"extended": x}, separators=(",", ":"), ensure_ascii=False) + "\n")
         f.write(json.dumps({"engine": opts.used}) + "\n")
     logf = open(log_path, "a")
     total = tr.total_steps()

@@ -22,8 +22,9 @@ import (
 // not) to a larger budget.
 
 // Extension is a larger budget for a resumed run (ModeResume): MaxSteps
-// and Epochs, when > 0, replace the checkpoint's. Only the Go engine
-// extends runs.
+// and Epochs, when > 0, replace the checkpoint's. The Go engine extends
+// any run, the torch engine transformers (the extended checkpoint is
+// written back for it to read).
 //
 // The schedule: from the step it resumes at, the run follows the
 // warm-up/cosine schedule of a run of the new total length (as if it had
@@ -88,13 +89,13 @@ func (j *Job) budget(r *opening) error {
 
 // extend applies the job's extension to the checkpoint c of a run on n
 // training windows (nothing without one).
-func (j *Job) extend(e *Engine, c *transformer.Checkpoint) error {
+func (j *Job) extend(e *Engine, c *transformer.Checkpoint, train, val transformer.Windows) error {
 	x := j.Extend
 	if x.MaxSteps == 0 && x.Epochs == 0 {
 		return nil
 	}
-	if e.Torch() != nil {
-		return &OptionError{Option: "engine", Msg: fmt.Sprintf(" %s cannot extend a run yet: extend it with %%s %s (the checkpoint is the same on both engines)", EngineTorch, EngineGo), Also: []string{"engine"}}
+	if e.Torch() != nil && c.ModelFormat != "" {
+		return &OptionError{Option: "engine", Msg: fmt.Sprintf(" %s cannot extend a run of a %s model yet", EngineTorch, c.ModelFormat)}
 	}
 	tc, n, step := c.Train, c.TrainWindows, c.State.Step
 	before := transformer.TotalSteps(tc, n)
@@ -136,11 +137,26 @@ func (j *Job) extend(e *Engine, c *transformer.Checkpoint) error {
 	if err := rewriteTrainConfig(j.Dir, tc, c.Meta); err != nil {
 		return err
 	}
+	if e.Torch() != nil {
+		return rewriteCheckpoint(j.Dir, c, train, val)
+	}
 	if j.Out != nil {
 		fmt.Fprintf(j.Out, "extending %s from %d to %d steps (%d epochs) at step %d; learning rate: %s (%.3g now)\n",
 			j.Dir, before, total, tc.Epochs, step, extendSchedule, rec.LR)
 	}
 	return nil
+}
+
+// rewriteCheckpoint writes the extended checkpoint c of a transformer
+// back into dir for the torch engine, which reads its settings there: the
+// same parameters, moments and state, the new settings and metadata.
+func rewriteCheckpoint(dir string, c *transformer.Checkpoint, train, val transformer.Windows) error {
+	tr, err := c.Resume(train, val)
+	if err != nil {
+		return err
+	}
+	defer tr.Free()
+	return tr.SaveCheckpoint(filepath.Join(dir, CheckpointFile), c.Meta)
 }
 
 // rewriteTrainConfig writes the extended settings tc and the data's

@@ -255,7 +255,7 @@ func (e *Engine) resume(j *Job) (session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := j.extend(e, c); err != nil {
+	if err := j.extend(e, c, train, val); err != nil {
 		return nil, err
 	}
 	if j.Snapshots != "" {
