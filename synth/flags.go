@@ -75,7 +75,7 @@ func (f *Flags) DirOptions() (DirOptions, error) {
 	if enc != Paper && !given["count-norm"] {
 		o.Model.CountNorm = "" // the encoding's
 	}
-	o.Data.SplitSeed = o.Train.Seed
+	o.Data.SplitSeed, o.EpochsGiven = o.Train.Seed, given["epochs"]
 	return o, nil
 }
 

@@ -85,6 +85,10 @@ type DirOptions struct {
 	// CheckpointEvery is the interval of checkpoints in steps (0: only at
 	// epoch ends).
 	CheckpointEvery int
+	// EpochsGiven says that Train.Epochs was asked for: a Train.MaxSteps
+	// the epochs would cut short is then refused; otherwise the epochs are
+	// raised to reach it (trainrun.Job.StrictBudget, StepsWin).
+	EpochsGiven bool
 	// Out, if set, receives a line once the run is started or resumed,
 	// before any training step: what is trained on which windows, or
 	// where the run resumes (or that it had finished).
@@ -125,7 +129,7 @@ func TrainDir(ctx context.Context, e *trainrun.Engine, o DirOptions) (*DirResult
 	m := RunModel(o.Model)
 	m.Opened = func(r *Run) { res.Run = r }
 	j := trainrun.Job{Dir: o.Dir, Mode: trainrun.ModeNew, Force: o.Force, Data: o.Data, Model: m, Train: o.Train,
-		CheckpointEvery: o.CheckpointEvery, Out: o.Out, Progress: o.Progress, OnStep: o.OnStep}
+		CheckpointEvery: o.CheckpointEvery, Out: o.Out, Progress: o.Progress, OnStep: o.OnStep, StrictBudget: true, StepsWin: !o.EpochsGiven}
 	if o.Resume {
 		j.Mode = trainrun.ModeResume
 	}

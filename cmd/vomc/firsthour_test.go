@@ -70,6 +70,11 @@ func TestBudgets(t *testing.T) {
 	if err != nil || c.State.Step != 5 {
 		t.Fatalf("--max-steps 5: %v, step %d", err, c.State.Step)
 	}
+	// vomc synth too.
+	err = runSynth([]string{"--data", common[2], "--out", filepath.Join(dir, "synth"), "--epochs", "2", "--max-steps", "3000"})
+	if err == nil || !strings.Contains(err.Error(), "--max-steps 3000 is more than --epochs 2 allows") {
+		t.Errorf("synth --epochs 2 --max-steps 3000: %v", err)
+	}
 	if got := trainrun.EndReason(false, c.Train, 5); got != "max steps 5 reached" {
 		t.Errorf("end reason %q", got)
 	}
