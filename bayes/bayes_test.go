@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/ctw"
+	"github.com/vomc/vomc/internal/logexp"
 	"github.com/vomc/vomc/leafprior"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/source"
@@ -84,7 +85,7 @@ func bruteLogML(A, D int, lambda float64, lnM func(n []int32) float64, x []byte)
 		for _, n := range counts {
 			lp += lnM(n)
 		}
-		total = logAddExp(total, lp)
+		total = logexp.Add(total, lp)
 	}
 	return total
 }
@@ -116,7 +117,7 @@ type bruteComp struct {
 func bruteMixLogML(A int, lambda float64, comps []bruteComp, x []byte) float64 {
 	total := math.Inf(-1)
 	for _, c := range comps {
-		total = logAddExp(total, c.lnPrior+bruteLogML(A, c.D, lambda, c.lnM, x))
+		total = logexp.Add(total, c.lnPrior+bruteLogML(A, c.D, lambda, c.lnM, x))
 	}
 	return total
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 
+	"github.com/vomc/vomc/internal/logexp"
 	"github.com/vomc/vomc/leafprior"
 )
 
@@ -141,7 +142,7 @@ func (st *treeState) observe(a byte) {
 			} else {
 				st.lkids[id] += newChild - oldChild
 			}
-			st.lpw[id] = logAddExp(st.t.lnLam+st.lpe[id], st.t.ln1Lam+st.lkids[id])
+			st.lpw[id] = logexp.Add(st.t.lnLam+st.lpe[id], st.t.ln1Lam+st.lkids[id])
 		}
 		oldChild, newChild = old, st.lpw[id]
 		st.cnt[int(id)*A+int(a)]++
@@ -170,13 +171,3 @@ func (st *treeState) sumChildren(id int32) float64 {
 // logML is ln P_w(root): the log marginal likelihood in nats of the
 // symbols observed.
 func (st *treeState) logML() float64 { return st.lpw[0] }
-
-func logAddExp(x, y float64) float64 {
-	if x < y {
-		x, y = y, x
-	}
-	if math.IsInf(y, -1) {
-		return x
-	}
-	return x + math.Log1p(math.Exp(y-x))
-}

@@ -3,6 +3,8 @@ package construct
 import (
 	"fmt"
 	"math"
+
+	"github.com/vomc/vomc/internal/logexp"
 )
 
 // Config selects the prior π_CTW(D, λ, α) the construction reproduces
@@ -458,17 +460,6 @@ func (c *Construction) inductionLayer(temp float64, dc int) *Layer {
 	return l
 }
 
-// logAddExp is ln(e^x + e^y).
-func logAddExp(x, y float64) float64 {
-	if x < y {
-		x, y = y, x
-	}
-	if math.IsInf(y, -1) {
-		return x
-	}
-	return x + math.Log1p(math.Exp(y-x))
-}
-
 // inductionFF is the exact FF of the induction layer for child depth dc
 // (parent d = dc−1), the step "δ_{i,D+3−ℓ} can be computed by a^(ℓ)_i" of
 // the proof of Theorem 5: with Σ = Σ_q ℓ^w_{i,q s_{i,d}} (the copied
@@ -492,13 +483,13 @@ func (c *Construction) inductionFF(dc int, u, out []float64) {
 		delta -= c.lnLam
 	}
 	L.Get(out, "delta")[dc-1] = delta
-	L.Get(out, "lw")[d] = logAddExp(c.lnLam+le[d], c.ln1mLam+sum)
+	L.Get(out, "lw")[d] = logexp.Add(c.lnLam+le[d], c.ln1mLam+sum)
 	if d >= 1 {
 		sum = 0
 		for _, v := range L.Sub(u, "lw_ctx_sib", d) {
 			sum += v
 		}
-		L.Get(out, "lw_ctx")[d] = logAddExp(c.lnLam+L.Get(u, "le_ctx")[d], c.ln1mLam+sum)
+		L.Get(out, "lw_ctx")[d] = logexp.Add(c.lnLam+L.Get(u, "le_ctx")[d], c.ln1mLam+sum)
 	}
 }
 

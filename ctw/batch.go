@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/vomc/vomc/internal/logexp"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/source"
 )
@@ -239,7 +240,7 @@ func (c *Counts) weigh(id int32, l int, em []float64, lm []float64) (lw, lmax fl
 			}
 		}
 	}
-	lw, lmax = logAddExp(c.p.lnLam+le, c.p.ln1mLam+sw), math.Max(c.p.lnLam+le, c.p.ln1mLam+sm)
+	lw, lmax = logexp.Add(c.p.lnLam+le, c.p.ln1mLam+sw), math.Max(c.p.lnLam+le, c.p.ln1mLam+sm)
 	if lm != nil {
 		lm[id] = lmax
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/vomc/vomc/internal/logexp"
 	"github.com/vomc/vomc/predict"
 )
 
@@ -337,16 +338,6 @@ func newLogState(p *params) *logState {
 	return &logState{base: newBase(p, [3]float64{}), lnw: make([]float64, p.D+1), omega: make([]float64, p.D+1)}
 }
 
-func logAddExp(x, y float64) float64 {
-	if x < y {
-		x, y = y, x
-	}
-	if math.IsInf(y, -1) {
-		return x
-	}
-	return x + math.Log1p(math.Exp(y-x))
-}
-
 // Weights computes ω_{n,l} from Theorem 2: ln ω_l − ln ω_{l−1} = ln(1−λ) −
 // I_{l=d} ln λ + ℓ^e_{s_l} − ℓ^e_{s_{l−1}} + Σ_q ℓ^w_{qs_{l−1}} − ℓ^w_{s_l}, with
 // ℓ^w_{s_d} = ℓ^e_{s_d} at the deepest node d (= D except for Shorter and a
@@ -397,7 +388,7 @@ func (st *logState) rootLW(a int) float64 {
 		if a >= 0 {
 			e += math.Log(st.pa[l])
 		}
-		v = logAddExp(st.p.lnLam+e, st.p.ln1mLam+sc[id]-lw[st.ids[l+1]]+v)
+		v = logexp.Add(st.p.lnLam+e, st.p.ln1mLam+sc[id]-lw[st.ids[l+1]]+v)
 	}
 	return v
 }
@@ -461,7 +452,7 @@ func (st *logState) Observe(a byte) {
 		if l == st.p.D {
 			lw[id] = le[id]
 		} else {
-			lw[id] = logAddExp(st.p.lnLam+le[id], st.p.ln1mLam+sc[id])
+			lw[id] = logexp.Add(st.p.lnLam+le[id], st.p.ln1mLam+sc[id])
 		}
 		childOld, childNew = old, lw[id]
 	}

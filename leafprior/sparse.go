@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/vomc/vomc/internal/logexp"
 )
 
 // Limits of Sparse, the range over which its accuracy is tested.
@@ -106,7 +108,7 @@ func NewSparse(A int, zero float64) (*Sparse, error) {
 	for m := 2; m <= A; m++ {
 		s.logW[m] = xlog(m, l1z) + xlog(A-m, lz)
 	}
-	s.logW[1] = logAddExp(l1z+xlog(A-1, lz), xlog(A, lz)-math.Log(float64(A)))
+	s.logW[1] = logexp.Add(l1z+xlog(A-1, lz), xlog(A, lz)-math.Log(float64(A)))
 	for r := 0; r <= MaxSparseAlphabet; r++ {
 		b := 1.0
 		for j := 0; j <= r; j++ {
@@ -345,15 +347,4 @@ func (m *memo) put(key []byte, v float64) {
 	}
 	sh.m[string(key)] = v
 	sh.mu.Unlock()
-}
-
-// logAddExp returns ln(e^x + e^y).
-func logAddExp(x, y float64) float64 {
-	if x < y {
-		x, y = y, x
-	}
-	if math.IsInf(x, -1) {
-		return x
-	}
-	return x + math.Log1p(math.Exp(y-x))
 }
