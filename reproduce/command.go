@@ -135,7 +135,7 @@ func (c Command) runAll(ctx context.Context) error {
 		len(cfg.Models()), cfg.NumSeeds(), cfg.TrainTokens()/1e6, cfg.EstimateHours())
 	tor := c.Options.Engine.Torch()
 	if tor != nil {
-		fmt.Fprintf(w, "engine torch (device %s): the estimate above is the Go engine's; see README, Training on a GPU\n", tor.Device)
+		fmt.Fprintf(w, "engine torch (device %s): the estimate above is the Go engine's; see docs/transformers.md, Training on a GPU\n", tor.Device)
 	}
 	if c.Dry {
 		return nil
