@@ -19,6 +19,7 @@ import (
 	"github.com/vomc/vomc/attnmap"
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/models"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
@@ -575,5 +576,29 @@ func TestLossesJSON(t *testing.T) {
 	var back Series
 	if err := json.Unmarshal(b, &back); err != nil || back.Loss[0] != 0.5 || back.Loss[3] != 1e-300 {
 		t.Errorf("read back: %v %v", back.Loss, err)
+	}
+}
+
+// TestDemoModels opens every shipped model as --demo does (its recipe's
+// test data generated in memory) and answers a click.
+func TestDemoModels(t *testing.T) {
+	for _, name := range models.Names() {
+		o, err := Demo([]string{name}, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.MeanWindows, o.HeadWindows = 2, 2
+		s, err := New(o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var p Position
+		getJSON(t, s.Handler(), "/api/position?w=1&t=100&model=0", &p)
+		if len(p.Heads) != 8 || len(p.Omega) != s.D+1 || p.Posterior == nil {
+			t.Errorf("%s: %d heads, %d ω", name, len(p.Heads), len(p.Omega))
+		}
+	}
+	if _, err := Demo([]string{"d3-tf44", "d5-tf44-e32"}, nil, ""); err == nil || !strings.Contains(err.Error(), "different data") {
+		t.Errorf("models of different data together: %v", err)
 	}
 }

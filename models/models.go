@@ -16,7 +16,7 @@ import (
 	"strings"
 )
 
-//go:embed d3-tf44-e32 d3-tf44
+//go:embed d3-tf44-e32 d3-tf44 d5-tf44-e32
 var files embed.FS
 
 // Default are the models 'vomc explore --demo' opens.
