@@ -125,8 +125,8 @@ type Server struct {
 	notes  []string
 	models []*model
 	cache  *cache
-	labels sync.Map // labelKey → *labelEntry
-	means  sync.Map // labelKey → *meanEntry
+	labels sync.Map // labelKey → *once[[][]Label]
+	means  sync.Map // labelKey → *once[*Mean]
 	// work runs the background computations (labels, mean curves) one at
 	// a time, so that a slider dragged over many steps does not start
 	// them all at once.

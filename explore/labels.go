@@ -13,11 +13,45 @@ import (
 
 type labelKey struct{ model, step int }
 
-type labelEntry struct {
-	once   sync.Once
-	done   chan struct{}
-	labels [][]Label
-	err    error
+// once is a value computed once, in the background, per (model, step).
+type once[T any] struct {
+	once sync.Once
+	done chan struct{}
+	val  T
+	err  error
+}
+
+// background returns the value of key in m, computing it with compute in
+// the background the first time (one computation at a time per s.work
+// slot; a panic becomes an error). With wait it waits for the value;
+// without, a computation not yet finished gives pending = true.
+func background[T any](s *Server, m *sync.Map, key labelKey, wait bool, compute func() (T, error)) (val T, pending bool, err error) {
+	v, _ := m.LoadOrStore(key, &once[T]{done: make(chan struct{})})
+	e := v.(*once[T])
+	e.once.Do(func() {
+		go func() {
+			defer close(e.done)
+			defer func() {
+				if r := recover(); r != nil {
+					e.err = panicError(r)
+				}
+			}()
+			s.work <- struct{}{}
+			defer func() { <-s.work }()
+			e.val, e.err = compute()
+		}()
+	})
+	if wait {
+		<-e.done
+	} else {
+		select {
+		case <-e.done:
+		default:
+			var zero T
+			return zero, true, nil
+		}
+	}
+	return e.val, false, e.err
 }
 
 // Labels returns the head labels of model mi at step ([layer][head]),
@@ -32,31 +66,7 @@ func (s *Server) Labels(mi, step int, wait bool) (labels [][]Label, pending bool
 	if _, err := m.at(step); err != nil {
 		return nil, false, err
 	}
-	v, _ := s.labels.LoadOrStore(labelKey{mi, step}, &labelEntry{done: make(chan struct{})})
-	e := v.(*labelEntry)
-	e.once.Do(func() {
-		go func() {
-			defer close(e.done)
-			defer func() {
-				if r := recover(); r != nil {
-					e.err = panicError(r)
-				}
-			}()
-			s.work <- struct{}{}
-			defer func() { <-s.work }()
-			e.labels, e.err = s.computeLabels(mi, step)
-		}()
-	})
-	if wait {
-		<-e.done
-	} else {
-		select {
-		case <-e.done:
-		default:
-			return nil, true, nil
-		}
-	}
-	return e.labels, false, e.err
+	return background(s, &s.labels, labelKey{mi, step}, wait, func() ([][]Label, error) { return s.computeLabels(mi, step) })
 }
 
 func (s *Server) computeLabels(mi, step int) ([][]Label, error) {
@@ -127,13 +137,6 @@ type Mean struct {
 	Excess  string   `json:"excess"`
 }
 
-type meanEntry struct {
-	once sync.Once
-	done chan struct{}
-	mean *Mean
-	err  error
-}
-
 // Mean returns the mean curves of model mi at step beside every reference
 // (computed once, in the background; pending while it runs).
 func (s *Server) Mean(mi, step int, wait bool) (*Mean, bool, error) {
@@ -144,31 +147,7 @@ func (s *Server) Mean(mi, step int, wait bool) (*Mean, bool, error) {
 	if _, err := m.at(step); err != nil {
 		return nil, false, err
 	}
-	v, _ := s.means.LoadOrStore(labelKey{mi, step}, &meanEntry{done: make(chan struct{})})
-	e := v.(*meanEntry)
-	e.once.Do(func() {
-		go func() {
-			defer close(e.done)
-			defer func() {
-				if r := recover(); r != nil {
-					e.err = panicError(r)
-				}
-			}()
-			s.work <- struct{}{}
-			defer func() { <-s.work }()
-			e.mean, e.err = s.computeMean(mi, step)
-		}()
-	})
-	if wait {
-		<-e.done
-	} else {
-		select {
-		case <-e.done:
-		default:
-			return nil, true, nil
-		}
-	}
-	return e.mean, false, e.err
+	return background(s, &s.means, labelKey{mi, step}, wait, func() (*Mean, error) { return s.computeMean(mi, step) })
 }
 
 func (s *Server) computeMean(mi, step int) (*Mean, error) {
