@@ -374,35 +374,30 @@ func (s *Server) apiPosition(r *http.Request) (any, error) {
 }
 
 func (s *Server) apiLabels(r *http.Request) (any, error) {
-	q := query{r}
-	mi, step, err := s.modelStep(q)
-	if err != nil {
-		return nil, err
-	}
-	labels, p, err := s.Labels(mi, step, q.r.URL.Query().Get("wait") == "1")
-	if err != nil {
-		return nil, err
-	}
-	if p {
-		return pending("head labels"), nil
-	}
-	return labels, nil
+	return pendingAPI(s, r, "head labels", s.Labels)
 }
 
 func (s *Server) apiMean(r *http.Request) (any, error) {
+	return pendingAPI(s, r, "mean curves", s.Mean)
+}
+
+// pendingAPI answers a request for a value computed in the background per
+// (model, step) (get: Labels or Mean): the value, or a pending answer
+// naming what while it is computed (?wait=1 waits for it).
+func pendingAPI[T any](s *Server, r *http.Request, what string, get func(mi, step int, wait bool) (T, bool, error)) (any, error) {
 	q := query{r}
 	mi, step, err := s.modelStep(q)
 	if err != nil {
 		return nil, err
 	}
-	m, p, err := s.Mean(mi, step, q.r.URL.Query().Get("wait") == "1")
+	v, p, err := get(mi, step, q.r.URL.Query().Get("wait") == "1")
 	if err != nil {
 		return nil, err
 	}
 	if p {
-		return pending("mean curves"), nil
+		return pending(what), nil
 	}
-	return m, nil
+	return v, nil
 }
 
 // serveMap answers /api/map: head (layer, head)'s attention map on a window
