@@ -15,15 +15,19 @@ func benchWindows(b *testing.B, leaves source.LeafKind) (source.Prior, [][]byte)
 	return p, generate(b, p, 20, 512, 3)
 }
 
-func runWindows(b *testing.B, pr predict.Predictor, ws [][]byte) {
-	p := make([]float64, pr.AlphabetSize())
+// runWindows predicts every window with each of prs in turn and reports
+// the windows' symbols per second.
+func runWindows(b *testing.B, ws [][]byte, prs ...predict.Predictor) {
+	p := make([]float64, prs[0].AlphabetSize())
 	syms := 0
 	for b.Loop() {
 		for _, x := range ws {
-			st := pr.NewState()
-			for _, s := range x {
-				st.Predict(p)
-				st.Observe(s)
+			for _, pr := range prs {
+				st := pr.NewState()
+				for _, s := range x {
+					st.Predict(p)
+					st.Observe(s)
+				}
 			}
 			syms += len(x)
 		}
@@ -41,7 +45,7 @@ func BenchmarkDirichletMixture(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	runWindows(b, pr, ws)
+	runWindows(b, ws, pr)
 }
 
 func BenchmarkCTWComponents(b *testing.B) {
@@ -51,21 +55,7 @@ func BenchmarkCTWComponents(b *testing.B) {
 		c, _ := ctw.New(ctw.Config{A: 3, D: D, Lambda: 0.15, Alpha: 0.5})
 		cs = append(cs, c)
 	}
-	p := make([]float64, 3)
-	syms := 0
-	for b.Loop() {
-		for _, x := range ws {
-			for _, c := range cs {
-				st := c.NewState()
-				for _, s := range x {
-					st.Predict(p)
-					st.Observe(s)
-				}
-			}
-			syms += len(x)
-		}
-	}
-	b.ReportMetric(float64(syms)/b.Elapsed().Seconds(), "symbols/s")
+	runWindows(b, ws, cs...)
 }
 
 // BenchmarkMixedLeaves is the Bayes predictor of the paper's mixed
@@ -77,5 +67,5 @@ func BenchmarkMixedLeaves(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	runWindows(b, pr, ws)
+	runWindows(b, ws, pr)
 }
