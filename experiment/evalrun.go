@@ -46,12 +46,12 @@ type EvalOptions struct {
 	Out       string // output directory (WriteOutputs)
 	Export    string // directory for every method's distributions as .npy ("": none)
 	Workers   int
-	Force     bool         // replace existing outputs
+	Force     bool // replace existing outputs
 	// Slide accepts models whose context is shorter than the windows
 	// (SlideWarning, then kept in the result's labels); without it they
 	// are refused (*SlideError) before the evaluation.
 	Slide bool
-	Plot      plot.Options // the figure's options
+	Plot  plot.Options // the figure's options
 	// Backend is the compute backend of tf methods' models, chosen by the
 	// caller (nil: each model makes a CPU backend of its own).
 	Backend backend.Backend

@@ -10,8 +10,8 @@ func TestAdd(t *testing.T) {
 	for _, c := range []struct{ x, y, want float64 }{
 		{0, 0, math.Ln2},
 		{math.Log(2), math.Log(3), math.Log(5)},
-		{-1000, -1000, -1000 + math.Ln2},      // e^-1000 underflows
-		{800, 800, 800 + math.Ln2},            // e^800 overflows
+		{-1000, -1000, -1000 + math.Ln2}, // e^-1000 underflows
+		{800, 800, 800 + math.Ln2},       // e^800 overflows
 		{3, -inf, 3}, {-inf, 3, 3}, {-inf, -inf, -inf},
 		{inf, 1, inf},
 	} {

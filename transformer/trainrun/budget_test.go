@@ -35,7 +35,7 @@ func TestNoSpace(t *testing.T) {
 // counts its partial epoch).
 func TestEpochsFor(t *testing.T) {
 	for _, tc := range []struct {
-		s                  transformer.TrainerState
+		s                      transformer.TrainerState
 		per, n, B, steps, want int
 	}{
 		{transformer.TrainerState{Step: 6, Epoch: 2}, 3, 44, 16, 20, 7},
