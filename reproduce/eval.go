@@ -95,7 +95,7 @@ func baselinesStage(cfg study.Config) pipeline.Stage {
 			}
 			d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
 			bar := progress.New(sc.Log, sc.Label, test.Windows()).DelayStart(2 * time.Second)
-			res, _, err := experiment.Evaluate(ctx, experiment.Windows(test), bspec, d, eval.Config{Workers: cfg.Workers, Progress: bar.Update})
+			res, built, err := experiment.Evaluate(ctx, experiment.Windows(test), bspec, d, eval.Config{Workers: cfg.Workers, Progress: bar.Update})
 			bar.Done()
 			if err != nil {
 				return nil, err
@@ -103,17 +103,12 @@ func baselinesStage(cfg study.Config) pipeline.Stage {
 			if err := results.SaveResult(sc.Dir, res); err != nil {
 				return nil, err
 			}
-			// the fixed orders on the validation windows, to select the best
+			// the fixed orders (the ones just built) on the validation
+			// windows, to select the best
 			var mk []predict.Predictor
-			if cfg.ExtraMethods != "" {
-				built, err := methods.Build(cfg.ExtraMethods, d)
-				if err != nil {
-					return nil, err
-				}
-				for _, b := range built {
-					if strings.HasPrefix(b.Predictor.Name(), "Markov") {
-						mk = append(mk, b.Predictor)
-					}
+			for _, b := range built {
+				if strings.HasPrefix(b.Predictor.Name(), "Markov") {
+					mk = append(mk, b.Predictor)
 				}
 			}
 			if len(mk) == 0 {
