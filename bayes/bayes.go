@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/leafprior"
@@ -94,7 +95,7 @@ func New(p source.Prior) (*Predictor, error) {
 			z = source.DefaultSparseZero
 		}
 		var err error
-		if sparse, err = leafprior.NewSparse(p.A, z); err != nil {
+		if sparse, err = sharedSparse(p.A, z); err != nil {
 			return nil, fmt.Errorf("bayes: the exact Bayes predictor of sparse leaves is not available: %w", err)
 		}
 	}
@@ -120,6 +121,30 @@ func New(p source.Prior) (*Predictor, error) {
 	}
 	pr.name = name(p)
 	return pr, nil
+}
+
+// sparseLeaves holds one leafprior.Sparse per (A, zero) for the process,
+// so that every Predictor of one prior (reproduce builds one per
+// evaluation stage) shares the memo of the marginals, the cost of sparse
+// leaves: the values are functions of the counts alone, so sharing changes
+// no number.
+var sparseLeaves sync.Map // sparseKey → *leafprior.Sparse
+
+type sparseKey struct {
+	A    int
+	zero float64
+}
+
+func sharedSparse(A int, zero float64) (*leafprior.Sparse, error) {
+	if v, ok := sparseLeaves.Load(sparseKey{A, zero}); ok {
+		return v.(*leafprior.Sparse), nil
+	}
+	sp, err := leafprior.NewSparse(A, zero)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := sparseLeaves.LoadOrStore(sparseKey{A, zero}, sp)
+	return v.(*leafprior.Sparse), nil
 }
 
 // name is e.g. "Bayes(D=1..5,λ=0.15,α=0.5)", with the leaf kind appended
