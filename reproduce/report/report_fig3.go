@@ -314,19 +314,6 @@ func laterGap(a, b *eval.MethodResult) test {
 	return t
 }
 
-// bestOf is the method whose name starts with prefix with the least
-// second-half excess, or nil (for description only: selections that
-// decide checks use the validation windows).
-func bestOf(res *eval.Result, prefix string) *eval.MethodResult {
-	var best *eval.MethodResult
-	for _, n := range results.MethodNames(res, prefix) {
-		if r := res.Method(n); best == nil || r.ExcessSecondHalf.Mean < best.ExcessSecondHalf.Mean {
-			best = r
-		}
-	}
-	return best
-}
-
 // markovOrder matches the order k in a Markov(k) method's name.
 var markovOrder = regexp.MustCompile(`^Markov\(k=(\d+)`)
 

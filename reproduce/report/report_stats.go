@@ -14,9 +14,6 @@ import (
 // windows a far smaller one is statistically clear.
 const Margin = 0.005
 
-// NonInferiorityMargin is Margin (its name before the rules were unified).
-const NonInferiorityMargin = Margin
-
 // Alpha is the one-sided level of every test, Holm-adjusted across a
 // figure's checks: 0.025, the tail of a 95% two-sided interval.
 const Alpha = 0.025
