@@ -116,3 +116,26 @@ func CheckAvailable(need float64, avail int64, what, kind string) error {
 	}
 	return nil
 }
+
+// Limit refuses work whose estimated peak memory est (bytes) exceeds limit
+// (bytes; 0: no limit, nothing is checked), with an error naming what
+// needs it and both numbers. The limit is decided once, at the top (a
+// command passes Available), and handed down to the libraries as a value
+// (their options' MemoryLimit).
+func Limit(what string, est, limit int64) error {
+	if limit > 0 && est > limit {
+		return fmt.Errorf("%s needs about %s of memory (estimate), but only %s is available", what, Bytes(est), Bytes(limit))
+	}
+	return nil
+}
+
+// Bytes formats a byte count in GiB (two decimals), MiB (one) or KiB.
+func Bytes(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%d KiB", (b+1023)>>10)
+}

@@ -38,3 +38,19 @@ func TestCheck(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+func TestLimit(t *testing.T) {
+	if err := Limit("x", 1<<40, 0); err != nil {
+		t.Errorf("no limit: %v", err)
+	}
+	if err := Limit("x", 100<<20, 200<<20); err != nil {
+		t.Errorf("within the limit: %v", err)
+	}
+	err := Limit("a tree", 3<<30, 50<<20)
+	if err == nil || err.Error() != "a tree needs about 3.00 GiB of memory (estimate), but only 50.0 MiB is available" {
+		t.Errorf("refusal: %v", err)
+	}
+	if s := Bytes(1500); s != "2 KiB" {
+		t.Errorf("Bytes(1500) = %s", s)
+	}
+}
