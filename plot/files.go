@@ -1,10 +1,8 @@
 package plot
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
 )
 
@@ -21,16 +19,18 @@ type LossFiles struct {
 	Width, Height float64
 	// Force allows replacing existing files.
 	Force bool
-	// Log receives a "wrote PATH" line per file written, Warn the stale
-	// temporaries removed next to the outputs (nil: not reported).
-	Log, Warn io.Writer
+	// Events receives a "wrote PATH" log line per file written, and the
+	// stale temporaries removed next to the outputs as warnings (nil: not
+	// reported).
+	Events events.Sink
 }
 
 // SaveLossFiles checks that every path can be written (nothing is drawn
 // otherwise), loads the evaluation JSON in result and draws it to each
 // path in the format its extension names (.png, .svg, .pdf).
 func SaveLossFiles(result string, paths []string, f LossFiles) error {
-	if err := fsutil.CheckOutputs(f.Warn, f.Force, paths...); err != nil {
+	ev := events.Or(f.Events)
+	if err := fsutil.CheckOutputs(events.WarnWriter(ev), f.Force, paths...); err != nil {
 		return err
 	}
 	res, err := eval.LoadJSONFile(result)
@@ -53,9 +53,7 @@ func SaveLossFiles(result string, paths []string, f LossFiles) error {
 		if err := fig.Save(path, Length(f.Width)*Inch, Length(f.Height)*Inch); err != nil {
 			return err
 		}
-		if f.Log != nil {
-			fmt.Fprintf(f.Log, "wrote %s\n", path)
-		}
+		ev.Log("wrote " + path)
 	}
 	return nil
 }

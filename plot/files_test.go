@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/plot"
 )
@@ -21,7 +22,7 @@ func TestSaveLossFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log strings.Builder
-	f := plot.LossFiles{Width: 3, Height: 2, Log: &log}
+	f := plot.LossFiles{Width: 3, Height: 2, Events: events.Writer(&log)}
 	if err := plot.SaveLossFiles(p("r.json"), []string{p("a.png"), p("a.svg")}, f); err != nil {
 		t.Fatal(err)
 	}

@@ -47,8 +47,10 @@ func runData(args []string) error {
 	if *NK == 0 {
 		*NK = *N
 	}
+	ev := newSink(os.Stdout)
+	defer ev.Close()
 	ds, err := datadir.Make(dataset.Config{Prior: pr, K: *K, NK: *NK, N: *N, Fresh: *fresh, Seed: *seed},
-		datadir.Options{Dir: *out, Workers: *workers, NPY: *npy, Force: *force, Warn: os.Stderr, Progress: os.Stderr, Memory: checkMemory})
+		datadir.Options{Dir: *out, Workers: *workers, NPY: *npy, Force: *force, Events: ev, MemoryLimit: memoryLimit()})
 	if err != nil {
 		return err
 	}
@@ -79,7 +81,9 @@ func runTree(args []string) error {
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
-	o := treefile.Options{Force: *force, Log: os.Stdout, Warn: os.Stderr, Memory: checkMemory}
+	ev := newSink(os.Stdout)
+	defer ev.Close()
+	o := treefile.Options{Force: *force, Events: ev, MemoryLimit: memoryLimit()}
 	if *out != "" {
 		o.Outs = strings.Split(*out, ",")
 	}
@@ -123,7 +127,7 @@ func runGenerate(args []string) error {
 		return usagef("-n %d is negative", *n)
 	}
 	err := treefile.Generate(treefile.Generation{Tree: fs.Arg(0), N: int64(*n), Seed: *seed, Raw: *raw, Out: *out, Force: *force,
-		Stdout: os.Stdout, Warn: os.Stderr, Memory: checkMemory})
+		Stdout: os.Stdout, Events: newSink(os.Stdout), MemoryLimit: memoryLimit()})
 	if err == nil && *out != "" {
 		fmt.Fprintf(os.Stderr, "wrote %d symbols to %s\n", *n, *out)
 	}
@@ -157,7 +161,7 @@ func runCTW(args []string) error {
 		return asUsage(err)
 	}
 	o := ctwfile.Options{File: fs.Arg(0), Mode: m, Alphabet: *alphabet, D: *D, AutoLambda: *lam == "auto", Alpha: *alpha, Init: init,
-		Map: *mapOut, Weights: *weights, Predictions: *preds, Force: *force, Log: os.Stdout, Warn: os.Stderr, Memory: checkMemory}
+		Map: *mapOut, Weights: *weights, Predictions: *preds, Force: *force, Events: newSink(os.Stdout), MemoryLimit: memoryLimit()}
 	if !o.AutoLambda {
 		if o.Lambda, err = strconv.ParseFloat(*lam, 64); err != nil {
 			return usagef("--lambda %q is not a number or auto", *lam)

@@ -165,7 +165,7 @@ func runPlot(args []string) error {
 	if err != nil {
 		return err
 	}
-	f.Force, f.Log, f.Warn = *force, os.Stdout, os.Stderr
+	f.Force, f.Events = *force, newSink(os.Stdout)
 	return plot.SaveLossFiles(fs.Arg(0), fs.Args()[1:], f)
 }
 

@@ -20,7 +20,6 @@ import (
 	"github.com/vomc/vomc/internal/cli"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/opterr"
-	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/transformer/backend"
@@ -172,25 +171,3 @@ func flagError(err error) error {
 	return err
 }
 
-// memAvailable is sysmem.Available, replaceable by tests.
-var memAvailable = sysmem.Available
-
-// checkMemory refuses work whose estimated peak memory est (bytes) exceeds
-// the available memory, naming what needs it and both numbers.
-func checkMemory(what string, est int64) error {
-	avail := memAvailable()
-	if avail > 0 && est > avail {
-		return fmt.Errorf("%s needs about %s of memory (estimate), but only %s is available", what, fmtBytes(est), fmtBytes(avail))
-	}
-	return nil
-}
-
-func fmtBytes(b int64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	}
-	return fmt.Sprintf("%d KiB", (b+1023)>>10)
-}

@@ -11,6 +11,7 @@ import (
 	"math"
 
 	"github.com/vomc/vomc/ctw"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/internal/sysmem"
@@ -37,12 +38,14 @@ type Options struct {
 	// distributions at every position (CSV).
 	Map, Weights, Predictions string
 	Force                     bool // replace existing outputs
-	// Log receives the report, Warn the stale temporaries removed next to
-	// the outputs (nil: discarded).
-	Log, Warn io.Writer
-	// Memory, if set, refuses work whose estimated peak memory (bytes)
-	// exceeds what is available; what names the work.
-	Memory func(what string, est int64) error
+	// Events receives the report as log lines, and the stale temporaries
+	// removed next to the outputs as warnings (nil: discarded).
+	Events events.Sink
+	// MemoryLimit refuses work whose estimated peak memory exceeds it
+	// (bytes; 0: no check; sysmem.Limit).
+	MemoryLimit int64
+
+	log io.Writer // Events' log lines (Run)
 }
 
 // Report is what Run computed.
@@ -74,9 +77,7 @@ func MemoryEstimate(cfg ctw.Config, x []byte, mapNodes int64) int64 {
 // the outputs, computes ln P(x) and (one counting pass) the MAP tree, and
 // writes the report and the requested outputs.
 func Run(o Options) (*Report, error) {
-	if o.Log == nil {
-		o.Log = io.Discard
-	}
+	o.log = events.LogWriter(o.Events)
 	x, al, err := symbols.ReadFile(o.File, o.Mode, o.Alphabet)
 	if err != nil {
 		return nil, err
@@ -121,12 +122,10 @@ func (o Options) config(x []byte, A int) (ctw.Config, error) {
 	if err := ctw.CheckMemory(cfg, int64(len(x))); err != nil {
 		return cfg, err
 	}
-	if o.Memory != nil {
-		if err := o.Memory(fmt.Sprintf("CTW with A=%d, D=%d on %d symbols", A, o.D, len(x)), MemoryEstimate(cfg, x, 0)); err != nil {
-			return cfg, err
-		}
+	if err := sysmem.Limit(fmt.Sprintf("CTW with A=%d, D=%d on %d symbols", A, o.D, len(x)), MemoryEstimate(cfg, x, 0), o.MemoryLimit); err != nil {
+		return cfg, err
 	}
-	return cfg, fsutil.CheckOutputs(o.Warn, o.Force, o.Map, o.Weights, o.Predictions)
+	return cfg, fsutil.CheckOutputs(events.WarnWriter(o.Events), o.Force, o.Map, o.Weights, o.Predictions)
 }
 
 // printHeader reports the file, the configuration and ln P(x).
@@ -136,40 +135,40 @@ func (o Options) printHeader(rep *Report, x []byte, al symbols.Alphabet) {
 	if cfg.Init == ctw.Condition {
 		counted = max(0, len(x)-cfg.D)
 	}
-	fmt.Fprintf(o.Log, "file %s: %d symbols, alphabet %v, A=%d\n", o.File, len(x), al, cfg.A)
-	fmt.Fprintf(o.Log, "CTW D=%d λ=%g α=%g init=%v\n", cfg.D, cfg.Lambda, cfg.Alpha, cfg.Init)
-	fmt.Fprintf(o.Log, "ln P(x) = %.6f nats = %.6f bits", ml, ml/math.Ln2)
+	fmt.Fprintf(o.log, "file %s: %d symbols, alphabet %v, A=%d\n", o.File, len(x), al, cfg.A)
+	fmt.Fprintf(o.log, "CTW D=%d λ=%g α=%g init=%v\n", cfg.D, cfg.Lambda, cfg.Alpha, cfg.Init)
+	fmt.Fprintf(o.log, "ln P(x) = %.6f nats = %.6f bits", ml, ml/math.Ln2)
 	if counted > 0 {
-		fmt.Fprintf(o.Log, " (%.6f bits/symbol over %d predicted symbols)", -ml/math.Ln2/float64(counted), counted)
+		fmt.Fprintf(o.log, " (%.6f bits/symbol over %d predicted symbols)", -ml/math.Ln2/float64(counted), counted)
 	}
-	fmt.Fprintln(o.Log)
+	fmt.Fprintln(o.log)
 }
 
 // mapTree checks the MAP tree's memory (its internal nodes have all A
 // children, each leaf A probabilities), builds it, prints its leaves and
 // writes it to o.Map.
 func (o Options) mapTree(counts *ctw.Counts, cfg ctw.Config, x []byte, al symbols.Alphabet) (*ctw.MAP, error) {
-	if o.Memory != nil {
+	if o.MemoryLimit > 0 {
 		nodes := counts.MAPNodes()
-		if err := o.Memory(fmt.Sprintf("the MAP tree (%d nodes)", nodes), MemoryEstimate(cfg, x, nodes)); err != nil {
+		if err := sysmem.Limit(fmt.Sprintf("the MAP tree (%d nodes)", nodes), MemoryEstimate(cfg, x, nodes), o.MemoryLimit); err != nil {
 			return nil, err
 		}
 	}
 	mp := counts.MAPTree()
-	fmt.Fprintf(o.Log, "MAP tree: %d leaves, depth %d, posterior probability %.4g\n", mp.Tree.NumLeaves(), mp.Tree.Depth(), math.Exp(mp.LogPosterior))
+	fmt.Fprintf(o.log, "MAP tree: %d leaves, depth %d, posterior probability %.4g\n", mp.Tree.NumLeaves(), mp.Tree.Depth(), math.Exp(mp.LogPosterior))
 	leaves := mp.Tree.Leaves()
 	for i, lf := range leaves {
 		if i == MaxPrintedLeaves {
-			fmt.Fprintf(o.Log, "  … %d more leaves (write them all with --map FILE.json)\n", len(leaves)-i)
+			fmt.Fprintf(o.log, "  … %d more leaves (write them all with --map FILE.json)\n", len(leaves)-i)
 			break
 		}
-		fmt.Fprintf(o.Log, "  leaf %-12s p = %s\n", suffixString(lf.Suffix, al), treefile.ProbString(lf.P))
+		fmt.Fprintf(o.log, "  leaf %-12s p = %s\n", suffixString(lf.Suffix, al), treefile.ProbString(lf.P))
 	}
 	if o.Map != "" {
 		if err := draw.Save(mp.Tree, o.Map, o.Force); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(o.Log, "wrote %s\n", o.Map)
+		fmt.Fprintf(o.log, "wrote %s\n", o.Map)
 	}
 	return mp, nil
 }
@@ -199,7 +198,7 @@ func (o Options) writeTraces(cfg ctw.Config, x []byte) error {
 		if err := fsutil.WriteFile(f.path, o.Force, func(w io.Writer) error { return f.write(w, cfg, x) }); err != nil {
 			return err
 		}
-		fmt.Fprintf(o.Log, "wrote %s\n", f.path)
+		fmt.Fprintf(o.log, "wrote %s\n", f.path)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/ctw"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/internal/sysmem"
 )
@@ -32,7 +33,7 @@ func TestRun(t *testing.T) {
 	os.WriteFile(p("x.txt"), x, 0o644)
 	var log strings.Builder
 	o := Options{File: p("x.txt"), Mode: symbols.Text, D: 3, AutoLambda: true, Alpha: 0.5, Init: ctw.Condition,
-		Map: p("map.json"), Weights: p("w.csv"), Log: &log}
+		Map: p("map.json"), Weights: p("w.csv"), Events: events.Writer(&log)}
 	rep, err := Run(o)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +62,7 @@ func TestRun(t *testing.T) {
 		"lambda":  {File: p("x.txt"), D: 3, Lambda: 1.5, Alpha: 0.5},
 		"format":  {File: p("x.txt"), D: 3, Lambda: 0.5, Alpha: 0.5, Map: p("m.txt")},
 		"missing": {File: p("none"), D: 3, Lambda: 0.5, Alpha: 0.5},
-		"memory":  {File: p("x.txt"), D: 3, Lambda: 0.5, Alpha: 0.5, Memory: func(string, int64) error { return os.ErrInvalid }},
+		"memory":  {File: p("x.txt"), D: 3, Lambda: 0.5, Alpha: 0.5, MemoryLimit: 1},
 	} {
 		if _, err := Run(bad); err == nil {
 			t.Errorf("%s: accepted", name)

@@ -6,12 +6,10 @@ package datadir
 
 import (
 	"fmt"
-	"io"
-	"time"
 
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/internal/sysmem"
 )
 
@@ -26,12 +24,13 @@ type Options struct {
 	// Force replaces an existing non-empty directory; without it the
 	// data set's files must not exist.
 	Force bool
-	// Warn receives the stale temporaries removed next to the outputs,
-	// Progress a progress bar over the trees (nil: discarded).
-	Warn, Progress io.Writer
-	// Memory, if set, refuses work whose estimated peak memory (bytes)
-	// exceeds what is available; what names the work.
-	Memory func(what string, est int64) error
+	// Events receives the progress over the trees (task "trees") and the
+	// stale temporaries removed next to the outputs as warnings (nil:
+	// discarded).
+	Events events.Sink
+	// MemoryLimit refuses work whose estimated peak memory exceeds it
+	// (bytes; 0: no check; sysmem.Limit).
+	MemoryLimit int64
 }
 
 // MemoryEstimate estimates the peak memory of Make on cfg: the process
@@ -58,18 +57,15 @@ func Make(cfg dataset.Config, o Options) (*dataset.Dataset, error) {
 	if o.Force {
 		names = nil // only the directory itself is checked
 	}
-	if err := fsutil.CheckOutputDir(o.Warn, o.Dir, o.Force, names...); err != nil {
+	ev := events.Or(o.Events)
+	if err := fsutil.CheckOutputDir(events.WarnWriter(ev), o.Dir, o.Force, names...); err != nil {
 		return nil, err
 	}
 	pr := cfg.Prior
-	if o.Memory != nil {
-		if err := o.Memory(fmt.Sprintf("a data set of K=%d trees (A=%d, D=%v) and %d windows of N=%d", cfg.K, pr.A, pr.Depths, cfg.K*cfg.WindowsPerTree(), cfg.N), MemoryEstimate(cfg)); err != nil {
-			return nil, err
-		}
+	if err := sysmem.Limit(fmt.Sprintf("a data set of K=%d trees (A=%d, D=%v) and %d windows of N=%d", cfg.K, pr.A, pr.Depths, cfg.K*cfg.WindowsPerTree(), cfg.N), MemoryEstimate(cfg), o.MemoryLimit); err != nil {
+		return nil, err
 	}
-	bar := progress.New(o.Progress, "trees", cfg.K).DelayStart(2 * time.Second)
-	ds, err := dataset.Build(cfg, o.Workers, bar.Update)
-	bar.Done()
+	ds, err := dataset.Build(cfg, o.Workers, func(done, total int) { ev.Progress("trees", done, total) })
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vomc/vomc/dataset"
@@ -42,10 +43,9 @@ func TestMake(t *testing.T) {
 	if _, err := Make(bad, Options{Dir: filepath.Join(t.TempDir(), "x")}); err == nil {
 		t.Error("λ = 2 accepted")
 	}
-	refuse := func(string, int64) error { return errors.New("no memory") }
 	out := filepath.Join(t.TempDir(), "y")
-	if _, err := Make(cfg, Options{Dir: out, Memory: refuse}); err == nil {
-		t.Error("memory refusal ignored")
+	if _, err := Make(cfg, Options{Dir: out, MemoryLimit: 1}); err == nil || !strings.Contains(err.Error(), "needs about") {
+		t.Errorf("memory refusal: %v", err)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a refused data set created its directory")

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/source"
@@ -24,28 +25,27 @@ type Options struct {
 	// extension names (draw.Save).
 	Outs  []string
 	Force bool // replace existing outputs
-	// Log receives the tree's leaves and a line per file written; Warn
-	// the stale temporaries removed next to the outputs (nil: discarded).
-	Log, Warn io.Writer
-	// Memory, if set, refuses work whose estimated peak memory (bytes)
-	// exceeds what is available; what names the work.
-	Memory func(what string, est int64) error
+	// Events receives the tree's leaves (Print) and a line per file
+	// written as log lines, and the stale temporaries removed next to the
+	// outputs as warnings (nil: discarded).
+	Events events.Sink
+	// MemoryLimit refuses work whose estimated peak memory exceeds it
+	// (bytes; 0: no check; sysmem.Limit).
+	MemoryLimit int64
 }
 
 // Sample checks the outputs, validates pr, checks the memory estimate of
 // sampling from it (SampleMemoryEstimate), samples a tree with seed, prints it
 // (Print) and writes it to every output.
 func Sample(pr source.Prior, seed uint64, o Options) (*source.Tree, error) {
-	if err := fsutil.CheckOutputs(o.Warn, o.Force, o.Outs...); err != nil {
+	if err := fsutil.CheckOutputs(events.WarnWriter(o.Events), o.Force, o.Outs...); err != nil {
 		return nil, err
 	}
 	if err := pr.Validate(); err != nil {
 		return nil, err
 	}
-	if o.Memory != nil {
-		if err := o.Memory(fmt.Sprintf("a tree with A=%d, D=%v, λ=%g (%.3g nodes expected)", pr.A, pr.Depths, pr.Lambda, pr.ExpectedNodes()), SampleMemoryEstimate(pr)); err != nil {
-			return nil, err
-		}
+	if err := sysmem.Limit(fmt.Sprintf("a tree with A=%d, D=%v, λ=%g (%.3g nodes expected)", pr.A, pr.Depths, pr.Lambda, pr.ExpectedNodes()), SampleMemoryEstimate(pr), o.MemoryLimit); err != nil {
+		return nil, err
 	}
 	t, err := pr.Sample(source.RNG(seed, 0))
 	if err != nil {
@@ -65,7 +65,7 @@ func SampleMemoryEstimate(pr source.Prior) int64 {
 // Show checks the outputs, reads the tree file path (Read), prints it and
 // writes it to every output.
 func Show(path string, o Options) (*source.Tree, error) {
-	if err := fsutil.CheckOutputs(o.Warn, o.Force, o.Outs...); err != nil {
+	if err := fsutil.CheckOutputs(events.WarnWriter(o.Events), o.Force, o.Outs...); err != nil {
 		return nil, err
 	}
 	t, err := Read(path)
@@ -75,18 +75,17 @@ func Show(path string, o Options) (*source.Tree, error) {
 	return t, o.output(t)
 }
 
-// output prints t on o.Log and writes it to o.Outs.
+// output logs t (Print) on o.Events and writes it to o.Outs.
 func (o Options) output(t *source.Tree) error {
-	log := o.Log
-	if log == nil {
-		log = io.Discard
-	}
-	Print(log, t)
+	ev := events.Or(o.Events)
+	var b strings.Builder
+	Print(&b, t)
+	ev.Log(strings.TrimSuffix(b.String(), "\n"))
 	for _, p := range o.Outs {
 		if err := draw.Save(t, p, o.Force); err != nil {
 			return err
 		}
-		fmt.Fprintf(log, "wrote %s\n", p)
+		ev.Log("wrote " + p)
 	}
 	return nil
 }
@@ -139,8 +138,12 @@ type Generation struct {
 	Out    string
 	Force  bool
 	Stdout io.Writer
-	Warn   io.Writer // stale temporaries removed next to Out
-	Memory func(what string, est int64) error
+	// Events receives the stale temporaries removed next to Out as
+	// warnings (nil: discarded).
+	Events events.Sink
+	// MemoryLimit refuses work whose estimated peak memory exceeds it
+	// (bytes; 0: no check; sysmem.Limit).
+	MemoryLimit int64
 }
 
 // Generate checks the output, reads the tree, checks that text output has
@@ -151,7 +154,7 @@ func Generate(g Generation) error {
 	if g.N < 0 {
 		return fmt.Errorf("%d symbols: a negative count", g.N)
 	}
-	if err := fsutil.CheckOutputs(g.Warn, g.Force, g.Out); err != nil {
+	if err := fsutil.CheckOutputs(events.WarnWriter(g.Events), g.Force, g.Out); err != nil {
 		return err
 	}
 	t, err := Read(g.Tree)
@@ -161,10 +164,8 @@ func Generate(g Generation) error {
 	if !g.Raw && t.A > len(source.TextDigits) {
 		return fmt.Errorf("A=%d is too large for text output (at most %d symbols have a character); write raw bytes", t.A, len(source.TextDigits))
 	}
-	if g.Memory != nil {
-		if err := g.Memory(fmt.Sprintf("generating from a tree with %d leaves", t.NumLeaves()), GenerateMemoryEstimate(t)); err != nil {
-			return err
-		}
+	if err := sysmem.Limit(fmt.Sprintf("generating from a tree with %d leaves", t.NumLeaves()), GenerateMemoryEstimate(t), g.MemoryLimit); err != nil {
+		return err
 	}
 	write := func(w io.Writer) error { return source.Stream(w, t, g.Seed, g.N, g.Raw) }
 	if g.Out == "" {

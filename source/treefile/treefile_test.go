@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/source"
 )
@@ -16,7 +17,7 @@ func TestSampleShowGenerate(t *testing.T) {
 	p := func(s string) string { return filepath.Join(dir, s) }
 	var log strings.Builder
 	pr := source.PaperPrior(3)
-	tr, err := Sample(pr, 4, Options{Outs: []string{p("t.json"), p("t.dot")}, Log: &log})
+	tr, err := Sample(pr, 4, Options{Outs: []string{p("t.json"), p("t.dot")}, Events: events.Writer(&log)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func TestSampleShowGenerate(t *testing.T) {
 		t.Error("λ = 0 accepted")
 	}
 	log.Reset()
-	back, err := Show(p("t.json"), Options{Log: &log})
+	back, err := Show(p("t.json"), Options{Events: events.Writer(&log)})
 	if err != nil || back.NumLeaves() != tr.NumLeaves() || strings.Count(log.String(), "  leaf ") != tr.NumLeaves() {
 		t.Errorf("show: %v\n%s", err, log.String())
 	}
