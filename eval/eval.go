@@ -39,8 +39,19 @@
 // is accumulated in window order (Welford's update) and the chunks are
 // merged in chunk order (Chan et al.'s pairwise formula), so the Result is
 // bit-for-bit the same for any number of workers. Memory is
-// O(workers × methods × N), independent of the number of windows: no
-// windows × N loss matrix is ever held.
+// O(workers × G × methods × N·A), independent of the number of windows:
+// no windows × N loss matrix is ever held.
+//
+// # Batches
+//
+// A method that implements predict.BatchPredictor (a transformer) is
+// given G consecutive windows per call — a worker claims enough
+// consecutive chunks for the largest BatchWindows(N) of the methods
+// (G = 4 windows per chunk times that number of chunks; G = 1 chunk when
+// no method batches) — while the other methods still run window by
+// window. The grouping changes neither the chunks nor their order, so
+// the Result is the one the method's PredictSequence gives, window by
+// window.
 package eval
 
 import (
@@ -415,6 +426,8 @@ func (l layout) summary(m, which int) int { return 2*l.M*l.N + 4*m + which }
 func run(ctx context.Context, windows [][]byte, preds []predict.Predictor, lay layout, workers int, progress func(done, total int), perWindow []float64) (*welford, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	nChunks := (len(windows) + chunkWindows - 1) / chunkWindows
+	group := groupChunks(preds, lay.N, nChunks)
 	r := &runner{
 		ctx:       ctx,
 		cancel:    cancel,
@@ -422,11 +435,12 @@ func run(ctx context.Context, windows [][]byte, preds []predict.Predictor, lay l
 		lay:       lay,
 		progress:  progress,
 		perWindow: perWindow,
-		nChunks:   (len(windows) + chunkWindows - 1) / chunkWindows,
+		nChunks:   nChunks,
+		group:     group,
 		total:     newWelford(lay.size()),
 		pending:   map[int]*welford{},
-		// at most 2·workers chunks are started but not yet merged, so
-		// memory stays O(workers) even if one chunk is slow
+		// at most 2·workers groups are started but not yet merged, so
+		// memory stays O(workers) even if one group is slow
 		tokens: make(chan struct{}, 2*workers),
 	}
 	var wg sync.WaitGroup
@@ -435,7 +449,7 @@ func run(ctx context.Context, windows [][]byte, preds []predict.Predictor, lay l
 		go func() {
 			defer wg.Done()
 			w := &worker{lay: lay, preds: preds}
-			w.init()
+			w.init(group * chunkWindows)
 			r.work(w)
 		}()
 	}
@@ -454,10 +468,25 @@ func run(ctx context.Context, windows [][]byte, preds []predict.Predictor, lay l
 	return r.total, nil
 }
 
-// runner is the state that run's workers share. Chunks of chunkWindows
-// windows are handed out in order and each is accumulated on its own;
-// the accumulators are merged into total in chunk order, so the result
-// does not depend on the number of workers or their timing.
+// groupChunks is the number of consecutive chunks a worker evaluates
+// together: enough for the largest batch (predict.BatchPredictor's
+// BatchWindows for windows of N symbols) of the methods, 1 when none
+// batches, at most nChunks.
+func groupChunks(preds []predict.Predictor, N, nChunks int) int {
+	g := 1
+	for _, p := range preds {
+		if bp, ok := p.(predict.BatchPredictor); ok {
+			g = max(g, (bp.BatchWindows(N)+chunkWindows-1)/chunkWindows)
+		}
+	}
+	return max(1, min(g, nChunks))
+}
+
+// runner is the state that run's workers share. Groups of group
+// consecutive chunks of chunkWindows windows are handed out in order;
+// each chunk is accumulated on its own and the accumulators are merged
+// into total in chunk order, so the result does not depend on the number
+// of workers, their timing or the grouping.
 type runner struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -466,74 +495,94 @@ type runner struct {
 	progress  func(done, total int)
 	perWindow []float64
 	nChunks   int
+	group     int // chunks per claim
 	total     *welford
-	tokens    chan struct{} // one per chunk started but not yet merged
+	tokens    chan struct{} // one per group started but not yet merged
 
 	mu       sync.Mutex
 	firstErr error
-	next     int              // next chunk index to hand out
+	next     int              // first chunk of the next group to hand out
 	merged   int              // chunks merged into total so far
 	pending  map[int]*welford // finished, not yet merged
 	free     []*welford       // merged accumulators for reuse
 	done     int              // windows evaluated
 }
 
-// work evaluates chunks with w until none is left, the context is
-// cancelled or a window fails.
+// work evaluates groups of chunks with w until none is left, the context
+// is cancelled or a window fails.
 func (r *runner) work(w *worker) {
+	var accs []*welford
 	for {
-		c, acc, ok := r.claim()
+		c, ok := r.claim(&accs)
 		if !ok {
 			return
 		}
-		if !r.chunk(w, c, acc) {
+		if !r.chunks(w, c, accs) {
 			return
 		}
-		r.commit(c, acc)
+		r.commit(c, accs)
 	}
 }
 
-// claim takes a token and the next chunk with an accumulator for it
-// (reset, reused when one is free). ok is false when the context is
-// cancelled or every chunk has been handed out.
-func (r *runner) claim() (c int, acc *welford, ok bool) {
+// claim takes a token and the next group of chunks, c..c+len(*accs)−1,
+// with an accumulator for each (reset, reused when one is free) in
+// *accs. ok is false when the context is cancelled or every chunk has
+// been handed out.
+func (r *runner) claim(accs *[]*welford) (c int, ok bool) {
 	select {
 	case r.tokens <- struct{}{}:
 	case <-r.ctx.Done():
-		return 0, nil, false
+		return 0, false
 	}
 	r.mu.Lock()
 	c = r.next
-	r.next++
-	if n := len(r.free); n > 0 {
-		acc, r.free = r.free[n-1], r.free[:n-1]
+	n := max(0, min(r.group, r.nChunks-c))
+	r.next += n
+	*accs = (*accs)[:0]
+	for range n {
+		var acc *welford
+		if k := len(r.free); k > 0 {
+			acc, r.free = r.free[k-1], r.free[:k-1]
+		}
+		*accs = append(*accs, acc)
 	}
 	r.mu.Unlock()
-	if c >= r.nChunks {
+	if n == 0 {
 		<-r.tokens
-		return 0, nil, false
+		return 0, false
 	}
-	if acc == nil {
-		acc = newWelford(r.lay.size())
+	for i, acc := range *accs {
+		if acc == nil {
+			acc = newWelford(r.lay.size())
+			(*accs)[i] = acc
+		}
+		acc.reset()
 	}
-	acc.reset()
-	return c, acc, true
+	return c, true
 }
 
-// chunk evaluates the windows of chunk c with w into acc and the
-// per-window half means; it reports false when the context was cancelled
-// or a window failed (the failure recorded by fail).
-func (r *runner) chunk(w *worker, c int, acc *welford) bool {
-	lo, hi := c*chunkWindows, min((c+1)*chunkWindows, len(r.windows))
+// chunks evaluates the windows of the chunks c, c+1, … (one accumulator
+// each in accs) with w into the accumulators and the per-window half
+// means; it reports false when the context was cancelled or a window
+// failed (the failure recorded by fail).
+func (r *runner) chunks(w *worker, c int, accs []*welford) bool {
+	lo, hi := c*chunkWindows, min((c+len(accs))*chunkWindows, len(r.windows))
+	if err := r.ctx.Err(); err != nil {
+		return false
+	}
+	if err := w.batch(lo, r.windows[lo:hi]); err != nil {
+		r.fail(err)
+		return false
+	}
 	for j := lo; j < hi; j++ {
 		if err := r.ctx.Err(); err != nil {
 			return false
 		}
-		if err := w.window(j, r.windows[j]); err != nil {
+		if err := w.window(j, j-lo, r.windows[j]); err != nil {
 			r.fail(err)
 			return false
 		}
-		acc.add(w.x)
+		accs[j/chunkWindows-c].add(w.x)
 		r.halves(j, w.x)
 		if r.progress != nil {
 			r.mu.Lock()
@@ -563,13 +612,16 @@ func (r *runner) halves(j int, x []float64) {
 	}
 }
 
-// commit records chunk c's accumulator and merges every finished chunk
-// that is next in order into total, releasing their tokens and keeping
-// their accumulators for reuse.
-func (r *runner) commit(c int, acc *welford) {
+// commit records the accumulators of chunks c, c+1, … and merges every
+// finished chunk that is next in order into total, keeping their
+// accumulators for reuse and releasing a group's token when its last
+// chunk is merged.
+func (r *runner) commit(c int, accs []*welford) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.pending[c] = acc
+	for i, acc := range accs {
+		r.pending[c+i] = acc
+	}
 	for {
 		p, ok := r.pending[r.merged]
 		if !ok {
@@ -579,7 +631,9 @@ func (r *runner) commit(c int, acc *welford) {
 		delete(r.pending, r.merged)
 		r.free = append(r.free, p)
 		r.merged++
-		<-r.tokens
+		if r.merged%r.group == 0 || r.merged == r.nChunks {
+			<-r.tokens
+		}
 	}
 }
 
@@ -597,33 +651,79 @@ func (r *runner) fail(err error) {
 type worker struct {
 	lay   layout
 	preds []predict.Predictor
-	loss  [][]float64 // per method, length N
-	x     []float64   // the sample vector of one window
+	// loss[k*M+m] is method m's loss at every position (length N) of
+	// the k-th window of a group
+	loss [][]float64
+	// dist[k] holds the distributions (N·A) of the k-th window of a
+	// group for a batching method
+	dist [][]float64
+	x    []float64 // the sample vector of one window
 }
 
-func (w *worker) init() {
-	w.loss = make([][]float64, w.lay.M)
-	for m := range w.loss {
-		w.loss[m] = make([]float64, w.lay.N)
+// init makes the buffers of groups of up to windows windows.
+func (w *worker) init(windows int) {
+	M, N := w.lay.M, w.lay.N
+	w.loss = make([][]float64, windows*M)
+	for k := range w.loss {
+		w.loss[k] = make([]float64, N)
+	}
+	for _, p := range w.preds {
+		if _, ok := p.(predict.BatchPredictor); ok {
+			A := p.AlphabetSize()
+			w.dist = make([][]float64, windows)
+			for k := range w.dist {
+				w.dist[k] = make([]float64, N*A)
+			}
+			break
+		}
 	}
 	w.x = make([]float64, w.lay.size())
 }
 
-// window evaluates window j (x) with every method and fills w.x.
-func (w *worker) window(j int, x []byte) error {
+// batch computes the losses of the methods that batch
+// (predict.BatchPredictor) on the windows xs, the first of which is
+// window lo, with one PredictBatch call each.
+func (w *worker) batch(lo int, xs [][]byte) error {
+	M := w.lay.M
+	for m, p := range w.preds {
+		bp, ok := p.(predict.BatchPredictor)
+		if !ok {
+			continue
+		}
+		A := p.AlphabetSize()
+		dist := w.dist[:len(xs)]
+		if err := bp.PredictBatch(xs, dist); err != nil {
+			return fmt.Errorf("eval: method %q on windows %d..%d: %w", p.Name(), lo, lo+len(xs)-1, err)
+		}
+		for k, x := range xs {
+			loss, d := w.loss[k*M+m], dist[k]
+			for i, s := range x {
+				loss[i] = -math.Log(d[i*A+int(s)])
+			}
+		}
+	}
+	return nil
+}
+
+// window evaluates window j (x, the k-th of its group) with every method
+// that does not batch, checks the losses of all, and fills w.x.
+func (w *worker) window(j, k int, x []byte) error {
 	lay := w.lay
 	N := lay.N
+	losses := w.loss[k*lay.M : (k+1)*lay.M]
 	for m, p := range w.preds {
-		if _, err := predict.LogLoss(p, x, w.loss[m]); err != nil {
-			return fmt.Errorf("eval: method %q on window %d: %w", p.Name(), j, err)
+		if _, ok := p.(predict.BatchPredictor); !ok {
+			if _, err := predict.LogLoss(p, x, losses[m]); err != nil {
+				return fmt.Errorf("eval: method %q on window %d: %w", p.Name(), j, err)
+			}
 		}
-		for i, v := range w.loss[m] {
+		for i, v := range losses[m] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("eval: method %q, window %d (0-based), position %d (1-based): loss is %v (probability 0 or NaN assigned to the observed symbol %d)", p.Name(), j, i+1, v, x[i])
 			}
 		}
 	}
-	ref := w.loss[lay.ref]
+	ref := losses[lay.ref]
 	var refWhole, refSecond float64
 	for i, v := range ref {
 		refWhole += v
@@ -635,7 +735,7 @@ func (w *worker) window(j int, x []byte) error {
 	refWhole /= float64(N)
 	refSecond /= nSecond
 	for m := range w.preds {
-		loss := w.loss[m]
+		loss := losses[m]
 		lx := w.x[lay.loss(m, 0) : lay.loss(m, 0)+N]
 		ex := w.x[lay.excess(m, 0) : lay.excess(m, 0)+N]
 		var sWhole, sSecond float64

@@ -61,6 +61,24 @@ type SequencePredictor interface {
 	PredictSequence(x []byte, out []float64)
 }
 
+// BatchPredictor is an optional interface for methods that compute the
+// distributions of several sequences at once more efficiently than one
+// at a time (a transformer's forward pass over a batch of windows).
+// PredictBatch must give exactly what PredictSequence gives for each
+// sequence, up to the float32 rounding a method documents.
+type BatchPredictor interface {
+	SequencePredictor
+	// PredictBatch fills outs[j] (length len(xs[j])·A) as
+	// PredictSequence(xs[j], outs[j]) does, for every j. It returns an
+	// error (and does not panic) when the lengths do not match, a symbol
+	// is outside the alphabet or the method cannot get the memory it
+	// needs.
+	PredictBatch(xs [][]byte, outs [][]float64) error
+	// BatchWindows is the number (≥ 1) of sequences of length n that
+	// PredictBatch handles best in one call.
+	BatchWindows(n int) int
+}
+
 // Check reports an error naming the first symbol of x that is not in
 // 0..A−1, with its 0-based position.
 func Check(x []byte, A int) error {
