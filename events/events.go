@@ -111,3 +111,11 @@ func (l *lines) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// ProgressFunc returns a function that reports done of total units of task
+// to s: the progress callback of a lower-level function (dataset.Build,
+// eval.Config.Progress).
+func ProgressFunc(s Sink, task string) func(done, total int) {
+	s = Or(s)
+	return func(done, total int) { s.Progress(task, done, total) }
+}

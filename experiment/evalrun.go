@@ -6,14 +6,13 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/vomc/vomc/compress"
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/methods"
@@ -56,13 +55,16 @@ type EvalOptions struct {
 	// caller (nil: each model makes a CPU backend of its own).
 	Backend backend.Backend
 
-	// Log receives the report (what was read, notes, the summary table,
-	// the files written); Warn the stale temporaries removed; Progress a
-	// progress bar over the windows. nil writers are discarded.
-	Log, Warn, Progress io.Writer
-	// Memory, if set, refuses work whose estimated peak memory (bytes)
-	// exceeds what is available; what names the work.
-	Memory func(what string, est int64) error
+	// Events receives the report as log lines (what was read, notes, the
+	// summary table, the files written), the progress over the windows
+	// (task "windows"), and warnings: the stale temporaries removed, a
+	// data set's shared trees, models that slide (nil: discarded).
+	Events events.Sink
+	// MemoryLimit refuses work whose estimated peak memory exceeds it
+	// (bytes; 0: no check; sysmem.Limit).
+	MemoryLimit int64
+
+	log io.Writer // Events' log lines (RunEval)
 }
 
 // EvalReport is what RunEval computed: the evaluation (nil with Half), the
@@ -80,10 +82,9 @@ type EvalReport struct {
 // (WriteOutputs) and, with Export, every method's distributions. With
 // Half it runs EvalHalf on the file instead.
 func RunEval(ctx context.Context, o EvalOptions) (*EvalReport, error) {
-	if o.Log == nil {
-		o.Log = io.Discard
-	}
-	if err := CheckEvalOutputs(o.Warn, o.Out, o.Export, o.Half, o.Force); err != nil {
+	o.Events = events.Or(o.Events)
+	o.log = events.LogWriter(o.Events)
+	if err := CheckEvalOutputs(o.Events, o.Out, o.Export, o.Half, o.Force); err != nil {
 		return nil, err
 	}
 	var d methods.Defaults
@@ -117,9 +118,10 @@ func (e *SlideError) Error() string {
 }
 
 // CheckEvalOutputs checks RunEval's outputs before any work: the files of
-// out (or HalfFile with half) and the export directory, reporting removed
-// temporaries on warn.
-func CheckEvalOutputs(warn io.Writer, out, export string, half, force bool) error {
+// out (or HalfFile with half) and the export directory, warning of removed
+// temporaries on ev.
+func CheckEvalOutputs(ev events.Sink, out, export string, half, force bool) error {
+	warn := events.WarnWriter(ev)
 	names := []string{Outputs.JSON, Outputs.CSV, Outputs.Summary, Outputs.PNG, Outputs.SVG}
 	if half {
 		names = []string{HalfFile}
@@ -134,9 +136,9 @@ func CheckEvalOutputs(warn io.Writer, out, export string, half, force bool) erro
 }
 
 // CheckEvalMemory reads the headers of the data set (and the tuning set,
-// if any) and passes the estimate of evaluating spec on it with workers
-// (EvalMemoryEstimate) to check.
-func CheckEvalMemory(data, train, spec string, workers int, check func(what string, est int64) error) error {
+// if any) and refuses evaluating spec on it with workers when the estimate
+// (EvalMemoryEstimate) exceeds limit (bytes; 0: no check; sysmem.Limit).
+func CheckEvalMemory(data, train, spec string, workers int, limit int64) error {
 	h, err := dataset.ReadHeader(data)
 	if err != nil {
 		return err
@@ -151,7 +153,7 @@ func CheckEvalMemory(data, train, spec string, workers int, check func(what stri
 		w.Tune, w.TuneN = th.Windows, th.N
 	}
 	W := int64(h.Windows)
-	return check(fmt.Sprintf("evaluating %s (%d windows of N=%d)", data, h.Windows, h.N), EvalMemoryEstimate(spec, W*int64(h.N)+4*W, w))
+	return sysmem.Limit(fmt.Sprintf("evaluating %s (%d windows of N=%d)", data, h.Windows, h.N), EvalMemoryEstimate(spec, W*int64(h.N)+4*W, w), limit)
 }
 
 // EvalMemoryEstimate estimates the peak memory of RunEval evaluating the
@@ -185,8 +187,8 @@ func SharedTreesWarning(c dataset.Config) string {
 // returns its defaults with the windows, and the result's labels.
 func (o EvalOptions) readDataSet() (methods.Defaults, map[string]string, error) {
 	labels := map[string]string{}
-	if o.Memory != nil {
-		if err := CheckEvalMemory(o.Data, o.Train, o.Methods, o.Workers, o.Memory); err != nil {
+	if o.MemoryLimit > 0 {
+		if err := CheckEvalMemory(o.Data, o.Train, o.Methods, o.Workers, o.MemoryLimit); err != nil {
 			return methods.Defaults{}, nil, err
 		}
 	}
@@ -196,9 +198,9 @@ func (o EvalOptions) readDataSet() (methods.Defaults, map[string]string, error) 
 	}
 	d := methods.DefaultsFor(ds.Config().Prior)
 	d.Windows = Windows(ds)
-	fmt.Fprintf(o.Log, "data set %s: %d windows of N=%d, A=%d\n", o.Data, len(d.Windows), ds.Config().N, d.A)
+	fmt.Fprintf(o.log, "data set %s: %d windows of N=%d, A=%d\n", o.Data, len(d.Windows), ds.Config().N, d.A)
 	if w := SharedTreesWarning(ds.Config()); w != "" {
-		fmt.Fprintln(o.Log, w)
+		o.Events.Warn(w)
 		labels["warning"] = w
 	}
 	return d, labels, nil
@@ -225,16 +227,14 @@ func (o EvalOptions) readFile() (methods.Defaults, []byte, error) {
 	for i := 0; i+n <= len(x); i += n {
 		d.Windows = append(d.Windows, x[i:i+n])
 	}
-	if o.Memory != nil {
-		w := methods.Workload{A: d.A, D: d.D, Windows: len(d.Windows), N: n, Workers: o.Workers}
-		if err := o.Memory("evaluating "+o.File, EvalMemoryEstimate(o.Methods, int64(len(x)), w)); err != nil {
-			return d, nil, err
-		}
+	w := methods.Workload{A: d.A, D: d.D, Windows: len(d.Windows), N: n, Workers: o.Workers}
+	if err := sysmem.Limit("evaluating "+o.File, EvalMemoryEstimate(o.Methods, int64(len(x)), w), o.MemoryLimit); err != nil {
+		return d, nil, err
 	}
 	if err := ctw.CheckMemory(ctw.Config{A: d.A, D: d.D, Lambda: 0.5, Alpha: 0.5}, int64(n)); err != nil {
 		return d, nil, err
 	}
-	fmt.Fprintf(o.Log, "file %s: %d symbols over %v, %d windows of N=%d\n", o.File, len(x), al, len(d.Windows), n)
+	fmt.Fprintf(o.log, "file %s: %d symbols over %v, %d windows of N=%d\n", o.File, len(x), al, len(d.Windows), n)
 	return d, x, nil
 }
 
@@ -256,7 +256,7 @@ func (o EvalOptions) setTuning(d *methods.Defaults) error {
 		d.TuneNote = fmt.Sprintf("the %d evaluated windows (oracle tuning)", len(d.Windows))
 	}
 	if strings.Contains(o.Methods, "kn") && !strings.Contains(o.Methods, "delta") {
-		fmt.Fprintf(o.Log, "tuning KN's δ on %s …\n", d.TuneNote)
+		fmt.Fprintf(o.log, "tuning KN's δ on %s …\n", d.TuneNote)
 	}
 	return nil
 }
@@ -271,39 +271,37 @@ func (o EvalOptions) evaluate(ctx context.Context, d methods.Defaults, labels ma
 		if !o.Slide {
 			return nil, &SlideError{w}
 		}
-		fmt.Fprintln(o.Log, "warning: "+w)
+		o.Events.Warn("warning: " + w)
 		if labels == nil {
 			labels = map[string]string{}
 		}
 		labels["warning_context"] = w
 	}
-	bar := progress.New(o.Progress, "windows", len(d.Windows)).DelayStart(2 * time.Second)
-	res, built, err := evaluateBuilt(ctx, d.Windows, built, d, eval.Config{Workers: o.Workers, Reference: o.Reference, Progress: bar.Update, Labels: labels})
-	bar.Done()
+	res, built, err := evaluateBuilt(ctx, d.Windows, built, d, eval.Config{Workers: o.Workers, Reference: o.Reference, Progress: events.ProgressFunc(o.Events, "windows"), Labels: labels})
 	if err != nil {
 		return nil, err
 	}
 	for _, b := range built {
 		if b.Note != "" {
-			fmt.Fprintf(o.Log, "%s: %s\n", b.Predictor.Name(), b.Note)
+			fmt.Fprintf(o.log, "%s: %s\n", b.Predictor.Name(), b.Note)
 		}
 	}
-	if err := res.WriteSummaryTable(o.Log); err != nil {
+	if err := res.WriteSummaryTable(o.log); err != nil {
 		return nil, err
 	}
 	if w := labels["warning_context"]; w != "" {
-		fmt.Fprintln(o.Log, "warning: "+w)
+		fmt.Fprintln(o.log, "warning: "+w)
 	}
 	if err := WriteOutputs(res, o.Out, o.Force, o.Plot); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(o.Log, "wrote %s/{%s,%s,%s,%s,%s}\n", o.Out, Outputs.JSON, Outputs.CSV, Outputs.Summary, Outputs.PNG, Outputs.SVG)
+	fmt.Fprintf(o.log, "wrote %s/{%s,%s,%s,%s,%s}\n", o.Out, Outputs.JSON, Outputs.CSV, Outputs.Summary, Outputs.PNG, Outputs.SVG)
 	rep := &EvalReport{Result: res, Built: built}
 	if o.Export != "" {
 		if rep.Exported, err = methods.ExportNPY(o.Export, o.Force, d.Windows, methods.Predictors(built)); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(o.Log, "exported %s\n", strings.Join(rep.Exported, ", "))
+		fmt.Fprintf(o.log, "exported %s\n", strings.Join(rep.Exported, ", "))
 	}
 	return rep, nil
 }
@@ -316,7 +314,7 @@ func (o EvalOptions) runHalf(x []byte, d methods.Defaults) (*EvalReport, error) 
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprint(o.Log, s)
+	o.Events.Log(strings.TrimSuffix(s, "\n"))
 	return &EvalReport{Half: s}, fsutil.WriteBytes(filepath.Join(o.Out, HalfFile), o.Force, []byte(s))
 }
 

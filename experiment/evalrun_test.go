@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/methods"
@@ -28,7 +29,7 @@ func TestRunEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log strings.Builder
-	o := EvalOptions{Data: p("ds"), Methods: "ctw,kn", Out: p("ev"), Export: p("exp"), Workers: 2, Log: &log}
+	o := EvalOptions{Data: p("ds"), Methods: "ctw,kn", Out: p("ev"), Export: p("exp"), Workers: 2, Events: events.Writer(&log)}
 	rep, err := RunEval(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -59,9 +60,8 @@ func TestRunEval(t *testing.T) {
 	if _, err := RunEval(context.Background(), f); err == nil || !strings.Contains(err.Error(), "outside 0..200") {
 		t.Errorf("window longer than the file: %v", err)
 	}
-	refuse := func(string, int64) error { return errors.New("refused") }
-	if err := CheckEvalMemory(p("ds"), "", "ctw", 1, refuse); err == nil {
-		t.Error("CheckEvalMemory ignored the refusal")
+	if err := CheckEvalMemory(p("ds"), "", "ctw", 1, 1<<20); err == nil || !strings.Contains(err.Error(), "needs about") {
+		t.Errorf("CheckEvalMemory over the limit: %v", err)
 	}
 }
 

@@ -11,13 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/source"
@@ -131,9 +129,11 @@ type QuickConfig struct {
 	Methods string // method specification (package methods)
 	Seed    uint64
 	Workers int
-	// Warn receives the stale temporaries removed next to the outputs
-	// (nil: not reported).
-	Warn io.Writer
+	// Events receives the progress of the stages (tasks "train set",
+	// "test set" over the trees, "evaluate" over the windows) and the
+	// stale temporaries removed next to the outputs as warnings (nil: not
+	// reported).
+	Events events.Sink
 }
 
 // DefaultQuick is A=3, D=3, λ=0.15, α=0.5, 1000 test windows and 200
@@ -147,18 +147,14 @@ func DefaultQuick() QuickConfig {
 // Quickstart checks its outputs (CheckQuickstartOutputs), builds a
 // training and a test set from the prior, writes them and a drawing of the
 // first test tree under out, tunes KN on the training set, evaluates the
-// methods on the test set and writes the outputs of WriteOutputs. The
-// stage reports progress as (stage, done, total).
-func Quickstart(ctx context.Context, q QuickConfig, out string, force bool, progress func(stage string, done, total int)) (*eval.Result, error) {
-	if err := CheckQuickstartOutputs(q.Warn, out, force); err != nil {
+// methods on the test set and writes the outputs of WriteOutputs,
+// reporting on q.Events.
+func Quickstart(ctx context.Context, q QuickConfig, out string, force bool) (*eval.Result, error) {
+	ev := events.Or(q.Events)
+	if err := CheckQuickstartOutputs(ev, out, force); err != nil {
 		return nil, err
 	}
-	if progress == nil {
-		progress = func(string, int, int) {}
-	}
-	stage := func(name string) func(int, int) {
-		return func(d, t int) { progress(name, d, t) }
-	}
+	stage := func(name string) func(int, int) { return events.ProgressFunc(ev, name) }
 	test := dataset.Config{Prior: q.Prior, K: q.K, NK: q.N, N: q.N, Fresh: true, Seed: q.Seed}
 	train := dataset.Config{Prior: q.Prior, K: q.KTrain, NK: q.N, N: q.N, Fresh: true, Seed: q.Seed + 1_000_003}
 	for _, c := range []dataset.Config{test, train} {
@@ -201,9 +197,10 @@ func Quickstart(ctx context.Context, q QuickConfig, out string, force bool, prog
 
 // CheckQuickstartOutputs checks Quickstart's outputs before any work: the
 // files of the evaluation and the first tree in out, and the data sets
-// out/data/train and out/data/test (removed temporaries are reported on
-// warn).
-func CheckQuickstartOutputs(warn io.Writer, out string, force bool) error {
+// out/data/train and out/data/test (removed temporaries are warned of on
+// ev).
+func CheckQuickstartOutputs(ev events.Sink, out string, force bool) error {
+	warn := events.WarnWriter(ev)
 	if err := fsutil.CheckOutputDir(warn, out, force, Outputs.JSON, Outputs.CSV, Outputs.Summary,
 		Outputs.PNG, Outputs.SVG, "tree0.svg", "tree0.png", "tree0.json"); err != nil {
 		return err
@@ -214,23 +211,4 @@ func CheckQuickstartOutputs(warn io.Writer, out string, force bool) error {
 		}
 	}
 	return nil
-}
-
-// StageBars returns a progress function for Quickstart that draws one
-// progress bar per stage on w (each shown after 2 s), and done, which
-// ends the last one.
-func StageBars(w io.Writer) (update func(stage string, done, total int), done func()) {
-	var mu sync.Mutex
-	var bar *progress.Bar
-	cur := ""
-	update = func(stage string, d, total int) {
-		mu.Lock()
-		defer mu.Unlock()
-		if stage != cur {
-			bar.Done()
-			bar, cur = progress.New(w, stage, total).DelayStart(2*time.Second), stage
-		}
-		bar.Update(d, total)
-	}
-	return update, func() { mu.Lock(); defer mu.Unlock(); bar.Done() }
 }

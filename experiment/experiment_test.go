@@ -18,7 +18,7 @@ func TestQuickstart(t *testing.T) {
 	q := DefaultQuick()
 	q.K, q.KTrain, q.N = 100, 20, 96
 	out := t.TempDir()
-	res, err := Quickstart(context.Background(), q, out, false, nil)
+	res, err := Quickstart(context.Background(), q, out, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,10 +37,10 @@ func TestQuickstart(t *testing.T) {
 			t.Errorf("%s: NaN mean", m.Name)
 		}
 	}
-	if _, err := Quickstart(context.Background(), q, out, false, nil); err == nil {
+	if _, err := Quickstart(context.Background(), q, out, false); err == nil {
 		t.Error("a second run without force overwrote the first")
 	}
-	if _, err := Quickstart(context.Background(), q, out, true, nil); err != nil {
+	if _, err := Quickstart(context.Background(), q, out, true); err != nil {
 		t.Errorf("a second run with force: %v", err)
 	}
 	if err := WriteOutputs(res, out, false, plot.Options{}); !errors.Is(err, fsutil.ErrExists) {

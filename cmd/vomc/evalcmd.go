@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 
 	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/symbols"
@@ -40,9 +37,9 @@ func runEval(args []string) error {
 	fs.BoolVar(&o.Force, "force", false, "overwrite existing output files")
 	fs.BoolVar(&o.Slide, "slide", false, "accept tf/synth models whose context is shorter than the windows (they slide; a warning is kept in results.json)")
 	fs.StringVar(&o.Export, "export", "", "also write every method's distributions to DIR/<method>.npy (float64, shape (windows, N, A), the npy method's layout)")
-	var pf plotFlags
-	pf.register(fs)
-	if err := parse(fs, args); err != nil {
+	var pf plot.LossFlags
+	pf.AddFlags(fs)
+	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}
 	if err := checkEval(&o, *mode); err != nil {
@@ -54,13 +51,15 @@ func runEval(args []string) error {
 	}
 	defer done()
 	o.Backend = be
-	files, err := pf.options()
+	files, err := pf.Files()
 	if err != nil {
-		return err
+		return asUsage(err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	o.Plot, o.Log, o.Warn, o.Progress, o.Memory = files.Options, os.Stdout, os.Stderr, os.Stderr, checkMemory
+	ev := newSink(os.Stdout)
+	defer ev.Close()
+	o.Plot, o.Events, o.MemoryLimit = files.Options, ev, memoryLimit()
 	_, err = experiment.RunEval(ctx, o)
 	return usageOf[*experiment.SlideError](err, "")
 }
@@ -105,65 +104,17 @@ func evalBackend(name, list, out string) (be backend.Backend, done func(), err e
 	return eng.Backend(), func() { eng.Close() }, nil
 }
 
-// plotFlags are the figure options shared by eval and plot.
-type plotFlags struct {
-	plot.LossFiles
-	methods, ylim string
-}
-
-func (p *plotFlags) register(fs *flag.FlagSet) {
-	fs.BoolVar(&p.Bits, "bits", false, "plot losses in bits instead of nats")
-	fs.BoolVar(&p.LogX, "logx", false, "logarithmic position axis")
-	fs.BoolVar(&p.NoExcess, "no-excess", false, "omit the excess-over-reference panel")
-	fs.BoolVar(&p.NoBands, "no-bands", false, "omit the 95% confidence bands")
-	fs.IntVar(&p.Smooth, "smooth", 0, "moving-average width in positions (0: auto = N/100, at least 5 (N/25 below N=125); 1: none)")
-	fs.StringVar(&p.Title, "title", "", "figure title")
-	fs.StringVar(&p.methods, "plot-methods", "", "methods to draw: short specs (ctw, tf, markov:k=3) or printed labels, separated by commas (labels' own commas are kept) or ';' (default: all)")
-	fs.StringVar(&p.ylim, "ylim", "auto", "excess panel's range: auto (the methods that matter: the better half), all (every method), log (a logarithmic axis from 1e-4), MAX or MIN:MAX (in the plotted unit)")
-	fs.Float64Var(&p.Width, "width", 8, "figure width in inches")
-	fs.Float64Var(&p.Height, "height", 6, "figure height in inches")
-}
-
-// options returns the figure options with --plot-methods split and
-// --ylim read.
-func (p *plotFlags) options() (plot.LossFiles, error) {
-	if p.methods != "" {
-		p.Methods = plot.SplitMethods(p.methods)
-	}
-	switch lo, hi, two := strings.Cut(p.ylim, ":"); {
-	case p.ylim == "auto":
-	case p.ylim == "all":
-		p.ExcessAll = true
-	case p.ylim == "log":
-		p.ExcessLog = true
-	default:
-		if !two {
-			lo, hi = "0", p.ylim
-		}
-		a, err1 := strconv.ParseFloat(lo, 64)
-		b, err2 := strconv.ParseFloat(hi, 64)
-		if err1 != nil || err2 != nil || !(b > a) {
-			return p.LossFiles, usagef("--ylim %q: want auto, all, log, MAX or MIN:MAX with MIN < MAX", p.ylim)
-		}
-		p.ExcessYMin, p.ExcessYMax = a, b
-	}
-	return p.LossFiles, nil
-}
-
 func runPlot(args []string) error {
 	fs := newFlags("plot")
-	var pf plotFlags
-	pf.register(fs)
+	var pf plot.LossFlags
+	pf.AddFlags(fs)
 	force := fs.Bool("force", false, "overwrite existing output files")
-	if err := parse(fs, args); err != nil {
+	if err := parseArgs(fs, args, -2, "RESULT.json and at least one output file"); err != nil {
 		return err
 	}
-	if fs.NArg() < 2 {
-		return usagef("want RESULT.json and at least one output file")
-	}
-	f, err := pf.options()
+	f, err := pf.Files()
 	if err != nil {
-		return err
+		return asUsage(err)
 	}
 	f.Force, f.Events = *force, newSink(os.Stdout)
 	return plot.SaveLossFiles(fs.Arg(0), fs.Args()[1:], f)
@@ -182,18 +133,18 @@ func runQuickstart(args []string) error {
 	fs.Uint64Var(&q.Seed, "seed", q.Seed, "random seed")
 	fs.IntVar(&q.Workers, "workers", runtime.GOMAXPROCS(0), "worker goroutines")
 	force := fs.Bool("force", false, "overwrite the outputs of an earlier run")
-	if err := parse(fs, args); err != nil {
+	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}
 	if err := methods.Check(q.Methods); err != nil { // before any work
 		return asUsage(err)
 	}
-	q.Prior.Depths, q.Warn = []int{*D}, os.Stderr
+	ev := newSink(os.Stdout)
+	q.Prior.Depths, q.Events = []int{*D}, ev
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	update, done := experiment.StageBars(os.Stderr)
-	res, err := experiment.Quickstart(ctx, q, *out, *force, update)
-	done()
+	res, err := experiment.Quickstart(ctx, q, *out, *force)
+	ev.Close()
 	if err != nil {
 		return err
 	}

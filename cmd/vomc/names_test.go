@@ -42,7 +42,7 @@ var sharedTreesWarning = experiment.SharedTreesWarning
 // checkEvalMemory refuses evaluating spec on the data set data (tuned on
 // train) when its estimate exceeds the available memory.
 func checkEvalMemory(data, train, spec string, workers int) error {
-	return experiment.CheckEvalMemory(data, train, spec, workers, checkMemory)
+	return experiment.CheckEvalMemory(data, train, spec, workers, memoryLimit())
 }
 
 // reproduceConfig is study.Layered with its errors as usage errors.

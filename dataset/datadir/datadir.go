@@ -65,7 +65,7 @@ func Make(cfg dataset.Config, o Options) (*dataset.Dataset, error) {
 	if err := sysmem.Limit(fmt.Sprintf("a data set of K=%d trees (A=%d, D=%v) and %d windows of N=%d", cfg.K, pr.A, pr.Depths, cfg.K*cfg.WindowsPerTree(), cfg.N), MemoryEstimate(cfg), o.MemoryLimit); err != nil {
 		return nil, err
 	}
-	ds, err := dataset.Build(cfg, o.Workers, func(done, total int) { ev.Progress("trees", done, total) })
+	ds, err := dataset.Build(cfg, o.Workers, events.ProgressFunc(ev, "trees"))
 	if err != nil {
 		return nil, err
 	}
