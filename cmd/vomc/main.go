@@ -137,7 +137,7 @@ var gracefulCommands = map[string]bool{"train": true, "synth": true, "reproduce"
 // The command-line plumbing (package cli) under the names the commands use.
 type usageError = cli.UsageError
 
-var usagef, asUsage, parse, givenFlags = cli.Usagef, cli.AsUsage, cli.Parse, cli.Given
+var usagef, asUsage, parse, parseArgs, givenFlags = cli.Usagef, cli.AsUsage, cli.Parse, cli.ParseArgs, cli.Given
 
 func usageOf[E error](err error, prefix string) error { return cli.UsageOf[E](err, prefix) }
 
@@ -170,4 +170,3 @@ func flagError(err error) error {
 	}
 	return err
 }
-

@@ -80,6 +80,21 @@ func Parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// ParseArgs is Parse wanting n positional arguments (n < 0: at least
+// −n), which want names in the usage error ("IN and OUT"; unused for 0).
+func ParseArgs(fs *flag.FlagSet, args []string, n int, want string) error {
+	if err := Parse(fs, args); err != nil {
+		return err
+	}
+	switch k := fs.NArg(); {
+	case n == 0 && k > 0:
+		return Usagef("unexpected arguments %q", fs.Args())
+	case n > 0 && k != n || k < -n:
+		return Usagef("want %s, got %d arguments", want, k)
+	}
+	return nil
+}
+
 // flagMessage rewords a parse error of the flag package in one line, with
 // the closest flag for an unknown one.
 func flagMessage(fs *flag.FlagSet, err error) string {

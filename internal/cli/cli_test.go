@@ -27,6 +27,20 @@ func TestInterleaved(t *testing.T) {
 	}
 }
 
+func TestParseArgs(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		n    int
+		ok   bool
+	}{{nil, 0, true}, {[]string{"a"}, 0, false}, {[]string{"a", "b"}, 2, true}, {[]string{"a"}, 2, false},
+		{[]string{"a", "b", "c"}, -2, true}, {[]string{"a"}, -2, false}, {[]string{"-x"}, 0, false}} {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		if err := ParseArgs(fs, c.args, c.n, "A and B"); (err == nil) != c.ok {
+			t.Errorf("ParseArgs(%q, %d) = %v", c.args, c.n, err)
+		}
+	}
+}
+
 func TestDidYouMean(t *testing.T) {
 	names := []string{"layers", "layernorm", "lr", "methods", "train", "data", "out"}
 	for s, want := range map[string]string{"layer": "; did you mean --layers?", "method": "; did you mean --methods?",
