@@ -52,11 +52,14 @@ func ParseTrainBenches(list string, eng *trainrun.Engine) ([]TrainBench, error) 
 // EngineBenchOptions are the settings of BenchEngine: Steps timed steps
 // after Warmup untimed ones; the Go engine's Threads (GOMAXPROCS) and Seed
 // (initialisation and windows); with Plain, the torch engine also times a
-// plain eager float32 PyTorch loop.
+// plain eager float32 PyTorch loop. With Profile, the Go engine runs each
+// configuration at 1 thread and at Threads with every backend op timed
+// (BenchTrainProfiled), and Write prints the per-op tables.
 type EngineBenchOptions struct {
 	Steps, Warmup, Threads int
 	Seed                   uint64
 	Plain                  bool
+	Profile                bool
 }
 
 // TorchTrainRow is the torch engine's reports of one configuration.
@@ -95,12 +98,23 @@ func BenchEngine(ctx context.Context, eng *trainrun.Engine, bs []TrainBench, o E
 	prev := runtime.GOMAXPROCS(o.Threads)
 	defer runtime.GOMAXPROCS(prev)
 	r := &EngineBench{}
+	threads := []int{o.Threads}
+	if o.Profile && o.Threads != 1 {
+		threads = []int{1, o.Threads}
+	}
 	for _, b := range bs {
-		rep, err := BenchTrain(be, b, o.Steps, o.Warmup, o.Seed)
-		if err != nil {
-			return nil, err
+		for _, n := range threads {
+			runtime.GOMAXPROCS(n)
+			bench := BenchTrain
+			if o.Profile {
+				bench = BenchTrainProfiled
+			}
+			rep, err := bench(be, b, o.Steps, o.Warmup, o.Seed)
+			if err != nil {
+				return nil, err
+			}
+			r.Go = append(r.Go, rep)
 		}
-		r.Go = append(r.Go, rep)
 	}
 	return r, nil
 }
@@ -119,6 +133,18 @@ func (r *EngineBench) Write(w io.Writer, asJSON bool) error {
 	if r.Env == nil {
 		fmt.Fprintf(w, "%s/%s, %s, %d CPUs, kernel set %s\n", runtime.GOOS, runtime.GOARCH, runtime.Version(), runtime.NumCPU(), kernels.Active())
 		WriteTrainReports(w, r.Go)
+		// the per-op tables: one per configuration, its runs side by side
+		for i := 0; i < len(r.Go); {
+			j := i + 1
+			for j < len(r.Go) && r.Go[j].Name == r.Go[i].Name {
+				j++
+			}
+			if r.Go[i].Profile != nil {
+				fmt.Fprintln(w)
+				WriteOpProfiles(w, r.Go[i:j])
+			}
+			i = j
+		}
 		return nil
 	}
 	dev := r.Env.Device

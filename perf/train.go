@@ -14,6 +14,7 @@ import (
 
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TrainBench is a training-throughput configuration: a model and a batch
@@ -105,6 +106,9 @@ type TrainReport struct {
 	PeakHeapInUse uint64 `json:"peak_heap_bytes"`
 	HeapSys       uint64 `json:"heap_sys_bytes"`
 	PeakRSS       uint64 `json:"peak_rss_bytes"`
+	// Profile is the per-op profile of the timed steps (BenchTrainProfiled;
+	// nil otherwise).
+	Profile *OpProfile `json:"profile,omitempty"`
 }
 
 // BenchTrain measures training steps of b's model on random windows:
@@ -113,6 +117,17 @@ type TrainReport struct {
 // The model lives on the backend be, chosen by the caller (nil: a CPU
 // backend of its own, with kernels.Default).
 func BenchTrain(be backend.Backend, b TrainBench, steps, warmup int, seed uint64) (*TrainReport, error) {
+	return benchTrain(be, b, steps, warmup, seed, false)
+}
+
+// BenchTrainProfiled is BenchTrain with the per-op profile of the timed
+// steps (TrainReport.Profile): the model runs on a wrapper of be (nil: a
+// CPU backend with kernels.Default) that times every op.
+func BenchTrainProfiled(be backend.Backend, b TrainBench, steps, warmup int, seed uint64) (*TrainReport, error) {
+	return benchTrain(be, b, steps, warmup, seed, true)
+}
+
+func benchTrain(be backend.Backend, b TrainBench, steps, warmup int, seed uint64, profile bool) (*TrainReport, error) {
 	if steps < 1 || warmup < 0 {
 		return nil, fmt.Errorf("perf: %d steps, %d warm-up", steps, warmup)
 	}
@@ -128,6 +143,16 @@ func BenchTrain(be backend.Backend, b TrainBench, steps, warmup int, seed uint64
 		if ms.HeapInuse > base && ms.HeapInuse-base > peak {
 			peak = ms.HeapInuse - base
 		}
+	}
+	var tb *timedBackend
+	if profile {
+		if be == nil {
+			own := cpu.NewDefault()
+			defer own.Close()
+			be = own
+		}
+		tb = newTimedBackend(be, b.Model)
+		be = tb
 	}
 	m, err := transformer.NewOn(be, b.Model, seed)
 	if err != nil {
@@ -158,6 +183,9 @@ func BenchTrain(be backend.Backend, b TrainBench, steps, warmup int, seed uint64
 		tr.TrainStep(x, B)
 		sample()
 	}
+	if tb != nil {
+		tb.reset()
+	}
 	var total time.Duration
 	for i := 0; i < steps; i++ {
 		t0 := time.Now()
@@ -173,6 +201,9 @@ func BenchTrain(be backend.Backend, b TrainBench, steps, warmup int, seed uint64
 	rep.TokensPerSecond = float64(B*T) / rep.MeanStep.Seconds()
 	rep.PeakHeapInUse, rep.HeapSys = peak, ms.HeapSys
 	rep.PeakRSS = peakRSS()
+	if tb != nil {
+		rep.Profile = tb.profile(steps, rep.MeanStep)
+	}
 	runtime.KeepAlive(tr)
 	return rep, nil
 }

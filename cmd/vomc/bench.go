@@ -60,6 +60,7 @@ func runBenchTrain(args []string) error {
 	fs.StringVar(&spec.Backend, "backend", "cpu", "go engine: "+backendUsage)
 	torchFlags(fs, spec.Torch)
 	fs.BoolVar(&o.Plain, "plain", true, "torch engine: also time a plain eager float32 PyTorch loop")
+	fs.BoolVar(&o.Profile, "profile", false, "go engine: time every backend op, at 1 thread and at --threads, and print a per-op table")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
