@@ -1,0 +1,40 @@
+package dynamics
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/vomc/vomc/internal/fsutil"
+)
+
+// RunDir measures cfg.Run as Run does, keeping every measured snapshot in
+// out's CheckpointFile (cfg.Checkpoint) so that an interrupted measurement
+// started again resumes; then writes the outputs into out (Write, titled
+// by label, else by the run directory's name) and removes the checkpoint.
+// Before any work it refuses an out that holds outputs unless force
+// (fsutil.ErrExists). An interruption's error says where the measured
+// snapshots are kept.
+func RunDir(ctx context.Context, cfg RunConfig, out, label string, force bool) (*Result, error) {
+	if p := ExistingOutput(out); p != "" && !force {
+		return nil, fmt.Errorf("%s: %w", p, fsutil.ErrExists)
+	}
+	cfg.Checkpoint = filepath.Join(out, CheckpointFile)
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		if _, serr := os.Stat(cfg.Checkpoint); ctx.Err() != nil && serr == nil {
+			return nil, fmt.Errorf("interrupted (the snapshots measured so far are kept in %s: run the same command again to resume): %w", cfg.Checkpoint, err)
+		}
+		return nil, err
+	}
+	res.Label = label
+	title := label
+	if title == "" {
+		title = filepath.Base(filepath.Clean(cfg.Run))
+	}
+	if err := res.Write(out, "Training dynamics: "+title, force); err != nil {
+		return nil, err
+	}
+	return res, RemoveCheckpoint(cfg.Checkpoint)
+}
