@@ -31,14 +31,11 @@ func runData(args []string) error {
 	out := fs.String("out", "", "output directory (must not exist or be empty)")
 	npy := fs.Bool("npy", false, "also write symbols.npy and tree_of.npy")
 	force := fs.Bool("force", false, "replace an existing non-empty output directory")
-	if err := parse(fs, args); err != nil {
+	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}
 	if *out == "" {
 		return usagef("--out DIR is required")
-	}
-	if fs.NArg() != 0 {
-		return usagef("unexpected arguments %v", fs.Args())
 	}
 	pr, err := pf.ParseFlags(fs)
 	if err != nil {
@@ -78,7 +75,11 @@ func runTree(args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("out", "", "comma-separated output files: .json, .svg, .png, .dot")
 	force := fs.Bool("force", false, "overwrite existing output files")
-	if err := parse(fs, args[1:]); err != nil {
+	n, want := 0, ""
+	if args[0] == "show" {
+		n, want = 1, "one tree FILE"
+	}
+	if err := parseArgs(fs, args[1:], n, want); err != nil {
 		return err
 	}
 	ev := newSink(os.Stdout)
@@ -93,14 +94,8 @@ func runTree(args []string) error {
 		}
 	}
 	if args[0] == "show" {
-		if fs.NArg() != 1 {
-			return usagef("want exactly one tree FILE")
-		}
 		_, err := treefile.Show(fs.Arg(0), o)
 		return err
-	}
-	if fs.NArg() != 0 {
-		return usagef("unexpected arguments %v", fs.Args())
 	}
 	pr, err := pf.ParseFlags(fs)
 	if err != nil {
@@ -117,11 +112,8 @@ func runGenerate(args []string) error {
 	out := fs.String("out", "", "output file (default: standard output)")
 	raw := fs.Bool("raw", false, "write raw bytes instead of text")
 	force := fs.Bool("force", false, "overwrite an existing output file")
-	if err := parse(fs, args); err != nil {
+	if err := parseArgs(fs, args, 1, "one TREE.json"); err != nil {
 		return err
-	}
-	if fs.NArg() != 1 {
-		return usagef("want exactly one TREE.json")
 	}
 	if *n < 0 {
 		return usagef("-n %d is negative", *n)
@@ -146,11 +138,8 @@ func runCTW(args []string) error {
 	weights := fs.String("weights", "", "write ω_{n,l} at every position to this CSV file")
 	preds := fs.String("predictions", "", "write the predictive distribution at every position to this CSV file")
 	force := fs.Bool("force", false, "overwrite existing output files")
-	if err := parse(fs, args); err != nil {
+	if err := parseArgs(fs, args, 1, "one FILE"); err != nil {
 		return err
-	}
-	if fs.NArg() != 1 {
-		return usagef("want exactly one FILE, got %d arguments", fs.NArg())
 	}
 	m, err := symbols.ParseMode(*mode)
 	if err != nil {
