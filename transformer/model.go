@@ -22,11 +22,12 @@ type Model struct {
 	Config Config
 
 	be     backend.Backend
-	ownBe  bool           // be was made by FromParamsOn (closed by Free)
-	params backend.Tensor // the flat parameter vector, laid out by Config.Layout
-	p      params         // views of params
-	pos    backend.Tensor // positional table (N, E): wpe, or the sinusoidal table
-	pool   *actPool       // inference activations (predictor, attention maps)
+	ownBe  bool                // be was made by FromParamsOn (closed by Free)
+	params backend.Tensor      // the flat parameter vector, laid out by Config.Layout
+	p      params              // views of params
+	pos    backend.Tensor      // positional table (N, E): wpe, or the sinusoidal table
+	pool   *pool[*Activations] // one window's activations (attention maps)
+	ipool  *pool[*Inference]   // forward-only buffers (prediction)
 }
 
 // New returns a model on the CPU backend with freshly initialised
@@ -97,7 +98,7 @@ func FromParamsOn(be backend.Backend, cfg Config, flat []float32) (*Model, error
 			}
 		}
 	}
-	m := &Model{Config: cfg, be: be, pool: new(actPool)}
+	m := &Model{Config: cfg, be: be, pool: new(pool[*Activations]), ipool: new(pool[*Inference])}
 	if be == nil {
 		m.be, m.ownBe = cpu.NewDefault(), true
 	}
@@ -131,7 +132,7 @@ func (m *Model) allocParams(flat []float32) error {
 }
 
 // Free releases the model's buffers on its backend — parameters,
-// positional table, the pooled inference activations — and closes the
+// positional table, the pooled activations and forward-only buffers — and closes the
 // backend when the model made it; the model must not be used afterwards
 // (nor while a prediction runs). Models that are simply dropped are
 // released by the garbage collector on the CPU backend; a GPU backend
@@ -140,6 +141,9 @@ func (m *Model) Free() error {
 	var errs []error
 	for _, a := range m.pool.drain() {
 		errs = append(errs, a.Free())
+	}
+	for _, in := range m.ipool.drain() {
+		errs = append(errs, in.Free())
 	}
 	errs = append(errs, backend.FreeAll(m.be, m.params, m.pos))
 	err := errors.Join(errs...)

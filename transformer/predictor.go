@@ -39,10 +39,11 @@ func (m *Model) AlphabetSize() int { return m.Config.Alphabet }
 
 // NewState returns a state that keeps the whole history and, at each
 // Predict, runs the forward pass over its last min(n, N) symbols (naive
-// recompute: O(N) work per symbol, no KV cache) on activations taken from
-// the model's pool, and copies only the last row of probabilities to the
-// host. With an empty history it predicts the uniform distribution. It
-// panics if the backend cannot allocate the activations.
+// recompute: O(N) work per symbol, no KV cache) on forward-only buffers
+// taken from the model's pool (Inference), and copies only the last row
+// of probabilities to the host. With an empty history it predicts the
+// uniform distribution. It panics if the backend cannot allocate the
+// buffers.
 func (m *Model) NewState() predict.State { return &state{m: m} }
 
 type state struct {
@@ -58,73 +59,70 @@ func (s *state) Predict(p []float64) {
 		predict.Uniform(p)
 		return
 	}
-	acts := s.m.inferenceActs()
-	defer s.m.pool.put(acts)
+	in := s.m.inference()
+	defer s.m.ipool.put(in)
 	w := s.hist[max(0, n-N):]
-	s.m.Forward(acts, w, 1, len(w))
-	predict.FromFloat32(p, acts.ProbRow(0, len(w)-1))
+	s.m.ForwardInfer(in, w, 1, len(w))
+	predict.FromFloat32(p, in.ProbRow(0, len(w)-1))
 }
 
 // PredictSequence fills out (len(x)·A): row 0 is uniform; row i ≥ 1 is
 // the model's distribution of x[i] given x[max(0,i−N)..i−1]. Rows up to N
 // come from one forward pass over x[0..min(len(x),N+1)−2]; beyond N each row
 // needs its own pass over the sliding window of the last N symbols, of
-// which only the last row is copied to the host. The activations come
-// from the model's pool (safe for concurrent calls); it panics if the
-// backend cannot allocate them.
+// which only the last row is copied to the host; those passes are
+// batched as PredictBatch batches them. The forward-only buffers
+// (Inference) come from the model's pool (safe for concurrent calls); it
+// panics if the backend cannot allocate them.
 func (m *Model) PredictSequence(x []byte, out []float64) {
-	n, N, A := len(x), m.Config.Context, m.Config.Alphabet
+	n, A := len(x), m.Config.Alphabet
 	if n == 0 {
 		return
 	}
-	predict.Uniform(out[:A])
 	if n == 1 {
+		predict.Uniform(out[:A])
 		return
 	}
-	acts := m.inferenceActs()
-	defer m.pool.put(acts)
-	T := min(n-1, N)
-	m.Forward(acts, x[:T], 1, T)
-	probs := acts.Probs()
-	for i := 1; i <= T; i++ {
-		predict.FromFloat32(out[i*A:(i+1)*A], probs[(i-1)*A:i*A])
-	}
-	for i := N + 1; i < n; i++ {
-		m.Forward(acts, x[i-N:i], 1, N)
-		predict.FromFloat32(out[i*A:(i+1)*A], acts.ProbRow(0, N-1))
-	}
+	in := m.inference()
+	defer m.ipool.put(in)
+	sc := &in.scratch
+	sc.one[0], sc.oneOut[0] = x, out
+	m.predictBatch(in, sc.one[:], sc.oneOut[:])
+	sc.one[0], sc.oneOut[0] = nil, nil
 }
 
-// actPool holds a model's inference activations for one window of up to
-// N symbols (B = 1), shared by PredictSequence, the states' Predict and
-// AttentionMaps: a pass takes one — allocating it when every one is in
-// use, so there are as many as the most concurrent passes so far — and
-// puts it back. Model.Free releases them.
-type actPool struct {
+// pool holds a model's buffers for inference passes: a pass takes one —
+// allocating it when every one is in use, so there are as many as the
+// most concurrent passes so far — and puts it back. Model.Free releases
+// them. The model has one of Activations for attention maps (every
+// layer's q, k, v of one window of up to N symbols) and one of Inference
+// for prediction.
+type pool[T any] struct {
 	mu   sync.Mutex
-	free []*Activations
+	free []T
 }
 
-func (p *actPool) get() *Activations {
+func (p *pool[T]) get() (T, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := len(p.free)
 	if n == 0 {
-		return nil
+		var zero T
+		return zero, false
 	}
 	a := p.free[n-1]
 	p.free = p.free[:n-1]
-	return a
+	return a, true
 }
 
-func (p *actPool) put(a *Activations) {
+func (p *pool[T]) put(a T) {
 	p.mu.Lock()
 	p.free = append(p.free, a)
 	p.mu.Unlock()
 }
 
-// drain removes and returns every pooled activation.
-func (p *actPool) drain() []*Activations {
+// drain removes and returns every pooled value.
+func (p *pool[T]) drain() []T {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	all := p.free
@@ -132,21 +130,30 @@ func (p *actPool) drain() []*Activations {
 	return all
 }
 
-// poolActs returns inference activations for one window of up to N
-// symbols from the pool, allocating them if none is free.
+// poolActs returns activations for one window of up to N symbols from
+// the pool, allocating them if none is free.
 func (m *Model) poolActs() (*Activations, error) {
-	if a := m.pool.get(); a != nil {
+	if a, ok := m.pool.get(); ok {
 		return a, nil
 	}
 	return m.AllocActivations(1, m.Config.Context, false)
 }
 
-// inferenceActs is poolActs for callers without an error return: an
+// poolInference returns forward-only buffers of Config.inferRows rows
+// from the pool, allocating them if none is free.
+func (m *Model) poolInference() (*Inference, error) {
+	if in, ok := m.ipool.get(); ok {
+		return in, nil
+	}
+	return m.AllocInference(m.Config.inferRows())
+}
+
+// inference is poolInference for callers without an error return: an
 // allocation failure panics.
-func (m *Model) inferenceActs() *Activations {
-	a, err := m.poolActs()
+func (m *Model) inference() *Inference {
+	in, err := m.poolInference()
 	if err != nil {
 		panic(err)
 	}
-	return a
+	return in
 }

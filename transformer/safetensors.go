@@ -70,14 +70,7 @@ const maxModelHeader = 4 << 20
 // written before vomc recorded checksums) is loaded with a warning
 // through safetensors.Warnf.
 func readModel(be backend.Backend, r io.Reader, size int64, name string) (*Model, error) {
-	h, err := safetensors.ReadHeader(r, maxModelHeader, size)
-	if err != nil {
-		return nil, fmt.Errorf("transformer: %w", err)
-	}
-	if h.Meta["format"] != safetensorsFormat {
-		return nil, fmt.Errorf("transformer: not a %s safetensors file (metadata format %q)", safetensorsFormat, h.Meta["format"])
-	}
-	cfg, err := ParseConfig([]byte(h.Meta["config"]))
+	h, cfg, err := readModelHeader(r, size)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +112,19 @@ func readModel(be backend.Backend, r io.Reader, size int64, name string) (*Model
 		copy(flat[t.Offset:t.Offset+t.Size], safetensors.Float32s(ts[byName[t.Name]].Data))
 	}
 	return FromParamsOn(be, cfg, flat)
+}
+
+// readModelHeader reads a model file's header and its validated config.
+func readModelHeader(r io.Reader, size int64) (*safetensors.Header, Config, error) {
+	h, err := safetensors.ReadHeader(r, maxModelHeader, size)
+	if err != nil {
+		return nil, Config{}, fmt.Errorf("transformer: %w", err)
+	}
+	if h.Meta["format"] != safetensorsFormat {
+		return nil, Config{}, fmt.Errorf("transformer: not a %s safetensors file (metadata format %q)", safetensorsFormat, h.Meta["format"])
+	}
+	cfg, err := ParseConfig([]byte(h.Meta["config"]))
+	return h, cfg, err
 }
 
 // nameOr is name, or def when name is empty.
