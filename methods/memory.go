@@ -9,6 +9,7 @@ import (
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/kn"
 	"github.com/vomc/vomc/leafprior"
+	"github.com/vomc/vomc/transformer"
 )
 
 // Workload is what MemoryEstimate sizes the methods' memory for: Windows
@@ -28,7 +29,10 @@ type Workload struct {
 // ctw, ppm, markov, construct and kn; for kn without a fixed delta also
 // the δ tuning (kn.TuneMemoryEstimate and a state per worker); an npy
 // method's distributions; twice a tf or synth model's files (its weights,
-// read and in memory); for bayes a CTW state per depth 0..D per worker
+// read and in memory) and, for tf, per worker the forward-only buffers of
+// a batch of windows (transformer.Config.PredictionBytes, from the model
+// file's header) and the batch's distributions (windows × N × A
+// float64s, see eval's batches); for bayes a CTW state per depth 0..D per worker
 // (the prior's depths are at most D) and the sparse leaves' memo at its
 // cap (leafprior.MemoEntries entries). Other methods count nothing.
 func MemoryEstimate(list string, w Workload) int64 {
@@ -68,11 +72,33 @@ func MemoryEstimate(list string, w Workload) int64 {
 			est += leafprior.MemoEntries * int64(64+8*w.A)
 		case "npy":
 			est += W * n * int64(w.A) * 8
-		case "tf", "synth":
+		case "tf":
+			est += 2 * pathBytes(params["path"])
+			est += workers * tfBatchBytes(params["path"], w)
+		case "synth":
 			est += 2 * pathBytes(params["path"])
 		}
 	}
 	return est
+}
+
+// tfBatchBytes is what one worker evaluating the tf model at path (a
+// run's directory or its model file) holds besides the model: the
+// forward-only buffers of its passes and the distributions of the batch
+// of windows eval gives it (BatchWindows rounded up to eval's chunks of
+// 4). It is 0 when the model's header cannot be read (Build then
+// reports why).
+func tfBatchBytes(path string, w Workload) int64 {
+	file := path
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		file = filepath.Join(path, "model.safetensors")
+	}
+	cfg, err := transformer.ReadModelConfig(file)
+	if err != nil {
+		return 0
+	}
+	batch := (cfg.BatchWindows(w.N) + 3) / 4 * 4
+	return int64(cfg.PredictionBytes()) + int64(batch)*int64(w.N)*int64(w.A)*8
 }
 
 // pathBytes is the size of a file, or of the files directly in a

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/leafprior"
+	"github.com/vomc/vomc/transformer"
 )
 
 func TestMemoryEstimate(t *testing.T) {
@@ -51,5 +52,32 @@ func TestPathBytes(t *testing.T) {
 	w := Workload{A: 2, D: 1, Windows: 1, N: 1, Workers: 1}
 	if est := MemoryEstimate("tf:path="+dir, w) - MemoryEstimate("tf:path="+filepath.Join(dir, "missing"), w); est != 240 {
 		t.Errorf("tf weights counted %d", est)
+	}
+}
+
+// TestMemoryEstimateTF checks that a tf method counts, per worker, the
+// forward-only buffers of its passes and its batch's distributions
+// (from the model file's header), besides twice its files.
+func TestMemoryEstimateTF(t *testing.T) {
+	dir := filepath.Join("..", "models", "d3-tf44")
+	cfg, err := transformer.ReadModelConfig(filepath.Join(dir, "model.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := Workload{A: 3, D: 3, Windows: 100, N: cfg.Context, Workers: 1}
+	one := MemoryEstimate("tf:path="+dir, w)
+	w.Workers = 3
+	three := MemoryEstimate("tf:path="+dir, w)
+	batch := (cfg.BatchWindows(cfg.Context) + 3) / 4 * 4
+	per := int64(cfg.PredictionBytes()) + int64(batch*cfg.Context*3*8)
+	if files := 2 * pathBytes(dir); one != files+per || three != files+3*per {
+		t.Errorf("1 worker %d, 3 workers %d; want the files %d and %d per worker", one, three, files, per)
+	}
+	if per < 4*int64(cfg.InferenceFloats(cfg.Context)) {
+		t.Errorf("per worker %d bytes, less than one window's forward-only buffers", per)
+	}
+	// a file, not a directory, is read too
+	if f := MemoryEstimate("tf:path="+filepath.Join(dir, "model.safetensors"), w); f != 2*pathBytes(filepath.Join(dir, "model.safetensors"))+3*per {
+		t.Errorf("model file: %d", f)
 	}
 }
