@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -16,6 +17,16 @@ type ModelSpec struct {
 	MemMB    int    // memory budget in MiB
 	Method   string // PPM escape method: C or D
 	AlphaInv int    // CTW: 1/α of the KT estimator
+}
+
+// AddFlags defines the model flags of 'vomc compress' and 'vomc bench
+// compress' on fs into s.
+func (s *ModelSpec) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&s.Model, "model", "mix", "model: mix (context mixing: orders 1, 2, 4, 6, word, sparse, record and match models; best), ppm (byte PPM with exclusion) or ctw (binary-decomposition CTW)")
+	fs.IntVar(&s.Order, "order", -1, "PPM order / CTW depth in bytes (default: 5 for ppm, 6 for ctw)")
+	fs.IntVar(&s.MemMB, "mem", 256, "model memory budget in MiB (ppm restarts when full; ctw's and mix's tables never exceed it)")
+	fs.StringVar(&s.Method, "method", "D", "ppm escape method: C or D")
+	fs.IntVar(&s.AlphaInv, "alpha-inv", 8, "ctw: 1/α of the KT estimator (2 = classic KT)")
 }
 
 // Build returns the model of s.Model (see BuildName).

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"runtime"
@@ -29,7 +28,7 @@ func runBench(args []string) error {
 	n := fs.Int("n", 1_000_000, "number of symbols")
 	reps := fs.Int("reps", 5, "repetitions (the best is reported)")
 	seed := fs.Uint64("seed", 1, "random seed")
-	if err := parse(fs, args); err != nil {
+	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}
 	if *n < 1 || *reps < 1 {
@@ -56,12 +55,10 @@ func runBenchTrain(args []string) error {
 	fs.Uint64Var(&o.Seed, "seed", 1, "random seed (initialisation and windows)")
 	asJSON := fs.Bool("json", false, "print the reports as JSON instead of a table")
 	spec := trainrun.Spec{CPU: compute(), Torch: &trainrun.Torch{}}
-	fs.StringVar(&spec.Name, "engine", trainrun.EngineGo, "training engine: go or torch")
-	fs.StringVar(&spec.Backend, "backend", "cpu", "go engine: "+backendUsage)
-	torchFlags(fs, spec.Torch)
+	spec.AddFlags(fs)
 	fs.BoolVar(&o.Plain, "plain", true, "torch engine: also time a plain eager float32 PyTorch loop")
 	fs.BoolVar(&o.Profile, "profile", false, "go engine: time every backend op, at 1 thread and at --threads, and print a per-op table")
-	if err := parse(fs, args); err != nil {
+	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}
 	if o.Steps < 1 || o.Warmup < 0 || o.Threads < 1 || o.Threads > 4096 {
@@ -89,7 +86,7 @@ func runBenchLogits(args []string) error {
 	input := fs.String("input", "", "comma-separated symbols (at most the model's N)")
 	out := fs.String("out", "", "output file (default: standard output)")
 	force := fs.Bool("force", false, "overwrite --out")
-	if err := parse(fs, args); err != nil {
+	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}
 	if *model == "" || *input == "" {
@@ -113,28 +110,14 @@ func runBenchLogits(args []string) error {
 	return fsutil.WriteBytes(*out, *force, b)
 }
 
-// addModelFlags registers the model flags shared by compress and bench
-// compress.
-func addModelFlags(fs *flag.FlagSet) *compress.ModelSpec {
-	s := new(compress.ModelSpec)
-	fs.StringVar(&s.Model, "model", "mix", "model: mix (context mixing: orders 1, 2, 4, 6, word, sparse, record and match models; best), ppm (byte PPM with exclusion) or ctw (binary-decomposition CTW)")
-	fs.IntVar(&s.Order, "order", -1, "PPM order / CTW depth in bytes (default: 5 for ppm, 6 for ctw)")
-	fs.IntVar(&s.MemMB, "mem", 256, "model memory budget in MiB (ppm restarts when full; ctw's and mix's tables never exceed it)")
-	fs.StringVar(&s.Method, "method", "D", "ppm escape method: C or D")
-	fs.IntVar(&s.AlphaInv, "alpha-inv", 8, "ctw: 1/α of the KT estimator (2 = classic KT)")
-	return s
-}
-
 func runCompress(args []string) error {
 	fs := newFlags("compress")
-	mf := addModelFlags(fs)
+	var mf compress.ModelSpec
+	mf.AddFlags(fs)
 	force := fs.Bool("force", false, "overwrite OUT if it exists")
 	quiet := fs.Bool("q", false, "do not print the summary line")
-	if err := parse(fs, args); err != nil {
+	if err := parseArgs(fs, args, 2, "IN and OUT"); err != nil {
 		return err
-	}
-	if fs.NArg() != 2 {
-		return usagef("want IN and OUT, got %d arguments", fs.NArg())
 	}
 	m, err := mf.Build()
 	if err != nil {
@@ -159,11 +142,8 @@ func runDecompress(args []string) error {
 	quiet := fs.Bool("q", false, "do not print the summary line")
 	// the model memory accepted from an untrusted header without being asked
 	maxMem := fs.Int("max-mem", 1024, "refuse a file whose model needs more than this many MiB of memory (the header is untrusted; compress's --mem is at most 4096)")
-	if err := parse(fs, args); err != nil {
+	if err := parseArgs(fs, args, 2, "IN and OUT"); err != nil {
 		return err
-	}
-	if fs.NArg() != 2 {
-		return usagef("want IN and OUT, got %d arguments", fs.NArg())
 	}
 	if *maxMem < 1 {
 		return usagef("--max-mem %d must be ≥ 1 MiB", *maxMem)
@@ -182,15 +162,13 @@ func runDecompress(args []string) error {
 
 func runBenchCompress(args []string) error {
 	fs := newFlags("bench compress")
-	mf := addModelFlags(fs)
+	var mf compress.ModelSpec
+	mf.AddFlags(fs)
 	models := fs.String("models", "", "comma-separated models to compare, e.g. mix,ppm,ctw (default: --model)")
 	tools := fs.Bool("tools", true, "also run the external compressors that are installed")
 	runs := fs.Int("runs", 1, "timing runs per file and model (speeds are the best run)")
-	if err := parse(fs, args); err != nil {
+	if err := parseArgs(fs, args, -1, "at least one FILE"); err != nil {
 		return err
-	}
-	if fs.NArg() == 0 {
-		return usagef("want at least one FILE")
 	}
 	ms, err := mf.BuildModels(*models)
 	if err != nil {

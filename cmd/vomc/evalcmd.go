@@ -19,7 +19,7 @@ import (
 func runEval(args []string) error {
 	fs := newFlags("eval")
 	o := experiment.EvalOptions{}
-	backendName := fs.String("backend", "cpu", "tf: and synth: methods: "+backendUsage)
+	backendName := fs.String("backend", "cpu", "tf: and synth: methods: "+trainrun.BackendUsage)
 	fs.StringVar(&o.Data, "data", "", "data set directory (from 'vomc data')")
 	fs.StringVar(&o.File, "file", "", "a symbol file instead of a data set")
 	mode := fs.String("mode", "text", "with --file: text or raw")

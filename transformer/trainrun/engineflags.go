@@ -1,0 +1,32 @@
+package trainrun
+
+import "flag"
+
+// BackendUsage is the usage of a --backend flag of the Go engine.
+const BackendUsage = "compute backend of vomc's engine: cpu (the kernel set of VOMC_KERNELS) or cuda, cuda:N (NVIDIA GPU N through the driver; no CUDA toolkit needed)"
+
+// TorchOnlyFlags are the flags that only the torch engine takes: its own
+// (Torch.AddFlags) and the LSTM's width (ModelOptions.AddFlags).
+var TorchOnlyFlags = []string{"device", "amp", "compile", "torch-threads", "hidden"}
+
+// EngineResumeFlags are, per engine, the flags of its own that may also be
+// given with --resume (the torch engine's device and speed).
+var EngineResumeFlags = map[string]map[string]bool{EngineTorch: {"device": true, "amp": true, "compile": true, "torch-threads": true}}
+
+// TorchOnlyFlag is the first of TorchOnlyFlags in given ("": none).
+func TorchOnlyFlag(given map[string]bool) string {
+	for _, f := range TorchOnlyFlags {
+		if given[f] {
+			return f
+		}
+	}
+	return ""
+}
+
+// AddFlags defines the engine's flags on fs into s: --engine, --backend
+// and, into s.Torch (which must be set), the torch engine's.
+func (s *Spec) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&s.Name, "engine", EngineGo, "training engine: go (vomc's CPU engine) or torch (PyTorch, CPU or CUDA)")
+	fs.StringVar(&s.Backend, "backend", "cpu", "go engine: "+BackendUsage)
+	s.Torch.AddFlags(fs)
+}
