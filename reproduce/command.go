@@ -143,6 +143,13 @@ func (c Command) runAll(ctx context.Context) error {
 	if err := c.Options.Engine.Check(); err != nil { // before any stage runs
 		return err
 	}
+	if c.Options.Jobs > 1 && c.Options.Vomc == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("cannot find this binary (%v) to compute stages at once: use --jobs 1", err)
+		}
+		c.Options.Vomc = exe
+	}
 	res, err := Run(ctx, cfg, c.Options)
 	if err != nil {
 		if ctx.Err() != nil {

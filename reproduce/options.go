@@ -34,6 +34,20 @@ type Options struct {
 	// OnStep, if set, is called after every training step of every model
 	// (tests use it to cancel a run mid-training).
 	OnStep func(stage string, step int)
+	// Jobs is the most stages computed at once (≤ 1: one at a time, in
+	// this process). With Jobs > 1 every stage that is not cached is
+	// computed by `Vomc reproduce --stage NAME` in a process of its own as
+	// soon as its inputs are done, the Threads cores divided among the
+	// stages running (pipeline.Runner.RunParallel); the outputs are those
+	// of Jobs = 1, since no stage's numbers depend on its thread count.
+	// OnStep is not called then.
+	Jobs int
+	// Threads are the cores divided among the stages of a run with
+	// Jobs > 1 (≤ 0: GOMAXPROCS).
+	Threads int
+	// Vomc is the vomc binary that computes the stages of a run with
+	// Jobs > 1 (the command passes its own).
+	Vomc string
 	// Lock configures the claims that keep concurrent runs sharing Out
 	// (Slurm tasks, several machines) from computing the same stage.
 	Lock pipeline.LockConfig

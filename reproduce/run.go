@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -41,6 +42,9 @@ func Run(ctx context.Context, cfg study.Config, opts Options) (*Outcome, error) 
 	if opts.Out == "" {
 		return nil, fmt.Errorf("reproduce: no output directory")
 	}
+	if opts.Jobs < 0 {
+		return nil, fmt.Errorf("reproduce: %d jobs: want ≥ 1 (0: one at a time)", opts.Jobs)
+	}
 	if err := os.MkdirAll(filepath.Join(opts.Out, "stages"), 0o755); err != nil {
 		return nil, err
 	}
@@ -55,7 +59,18 @@ func Run(ctx context.Context, cfg study.Config, opts Options) (*Outcome, error) 
 	if err != nil {
 		return nil, err
 	}
-	err = r.Run(ctx, stages)
+	if opts.Jobs > 1 {
+		par := pipeline.Parallel{Jobs: opts.Jobs, Threads: opts.Threads}
+		if par.Threads <= 0 {
+			par.Threads = runtime.GOMAXPROCS(0)
+		}
+		if par.Exec, err = processExec(cfg, opts); err != nil {
+			return nil, err
+		}
+		err = r.RunParallel(ctx, stages, par)
+	} else {
+		err = r.Run(ctx, stages)
+	}
 	out := &Outcome{Ran: r.Ran, Skipped: r.Skipped, Elapsed: time.Since(start)}
 	if err != nil {
 		return out, err

@@ -70,12 +70,9 @@ func WriteSlurm(cfg study.Config, opts Options, so SlurmOptions) (*Submission, e
 	}
 	config := filepath.Join(dir, "config.json")
 	q := pipeline.ShellQuote
-	command := q(vomc) + " reproduce --preset " + q(cfg.Preset) + " --config " + q(config) + " --out " + q(out)
-	if opts.Lock.Stale > 0 {
-		command += " --lock-stale " + opts.Lock.Stale.String()
-	}
-	for _, f := range opts.Engine.Flags() { // the torch engine's settings, for the training tasks
-		command += " " + q(f)
+	command := q(vomc)
+	for _, a := range stageArgs(cfg, opts, config, out) {
+		command += " " + q(a)
 	}
 	sub, err := pipeline.WriteSlurm(stages, pipeline.Slurm{Dir: dir, Name: "vomc reproduce", JobPrefix: "vomc", Command: command,
 		SbatchOpts: so.SbatchOpts, Files: map[string][]byte{filepath.Base(config): []byte(cfg.JSON() + "\n")}, Force: so.Force})

@@ -104,7 +104,7 @@ func TestGraphAndSlurmScripts(t *testing.T) {
 			t.Errorf("%s: common options missing:\n%s", j.Kind, s)
 		}
 		abs, _ := filepath.Abs(opts.Out)
-		if !strings.Contains(s, "exec '"+vomc+"' reproduce --preset 'tiny' --config '"+sub.Config+"' --out '"+abs+"' --lock-stale 1m30s --stage \"$STAGE\"") {
+		if !strings.Contains(s, "exec '"+vomc+"' 'reproduce' '--preset' 'tiny' '--config' '"+sub.Config+"' '--out' '"+abs+"' '--lock-stale' '1m30s' --stage \"$STAGE\"") {
 			t.Errorf("%s: no task command:\n%s", j.Kind, s)
 		}
 		// Array task i runs line i+1: run the script's stage lookup in bash.

@@ -9,7 +9,9 @@ import (
 // TestMain lets the test binary run one vomc command as a child process:
 // VOMC_TEST_CHILD holds its arguments separated by \x1f. When
 // VOMC_TEST_PEAK names a file, the child writes its peak resident memory
-// (VmHWM of /proc/self/status) there before it exits.
+// (VmHWM of /proc/self/status) there before it exits. With VOMC_TEST_ARGV=1
+// it runs the vomc command in its own arguments, so that the processes a
+// command starts with os.Executable (reproduce --jobs) run vomc too.
 func TestMain(m *testing.M) {
 	if args := os.Getenv("VOMC_TEST_CHILD"); args != "" {
 		code := run(strings.Split(args, "\x1f"))
@@ -23,6 +25,9 @@ func TestMain(m *testing.M) {
 			}
 		}
 		os.Exit(code)
+	}
+	if os.Getenv("VOMC_TEST_ARGV") == "1" && len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") {
+		os.Exit(run(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

@@ -1,0 +1,280 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Parallel configures Runner.RunParallel: how many stages are computed at
+// once, how the cores are divided among them, and how one stage is
+// computed apart from the others.
+type Parallel struct {
+	// Jobs is the most stages computed at once (≥ 1).
+	Jobs int
+	// Threads are the cores divided among the stages computed at once
+	// (≥ 1). Every stage gets at least one core of its own, so no more
+	// than Threads stages run at once whatever Jobs says.
+	Threads int
+	// Exec computes one stage, typically in a process of its own (for
+	// instance by running the plan's RunOnly there), on job.Threads cores.
+	// On success the stage must be done under the runner's Root: its done
+	// marker written and valid for the current outputs of its inputs.
+	// Exec is called from several goroutines at once.
+	Exec func(ctx context.Context, job Job) error
+}
+
+// Job is one stage handed to Parallel.Exec.
+type Job struct {
+	Stage Stage
+	// Index (1-based) and Total place the stage in the plan; Label is
+	// "[k/n] name", as in the runner's progress lines.
+	Index, Total int
+	Label        string
+	// Threads is the stage's share of Parallel.Threads.
+	Threads int
+	// Rerun is set when the stage is to be computed again although cached
+	// (Runner.Rerun).
+	Rerun bool
+	// Log receives the stage's progress lines; each Write should be whole
+	// lines (see LineWriter), since stages computed at once share it.
+	Log io.Writer
+}
+
+// RunParallel runs (or skips) the stages as Run does, but computes up to
+// p.Jobs stages at once, each through p.Exec as soon as every stage it
+// depends on is done, in plan order among those ready. Cores are shared
+// out when a stage starts: the free cores divided evenly among the stages
+// starting then (at least one each, the remainder to the earliest); a
+// stage started alone while nothing else can run gets every free core. Outputs do not depend on the
+// schedule as long as each stage's outputs do not depend on its number of
+// threads. After a failure no further stage is started; the stages
+// running are waited for, and the first failure is returned. With
+// p.Jobs ≤ 1, RunParallel is Run.
+func (r *Runner) RunParallel(ctx context.Context, stages []Stage, p Parallel) error {
+	if p.Jobs <= 1 {
+		return r.Run(ctx, stages)
+	}
+	if p.Threads < 1 || p.Exec == nil {
+		return fmt.Errorf("pipeline: %d jobs need at least one thread (have %d) and an Exec", p.Jobs, p.Threads)
+	}
+	if r.Done == nil {
+		r.Done = map[string]*Done{}
+	}
+	lw := &lockedWriter{w: r.log()}
+	prev := r.Log
+	r.Log = lw // the runner's own lines (cached stages) and the jobs' share one lock
+	defer func() { r.Log = prev }()
+	s := &schedule{r: r, stages: stages, p: p, log: lw,
+		hash: make([]string, len(stages)), dir: make([]string, len(stages)),
+		started: make([]bool, len(stages)), finished: make(chan finished)}
+	for i, st := range stages {
+		var err error
+		if s.hash[i], s.dir[i], err = r.stageDir(st); err != nil {
+			return err
+		}
+	}
+	return s.run(ctx)
+}
+
+// schedule is the state of one RunParallel.
+type schedule struct {
+	r         *Runner
+	stages    []Stage
+	p         Parallel
+	log       *lockedWriter
+	hash, dir []string
+	started   []bool
+	running   int // stages being computed
+	used      int // their threads
+	failed    error
+	finished  chan finished
+}
+
+// finished reports one Exec's return.
+type finished struct {
+	i, threads int
+	err        error
+}
+
+func (s *schedule) run(ctx context.Context) error {
+	for {
+		if s.failed == nil && ctx.Err() == nil {
+			s.start(ctx, s.ready())
+		}
+		if s.running == 0 {
+			break
+		}
+		f := <-s.finished
+		s.running--
+		s.used -= f.threads
+		s.done(f)
+	}
+	if s.failed != nil {
+		return s.failed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i, st := range s.stages {
+		if !s.started[i] {
+			return fmt.Errorf("pipeline: stage %s never became ready (its dependencies must come before it in the plan)", st.Name)
+		}
+	}
+	return nil
+}
+
+// ready marks the ready stages that are cached as done (repeatedly, since
+// that makes others ready) and returns the indices of the ready stages
+// that must be computed, in plan order.
+func (s *schedule) ready() []int {
+	for {
+		var compute []int
+		skipped := false
+		for i, st := range s.stages {
+			if s.started[i] || !s.depsDone(st) {
+				continue
+			}
+			if !s.r.rerun(st) && s.r.cached(st, s.hash[i], s.dir[i], s.label(i)) {
+				s.started[i], skipped = true, true
+				continue
+			}
+			compute = append(compute, i)
+		}
+		if !skipped {
+			return compute
+		}
+	}
+}
+
+func (s *schedule) depsDone(st Stage) bool {
+	for _, d := range st.Deps {
+		if _, ok := s.r.Done[d]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *schedule) label(i int) string {
+	return fmt.Sprintf("[%d/%d] %s", i+1, len(s.stages), s.stages[i].Name)
+}
+
+// start starts as many of the ready stages as jobs and free cores allow,
+// dividing the free cores evenly among them.
+func (s *schedule) start(ctx context.Context, ready []int) {
+	free := s.p.Threads - s.used
+	n := min(len(ready), s.p.Jobs-s.running, free)
+	for k := range n {
+		i := ready[k]
+		t := max(1, (free+n-k-1)/(n-k)) // the earlier in plan order get the remainder
+		free -= t
+		s.started[i] = true
+		s.running++
+		s.used += t
+		job := Job{Stage: s.stages[i], Index: i + 1, Total: len(s.stages), Label: s.label(i), Threads: t,
+			Rerun: s.r.rerun(s.stages[i]), Log: s.log}
+		fmt.Fprintf(s.log, "%s: started (%d thread%s, %d stage%s running)\n", job.Label, t, plural(t), s.running, plural(s.running))
+		go func() { s.finished <- finished{i: i, threads: t, err: s.p.Exec(ctx, job)} }()
+	}
+}
+
+// done records stage f.i as computed, or the first failure.
+func (s *schedule) done(f finished) {
+	st := s.stages[f.i]
+	if f.err == nil {
+		d, ok := s.r.valid(st, s.hash[f.i], s.dir[f.i])
+		if ok {
+			s.r.Done[st.Name] = d
+			s.r.Ran = append(s.r.Ran, st.Name)
+			return
+		}
+		f.err = fmt.Errorf("stage %s: computed, but %s holds no valid %s", st.Name, s.dir[f.i], DoneFile)
+	}
+	if s.failed == nil {
+		s.failed = f.err
+		if s.running > 0 {
+			fmt.Fprintf(s.log, "%s: failed; waiting for the %d stage%s still running\n", s.label(f.i), s.running, plural(s.running))
+		}
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// lockedWriter serialises the writes of several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// LineWriter passes what is written to it on to W one whole line at a
+// time, each prefixed with Prefix unless it already starts with Keep (for
+// lines that carry their own label; empty: prefix every line). Flush
+// writes a last unterminated line. It remembers the last line written, for
+// an error message. It is not safe for concurrent use; W may be shared.
+type LineWriter struct {
+	W            io.Writer
+	Prefix, Keep string
+	buf          []byte
+	last         string
+}
+
+func (l *LineWriter) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		if err := l.line(l.buf[:i]); err != nil {
+			return len(p), err
+		}
+		l.buf = l.buf[i+1:]
+	}
+}
+
+// line writes one line (without its newline), dropping a terminal's
+// carriage-return redraws but the last.
+func (l *LineWriter) line(b []byte) error {
+	if j := bytes.LastIndexByte(bytes.TrimRight(b, "\r"), '\r'); j >= 0 {
+		b = b[j+1:]
+	}
+	b = bytes.TrimRight(b, "\r")
+	if len(b) == 0 {
+		return nil
+	}
+	l.last = string(b)
+	out := make([]byte, 0, len(l.Prefix)+len(b)+1)
+	if l.Keep == "" || !bytes.HasPrefix(b, []byte(l.Keep)) {
+		out = append(out, l.Prefix...)
+	}
+	out = append(append(out, b...), '\n')
+	_, err := l.W.Write(out)
+	return err
+}
+
+// Flush writes the unterminated rest, if any, as a line.
+func (l *LineWriter) Flush() error {
+	if len(l.buf) == 0 {
+		return nil
+	}
+	b := l.buf
+	l.buf = nil
+	return l.line(b)
+}
+
+// Last is the last non-empty line written.
+func (l *LineWriter) Last() string { return l.last }

@@ -1,0 +1,258 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// diamond is a plan of seven stages: a; b, c, d after a; e after b and c;
+// f after d; g after everything. Each writes its name and its inputs'
+// contents, so every output depends on the whole history.
+func diamond(out map[string]string) []Stage {
+	mk := func(name string, deps ...string) Stage {
+		return Stage{Name: name, Inputs: name, Deps: deps,
+			Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
+				b := []byte(name + out[name])
+				for _, d := range deps {
+					in, err := os.ReadFile(filepath.Join(sc.Deps[d].Dir, "out"))
+					if err != nil {
+						return nil, err
+					}
+					b = append(b, in...)
+				}
+				return []string{"out"}, os.WriteFile(filepath.Join(sc.Dir, "out"), b, 0o644)
+			}}
+	}
+	return []Stage{mk("a"), mk("b", "a"), mk("c", "a"), mk("d", "a"), mk("e", "b", "c"), mk("f", "d"),
+		mk("g", "a", "b", "c", "d", "e", "f")}
+}
+
+// execLog records what a test Exec saw.
+type execLog struct {
+	mu                 sync.Mutex
+	running, threads   int
+	maxRun, maxThreads int
+	started, ended     map[string]int // order of the start and end events
+	seq                int
+	jobs               []Job
+}
+
+// child returns an Exec that computes the stage as another process would:
+// a fresh Runner on the same root running RunOnly, after pause.
+func (l *execLog) child(root, code string, stages []Stage, pause time.Duration, fail string) func(context.Context, Job) error {
+	l.started, l.ended = map[string]int{}, map[string]int{}
+	return func(ctx context.Context, job Job) error {
+		l.mu.Lock()
+		l.running++
+		l.threads += job.Threads
+		l.maxRun, l.maxThreads = max(l.maxRun, l.running), max(l.maxThreads, l.threads)
+		l.seq++
+		l.started[job.Stage.Name] = l.seq
+		l.jobs = append(l.jobs, job)
+		l.mu.Unlock()
+		defer func() {
+			l.mu.Lock()
+			l.running--
+			l.threads -= job.Threads
+			l.seq++
+			l.ended[job.Stage.Name] = l.seq
+			l.mu.Unlock()
+		}()
+		time.Sleep(pause)
+		switch job.Stage.Name {
+		case fail:
+			return fmt.Errorf("stage %s: boom", fail)
+		case "lazy":
+			return nil
+		}
+		c := &Runner{Root: root, Code: code, Log: job.Log}
+		if job.Rerun {
+			c.Rerun = map[string]bool{job.Stage.Name: true}
+		}
+		return c.RunOnly(ctx, stages, job.Stage.Name)
+	}
+}
+
+func outputs(t *testing.T, root string, stages []Stage) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	r := &Runner{Root: root, Code: "c"}
+	for _, s := range stages {
+		_, dir, err := r.stageDir(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[s.Name] = string(b)
+	}
+	return m
+}
+
+// TestRunParallel: the stages computed in parallel give the same outputs
+// as a sequential run; no stage starts before its inputs end; no more
+// than Jobs stages and Threads cores are in use at once; a stage alone
+// gets every core; a second run skips everything; a rerun passes Rerun.
+func TestRunParallel(t *testing.T) {
+	out := map[string]string{}
+	st := diamond(out)
+	seq := &Runner{Root: t.TempDir(), Code: "c"}
+	if err := seq.Run(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	want := outputs(t, seq.Root, st)
+	for _, tc := range []struct{ jobs, threads int }{{2, 2}, {2, 3}, {3, 16}, {8, 2}} {
+		t.Run(fmt.Sprintf("jobs%d-threads%d", tc.jobs, tc.threads), func(t *testing.T) {
+			root := t.TempDir()
+			var lg execLog
+			var log bytes.Buffer
+			r := &Runner{Root: root, Code: "c", Log: &log}
+			p := Parallel{Jobs: tc.jobs, Threads: tc.threads, Exec: lg.child(root, "c", st, 20*time.Millisecond, "")}
+			if err := r.RunParallel(context.Background(), st, p); err != nil {
+				t.Fatal(err)
+			}
+			if got := outputs(t, root, st); !mapsEqual(got, want) {
+				t.Errorf("outputs %v, sequential %v", got, want)
+			}
+			if len(r.Ran) != len(st) || len(r.Done) != len(st) {
+				t.Errorf("ran %v, done %d", r.Ran, len(r.Done))
+			}
+			for _, s := range st {
+				for _, d := range s.Deps {
+					if lg.started[s.Name] < lg.ended[d] {
+						t.Errorf("%s started (event %d) before its input %s ended (event %d)", s.Name, lg.started[s.Name], d, lg.ended[d])
+					}
+				}
+			}
+			limit := min(tc.jobs, tc.threads)
+			if lg.maxRun > limit || lg.maxRun < 2 || lg.maxThreads > tc.threads {
+				t.Errorf("at most %d stages and %d threads at once; want 2..%d stages, ≤ %d threads", lg.maxRun, lg.maxThreads, limit, tc.threads)
+			}
+			if j := lg.jobs[0]; j.Stage.Name != "a" || j.Threads != tc.threads || j.Label != "[1/7] a" || j.Rerun {
+				t.Errorf("first job %+v: want a alone on all %d threads", j, tc.threads)
+			}
+			if !strings.Contains(log.String(), "[1/7] a: started (") {
+				t.Errorf("log:\n%s", log.String())
+			}
+			// Everything cached: nothing executed.
+			again := &Runner{Root: root, Code: "c"}
+			p.Exec = func(context.Context, Job) error { t.Error("a cached stage was executed"); return nil }
+			if err := again.RunParallel(context.Background(), st, p); err != nil || len(again.Skipped) != len(st) {
+				t.Errorf("second run: %v, skipped %v", err, again.Skipped)
+			}
+		})
+	}
+
+	// A rerun of b that changes its output recomputes b (with Rerun set)
+	// and the stages downstream of it, and nothing else.
+	root := t.TempDir()
+	var lg execLog
+	r := &Runner{Root: root, Code: "c"}
+	if err := r.RunParallel(context.Background(), st, Parallel{Jobs: 2, Threads: 2, Exec: lg.child(root, "c", st, 0, "")}); err != nil {
+		t.Fatal(err)
+	}
+	out["b"] = "changed"
+	r = &Runner{Root: root, Code: "c"}
+	if err := r.SetRerun([]string{"b"}, st); err != nil {
+		t.Fatal(err)
+	}
+	lg = execLog{}
+	if err := r.RunParallel(context.Background(), st, Parallel{Jobs: 2, Threads: 2, Exec: lg.child(root, "c", st, 0, "")}); err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	for _, j := range lg.jobs {
+		ran = append(ran, j.Stage.Name)
+		if j.Rerun != (j.Stage.Name == "b") {
+			t.Errorf("job %s: Rerun %v", j.Stage.Name, j.Rerun)
+		}
+	}
+	if slices.Sort(ran); !slices.Equal(ran, []string{"b", "e", "g"}) {
+		t.Errorf("rerun b computed %v, want b, e, g", ran)
+	}
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRunParallelFailure: after a stage fails nothing new starts, the
+// stages running are waited for, and the first failure is returned; an
+// Exec that returns without computing its stage is an error; bad settings
+// are refused.
+func TestRunParallelFailure(t *testing.T) {
+	st := diamond(map[string]string{})
+	root := t.TempDir()
+	var lg execLog
+	var log bytes.Buffer
+	r := &Runner{Root: root, Code: "c", Log: &log}
+	err := r.RunParallel(context.Background(), st, Parallel{Jobs: 3, Threads: 3, Exec: lg.child(root, "c", st, 30*time.Millisecond, "c")})
+	if err == nil || !strings.Contains(err.Error(), "stage c: boom") {
+		t.Fatalf("err %v", err)
+	}
+	for _, name := range []string{"e", "g"} {
+		if _, ok := lg.started[name]; ok {
+			t.Errorf("%s started after its input c failed", name)
+		}
+	}
+	if _, ok := r.Done["b"]; !ok {
+		t.Errorf("b, running beside c, was not waited for: done %v", r.Done)
+	}
+	if !strings.Contains(log.String(), "[3/7] c: failed; waiting for the 2 stages still running") {
+		t.Errorf("log:\n%s", log.String())
+	}
+
+	lazy := []Stage{{Name: "lazy", Inputs: 1, Run: func(context.Context, *StageContext) ([]string, error) { return nil, nil }}, st[0]}
+	r = &Runner{Root: t.TempDir(), Code: "c"}
+	lg = execLog{}
+	err = r.RunParallel(context.Background(), lazy, Parallel{Jobs: 2, Threads: 2, Exec: lg.child(r.Root, "c", lazy, 0, "")})
+	if err == nil || !strings.Contains(err.Error(), "stage lazy: computed, but") {
+		t.Errorf("an Exec that did not compute its stage: %v", err)
+	}
+	if err := (&Runner{Root: t.TempDir()}).RunParallel(context.Background(), st, Parallel{Jobs: 2}); err == nil {
+		t.Error("no threads and no Exec accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := (&Runner{Root: t.TempDir()}).RunParallel(ctx, st, Parallel{Jobs: 2, Threads: 2, Exec: lg.child(root, "c", st, 0, "")}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestLineWriter: whole lines, prefixed unless they carry their own
+// label; a terminal's redraws reduced to the last; Flush; Last.
+func TestLineWriter(t *testing.T) {
+	var b bytes.Buffer
+	l := &LineWriter{W: &b, Prefix: "train-x: ", Keep: "["}
+	for _, s := range []string{"[3/9] train-x: running\nstep 1", "0\rstep 20\r", "\n\nbar 50%\r\n", "[3/9] train-x: finished\ntail"} {
+		if _, err := l.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := "[3/9] train-x: running\ntrain-x: step 20\ntrain-x: bar 50%\n[3/9] train-x: finished\ntrain-x: tail\n"
+	if b.String() != want || l.Last() != "tail" {
+		t.Errorf("got %q (last %q), want %q", b.String(), l.Last(), want)
+	}
+}
