@@ -12,7 +12,6 @@ import (
 	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
-	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
@@ -45,9 +44,10 @@ func runEval(args []string) error {
 	if err := checkEval(&o, *mode); err != nil {
 		return err
 	}
-	be, done, err := evalBackend(*backendName, o.Methods, o.Out)
+	uses, _ := methods.UsesBackend(o.Methods) // checked by checkEval
+	be, done, err := trainrun.Spec{Backend: *backendName, CPU: compute()}.OpenBackend(uses)
 	if err != nil {
-		return err
+		return trainError(err, "eval", o.Out)
 	}
 	defer done()
 	o.Backend = be
@@ -83,25 +83,6 @@ func checkEval(o *experiment.EvalOptions, mode string) error {
 		o.Mode, err = symbols.ParseMode(mode)
 	}
 	return asUsage(err)
-}
-
-// evalBackend is the backend of the tf and synth methods of list: the
-// engine's of --backend name (a GPU is opened for them alone), else the
-// CPU's; done releases it.
-func evalBackend(name, list, out string) (be backend.Backend, done func(), err error) {
-	spec := trainrun.Spec{Backend: name, CPU: compute()}
-	uses, err := methods.UsesBackend(list)
-	if err != nil || !uses {
-		if err == nil {
-			err = spec.Validate()
-		}
-		return compute(), func() {}, trainError(err, "eval", out)
-	}
-	eng, err := trainrun.NewEngine(spec)
-	if err != nil {
-		return nil, nil, trainError(err, "eval", out)
-	}
-	return eng.Backend(), func() { eng.Close() }, nil
 }
 
 func runPlot(args []string) error {

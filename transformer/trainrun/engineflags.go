@@ -1,6 +1,10 @@
 package trainrun
 
-import "flag"
+import (
+	"flag"
+
+	"github.com/vomc/vomc/transformer/backend"
+)
 
 // BackendUsage is the usage of a --backend flag of the Go engine.
 const BackendUsage = "compute backend of vomc's engine: cpu (the kernel set of VOMC_KERNELS) or cuda, cuda:N (NVIDIA GPU N through the driver; no CUDA toolkit needed)"
@@ -29,4 +33,18 @@ func (s *Spec) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.Name, "engine", EngineGo, "training engine: go (vomc's CPU engine) or torch (PyTorch, CPU or CUDA)")
 	fs.StringVar(&s.Backend, "backend", "cpu", "go engine: "+BackendUsage)
 	s.Torch.AddFlags(fs)
+}
+
+// OpenBackend is the compute backend of s for models that run on one:
+// with need, the engine's (NewEngine: a GPU is opened only then), else
+// s.CPU once s is checked (Validate); done releases it.
+func (s Spec) OpenBackend(need bool) (be backend.Backend, done func(), err error) {
+	if !need {
+		return s.CPU, func() {}, s.Validate()
+	}
+	eng, err := NewEngine(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return eng.Backend(), func() { eng.Close() }, nil
 }
