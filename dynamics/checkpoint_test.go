@@ -46,11 +46,11 @@ func TestMeasureCheckpoint(t *testing.T) {
 	opts.Checkpoint = ck
 	ctx, cancel := context.WithCancel(context.Background())
 	o := opts
-	o.Progress = func(done, _ int) {
+	o.Events = onProgress(func(done int) {
 		if done == 2 {
 			cancel()
 		}
-	}
+	})
 	if _, err := Measure(ctx, snaps, load, o); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted: %v", err)
 	}
@@ -150,11 +150,11 @@ func TestRunCheckpoint(t *testing.T) {
 	cfg.Checkpoint = filepath.Join(dir, "ck.jsonl")
 	ctx, cancel := context.WithCancel(context.Background())
 	c := cfg
-	c.Progress = func(done, _ int) {
+	c.Events = onProgress(func(done int) {
 		if done == 1 {
 			cancel()
 		}
-	}
+	})
 	if _, err := Run(ctx, c); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted: %v", err)
 	}
@@ -200,3 +200,10 @@ func TestRunCheckpoint(t *testing.T) {
 		t.Errorf("%d points, %d heads at the first: the test measures nothing", len(full.Points), len(full.Points[0].Heads))
 	}
 }
+
+// onProgress is an events.Sink that hands the snapshots done to f.
+type onProgress func(done int)
+
+func (f onProgress) Progress(_ string, done, _ int) { f(done) }
+func (onProgress) Warn(string)                      {}
+func (onProgress) Log(string)                       {}

@@ -46,6 +46,7 @@ import (
 
 	"github.com/vomc/vomc/attnmap"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/parallel"
 	"github.com/vomc/vomc/predict"
@@ -120,8 +121,9 @@ type Options struct {
 	// Workers evaluate windows in parallel (0: GOMAXPROCS); the results do
 	// not depend on it.
 	Workers int
-	// Progress, if set, is called after each snapshot.
-	Progress func(done, total int)
+	// Events, if set, receives the progress over the snapshots (task
+	// "snapshots") after each snapshot.
+	Events events.Sink
 	// Checkpoint, if set, is a file that keeps every snapshot's point as
 	// soon as it is measured (JSON lines, synced), so that a measurement
 	// interrupted (cancelled, killed) and started again with the same
@@ -267,8 +269,8 @@ func Measure(ctx context.Context, snaps []Snapshot, load func(Snapshot) (Model, 
 			return nil, err
 		}
 		out = append(out, p)
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(snaps))
+		if opts.Events != nil {
+			opts.Events.Progress("snapshots", i+1, len(snaps))
 		}
 	}
 	return out, nil

@@ -14,9 +14,9 @@ import (
 
 	"github.com/vomc/vomc/attnmap"
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
@@ -60,10 +60,9 @@ type RunConfig struct {
 	// caller's build (e.g. pipeline.CodeKey), to which Run adds the
 	// backend's name (Options.Identity).
 	Checkpoint, Identity string
-	Progress             func(done, total int)
-	// Bar, when not nil and Progress is nil, receives a progress bar of
-	// the snapshots.
-	Bar io.Writer
+	// Events, if set, receives the progress over the snapshots
+	// (Options.Events).
+	Events events.Sink
 }
 
 // Result is a measured run.
@@ -88,11 +87,6 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 	snaps, err := Snapshots(cfg.Run)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.Bar != nil && cfg.Progress == nil {
-		bar := progress.New(cfg.Bar, "snapshots", len(snaps)).DelayStart(0)
-		defer bar.Done()
-		cfg.Progress = func(done, _ int) { bar.Set(done) }
 	}
 	ds, err := dataset.Read(cfg.Data)
 	if err != nil {
@@ -124,7 +118,7 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 		return m, nil
 	}
 	pts, err := Measure(ctx, snaps, load, Options{Windows: probe, References: refs, HeadWindows: cfg.HeadWindows,
-		MaxK: cfg.MaxK, Null: cfg.Null, Workers: cfg.Workers, Progress: cfg.Progress, Checkpoint: cfg.Checkpoint, Identity: identity(cfg)})
+		MaxK: cfg.MaxK, Null: cfg.Null, Workers: cfg.Workers, Events: cfg.Events, Checkpoint: cfg.Checkpoint, Identity: identity(cfg)})
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func trainSplit(cfg study.Config, sc *pipeline.StageContext) (train, val transfo
 func trainJob(cfg study.Config, sc *pipeline.StageContext, o Options, name string, m trainrun.Model, tc transformer.TrainConfig) trainrun.Job {
 	j := trainrun.Job{Dir: sc.Dir, Mode: trainrun.ModeContinue, Model: m, Train: tc,
 		Data: trainData(cfg, sc), Meta: map[string]string{"stage": sc.Label},
-		CheckpointEvery: cfg.CheckpointEvery, FinalCheckpoint: true, Progress: sc.Log, Label: sc.Label,
+		CheckpointEvery: cfg.CheckpointEvery, FinalCheckpoint: true, Events: stageProgress(sc.Log), TorchOutput: sc.Log, Label: sc.Label,
 		Status: func(step, total int, loss float64) string {
 			return fmt.Sprintf("step %d/%d loss %.4f", step, total, loss)
 		},

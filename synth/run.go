@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
@@ -89,12 +90,11 @@ type DirOptions struct {
 	// the epochs would cut short is then refused; otherwise the epochs are
 	// raised to reach it (trainrun.Job.StrictBudget, StepsWin).
 	EpochsGiven bool
-	// Out, if set, receives a line once the run is started or resumed,
-	// before any training step: what is trained on which windows, or
-	// where the run resumes (or that it had finished).
-	Out io.Writer
-	// Progress receives a progress bar of the steps (nil: none).
-	Progress io.Writer
+	// Events, if set, receives a log line once the run is started or
+	// resumed, before any training step (what is trained on which
+	// windows, or where the run resumes, or that it had finished), and
+	// the progress of the steps (trainrun.Job.Events).
+	Events events.Sink
 	// OnStep, if set, is called after every step.
 	OnStep func(step int)
 }
@@ -129,7 +129,7 @@ func TrainDir(ctx context.Context, e *trainrun.Engine, o DirOptions) (*DirResult
 	m := RunModel(o.Model)
 	m.Opened = func(r *Run) { res.Run = r }
 	j := trainrun.Job{Dir: o.Dir, Mode: trainrun.ModeNew, Force: o.Force, Data: o.Data, Model: m, Train: o.Train,
-		CheckpointEvery: o.CheckpointEvery, Out: o.Out, Progress: o.Progress, OnStep: o.OnStep, StrictBudget: true, StepsWin: !o.EpochsGiven}
+		CheckpointEvery: o.CheckpointEvery, Events: o.Events, OnStep: o.OnStep, StrictBudget: true, StepsWin: !o.EpochsGiven}
 	if o.Resume {
 		j.Mode = trainrun.ModeResume
 	}

@@ -107,7 +107,9 @@ func runDynamics(args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg.Bar, cfg.Identity = os.Stderr, build
+	ev := newSink(os.Stdout)
+	defer ev.Close()
+	cfg.Events, cfg.Identity = ev, build
 	cfg.Checkpoint = filepath.Join(*out, dynamics.CheckpointFile)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

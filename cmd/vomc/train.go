@@ -88,7 +88,9 @@ func runTrain(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(trainContext(), sigs...)
 	defer stop()
-	c.o.Out, c.o.Progress, c.o.OnStep = os.Stdout, os.Stderr, onStep
+	ev := newSink(os.Stdout)
+	defer ev.Close()
+	c.o.Events, c.o.OnStep = ev, onStep
 	s, err := trainrun.Train(ctx, eng, c.o)
 	if err != nil {
 		return trainError(err, "train", c.o.Dir)
@@ -282,7 +284,9 @@ func runSynth(args []string) error {
 	if err != nil {
 		return err
 	}
-	o.Out, o.Progress, o.OnStep = os.Stdout, os.Stderr, onStep
+	ev := newSink(os.Stdout)
+	defer ev.Close()
+	o.Events, o.OnStep = ev, onStep
 	ctx, stop := signal.NotifyContext(trainContext(), os.Interrupt)
 	defer stop()
 	res, err := synth.TrainDir(ctx, eng, o)

@@ -140,9 +140,9 @@ func (j *Job) extend(e *Engine, c *transformer.Checkpoint, train, val transforme
 	if e.Torch() != nil {
 		return rewriteCheckpoint(j.Dir, c, train, val)
 	}
-	if j.Out != nil {
-		fmt.Fprintf(j.Out, "extending %s from %d to %d steps (%d epochs) at step %d; learning rate: %s (%.3g now)\n",
-			j.Dir, before, total, tc.Epochs, step, extendSchedule, rec.LR)
+	if j.Events != nil {
+		j.Events.Log(fmt.Sprintf("extending %s from %d to %d steps (%d epochs) at step %d; learning rate: %s (%.3g now)",
+			j.Dir, before, total, tc.Epochs, step, extendSchedule, rec.LR))
 	}
 	return nil
 }

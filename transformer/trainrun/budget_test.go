@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/ctw"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -61,7 +61,7 @@ func TestProgressAgrees(t *testing.T) {
 	var lastEpoch int // the completed epochs when the last text was made
 	var r *Run[*transformer.Activations, *transformer.Model]
 	var err error
-	opts := Options{Dir: t.TempDir(), Meta: meta, Progress: io.Discard, Status: func(step int, loss float64) string {
+	opts := Options{Dir: t.TempDir(), Meta: meta, Events: events.Discard, Status: func(step int, loss float64) string {
 		last, lastEpoch = r.DefaultStatus(step, loss), tr.Epoch
 		return last
 	}}

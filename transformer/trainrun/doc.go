@@ -22,8 +22,8 @@
 // and settings; ModeContinue: resume if there is a checkpoint, else start
 // — a study's stages), on what data (DataSpec, plus Meta for the
 // checkpoints), the model (Model), the training options (Train,
-// CheckpointEvery, Snapshots) and how progress is reported (Out, OnOpen,
-// Progress, Status, OnStep). Every setting and the data are checked
+// CheckpointEvery, Snapshots) and how progress is reported (Events, OnOpen,
+// Label, Status, OnStep; the torch engine's own output: TorchOutput). Every setting and the data are checked
 // before anything is written; bad settings are *OptionErrors naming the
 // option. The run directory holds the checkpoint (every CheckpointEvery
 // steps, at every epoch end, on cancellation: *InterruptedError), the

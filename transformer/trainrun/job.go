@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -80,17 +81,20 @@ type Job struct {
 	// FinalCheckpoint writes the checkpoint once more at the end (Go
 	// engine), with the best parameters restored.
 	FinalCheckpoint bool
-	// Out receives what a new run trains or where a resumed run continues
-	// (nil: nothing); OnOpen, when set, is called once the run is opened,
-	// before its first step.
-	Out    io.Writer
+	// Events receives, as log lines, what a new run trains, where a
+	// resumed run continues and an extension (Extend), and the progress
+	// of the Go engine's steps as task Label ("": "steps"), with Status's
+	// text (nil: Run.DefaultStatus) beside it (events.Detail); nil:
+	// nothing. OnOpen, when set, is called once the run is opened, before
+	// its first step.
+	Events events.Sink
 	OnOpen func(Opened)
-	// Progress receives the Go engine's progress bar, labelled Label
-	// ("": "steps"), with Status's text (nil: Run.DefaultStatus), and the
-	// torch engine's output (nil: Torch.Stderr).
-	Progress io.Writer
-	Label    string
-	Status   func(step, total int, loss float64) string
+	Label  string
+	Status func(step, total int, loss float64) string
+	// TorchOutput receives the torch engine's own output, its progress
+	// lines and messages as the child process writes them (nil:
+	// Torch.Stderr).
+	TorchOutput io.Writer
 	// OnStep, when set, is called after every step of the Go engine.
 	OnStep func(step int)
 }
@@ -177,7 +181,7 @@ func (r *opening) options() Options {
 		label = "steps"
 	}
 	return Options{Dir: j.Dir, Meta: r.data.Meta, CheckpointEvery: j.CheckpointEvery, Log: true, FinalCheckpoint: j.FinalCheckpoint,
-		Progress: j.Progress, Label: label, OnStep: j.OnStep, Snapshots: r.snaps}
+		Events: j.Events, Label: label, OnStep: j.OnStep, Snapshots: r.snaps}
 }
 
 // session is an opened run, trained by run to its end and finished.

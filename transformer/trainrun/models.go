@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/transformer"
@@ -154,7 +155,8 @@ type GoModel[A any, M transformer.Trainable[A]] struct {
 	Resume func(be backend.Backend, c *transformer.Checkpoint, d RunData) (*transformer.TrainerOf[A, M], error)
 	// Files, if set, are written into a new run's directory.
 	Files func(tc transformer.TrainConfig, d RunData) ([]File, error)
-	// Describe, if set, says what a new run trains (to Job.Out).
+	// Describe, if set, says what a new run trains (log lines of
+	// Job.Events).
 	Describe func(w io.Writer, tr *transformer.TrainerOf[A, M])
 	// Finish, if set, writes what a finished run leaves in dir besides
 	// its checkpoint, log and curve (the model file).
@@ -187,8 +189,8 @@ func (g GoModel[A, M]) start(e *Engine, r *opening) (session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if w := r.job.Out; w != nil && g.Describe != nil {
-		g.Describe(w, tr)
+	if ev := r.job.Events; ev != nil && g.Describe != nil {
+		g.Describe(events.LogWriter(ev), tr)
 	}
 	return g.session(r, run, 0), nil
 }
@@ -202,8 +204,8 @@ func (g GoModel[A, M]) resume(e *Engine, r *opening, c *transformer.Checkpoint) 
 	if err != nil {
 		return nil, err
 	}
-	if w := r.job.Out; w != nil {
-		SayResume(w, r.job.Dir, tr)
+	if ev := r.job.Events; ev != nil {
+		SayResume(events.LogWriter(ev), r.job.Dir, tr)
 	}
 	return g.session(r, run, tr.Elapsed), nil
 }
@@ -264,7 +266,7 @@ type torchSession struct {
 // read from the run directory; a resumed run's new data paths are passed on.
 func newTorchSession(t *Torch, r *opening, c0 *transformer.Checkpoint) *torchSession {
 	j := r.job
-	tr := torchRun{Dir: j.Dir, CheckpointEvery: j.CheckpointEvery, Snapshots: r.snaps, Log: j.Progress}
+	tr := torchRun{Dir: j.Dir, CheckpointEvery: j.CheckpointEvery, Snapshots: r.snaps, Log: j.TorchOutput}
 	switch {
 	case c0 != nil && j.Mode == ModeResume:
 		tr.Data, tr.Val = j.Data.Data, j.Data.Val

@@ -14,8 +14,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -79,11 +79,12 @@ type Options struct {
 	Log bool
 	// FinalCheckpoint writes the checkpoint once more when training ends.
 	FinalCheckpoint bool
-	// Progress receives a progress bar of the steps (nil: none), labelled
-	// Label, with Status's text (nil: Run.DefaultStatus).
-	Progress io.Writer
-	Label    string
-	Status   func(step int, loss float64) string
+	// Events, if set, receives the progress of the steps as task Label,
+	// with Status's text (nil: Run.DefaultStatus) beside it
+	// (events.Detail).
+	Events events.Sink
+	Label  string
+	Status func(step int, loss float64) string
 	// OnStep, if set, is called after every step.
 	OnStep func(step int)
 	// Snapshots are the steps after which the model is also saved as a
@@ -221,10 +222,7 @@ func (r *Run[A, M]) run(ctx context.Context) error {
 	if status == nil {
 		status = r.DefaultStatus
 	}
-	var bar *progress.Bar
-	if r.Progress != nil {
-		bar = progress.New(r.Progress, r.Label, max(tr.TotalSteps()-r.first, 0)).DelayStart(2 * time.Second)
-	}
+	ev, total := r.Events, max(tr.TotalSteps()-r.first, 0)
 	snaps := map[int]bool{}
 	for _, st := range r.Snapshots {
 		snaps[st] = true
@@ -245,20 +243,21 @@ func (r *Run[A, M]) run(ctx context.Context) error {
 		if snaps[step] && snapErr == nil {
 			snapErr = saver.SaveSafetensors(SnapshotPath(r.Dir, step))
 		}
-		if bar != nil {
-			bar.SetExtra(status(step, loss))
-			bar.Set(step - r.first)
+		if ev != nil && step-r.first < total { // the task ends after the last validation
+			events.Detail(ev, r.Label, status(step, loss))
+			ev.Progress(r.Label, step-r.first, total)
 		}
 		if r.OnStep != nil {
 			r.OnStep(step)
 		}
 	}
 	_, err := tr.Run(ctx)
-	if bar != nil {
+	if ev != nil {
 		if tr.Step > r.first {
-			bar.SetExtra(status(tr.Step, lastLoss)) // after the last validation: the summary's numbers
+			events.Detail(ev, r.Label, status(tr.Step, lastLoss)) // after the last validation: the summary's numbers
 		}
-		bar.Done()
+		done := max(tr.Step-r.first, 0) // < total when stopped early or interrupted: the task ends there
+		ev.Progress(r.Label, done, done)
 	}
 	if err == nil {
 		err = snapErr

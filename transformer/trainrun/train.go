@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -72,9 +73,10 @@ type TrainOptions struct {
 	// the epochs would cut short is then refused; otherwise the epochs
 	// are raised to reach it.
 	EpochsGiven bool
-	// Out receives what the run is (size, memory) or where it resumes
-	// (nil: nothing); Progress the Go engine's progress bar (nil: none).
-	Out, Progress io.Writer
+	// Events receives what the run is (size, memory) or where it resumes
+	// as log lines, and the progress of the Go engine's steps (Job.Events;
+	// nil: nothing).
+	Events events.Sink
 	// OnStep, when set, is called after every step of the Go engine.
 	OnStep func(step int)
 }
@@ -193,7 +195,7 @@ func Train(ctx context.Context, e *Engine, o TrainOptions) (*Summary, error) {
 // the training seed, the model ModelOptions describes.
 func (o TrainOptions) Job() Job {
 	j := Job{Dir: o.Dir, Mode: ModeNew, Force: o.Force, AllowUnverified: o.AllowUnverified, Data: o.Data, Model: optionsModel{o.Model},
-		Train: o.Train, CheckpointEvery: o.CheckpointEvery, Snapshots: o.Snapshots, Out: o.Out, Progress: o.Progress, OnStep: o.OnStep,
+		Train: o.Train, CheckpointEvery: o.CheckpointEvery, Snapshots: o.Snapshots, Events: o.Events, OnStep: o.OnStep,
 		StrictBudget: true, StepsWin: !o.EpochsGiven, Extend: o.Extend}
 	if o.Resume {
 		j.Mode = ModeResume

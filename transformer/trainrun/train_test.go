@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
@@ -127,7 +128,7 @@ func TestTrainInterruptResume(t *testing.T) {
 	base := t.TempDir()
 	ref := trainOptions(meta, filepath.Join(base, "ref"))
 	var out bytes.Buffer
-	ref.Out = &out
+	ref.Events = events.Writer(&out)
 	s, err := Train(context.Background(), GoEngine(nil), ref)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +153,7 @@ func TestTrainInterruptResume(t *testing.T) {
 		t.Fatalf("interrupted run: %v", err)
 	}
 	out.Reset()
-	r := TrainOptions{Dir: o.Dir, Resume: true, Out: &out}
+	r := TrainOptions{Dir: o.Dir, Resume: true, Events: events.Writer(&out)}
 	if s, err = Train(context.Background(), GoEngine(nil), r); err != nil || s.Step != 6 {
 		t.Fatalf("resumed run: %+v, %v", s, err)
 	}
