@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // A fanout runs the parts 0..parts−1 of a piece of work on the calling
@@ -13,11 +14,24 @@ import (
 // deadlock), and the split into parts, not the scheduling, determines the
 // result. A fanout is reused across calls without allocating; stale
 // notifications of an earlier call are recognised by the generation.
+//
+// The engine runs dozens of parallel regions per training step, many of
+// them a few hundred microseconds long, so waking a parked goroutine (a
+// futex wake of an idle core, tens of microseconds to milliseconds on a
+// virtual machine) for each would cost a large part of every region. So
+// the pool's workers, after a region, spin for a while (spinWindow,
+// yielding to other goroutines between polls) watching the board, where
+// each fan-out is posted, and the caller spins for its helpers' last parts
+// before it blocks: back-to-back regions start and end without a wake-up.
+// At most GOMAXPROCS−1 workers spin at a time, and none with GOMAXPROCS =
+// 1 (Run and the kernels then run serially on the caller).
 type fanout struct {
-	work  partRunner
-	state atomic.Uint64 // generation<<32 | parts<<16 | next part
-	done  sync.WaitGroup
-	gen   uint32 // owned by the caller
+	work     partRunner
+	state    atomic.Uint64 // generation<<32 | parts<<16 | next part
+	left     atomic.Int32  // parts of the generation not yet finished
+	sleeping atomic.Bool   // the caller blocks on wake
+	wake     chan struct{} // capacity 1; made by the caller's first run
+	gen      uint32        // owned by the caller
 }
 
 // partRunner does one part of a fanout.
@@ -30,9 +44,21 @@ type note struct {
 
 const maxParts = 1<<16 - 1
 
+// spinWindow is how long a worker polls the board after its last part,
+// and callerSpin how long a caller spins for its helpers' last parts
+// before it blocks.
+const (
+	spinWindow = 2 * time.Millisecond
+	callerSpin = 2 * time.Millisecond
+)
+
 var (
 	notes     chan note
 	notesOnce sync.Once
+	// board is the fan-out posted last (spinning workers help it);
+	// spinners counts the workers polling it.
+	board    atomic.Pointer[fanout]
+	spinners atomic.Int32
 )
 
 func startPool() {
@@ -42,9 +68,49 @@ func startPool() {
 		go func() {
 			for nt := range notes {
 				nt.f.help(nt.gen)
+				spin()
 			}
 		}()
 	}
+}
+
+// spin polls the board (and the notes) for work for spinWindow after the
+// last part it did, unless GOMAXPROCS−1 workers spin already.
+func spin() {
+	if spinners.Add(1) > int32(runtime.GOMAXPROCS(0)-1) {
+		spinners.Add(-1)
+		return
+	}
+	last := time.Now()
+	for i := 1; ; i++ {
+		if f := board.Load(); f != nil {
+			if v := f.state.Load(); int(v>>16&0xffff) > int(v&0xffff) {
+				spinners.Add(-1)
+				f.help(uint32(v >> 32))
+				spinners.Add(1)
+				last = time.Now()
+				continue
+			}
+		}
+		select {
+		case nt := <-notes:
+			spinners.Add(-1)
+			nt.f.help(nt.gen)
+			spinners.Add(1)
+			last = time.Now()
+			continue
+		default:
+		}
+		if i%16 != 0 {
+			pause()
+			continue
+		}
+		if time.Since(last) > spinWindow {
+			break
+		}
+		runtime.Gosched()
+	}
+	spinners.Add(-1)
 }
 
 // claim returns the next part of generation gen, or −1.
@@ -71,7 +137,12 @@ func (f *fanout) help(gen uint32) {
 			return
 		}
 		f.work.runPart(i)
-		f.done.Done()
+		if f.left.Add(-1) == 0 && f.sleeping.Load() {
+			select {
+			case f.wake <- struct{}{}:
+			default:
+			}
+		}
 	}
 }
 
@@ -82,18 +153,54 @@ func (f *fanout) run(parts, helpers int) {
 		return
 	}
 	notesOnce.Do(startPool)
+	if f.wake == nil {
+		f.wake = make(chan struct{}, 1)
+	}
 	f.gen++
 	gen := f.gen
-	f.done.Add(parts)
+	f.left.Store(int32(parts))
 	f.state.Store(uint64(gen)<<32 | uint64(parts)<<16)
-	for i := 0; i < min(helpers, parts-1); i++ {
-		select {
-		case notes <- note{f, gen}:
-		default:
+	if want := min(helpers, parts-1); want > 0 {
+		board.Store(f)
+		for i := int(spinners.Load()); i < want; i++ {
+			select {
+			case notes <- note{f, gen}:
+			default:
+			}
 		}
 	}
 	f.help(gen)
-	f.done.Wait()
+	f.wait()
+	board.CompareAndSwap(f, nil)
+}
+
+// wait returns when every part of the generation is done: it spins for
+// callerSpin, then blocks until the last helper wakes it.
+func (f *fanout) wait() {
+	if f.left.Load() == 0 {
+		return
+	}
+	t0 := time.Now()
+	for i := 1; f.left.Load() > 0; i++ {
+		if i%16 != 0 {
+			pause()
+			continue
+		}
+		if time.Since(t0) < callerSpin {
+			runtime.Gosched()
+			continue
+		}
+		f.sleeping.Store(true)
+		for f.left.Load() > 0 {
+			<-f.wake
+		}
+		f.sleeping.Store(false)
+		select { // a token sent after left reached 0
+		case <-f.wake:
+		default:
+		}
+		return
+	}
 }
 
 // Parts is work split into independent, numbered parts.
