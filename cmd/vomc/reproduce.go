@@ -10,16 +10,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vomc/vomc/internal/cli"
 	"github.com/vomc/vomc/reproduce"
 	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
-
-// setFlags collects repeated --set key=value flags.
-type setFlags []string
-
-func (s *setFlags) String() string     { return strings.Join(*s, " ") }
-func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
 func runReproduce(args []string) error {
 	fs := newFlags("reproduce")
@@ -28,7 +23,7 @@ func runReproduce(args []string) error {
 	preset := fs.String("preset", "tiny", "preset: "+strings.Join(study.Presets, ", "))
 	fs.StringVar(&o.Out, "out", "", "output directory (default reproduce-PRESET)")
 	file := fs.String("config", "", "JSON file of overrides (keys as printed)")
-	var sets setFlags
+	var sets cli.Strings
 	fs.Var(&sets, "set", "override one parameter, key=value (repeatable)")
 	fs.BoolVar(&c.Dry, "dry-run", false, "print the effective configuration and the estimated cost, then stop")
 	seeds := fs.Int("seeds", 0, "train every transformer S times (seeds derived from --set seed and the replicate index; 0: the preset's or config's value, 1 without replicates)")
@@ -36,31 +31,20 @@ func runReproduce(args []string) error {
 	fs.StringVar(&c.Stage, "stage", "", "run only this stage (its inputs must be done under --out)")
 	fs.BoolVar(&c.List, "list-stages", false, "print the stage graph and the stages' states under --out, then stop")
 	fs.StringVar(&sl.Dir, "slurm", "", "write a Slurm submission into this directory instead of running")
-	fs.Var((*setFlags)(&sl.SbatchOpts), "slurm-opt", "#SBATCH option KEY=VALUE, KEY, or KIND:KEY=VALUE for one job kind (repeatable)")
+	fs.Var((*cli.Strings)(&sl.SbatchOpts), "slurm-opt", "#SBATCH option KEY=VALUE, KEY, or KIND:KEY=VALUE for one job kind (repeatable)")
 	fs.StringVar(&sl.Vomc, "slurm-vomc", "", "vomc binary the Slurm tasks run (default: this binary's absolute path)")
 	fs.BoolVar(&sl.Force, "force", false, "with --slurm: replace an existing submission")
 	rerun := fs.String("rerun", "", "recompute these stages even if cached: STAGE[,STAGE...] or all (stages depending on them are recomputed where their outputs changed)")
 	fs.DurationVar(&o.Lock.Stale, "lock-stale", 5*time.Minute, "a stage lock without heartbeat for this long is taken over")
 	fs.StringVar(&o.CodeKey, "code-key", "", "compute stage hashes with this code key (another build's, from its report) to reuse its stages")
 	tor := &trainrun.Torch{Stderr: os.Stderr}
-	torchFlags(fs, tor)
-	if err := parse(fs, args); err != nil {
+	tor.AddFlags(fs)
+	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}
-	if fs.NArg() != 0 {
-		return usagef("unexpected arguments %v", fs.Args())
-	}
-	cfg, err := study.Layered(*preset, *file, sets)
+	cfg, err := studyConfig(*preset, *file, sets, *seeds)
 	if err != nil {
-		return asUsage(err)
-	}
-	if *seeds < 0 {
-		return usagef("--seeds %d: want ≥ 1", *seeds)
-	}
-	if *seeds > 0 {
-		if cfg.Seeds = *seeds; cfg.Validate() != nil {
-			return cfg.Validate()
-		}
+		return err
 	}
 	c.Config = cfg
 	if o.Jobs == 0 {
@@ -79,6 +63,22 @@ func runReproduce(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return c.Execute(ctx)
+}
+
+// studyConfig is the study's configuration: the preset, the JSON file
+// and the --set overrides, layered (study.Layered), with --seeds if given.
+func studyConfig(preset, file string, sets []string, seeds int) (study.Config, error) {
+	cfg, err := study.Layered(preset, file, sets)
+	switch {
+	case err != nil:
+		return cfg, asUsage(err)
+	case seeds < 0:
+		return cfg, usagef("--seeds %d: want ≥ 1", seeds)
+	case seeds > 0:
+		cfg.Seeds = seeds
+		return cfg, cfg.Validate()
+	}
+	return cfg, nil
 }
 
 // reproduceRerun checks --code-key and sets the stages --rerun names.

@@ -38,6 +38,13 @@ func UsageOf[E error](err error, prefix string) error {
 	return err
 }
 
+// Strings is a repeatable flag collecting its values in order (--set a=1
+// --set b=2).
+type Strings []string
+
+func (s *Strings) String() string     { return strings.Join(*s, " ") }
+func (s *Strings) Set(v string) error { *s = append(*s, v); return nil }
+
 // Given is the set of the flags given on the command line.
 func Given(fs *flag.FlagSet) map[string]bool {
 	given := map[string]bool{}
