@@ -9,7 +9,6 @@ package cpu
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"sync/atomic"
 
@@ -280,11 +279,15 @@ func (be *Backend) Download(dst []float32, src backend.Tensor) {
 // UploadTokens implements backend.Backend.
 func (be *Backend) UploadTokens(dst backend.Tokens, src []byte) { copy(toks(dst, len(src)), src) }
 
-// Zero implements backend.Backend.
-func (be *Backend) Zero(t backend.Tensor) { clear(f32(t)) }
+// Zero implements backend.Backend (in parallel chunks).
+func (be *Backend) Zero(t backend.Tensor) {
+	zero(f32(t))
+}
 
-// Copy implements backend.Backend.
-func (be *Backend) Copy(dst, src backend.Tensor) { copy(f32(dst), f32(src)) }
+// Copy implements backend.Backend (in parallel chunks).
+func (be *Backend) Copy(dst, src backend.Tensor) {
+	copyVec(f32(dst), f32(src))
+}
 
 // EncoderForward implements backend.Backend.
 func (be *Backend) EncoderForward(out backend.Tensor, tok backend.Tokens, wte, pos backend.Tensor, B, T, C int) {
@@ -353,10 +356,9 @@ func (be *Backend) ActivationBackward(act backend.Activation, dinp, inp, dout ba
 	geluBackwardSet(be.ks, f32(dinp), f32(inp), f32(dout))
 }
 
-// Add implements backend.Backend.
+// Add implements backend.Backend (in parallel chunks).
 func (be *Backend) Add(out, a, b backend.Tensor) {
-	o := f32(out)
-	be.ks.Add(o, f32(a)[:len(o)], f32(b))
+	addVec(be.ks, f32(out), f32(a), f32(b))
 }
 
 // CrossEntropyForward implements backend.Backend.
@@ -379,12 +381,9 @@ func (be *Backend) SumSquares(t backend.Tensor) float64 {
 	return s
 }
 
-// Scale implements backend.Backend.
+// Scale implements backend.Backend (in parallel chunks).
 func (be *Backend) Scale(t backend.Tensor, s float32) {
-	g := f32(t)
-	for i := range g {
-		g[i] *= s
-	}
+	scaleVec(f32(t), s)
 }
 
 // AdamW implements backend.Backend (the update of backend.AdamWStep,
@@ -392,23 +391,4 @@ func (be *Backend) Scale(t backend.Tensor, s float32) {
 func (be *Backend) AdamW(params, grads, m, v backend.Tensor, h backend.AdamWStep) {
 	p, g, mm, vv := f32(params), f32(grads), f32(m), f32(v)
 	adamW(p, g[:len(p)], mm[:len(p)], vv[:len(p)], h)
-}
-
-func adamW(params, grads, m, v []float32, h backend.AdamWStep) {
-	b1, b2 := float32(h.Beta1), float32(h.Beta2)
-	c1 := 1 / (1 - math.Pow(h.Beta1, float64(h.T)))
-	c2 := 1 / (1 - math.Pow(h.Beta2, float64(h.T)))
-	lr := h.LR
-	decay := float32(1 - lr*h.WeightDecay)
-	eps := h.Eps
-	parallelFor(len(params)/4096+1, func(lo, hi int) {
-		for i := lo * 4096; i < min(hi*4096, len(params)); i++ {
-			g := grads[i]
-			mi := b1*m[i] + (1-b1)*g
-			vi := b2*v[i] + (1-b2)*g*g
-			m[i], v[i] = mi, vi
-			upd := float64(mi) * c1 / (math.Sqrt(float64(vi)*c2) + eps)
-			params[i] = params[i]*decay - float32(lr*upd)
-		}
-	})
 }

@@ -8,7 +8,6 @@ package cpu
 
 import (
 	"math"
-	"runtime"
 	"sync"
 
 	"github.com/vomc/vomc/transformer/kernels"
@@ -17,67 +16,48 @@ import (
 // lnEps is LayerNorm's ε (PyTorch's default).
 const lnEps = 1e-5
 
-// parallelFor runs fn over [0, n) split into contiguous chunks, one per
-// goroutine (up to GOMAXPROCS, on the kernels' goroutine pool), and waits.
-// Chunking depends only on n and GOMAXPROCS; callers make each index's
-// result independent of the split.
-func parallelFor(n int, fn func(lo, hi int)) {
-	w := runtime.GOMAXPROCS(0)
-	if w > n {
-		w = n
-	}
-	if w <= 1 {
-		fn(0, n)
-		return
-	}
-	t := forPool.Get().(*forTask)
-	t.fn, t.n, t.parts = fn, n, w
-	kernels.Run(t, w)
-	t.fn = nil
-	forPool.Put(t)
-}
-
-// forTask is one parallelFor call.
-type forTask struct {
-	fn       func(lo, hi int)
-	n, parts int
-}
-
-var forPool = sync.Pool{New: func() any { return new(forTask) }}
-
-// RunPart does chunk i.
-func (t *forTask) RunPart(i int) { t.fn(t.n*i/t.parts, t.n*(i+1)/t.parts) }
-
 // encoderForward: out[b,t,:] = wte[inp[b,t],:] + pos[t,:], out (B,T,C),
 // inp (B,T), wte (A,C), pos (≥T,C) (learned wpe or the sinusoidal table).
+// Rows are done in parallel chunks.
 func encoderForward(out []float32, inp []byte, wte, pos []float32, B, T, C int) {
-	for b := 0; b < B; b++ {
-		for t := 0; t < T; t++ {
-			o := out[(b*T+t)*C : (b*T+t+1)*C]
-			e := wte[int(inp[b*T+t])*C:][:C]
-			p := pos[t*C:][:C]
-			for i := range o {
-				o[i] = e[i] + p[i]
-			}
+	t := getChunkTask(opEncFwd)
+	t.x, t.y, t.z, t.tok, t.T, t.C = out, wte, pos, inp, T, C
+	t.run(B*T, rowChunk(C))
+}
+
+func (t *chunkTask) encoderForward(lo, hi int) {
+	C, T, out, wte, pos := t.C, t.T, t.x, t.y, t.z
+	for r := lo; r < hi; r++ {
+		o := out[r*C : (r+1)*C]
+		e := wte[int(t.tok[r])*C:][:C]
+		p := pos[r%T*C:][:C]
+		for i := range o {
+			o[i] = e[i] + p[i]
 		}
 	}
 }
 
 // encoderBackward accumulates dwte and, unless dwpe is nil (sinusoidal
-// positions), dwpe from dout (B,T,C).
+// positions), dwpe from dout (B,T,C), in parallel blocks of colBlock
+// columns, each summed over the rows in row order.
 func encoderBackward(dwte, dwpe []float32, dout []float32, inp []byte, B, T, C int) {
-	for b := 0; b < B; b++ {
-		for t := 0; t < T; t++ {
-			d := dout[(b*T+t)*C : (b*T+t+1)*C]
-			de := dwte[int(inp[b*T+t])*C:][:C]
+	t := getChunkTask(opEncBwd)
+	t.x, t.y, t.z, t.tok, t.B, t.T, t.C = dout, dwte, dwpe, inp, B, T, C
+	t.run(C, colBlock)
+}
+
+func (t *chunkTask) encoderBackward(c0, c1 int) {
+	C, dout, dwte, dwpe := t.C, t.x, t.y, t.z
+	for r := 0; r < t.B*t.T; r++ {
+		d := dout[r*C+c0 : r*C+c1]
+		de := dwte[int(t.tok[r])*C+c0:][:len(d)]
+		for i, v := range d {
+			de[i] += v
+		}
+		if dwpe != nil {
+			dp := dwpe[r%t.T*C+c0:][:len(d)]
 			for i, v := range d {
-				de[i] += v
-			}
-			if dwpe != nil {
-				dp := dwpe[t*C:][:C]
-				for i, v := range d {
-					dp[i] += v
-				}
+				dp[i] += v
 			}
 		}
 	}
@@ -152,10 +132,7 @@ func (t *lnTask) RunPart(i int) {
 func matmulForward(ks *kernels.Set, k kernels.Kernel, out, inp, w, bias []float32, rows, C, OC int) {
 	k.Gemm(false, true, rows, OC, C, inp, C, w, C, 0, out, OC)
 	if bias != nil {
-		for r := 0; r < rows; r++ {
-			o := out[r*OC : (r+1)*OC]
-			ks.Add(o, o, bias)
-		}
+		biasAdd(ks, out, bias, rows, OC)
 	}
 }
 
@@ -165,7 +142,7 @@ func matmulBackwardBeta(ks *kernels.Set, k kernels.Kernel, beta float32, dinp, d
 	}
 	k.Gemm(true, false, OC, C, rows, dout, OC, inp, C, 1, dw, C)
 	if dbias != nil {
-		ks.AddRows(dbias, dout, rows, OC, OC)
+		biasGrad(ks, dbias, dout, rows, OC)
 	}
 }
 
@@ -416,57 +393,85 @@ func (t *elemTask) RunPart(i int) {
 // crossEntropyForward computes probs (B,T,A) = softmax(logits) at every
 // position and losses (B,T): losses[b,t] = −ln probs[b,t,inp[b,t+1]] in
 // nats for t < T−1 and 0 at t = T−1 (no target). It returns the sum of the
-// losses.
+// losses. Rows are done in parallel chunks, each row's loss kept in
+// float64, and the losses are summed in row order.
 func crossEntropyForward(probs, losses, logits []float32, inp []byte, B, T, A int) float64 {
+	scr := getScratch64(B * T)
+	t := getChunkTask(opCEFwd)
+	t.x, t.y, t.z, t.f64, t.tok, t.T, t.C = probs, losses, logits, *scr, inp, T, A
+	t.run(B*T, ceChunk)
 	total := 0.0
-	for b := 0; b < B; b++ {
-		for t := 0; t < T; t++ {
-			r := b*T + t
-			l := logits[r*A : (r+1)*A]
-			p := probs[r*A : (r+1)*A]
-			maxv := l[0]
-			for _, v := range l {
-				maxv = max(maxv, v)
-			}
-			var sum float64
-			for i, v := range l {
-				e := math.Exp(float64(v - maxv))
-				p[i] = float32(e)
-				sum += e
-			}
-			inv := 1 / sum
-			for i := range p {
-				p[i] = float32(float64(p[i]) * inv)
-			}
-			if t == T-1 {
-				losses[r] = 0
-				continue
-			}
-			y := int(inp[r+1])
-			loss := math.Log(sum) - float64(l[y]-maxv)
-			losses[r] = float32(loss)
+	for r, loss := range *scr {
+		if r%T != T-1 {
 			total += loss
 		}
 	}
+	scratch64Pool.Put(scr)
 	return total
+}
+
+func (t *chunkTask) crossEntropyForward(lo, hi int) {
+	A, T, probs, losses, logits, rl := t.C, t.T, t.x, t.y, t.z, t.f64
+	for r := lo; r < hi; r++ {
+		l := logits[r*A : (r+1)*A]
+		p := probs[r*A : (r+1)*A]
+		maxv := l[0]
+		for _, v := range l {
+			maxv = max(maxv, v)
+		}
+		var sum float64
+		for i, v := range l {
+			e := math.Exp(float64(v - maxv))
+			p[i] = float32(e)
+			sum += e
+		}
+		inv := 1 / sum
+		for i := range p {
+			p[i] = float32(float64(p[i]) * inv)
+		}
+		if r%T == T-1 {
+			losses[r], rl[r] = 0, 0
+			continue
+		}
+		y := int(t.tok[r+1])
+		loss := math.Log(sum) - float64(l[y]-maxv)
+		losses[r], rl[r] = float32(loss), loss
+	}
+}
+
+// scratch64Pool holds float64 scratch buffers (*[]float64).
+var scratch64Pool = sync.Pool{New: func() any { return new([]float64) }}
+
+func getScratch64(n int) *[]float64 {
+	p := scratch64Pool.Get().(*[]float64)
+	if cap(*p) < n {
+		*p = make([]float64, n)
+	}
+	*p = (*p)[:n]
+	return p
 }
 
 // crossEntropyBackward OVERWRITES dlogits (B,T,A) with the gradient of
 // scale·Σ losses: scale·(probs − onehot(target)) for t < T−1, 0 at T−1.
+// Rows are done in parallel chunks.
 func crossEntropyBackward(dlogits, probs []float32, inp []byte, scale float32, B, T, A int) {
-	for b := 0; b < B; b++ {
-		for t := 0; t < T; t++ {
-			r := b*T + t
-			d := dlogits[r*A : (r+1)*A]
-			if t == T-1 {
-				clear(d)
-				continue
-			}
-			p := probs[r*A : (r+1)*A]
-			for i, v := range p {
-				d[i] = scale * v
-			}
-			d[int(inp[r+1])] -= scale
+	t := getChunkTask(opCEBwd)
+	t.x, t.y, t.tok, t.s, t.T, t.C = dlogits, probs, inp, scale, T, A
+	t.run(B*T, ceChunk)
+}
+
+func (t *chunkTask) crossEntropyBackward(lo, hi int) {
+	A, T, scale := t.C, t.T, t.s
+	for r := lo; r < hi; r++ {
+		d := t.x[r*A : (r+1)*A]
+		if r%T == T-1 {
+			clear(d)
+			continue
 		}
+		p := t.y[r*A : (r+1)*A]
+		for i, v := range p {
+			d[i] = scale * v
+		}
+		d[int(t.tok[r+1])] -= scale
 	}
 }
