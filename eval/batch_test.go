@@ -129,11 +129,11 @@ func TestBatchedErrors(t *testing.T) {
 	ps := preds3()
 	ps[1] = newBatched(ps[1], 4)
 	calls := 0
-	_, err := eval.Evaluate(ctx, markovWindows(9, 40, 16, 3), 3, ps, eval.Config{Workers: 1, Progress: func(done, total int) {
+	_, err := eval.Evaluate(ctx, markovWindows(9, 40, 16, 3), 3, ps, eval.Config{Workers: 1, Events: onProgress(func(done, total int) {
 		if calls++; calls == 5 {
 			cancel()
 		}
-	}})
+	})})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}

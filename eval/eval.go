@@ -62,6 +62,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/predict"
 )
 
@@ -87,12 +88,12 @@ type Config struct {
 	// Confidence is the two-sided confidence level of all intervals, in
 	// (0, 1); 0 means DefaultConfidence (0.95).
 	Confidence float64
-	// Progress, if non-nil, is called after every evaluated window with the
-	// number of windows done so far and the total. Calls are serialised
-	// (never concurrent) and done increases strictly by one per call, but
-	// they come from worker goroutines, so the callback must not block for
-	// long.
-	Progress func(done, total int)
+	// Events, if non-nil, receives the progress of task "windows" after
+	// every evaluated window: the number of windows done so far and the
+	// total. Calls are serialised (never concurrent) and done increases
+	// strictly by one per call, but they come from worker goroutines, so
+	// the sink must not block for long.
+	Events events.Sink
 	// Labels are free-form key/value annotations (dataset, seed, model
 	// checkpoint, …) copied into Result.Labels and the JSON output.
 	Labels map[string]string
@@ -282,7 +283,11 @@ func Evaluate(ctx context.Context, windows [][]byte, A int, preds []predict.Pred
 	M, N := len(preds), len(windows[0])
 	lay := layout{M: M, N: N, ref: ref, half: N/2 + 1}
 	perWindow := make([]float64, 2*len(windows)*M) // [j*M+m]: second-half mean; [(n+j)*M+m]: first-half mean
-	total, err := run(ctx, windows, preds, lay, workers, cfg.Progress, perWindow)
+	var progress func(done, total int)
+	if cfg.Events != nil {
+		progress = events.ProgressFunc(cfg.Events, "windows")
+	}
+	total, err := run(ctx, windows, preds, lay, workers, progress, perWindow)
 	if err != nil {
 		return nil, err
 	}

@@ -419,12 +419,12 @@ func TestProgressAndCancel(t *testing.T) {
 	var calls []int
 	_, err := eval.Evaluate(context.Background(), windows, 3, preds3(), eval.Config{
 		Workers: 3,
-		Progress: func(done, total int) {
+		Events: onProgress(func(done, total int) {
 			if total != 100 {
 				t.Errorf("total %d", total)
 			}
 			calls = append(calls, done)
-		},
+		}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -440,8 +440,8 @@ func TestProgressAndCancel(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	_, err = eval.Evaluate(ctx, windows, 3, preds3(), eval.Config{
-		Workers:  2,
-		Progress: func(done, total int) { cancel() },
+		Workers: 2,
+		Events:  onProgress(func(done, total int) { cancel() }),
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
@@ -637,3 +637,10 @@ func BenchmarkWriteJSON(b *testing.B) {
 		}
 	}
 }
+
+// onProgress is an events.Sink that hands the progress of the windows to f.
+type onProgress func(done, total int)
+
+func (f onProgress) Progress(_ string, done, total int) { f(done, total) }
+func (onProgress) Warn(string)                          {}
+func (onProgress) Log(string)                           {}

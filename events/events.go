@@ -119,3 +119,18 @@ func ProgressFunc(s Sink, task string) func(done, total int) {
 	s = Or(s)
 	return func(done, total int) { s.Progress(task, done, total) }
 }
+
+// Prefix returns a Sink that names every progress task of s label + " " +
+// task ("evaluate windows"), for work done in one of several stages;
+// warnings and log lines pass as they are.
+func Prefix(s Sink, label string) Sink { return prefix{Or(s), label + " "} }
+
+type prefix struct {
+	s     Sink
+	label string
+}
+
+func (p prefix) Progress(task string, done, total int) { p.s.Progress(p.label+task, done, total) }
+func (p prefix) Warn(msg string)                       { p.s.Warn(msg) }
+func (p prefix) Log(msg string)                        { p.s.Log(msg) }
+func (p prefix) Detail(task, note string)              { Detail(p.s, p.label+task, note) }

@@ -48,3 +48,18 @@ func ExampleWarnWriter() {
 	// evaluated 4 windows
 	// 4 progress reports
 }
+
+// tasks prints the task of every progress report.
+type tasks struct{ events.Sink }
+
+func (tasks) Progress(task string, done, total int) { fmt.Printf("%s %d/%d\n", task, done, total) }
+
+func ExamplePrefix() {
+	ev := events.Prefix(tasks{events.Discard}, "evaluate")
+	report := events.ProgressFunc(ev, "windows") // a lower-level callback
+	report(1, 2)
+	report(2, 2)
+	// Output:
+	// evaluate windows 1/2
+	// evaluate windows 2/2
+}

@@ -277,7 +277,7 @@ func (o EvalOptions) evaluate(ctx context.Context, d methods.Defaults, labels ma
 		}
 		labels["warning_context"] = w
 	}
-	res, built, err := evaluateBuilt(ctx, d.Windows, built, d, eval.Config{Workers: o.Workers, Reference: o.Reference, Progress: events.ProgressFunc(o.Events, "windows"), Labels: labels})
+	res, built, err := evaluateBuilt(ctx, d.Windows, built, d, eval.Config{Workers: o.Workers, Reference: o.Reference, Events: o.Events, Labels: labels})
 	if err != nil {
 		return nil, err
 	}

@@ -130,7 +130,7 @@ type QuickConfig struct {
 	Seed    uint64
 	Workers int
 	// Events receives the progress of the stages (tasks "train set",
-	// "test set" over the trees, "evaluate" over the windows) and the
+	// "test set" over the trees, "evaluate windows") and the
 	// stale temporaries removed next to the outputs as warnings (nil: not
 	// reported).
 	Events events.Sink
@@ -184,7 +184,7 @@ func Quickstart(ctx context.Context, q QuickConfig, out string, force bool) (*ev
 	d := methods.DefaultsFor(q.Prior)
 	d.Tune = Windows(trainDS)
 	d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
-	res, _, err := Evaluate(ctx, Windows(testDS), q.Methods, d, eval.Config{Workers: q.Workers, Progress: stage("evaluate")})
+	res, _, err := Evaluate(ctx, Windows(testDS), q.Methods, d, eval.Config{Workers: q.Workers, Events: events.Prefix(ev, "evaluate")})
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -42,6 +41,7 @@ import (
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/dynamics"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/source"
@@ -95,8 +95,9 @@ type Options struct {
 	// CacheBytes bounds the memory of the cached attention maps and
 	// distributions (0: DefaultCacheBytes).
 	CacheBytes int64
-	// Log receives progress lines (nil: none).
-	Log io.Writer
+	// Events receives what the server loads and computes as log lines
+	// (nil: none).
+	Events events.Sink
 }
 
 // DefaultMethods is the default reference list for a prior of maximum depth
@@ -241,8 +242,8 @@ func New(o Options) (*Server, error) {
 }
 
 func (s *Server) logf(format string, a ...any) {
-	if s.opts.Log != nil {
-		fmt.Fprintf(s.opts.Log, format+"\n", a...)
+	if s.opts.Events != nil {
+		s.opts.Events.Log(fmt.Sprintf(format, a...))
 	}
 }
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/experiment"
-	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/reproduce/results"
@@ -38,9 +38,9 @@ func runConstruct(ctx context.Context, cfg study.Config, sc *pipeline.StageConte
 	}
 	ws := experiment.Windows(test)[:cfg.ConstructWindows]
 	start := time.Now()
-	bar := progress.New(sc.Log, sc.Label, len(ws)).DelayStart(2 * time.Second)
-	res, built, err := experiment.Evaluate(ctx, ws, "ctw,construct", defaults(cfg), eval.Config{Workers: cfg.Workers, Progress: bar.Update})
-	bar.Done()
+	ev := newStageSink(sc.Log)
+	res, built, err := experiment.Evaluate(ctx, ws, "ctw,construct", defaults(cfg), eval.Config{Workers: cfg.Workers, Events: events.Prefix(ev, sc.Label)})
+	ev.Close()
 	if err != nil {
 		return nil, err
 	}

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/internal/progress"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/predict"
@@ -94,9 +93,9 @@ func baselinesStage(cfg study.Config) pipeline.Stage {
 				d.Tune = d.Tune[:results.KNTuneWindows]
 			}
 			d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
-			bar := progress.New(sc.Log, sc.Label, test.Windows()).DelayStart(2 * time.Second)
-			res, built, err := experiment.Evaluate(ctx, experiment.Windows(test), bspec, d, eval.Config{Workers: cfg.Workers, Progress: bar.Update})
-			bar.Done()
+			ev := newStageSink(sc.Log)
+			res, built, err := experiment.Evaluate(ctx, experiment.Windows(test), bspec, d, eval.Config{Workers: cfg.Workers, Events: events.Prefix(ev, sc.Label)})
+			ev.Close()
 			if err != nil {
 				return nil, err
 			}
@@ -165,9 +164,9 @@ func evalWithRefs(ctx context.Context, cfg study.Config, sc *pipeline.StageConte
 	for _, b := range built {
 		preds = append(preds, b.Predictor)
 	}
-	bar := progress.New(sc.Log, sc.Label, len(ws)).DelayStart(2 * time.Second)
-	res, err := eval.Evaluate(ctx, ws, cfg.A, append(preds, ps...), eval.Config{Workers: cfg.Workers, Progress: bar.Update, Reference: preds[0].Name()})
-	bar.Done()
+	ev := newStageSink(sc.Log)
+	res, err := eval.Evaluate(ctx, ws, cfg.A, append(preds, ps...), eval.Config{Workers: cfg.Workers, Events: events.Prefix(ev, sc.Label), Reference: preds[0].Name()})
+	ev.Close()
 	if err != nil {
 		return nil, err
 	}
