@@ -79,6 +79,13 @@ func ParseInit(s string) (Init, error) {
 	return 0, fmt.Errorf("ctw: unknown initial-context convention %q (want pad, condition or shorter)", s)
 }
 
+// Set sets i to the convention s names (ParseInit), so that an Init is a
+// flag.Value.
+func (i *Init) Set(s string) (err error) {
+	*i, err = ParseInit(s)
+	return err
+}
+
 // Form selects which of the three exact computations a State uses.
 type Form int
 

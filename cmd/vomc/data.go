@@ -128,37 +128,29 @@ func runGenerate(args []string) error {
 
 func runCTW(args []string) error {
 	fs := newFlags("ctw")
-	mode := fs.String("mode", "text", "file mode: text or raw")
-	alphabet := fs.String("alphabet", "", "text alphabet in symbol order (default: the characters present, sorted)")
-	D := fs.Int("D", 5, "maximum depth (order) D")
+	o := ctwfile.Options{Mode: symbols.Text, Init: ctw.Condition}
+	fs.Var(&o.Mode, "mode", "file mode: text or raw")
+	fs.StringVar(&o.Alphabet, "alphabet", "", "text alphabet in symbol order (default: the characters present, sorted)")
+	fs.IntVar(&o.D, "D", 5, "maximum depth (order) D")
 	lam := fs.String("lambda", "auto", "stop probability λ in (0,1), or auto = 1−2^{−(A−1)} (1/2 for A > 16)")
-	alpha := fs.Float64("alpha", 0.5, "Dirichlet parameter α of the leaves")
-	initS := fs.String("init", "condition", "initial context: pad (D zeros precede x), condition (first D symbols are context), shorter")
-	mapOut := fs.String("map", "", "write the MAP tree to this file (.json, .svg, .png or .dot)")
-	weights := fs.String("weights", "", "write ω_{n,l} at every position to this CSV file")
-	preds := fs.String("predictions", "", "write the predictive distribution at every position to this CSV file")
-	force := fs.Bool("force", false, "overwrite existing output files")
+	fs.Float64Var(&o.Alpha, "alpha", 0.5, "Dirichlet parameter α of the leaves")
+	fs.Var(&o.Init, "init", "initial context: pad (D zeros precede x), condition (first D symbols are context), shorter")
+	fs.StringVar(&o.Map, "map", "", "write the MAP tree to this file (.json, .svg, .png or .dot)")
+	fs.StringVar(&o.Weights, "weights", "", "write ω_{n,l} at every position to this CSV file")
+	fs.StringVar(&o.Predictions, "predictions", "", "write the predictive distribution at every position to this CSV file")
+	fs.BoolVar(&o.Force, "force", false, "overwrite existing output files")
 	if err := parseArgs(fs, args, 1, "one FILE"); err != nil {
 		return err
 	}
-	m, err := symbols.ParseMode(*mode)
-	if err != nil {
-		return asUsage(err)
+	o.File, o.AutoLambda, o.Events, o.MemoryLimit = fs.Arg(0), *lam == "auto", newSink(os.Stdout), memoryLimit()
+	if l, err := strconv.ParseFloat(*lam, 64); err == nil {
+		o.Lambda = l
+	} else if !o.AutoLambda {
+		return usagef("--lambda %q is not a number or auto", *lam)
 	}
-	init, err := ctw.ParseInit(*initS)
-	if err != nil {
-		return asUsage(err)
+	if o.Map != "" && !draw.KnownFormat(o.Map) {
+		return usagef("--map %s: unknown tree format (use %s)", o.Map, draw.Formats)
 	}
-	o := ctwfile.Options{File: fs.Arg(0), Mode: m, Alphabet: *alphabet, D: *D, AutoLambda: *lam == "auto", Alpha: *alpha, Init: init,
-		Map: *mapOut, Weights: *weights, Predictions: *preds, Force: *force, Events: newSink(os.Stdout), MemoryLimit: memoryLimit()}
-	if !o.AutoLambda {
-		if o.Lambda, err = strconv.ParseFloat(*lam, 64); err != nil {
-			return usagef("--lambda %q is not a number or auto", *lam)
-		}
-	}
-	if *mapOut != "" && !draw.KnownFormat(*mapOut) {
-		return usagef("--map %s: unknown tree format (use %s)", *mapOut, draw.Formats)
-	}
-	_, err = ctwfile.Run(o)
+	_, err := ctwfile.Run(o)
 	return err
 }

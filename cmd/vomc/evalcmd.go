@@ -9,7 +9,6 @@ import (
 	"runtime"
 
 	"github.com/vomc/vomc/experiment"
-	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/transformer/trainrun"
@@ -21,7 +20,7 @@ func runEval(args []string) error {
 	backendName := fs.String("backend", "cpu", "tf: and synth: methods: "+trainrun.BackendUsage)
 	fs.StringVar(&o.Data, "data", "", "data set directory (from 'vomc data')")
 	fs.StringVar(&o.File, "file", "", "a symbol file instead of a data set")
-	mode := fs.String("mode", "text", "with --file: text or raw")
+	fs.Var(&o.Mode, "mode", "with --file: text or raw")
 	fs.StringVar(&o.Alphabet, "alphabet", "", "with --file (text): alphabet in symbol order (default: characters present, sorted)")
 	fs.IntVar(&o.N, "N", 0, "with --file: cut the file into windows of N symbols (0: the whole file is one window)")
 	fs.IntVar(&o.D, "D", 3, "with --file: default depth/order of the methods")
@@ -41,7 +40,7 @@ func runEval(args []string) error {
 	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}
-	if err := checkEval(&o, *mode); err != nil {
+	if err := checkEval(&o); err != nil {
 		return err
 	}
 	uses, _ := methods.UsesBackend(o.Methods) // checked by checkEval
@@ -66,7 +65,7 @@ func runEval(args []string) error {
 
 // checkEval checks what only eval's command line has, and the methods,
 // before any work.
-func checkEval(o *experiment.EvalOptions, mode string) error {
+func checkEval(o *experiment.EvalOptions) error {
 	switch {
 	case (o.Data == "") == (o.File == ""):
 		return usagef("give exactly one of --data and --file")
@@ -75,14 +74,7 @@ func checkEval(o *experiment.EvalOptions, mode string) error {
 	case o.Out == "":
 		return usagef("--out DIR is required")
 	}
-	if err := methods.Check(o.Methods); err != nil {
-		return asUsage(err)
-	}
-	var err error
-	if o.File != "" {
-		o.Mode, err = symbols.ParseMode(mode)
-	}
-	return asUsage(err)
+	return asUsage(methods.Check(o.Methods))
 }
 
 func runPlot(args []string) error {

@@ -140,6 +140,21 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("symbols: unknown file mode %q (want text or raw)", s)
 }
 
+// String names the mode as ParseMode reads it.
+func (m Mode) String() string {
+	if m == Raw {
+		return "raw"
+	}
+	return "text"
+}
+
+// Set sets m to the mode s names (ParseMode), so that a Mode is a
+// flag.Value.
+func (m *Mode) Set(s string) (err error) {
+	*m, err = ParseMode(s)
+	return err
+}
+
 // ReadFile reads a file as a symbol sequence in the given mode; alphabet is
 // used by Text mode only ("" infers it).
 func ReadFile(path string, mode Mode, alphabet string) ([]byte, Alphabet, error) {
