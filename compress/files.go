@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/ppm"
 )
@@ -91,8 +92,8 @@ func (s ModelSpec) BuildModels(list string) ([]Model, error) {
 
 // CompressFile compresses the file in into out with m (Encode), writing
 // out atomically; an existing out is an error unless force. Removed stale
-// temporaries next to out are reported on log (nil: not reported).
-func CompressFile(in, out string, m Model, force bool, log io.Writer) (Stats, error) {
+// temporaries next to out are warnings of ev (nil: not reported).
+func CompressFile(in, out string, m Model, force bool, ev events.Sink) (Stats, error) {
 	f, err := fsutil.OpenInput(in)
 	if err != nil {
 		return Stats{}, err
@@ -102,7 +103,7 @@ func CompressFile(in, out string, m Model, force bool, log io.Writer) (Stats, er
 	if err != nil {
 		return Stats{}, err
 	}
-	if err := fsutil.CheckOutputs(log, force, out); err != nil {
+	if err := fsutil.CheckOutputs(events.WarnWriter(ev), force, out); err != nil {
 		return Stats{}, err
 	}
 	var st Stats
@@ -116,15 +117,15 @@ func CompressFile(in, out string, m Model, force bool, log io.Writer) (Stats, er
 
 // DecompressFile restores the file in, written by CompressFile, into out
 // (DecodeLimit with maxMemMB), atomically: on any error out is not
-// created. An existing out is an error unless force; log as in
+// created. An existing out is an error unless force; ev as in
 // CompressFile.
-func DecompressFile(in, out string, maxMemMB int, force bool, log io.Writer) (Header, error) {
+func DecompressFile(in, out string, maxMemMB int, force bool, ev events.Sink) (Header, error) {
 	f, err := fsutil.OpenInput(in)
 	if err != nil {
 		return Header{}, err
 	}
 	defer f.Close()
-	if err := fsutil.CheckOutputs(log, force, out); err != nil {
+	if err := fsutil.CheckOutputs(events.WarnWriter(ev), force, out); err != nil {
 		return Header{}, err
 	}
 	var h Header

@@ -127,7 +127,7 @@ func runCompress(args []string) error {
 		return err
 	}
 	t0 := time.Now()
-	st, err := compress.CompressFile(fs.Arg(0), fs.Arg(1), m, *force, os.Stderr)
+	st, err := compress.CompressFile(fs.Arg(0), fs.Arg(1), m, *force, newSink(os.Stdout))
 	if err != nil || *quiet {
 		return err
 	}
@@ -152,7 +152,7 @@ func runDecompress(args []string) error {
 		*maxMem = int(avail)
 	}
 	t0 := time.Now()
-	h, err := compress.DecompressFile(fs.Arg(0), fs.Arg(1), *maxMem, *force, os.Stderr)
+	h, err := compress.DecompressFile(fs.Arg(0), fs.Arg(1), *maxMem, *force, newSink(os.Stdout))
 	if err != nil || *quiet {
 		return err
 	}

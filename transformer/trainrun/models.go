@@ -266,7 +266,7 @@ type torchSession struct {
 // read from the run directory; a resumed run's new data paths are passed on.
 func newTorchSession(t *Torch, r *opening, c0 *transformer.Checkpoint) *torchSession {
 	j := r.job
-	tr := torchRun{Dir: j.Dir, CheckpointEvery: j.CheckpointEvery, Snapshots: r.snaps, Log: j.TorchOutput}
+	tr := torchRun{Dir: j.Dir, CheckpointEvery: j.CheckpointEvery, Snapshots: r.snaps, Output: j.TorchOutput}
 	switch {
 	case c0 != nil && j.Mode == ModeResume:
 		tr.Data, tr.Val = j.Data.Data, j.Data.Val

@@ -48,8 +48,11 @@ type Torch struct {
 	// Cache is where the package is extracted (empty: the user's cache
 	// directory; see python.Extract).
 	Cache string
-	// Stderr receives the engine's progress and messages (nil: discarded;
-	// the last lines are kept for errors either way).
+	// Stderr receives the engine's progress and messages, the child
+	// process's own output as it writes it, where a job names no
+	// Job.TorchOutput (nil: discarded; the last lines are kept for errors
+	// either way). It is a stream, not vomc's reporting (events.Sink): the
+	// top sets it once, like exec.Cmd.Stderr.
 	Stderr io.Writer
 
 	once sync.Once
@@ -367,8 +370,9 @@ type torchRun struct {
 	// Snapshots are the steps after which the model is kept as a snapshot
 	// (SnapshotPath).
 	Snapshots []int
-	// Log receives the engine's progress (nil: Torch.Stderr).
-	Log io.Writer
+	// Output receives the engine's own output, its progress lines and
+	// messages (nil: Torch.Stderr; Job.TorchOutput).
+	Output io.Writer
 }
 
 // train trains the run with the engine until it ends: it resumes the run's
@@ -382,7 +386,7 @@ func (t *Torch) train(ctx context.Context, r torchRun) (*transformer.Checkpoint,
 	if err != nil {
 		return nil, err
 	}
-	dir, log := r.Dir, r.Log
+	dir, log := r.Dir, r.Output
 	args := append([]string{"train", "--out", dir, "--resume", "--no-summary", "--checkpoint-every", strconv.Itoa(r.CheckpointEvery)}, t.Flags()...)
 	for flag, p := range map[string]string{"--data": r.Data, "--val": r.Val} {
 		if p != "" {
