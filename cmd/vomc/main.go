@@ -123,9 +123,6 @@ func hint(err error) string {
 // here once and passed down.
 var compute = sync.OnceValue(func() backend.Backend { return cpu.New(kernels.Default()) })
 
-// backendUsage is the help of --backend.
-const backendUsage = "compute backend of vomc's engine: cpu (the kernel set of VOMC_KERNELS) or cuda, cuda:N (NVIDIA GPU N through the driver; no CUDA toolkit needed)"
-
 // renamed maps removed command names to the command that does their job.
 var renamed = map[string]string{"bench-compress": "bench compress"}
 

@@ -6,14 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"maps"
-	"math"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/trainrun"
@@ -61,16 +59,14 @@ func newTrainCmd() *trainCmd {
 	fs.IntVar(&o.Data.N, "N", 0, "window length: cut every window of the data set into windows of N symbols (0: the data set's N)")
 	m.AddFlags(fs, &c.noFF)
 	fs.BoolVar(&o.AllowUnverified, "allow-unverified", false, "with --resume: accept a checkpoint without a checksum (written by an earlier vomc)")
-	fs.StringVar(&c.spec.Name, "engine", trainrun.EngineGo, "training engine: go (vomc's CPU engine) or torch (PyTorch, CPU or CUDA)")
-	fs.StringVar(&c.spec.Backend, "backend", "cpu", "go engine: "+backendUsage)
-	torchFlags(fs, c.spec.Torch)
+	c.spec.AddFlags(fs)
 	fs.IntVar(&c.snapEvery, "snapshot-every", 0, "keep the model every S steps (same as --snapshots every:S)")
 	return c
 }
 
 func runTrain(args []string) error {
 	c := newTrainCmd()
-	if err := parse(c.fs, args); err != nil {
+	if err := parseArgs(c.fs, args, 0, ""); err != nil {
 		return err
 	}
 	spec, err := c.check()
@@ -95,18 +91,7 @@ func runTrain(args []string) error {
 	if err != nil {
 		return trainError(err, "train", c.o.Dir)
 	}
-	how := trainrun.EndReason(s.Stopped, s.Train, s.Step)
-	epochs := strconv.FormatFloat(math.Round(100*s.Epochs())/100, 'f', -1, 64) // as the bar shows them
-	fmt.Printf("trained %d steps, %s epochs (%s) in %s", s.Step, epochs, how, s.Elapsed.Round(time.Second))
-	if s.Engine == trainrun.EngineTorch {
-		fmt.Print(" with the torch engine")
-	}
-	if s.HasValidation() {
-		fmt.Printf("; best validation loss %.4f nats/symbol (%.4f bits), model has the best parameters", s.BestVal, s.BestVal/math.Ln2)
-	}
-	fmt.Printf("\nwrote %s/{%s,%s,%s,%s,%s,%s,%s}\n", c.o.Dir, trainrun.ModelFile, trainrun.ConfigFile, trainrun.TrainConfigFile,
-		trainrun.LogFile, trainrun.CheckpointFile, trainrun.CurvePNG, trainrun.CurveSVG)
-	return nil
+	return s.Report(os.Stdout, c.o.Dir)
 }
 
 // check checks what only the command line has — its arguments, which
@@ -118,9 +103,6 @@ func (c *trainCmd) check() (trainrun.Spec, error) {
 	o, spec := &c.o, c.spec
 	if o.Dir == "" {
 		return spec, usagef("--out DIR is required")
-	}
-	if c.fs.NArg() != 0 {
-		return spec, usagef("unexpected arguments %v", c.fs.Args())
 	}
 	o.Model.FeedForward = o.Model.FeedForward && !c.noFF
 	c.given = givenFlags(c.fs)
@@ -151,7 +133,7 @@ func (c *trainCmd) check() (trainrun.Spec, error) {
 			o.Extend.Epochs = max(o.Train.Epochs, 1)
 		}
 		allowed := maps.Clone(resumeFlags)
-		maps.Copy(allowed, engineResumeFlags[spec.Name])
+		maps.Copy(allowed, trainrun.EngineResumeFlags[spec.Name])
 		return spec, trainError(trainrun.OnlyFlags(c.fs, allowed, "--max-steps, --epochs and --snapshots"), "train", o.Dir)
 	}
 	return spec, nil
@@ -224,26 +206,11 @@ func runError(err error, cmd, dir string) error {
 	return err
 }
 
-// The PyTorch engine's flags (vomc train, bench train, predict and
-// reproduce) and 'vomc predict'.
-
-// torchOnlyFlags are the flags that only the torch engine takes.
-var torchOnlyFlags = []string{"device", "amp", "compile", "torch-threads", "hidden"}
-
-// engineResumeFlags may also be given with --resume on an engine: the
-// torch engine's device and speed flags.
-var engineResumeFlags = map[string]map[string]bool{trainrun.EngineTorch: {"device": true, "amp": true, "compile": true, "torch-threads": true}}
-
-// torchFlags defines the torch engine's flags on fs, into t.
-func torchFlags(fs *flag.FlagSet, t *trainrun.Torch) { t.AddFlags(fs) }
-
-// torchOnly refuses the torch-only flags given, by format (a verb for the
-// flag's name).
+// torchOnly refuses a flag that only the torch engine takes
+// (trainrun.TorchOnlyFlags) if given, by format (a verb for its name).
 func torchOnly(given map[string]bool, format string) error {
-	for _, f := range torchOnlyFlags {
-		if given[f] {
-			return usagef(format, f)
-		}
+	if f := trainrun.TorchOnlyFlag(given); f != "" {
+		return usagef(format, f)
 	}
 	return nil
 }
@@ -255,15 +222,15 @@ func runPredict(args []string) error {
 	out := fs.String("out", "", "output .npy file")
 	force := fs.Bool("force", false, "replace --out if it exists")
 	tor := &trainrun.Torch{Stderr: os.Stderr}
-	torchFlags(fs, tor)
-	if err := parse(fs, args); err != nil {
+	tor.AddFlags(fs)
+	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}
-	if *model == "" || *data == "" || *out == "" || fs.NArg() != 0 {
-		return usagef("--model, --data and --out are required (and nothing else)")
+	if *model == "" || *data == "" || *out == "" {
+		return usagef("--model, --data and --out are required")
 	}
-	if _, err := os.Stat(*out); err == nil && !*force {
-		return fmt.Errorf("%s exists: use --force to replace it", *out)
+	if err := fsutil.CheckOutputs(os.Stderr, *force, *out); err != nil {
+		return err
 	}
 	return tor.Predict(trainContext(), *model, *data, *out)
 }
@@ -273,7 +240,7 @@ func runPredict(args []string) error {
 func runSynth(args []string) error {
 	fs := newFlags("synth")
 	f := synth.AddFlags(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}
 	o, err := f.DirOptions()
