@@ -7,7 +7,25 @@ import (
 	"path/filepath"
 
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/opterr"
+	"github.com/vomc/vomc/methods"
 )
+
+// Check checks cfg's numbers and reference methods before any work:
+// Windows ≥ 2 (or 0, Run's default), MaxK ≥ 1, HeadWindows ≥ 1 or −1 (no
+// head labels). Errors are *opterr.Error, naming the options.
+func (cfg RunConfig) Check() error {
+	if cfg.Windows == 1 || cfg.Windows < 0 || cfg.MaxK < 1 || cfg.HeadWindows == 0 || cfg.HeadWindows < -1 {
+		return opterr.New("dynamics", "%s ≥ 2, %s ≥ 1 and %s ≥ 1 (or -1) please", "Windows MaxK HeadWindows")
+	}
+	if cfg.Methods == "" {
+		return nil
+	}
+	if err := methods.Check(cfg.Methods); err != nil {
+		return opterr.New("dynamics", "%s: %v", "Methods", err)
+	}
+	return nil
+}
 
 // RunDir measures cfg.Run as Run does, keeping every measured snapshot in
 // out's CheckpointFile (cfg.Checkpoint) so that an interrupted measurement

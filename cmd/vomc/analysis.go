@@ -14,7 +14,6 @@ import (
 	"github.com/vomc/vomc/construct"
 	"github.com/vomc/vomc/dynamics"
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/pipeline"
 )
 
@@ -41,17 +40,6 @@ func runAttention(args []string) error {
 	return r.WriteText(os.Stdout)
 }
 
-// checkDynamics checks dynamics' numbers and methods before any work.
-func checkDynamics(cfg dynamics.RunConfig) error {
-	if cfg.Windows < 2 || cfg.MaxK < 1 || cfg.HeadWindows == 0 || cfg.HeadWindows < -1 {
-		return usagef("--windows ≥ 2, --max-k ≥ 1 and --head-windows ≥ 1 (or -1) please")
-	}
-	if cfg.Methods == "" {
-		return nil
-	}
-	return asUsage(methods.Check(cfg.Methods))
-}
-
 func runDynamics(args []string) error {
 	fs := newFlags("dynamics")
 	cfg := dynamics.RunConfig{Null: attnmap.NullOptions{Seed: 1}, Backend: compute()}
@@ -73,8 +61,8 @@ func runDynamics(args []string) error {
 	if cfg.Run == "" || cfg.Data == "" {
 		return usagef("--run DIR and --data DIR are required")
 	}
-	if err := checkDynamics(cfg); err != nil {
-		return err
+	if err := cfg.Check(); err != nil {
+		return flagError(err)
 	}
 	build, err := pipeline.CodeKey()
 	if err != nil {
