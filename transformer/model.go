@@ -540,7 +540,7 @@ func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
 		x, dx = s.layers[L-1].out(), d.layers[L-1].out()
 	}
 	if c.LayerNorm {
-		be.MatmulBackward(d.lnf, g.headw, g.headb, d.logits, s.lnf, p.headw, BT, C, A, false)
+		be.MatmulBackward(d.lnf, g.headw, g.headb, d.logits, s.lnf, p.headw, BT, C, A, true)
 		be.LayerNormBackward(dx, g.lnfw, g.lnfb, d.lnf, x, p.lnfw, s.lnfMean, s.lnfRstd, BT, C)
 	} else {
 		be.MatmulBackward(dx, g.headw, g.headb, d.logits, x, p.headw, BT, C, A, false)
@@ -557,16 +557,20 @@ func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
 			// cleared by zeroGrads
 			be.MatmulBackward(db.fcha, lg.fcprojw, lg.fcprojb, db.res3, lb.fcha, lp.fcprojw, BT, 4*C, C, true)
 			be.ActivationBackward(c.activation(), db.fch.Prefix(BT*4*C), lb.fch.Prefix(BT*4*C), db.fcha.Prefix(BT*4*C))
-			be.MatmulBackward(db.ln2, lg.fcw, lg.fcb, db.fch, lb.ln2, lp.fcw, BT, C, 4*C, false)
+			// with LayerNorm, ln2 has no other contribution (without,
+			// it is res2)
+			be.MatmulBackward(db.ln2, lg.fcw, lg.fcb, db.fch, lb.ln2, lp.fcw, BT, C, 4*C, c.LayerNorm)
 			if c.LayerNorm {
 				be.LayerNormBackward(db.res2, lg.ln2w, lg.ln2b, db.ln2, lb.res2, lp.ln2w, lb.ln2Mean, lb.ln2Rstd, BT, C)
 			}
 			be.Add(db.res2.Prefix(BT*C), db.res2, db.res3)
 		}
-		// res2 = x + proj(attn(qkv(ln1(x))))
-		be.MatmulBackward(db.atty, lg.projw, lg.projb, db.res2, lb.atty, lp.projw, BT, C, C, false)
+		// res2 = x + proj(attn(qkv(ln1(x)))); atty, and with LayerNorm
+		// ln1 (without, it is the layer input), have no other
+		// contribution
+		be.MatmulBackward(db.atty, lg.projw, lg.projb, db.res2, lb.atty, lp.projw, BT, C, C, true)
 		be.AttentionBackward(db.qkv, db.atty, lb.qkv, lb.lse.Prefix(B*c.Heads[l]*T), B, T, C, c.Heads[l])
-		be.MatmulBackward(db.ln1, lg.qkvw, lg.qkvb, db.qkv, lb.ln1, lp.qkvw, BT, C, 3*C, false)
+		be.MatmulBackward(db.ln1, lg.qkvw, lg.qkvb, db.qkv, lb.ln1, lp.qkvw, BT, C, 3*C, c.LayerNorm)
 		if c.LayerNorm {
 			be.LayerNormBackward(dxin, lg.ln1w, lg.ln1b, db.ln1, xin, lp.ln1w, lb.ln1Mean, lb.ln1Rstd, BT, C)
 		}
@@ -580,19 +584,23 @@ func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
 }
 
 // zeroGrads clears the first BT rows of every gradient buffer that the
-// backward pass accumulates into.
+// backward pass accumulates into. The buffers that a product's input
+// gradient overwrites (setDinp) are left alone: atty, and with LayerNorm
+// ln1, ln2 and lnf (without LayerNorm they alias the residual stream,
+// which is cleared); fch and fcha are overwritten too.
 func (m *Model) zeroGrads(d *bufs, BT int) {
-	C := m.Config.Embed
+	C, ln := m.Config.Embed, m.Config.LayerNorm
 	m.be.Zero(d.encoded.Prefix(BT * C))
 	for l := range d.layers {
 		lb := &d.layers[l]
-		for _, s := range []backend.Tensor{lb.ln1, lb.atty, lb.res2, lb.ln2, lb.res3} {
-			if !s.Absent() {
+		for _, s := range []backend.Tensor{lb.ln1, lb.res2, lb.ln2, lb.res3} {
+			if !s.Absent() && (!ln || (s != lb.ln1 && s != lb.ln2)) {
 				m.be.Zero(s.Prefix(BT * C))
 			}
 		}
 		m.be.Zero(lb.qkv.Prefix(BT * 3 * C))
-		// fch and fcha are overwritten by Backward
 	}
-	m.be.Zero(d.lnf.Prefix(BT * C))
+	if !ln {
+		m.be.Zero(d.lnf.Prefix(BT * C))
+	}
 }
