@@ -12,7 +12,7 @@ func (o *CompareOptions) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.D, "D", 2, "maximum depth D (≥ 1)")
 	fs.Float64Var(&o.Lambda, "lambda", 0.15, "stop probability λ in (0,1)")
 	fs.Float64Var(&o.Alpha, "alpha", 0.5, "Dirichlet parameter α")
-	fs.Var((*temperature)(&o.C), "c", "attention temperature c: inf (exact hard-attention limit) or a positive number")
+	fs.Var((*temperature)(&o.C), "c", "attention temperature c: inf (exact hard-attention limit; default) or a positive number")
 	fs.StringVar(&o.InputName, "input", "0120112", "input symbols: digits (A ≤ 10) or comma-separated integers")
 	fs.IntVar(&o.N, "N", 0, "positional period N (0: the number of positions, len(input)+D+1)")
 	fs.BoolVar(&o.Show, "show", false, "print the layout, the layers and every layer's intermediate quantities per position")

@@ -129,7 +129,7 @@ func runGenerate(args []string) error {
 func runCTW(args []string) error {
 	fs := newFlags("ctw")
 	o := ctwfile.Options{Mode: symbols.Text, Init: ctw.Condition}
-	fs.Var(&o.Mode, "mode", "file mode: text or raw")
+	fs.Var(&o.Mode, "mode", "file mode: text (default) or raw")
 	fs.StringVar(&o.Alphabet, "alphabet", "", "text alphabet in symbol order (default: the characters present, sorted)")
 	fs.IntVar(&o.D, "D", 5, "maximum depth (order) D")
 	lam := fs.String("lambda", "auto", "stop probability λ in (0,1), or auto = 1−2^{−(A−1)} (1/2 for A > 16)")

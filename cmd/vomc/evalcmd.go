@@ -20,7 +20,7 @@ func runEval(args []string) error {
 	backendName := fs.String("backend", "cpu", "tf: and synth: methods: "+trainrun.BackendUsage)
 	fs.StringVar(&o.Data, "data", "", "data set directory (from 'vomc data')")
 	fs.StringVar(&o.File, "file", "", "a symbol file instead of a data set")
-	fs.Var(&o.Mode, "mode", "with --file: text or raw")
+	fs.Var(&o.Mode, "mode", "with --file: text (default) or raw")
 	fs.StringVar(&o.Alphabet, "alphabet", "", "with --file (text): alphabet in symbol order (default: characters present, sorted)")
 	fs.IntVar(&o.N, "N", 0, "with --file: cut the file into windows of N symbols (0: the whole file is one window)")
 	fs.IntVar(&o.D, "D", 3, "with --file: default depth/order of the methods")
