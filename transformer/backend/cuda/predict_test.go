@@ -72,18 +72,6 @@ func comparePredict(t *testing.T, be backend.Backend, cfg transformer.Config, to
 	t.Logf("%s L=%d E=%d N=%d: PredictBatch within %.2g of the CPU's, %.2g of its PredictSequence", be.Name(), cfg.Layers, cfg.Embed, N, worst, worstSeq)
 }
 
-// TestEmulatorPredictBatch: batched prediction on forward-only buffers
-// on the emulated device equals the CPU backend's to float32 tolerance.
-func TestEmulatorPredictBatch(t *testing.T) {
-	be := emuBackend(t)
-	small := transformer.DefaultConfig(2, 2, 16, 12, 3)
-	noff := small
-	noff.FeedForward, noff.LayerNorm = false, false
-	for _, cfg := range []transformer.Config{small, noff} {
-		comparePredict(t, be, cfg, 1e-5)
-	}
-}
-
 // TestPredictBatchMatchesCPU is TestEmulatorPredictBatch on the GPU, at
 // the architectures of the training comparison.
 func TestPredictBatchMatchesCPU(t *testing.T) {
