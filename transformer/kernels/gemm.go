@@ -26,6 +26,15 @@ type Kernel interface {
 	Gemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
 }
 
+// BiasKernel is a Kernel that also computes C ← op(A)·op(B) + bias, the
+// bias (n values) added to every row of C after the product, with the
+// same result as Gemm with β = 0 followed by that addition, but each tile
+// of C gets its bias while it is in cache (the SIMD kernels).
+type BiasKernel interface {
+	Kernel
+	GemmBias(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, bias []float32)
+}
+
 // Serial returns a kernel computing the same results as k on the calling
 // goroutine only (for callers that already run in parallel): k itself
 // when it has no single-goroutine form.

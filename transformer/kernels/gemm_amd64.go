@@ -3,6 +3,7 @@
 package kernels
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 )
@@ -77,6 +78,9 @@ type tileISA struct {
 	// of two (packRows32/packRows16x).
 	pack1 func(dst *float32, src *float32, sstride int, dstride int, rows int, lmask int, smask int)
 	pack2 func(dst *float32, src *float32, sstride int, rows int, lmask int)
+	// add is the set's vector addition (dst = a + b, n ≥ 1 values), for
+	// the bias of GemmBias.
+	add func(dst *float32, a *float32, b *float32, n int)
 	// serial is the single-goroutine kernel of this ISA.
 	serial *simdKernel
 }
@@ -89,7 +93,7 @@ func (t *tileISA) nr() int { return 2 * t.vl }
 var isaAVX512 = &tileISA{
 	name: "avx512", mr: 12, vl: 16,
 	kern:  [2][2]microKernel{{gemm12x16Strided, gemm12x16Rows}, {gemm12x32Strided, gemm12x32Rows}},
-	pack1: packRows16, pack2: packRows32,
+	pack1: packRows16, pack2: packRows32, add: addSIMD,
 }
 
 // isaAVX2 is the AVX2 + FMA GEMM: 6×16 tiles (12 of the 16 ymm registers
@@ -97,7 +101,7 @@ var isaAVX512 = &tileISA{
 var isaAVX2 = &tileISA{
 	name: "avx2", mr: 6, vl: 8,
 	kern:  [2][2]microKernel{{gemm6x8StridedAVX2, gemm6x8RowsAVX2}, {gemm6x16StridedAVX2, gemm6x16RowsAVX2}},
-	pack1: packRows8, pack2: packRows16x,
+	pack1: packRows8, pack2: packRows16x, add: addAVX2,
 }
 
 func init() {
@@ -168,6 +172,7 @@ type gemmJob struct {
 	tiles          int // row tiles (byRows) or column panels
 	parts          int
 	bufs           []partBuf
+	bias           []float32 // GemmBias: added to each row of C after the product
 }
 
 // partBuf is a part's packing space.
@@ -184,6 +189,19 @@ var jobPool = sync.Pool{New: func() any {
 
 // Gemm implements Kernel.
 func (g *simdKernel) Gemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	g.gemm(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc, nil)
+}
+
+// GemmBias implements BiasKernel: the bias is added to each row tile of
+// C right after its last block of the product, while it is in cache.
+func (g *simdKernel) GemmBias(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, bias []float32) {
+	if len(bias) < n {
+		panic(fmt.Sprintf("kernels: GemmBias with %d bias values for %d columns", len(bias), n))
+	}
+	g.gemm(transA, transB, m, n, k, a, lda, b, ldb, 0, c, ldc, bias[:n])
+}
+
+func (g *simdKernel) gemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32) {
 	if m <= 0 || n <= 0 {
 		return
 	}
@@ -191,6 +209,9 @@ func (g *simdKernel) Gemm(transA, transB bool, m, n, k int, a []float32, lda int
 		if beta == 0 {
 			for i := 0; i < m; i++ {
 				clear(c[i*ldc : i*ldc+n])
+				if bias != nil {
+					g.isa.add(&c[i*ldc], &c[i*ldc], &bias[0], n)
+				}
 			}
 		}
 		return
@@ -203,6 +224,7 @@ func (g *simdKernel) Gemm(transA, transB bool, m, n, k int, a []float32, lda int
 	j.transA, j.transB, j.m, j.n, j.k = transA, transB, m, n, k
 	j.a, j.b, j.c, j.lda, j.ldb, j.ldc = a, b, c, lda, ldb, ldc
 	j.acc = beta != 0
+	j.bias = bias
 	j.nPad = n / snr * snr
 	if r := n % snr; r > t.vl {
 		j.nPad += snr
@@ -258,7 +280,7 @@ func (g *simdKernel) Gemm(transA, transB bool, m, n, k int, a []float32, lda int
 		}
 		j.run(j.parts, w-1)
 	}
-	j.a, j.b, j.c = nil, nil, nil
+	j.a, j.b, j.c, j.bias = nil, nil, nil, nil
 	jobPool.Put(j)
 }
 
@@ -384,6 +406,14 @@ func (j *gemmJob) compute(i0, i1, j0, j1 int, buf *partBuf) {
 					kern[1](kb, pa, astride, pb, bstride, pcc, ldc, mv, mask, acc)
 				} else {
 					kern[0](kb, pa, astride, pb, bstride, pcc, ldc, mv, mask, acc)
+				}
+			}
+			if j.bias != nil && pc+kb >= j.k {
+				// the tile's rows are complete: (Σ) + bias, as a
+				// separate addition after the product would give
+				for i := ir; i < ir+mv; i++ {
+					row := &c[i*ldc+j0]
+					t.add(row, row, &j.bias[j0], j1-j0)
 				}
 			}
 		}

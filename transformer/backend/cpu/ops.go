@@ -128,8 +128,14 @@ func (t *lnTask) RunPart(i int) {
 }
 
 // matmulForward: out (rows, OC) = inp (rows, C) · wᵀ + bias, w (OC, C),
-// bias (OC) or nil. out is overwritten.
+// bias (OC) or nil. out is overwritten. The bias is added to each tile
+// of out by the GEMM where it can (kernels.BiasKernel), else afterwards;
+// the result is the same.
 func matmulForward(ks *kernels.Set, k kernels.Kernel, out, inp, w, bias []float32, rows, C, OC int) {
+	if bk, ok := k.(kernels.BiasKernel); ok && bias != nil {
+		bk.GemmBias(false, true, rows, OC, C, inp, C, w, C, out, OC, bias)
+		return
+	}
 	k.Gemm(false, true, rows, OC, C, inp, C, w, C, 0, out, OC)
 	if bias != nil {
 		biasAdd(ks, out, bias, rows, OC)
