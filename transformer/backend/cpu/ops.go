@@ -27,10 +27,13 @@ func encoderForward(out []float32, inp []byte, wte, pos []float32, B, T, C int) 
 
 func (t *chunkTask) encoderForward(lo, hi int) {
 	C, T, out, wte, pos := t.C, t.T, t.x, t.y, t.z
-	for r := lo; r < hi; r++ {
+	for r, tt := lo, lo%T; r < hi; r, tt = r+1, tt+1 {
+		if tt == T {
+			tt = 0
+		}
 		o := out[r*C : (r+1)*C]
 		e := wte[int(t.tok[r])*C:][:C]
-		p := pos[r%T*C:][:C]
+		p := pos[tt*C:][:C]
 		for i := range o {
 			o[i] = e[i] + p[i]
 		}
@@ -48,16 +51,19 @@ func encoderBackward(dwte, dwpe []float32, dout []float32, inp []byte, B, T, C i
 
 func (t *chunkTask) encoderBackward(c0, c1 int) {
 	C, dout, dwte, dwpe := t.C, t.x, t.y, t.z
-	for r := 0; r < t.B*t.T; r++ {
-		d := dout[r*C+c0 : r*C+c1]
-		de := dwte[int(t.tok[r])*C+c0:][:len(d)]
-		for i, v := range d {
-			de[i] += v
-		}
-		if dwpe != nil {
-			dp := dwpe[r%t.T*C+c0:][:len(d)]
+	for b := 0; b < t.B; b++ {
+		for tt := 0; tt < t.T; tt++ {
+			r := b*t.T + tt
+			d := dout[r*C+c0 : r*C+c1]
+			de := dwte[int(t.tok[r])*C+c0:][:len(d)]
 			for i, v := range d {
-				dp[i] += v
+				de[i] += v
+			}
+			if dwpe != nil {
+				dp := dwpe[tt*C+c0:][:len(d)]
+				for i, v := range d {
+					dp[i] += v
+				}
 			}
 		}
 	}
@@ -407,8 +413,8 @@ func crossEntropyForward(probs, losses, logits []float32, inp []byte, B, T, A in
 	t.x, t.y, t.z, t.f64, t.tok, t.T, t.C = probs, losses, logits, *scr, inp, T, A
 	t.run(B*T, ceChunk)
 	total := 0.0
-	for r, loss := range *scr {
-		if r%T != T-1 {
+	for b := 0; b < B; b++ {
+		for _, loss := range (*scr)[b*T : b*T+T-1] {
 			total += loss
 		}
 	}
@@ -418,7 +424,10 @@ func crossEntropyForward(probs, losses, logits []float32, inp []byte, B, T, A in
 
 func (t *chunkTask) crossEntropyForward(lo, hi int) {
 	A, T, probs, losses, logits, rl := t.C, t.T, t.x, t.y, t.z, t.f64
-	for r := lo; r < hi; r++ {
+	for r, tt := lo, lo%T; r < hi; r, tt = r+1, tt+1 {
+		if tt == T {
+			tt = 0
+		}
 		l := logits[r*A : (r+1)*A]
 		p := probs[r*A : (r+1)*A]
 		maxv := l[0]
@@ -435,7 +444,7 @@ func (t *chunkTask) crossEntropyForward(lo, hi int) {
 		for i := range p {
 			p[i] = float32(float64(p[i]) * inv)
 		}
-		if r%T == T-1 {
+		if tt == T-1 {
 			losses[r], rl[r] = 0, 0
 			continue
 		}
@@ -468,9 +477,12 @@ func crossEntropyBackward(dlogits, probs []float32, inp []byte, scale float32, B
 
 func (t *chunkTask) crossEntropyBackward(lo, hi int) {
 	A, T, scale := t.C, t.T, t.s
-	for r := lo; r < hi; r++ {
+	for r, tt := lo, lo%T; r < hi; r, tt = r+1, tt+1 {
+		if tt == T {
+			tt = 0
+		}
 		d := t.x[r*A : (r+1)*A]
-		if r%T == T-1 {
+		if tt == T-1 {
 			clear(d)
 			continue
 		}
