@@ -369,7 +369,7 @@ const (
 )
 
 // elemChunk is the number of elements per part of an elementwise op.
-const elemChunk = 1 << 14
+const elemChunk = 1 << 15
 
 // elemTask is one elementwise call, split into chunks of elemChunk.
 type elemTask struct {
