@@ -191,7 +191,7 @@ func (s *schedule) done(f finished) {
 			s.r.Ran = append(s.r.Ran, st.Name)
 			return
 		}
-		f.err = fmt.Errorf("stage %s: computed, but %s holds no valid %s", st.Name, s.dir[f.i], DoneFile)
+		f.err = fmt.Errorf("stage %s: computed, but %s holds no valid %s (was it computed under another hash: another configuration, version or code key?)", st.Name, s.dir[f.i], DoneFile)
 	}
 	if s.failed == nil {
 		s.failed = f.err

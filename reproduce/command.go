@@ -144,7 +144,7 @@ func (c Command) runAll(ctx context.Context) error {
 		return err
 	}
 	if c.Options.Jobs > 1 && c.Options.Vomc == "" {
-		exe, err := os.Executable()
+		exe, err := self()
 		if err != nil {
 			return fmt.Errorf("cannot find this binary (%v) to compute stages at once: use --jobs 1", err)
 		}

@@ -42,11 +42,12 @@ func stageArgs(cfg study.Config, opts Options, config, out string) []string {
 // processExec returns the pipeline.Parallel Exec of a run with
 // opts.Jobs > 1: each stage is computed by `opts.Vomc reproduce --stage
 // NAME` in a process of its own, reading the run's configuration
-// (OUT/config.json), with GOMAXPROCS and OMP_NUM_THREADS set to its share
-// of the cores; its output lines go to the run's log, prefixed with the
-// stage's name. Cancelling ctx interrupts the process (SIGINT, as Ctrl-C
-// would: a training stage writes its checkpoint) and kills it if it has
-// not stopped within a minute.
+// (OUT/config.json, FileJSON) and hashing with this run's code key, with
+// GOMAXPROCS and OMP_NUM_THREADS set to its share of the cores; its output
+// lines go to the run's log, prefixed with the stage's name. Cancelling ctx
+// interrupts the process once (SIGINT, as Ctrl-C would: a training stage
+// writes its checkpoint; see detach) and kills it if it has not stopped
+// within a minute.
 func processExec(cfg study.Config, opts Options) (func(context.Context, pipeline.Job) error, error) {
 	if opts.Vomc == "" {
 		return nil, errors.New("reproduce: computing stages at once (Jobs > 1) needs the vomc binary to run them (Options.Vomc)")
@@ -55,17 +56,22 @@ func processExec(cfg study.Config, opts Options) (func(context.Context, pipeline
 	if err != nil {
 		return nil, err
 	}
-	args := stageArgs(cfg, opts, filepath.Join(out, "config.json"), out)
-	if opts.CodeKey != "" {
-		args = append(args, "--code-key", opts.CodeKey)
+	code := opts.CodeKey
+	if code == "" {
+		if code, err = pipeline.CodeKey(); err != nil {
+			return nil, err
+		}
 	}
+	// The stages are hashed with this run's code key, also where a stage
+	// process would compute another (a binary rebuilt during the run).
+	args := append(stageArgs(cfg, opts, filepath.Join(out, "config.json"), out), "--code-key", code)
 	return func(ctx context.Context, job pipeline.Job) error {
 		a := append(append([]string(nil), args...), "--stage", job.Stage.Name)
 		if job.Rerun {
 			a = append(a, "--rerun", job.Stage.Name)
 		}
 		cmd := exec.CommandContext(ctx, opts.Vomc, a...)
-		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+		detach(cmd)
 		cmd.WaitDelay = time.Minute
 		t := strconv.Itoa(job.Threads)
 		cmd.Env = append(os.Environ(), "GOMAXPROCS="+t, "OMP_NUM_THREADS="+t)

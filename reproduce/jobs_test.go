@@ -2,8 +2,17 @@ package reproduce
 
 import (
 	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/vomc/vomc/pipeline"
 
 	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/transformer/trainrun"
@@ -37,4 +46,94 @@ func TestJobsRefused(t *testing.T) {
 			t.Errorf("%d jobs: %v, want %q", jobs, err, want)
 		}
 	}
+}
+
+// TestProcessExec: the stage process's command line (the run's
+// configuration file, its code key, the stage, --rerun when asked), its
+// share of the cores in GOMAXPROCS, its output prefixed with the stage's
+// name, a failure naming its last line, and cancellation interrupting it
+// once (it exits on its own, here after trapping SIGINT).
+func TestProcessExec(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	cfg, err := study.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, "vomc")
+	os.WriteFile(script, []byte(`#!/bin/sh
+echo "args: $*"
+echo "threads: $GOMAXPROCS $OMP_NUM_THREADS"
+case "$*" in
+*--stage\ fails*) echo "vomc reproduce: it broke" >&2; exit 3;;
+*--stage\ waits*) trap 'echo interrupted >> '"$0"'.sig; exit 130' INT; echo ready; while :; do sleep 0.05; done;;
+esac
+`), 0o755)
+	opts := Options{Out: filepath.Join(dir, "out"), CodeKey: "key1", Vomc: script}
+	exec, err := processExec(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	job := func(name string, rerun bool) pipeline.Job {
+		return pipeline.Job{Stage: pipeline.Stage{Name: name}, Threads: 3, Rerun: rerun, Log: &syncWriter{w: &log}}
+	}
+	if err := exec(context.Background(), job("train-x", true)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"train-x: args: reproduce --preset tiny --config " + filepath.Join(opts.Out, "config.json") + " --out " + opts.Out,
+		"--code-key key1 --stage train-x --rerun train-x\n", "train-x: threads: 3 3\n"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+	if err := exec(context.Background(), job("fails", false)); err == nil || !strings.Contains(err.Error(), "exit status 3 (last line: vomc reproduce: it broke)") {
+		t.Errorf("failing stage: %v", err)
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := &syncWriter{w: &strings.Builder{}, seen: "ready", ch: make(chan struct{})}
+	done := make(chan error)
+	go func() {
+		j := job("waits", false)
+		j.Log = ready
+		done <- exec(ctx, j)
+	}()
+	select {
+	case <-ready.ch:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stage process did not start")
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled stage: %v", err)
+	}
+	if b, _ := os.ReadFile(script + ".sig"); string(b) != "interrupted\n" {
+		t.Errorf("the stage process got %q, want one interrupt", b)
+	}
+}
+
+// syncWriter is a writer for several goroutines that closes ch once seen
+// has been written.
+type syncWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	seen string
+	ch   chan struct{}
+	all  strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.all.Write(p)
+	if s.ch != nil && strings.Contains(s.all.String(), s.seen) {
+		close(s.ch)
+		s.ch = nil
+	}
+	return s.w.Write(p)
 }

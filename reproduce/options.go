@@ -46,7 +46,8 @@ type Options struct {
 	// Jobs > 1 (≤ 0: GOMAXPROCS).
 	Threads int
 	// Vomc is the vomc binary that computes the stages of a run with
-	// Jobs > 1 (the command passes its own).
+	// Jobs > 1 (the command passes its own); it must be of Version, whose
+	// stage hashes it computes.
 	Vomc string
 	// Lock configures the claims that keep concurrent runs sharing Out
 	// (Slurm tasks, several machines) from computing the same stage.

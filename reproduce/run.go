@@ -48,7 +48,7 @@ func Run(ctx context.Context, cfg study.Config, opts Options) (*Outcome, error) 
 	if err := os.MkdirAll(filepath.Join(opts.Out, "stages"), 0o755); err != nil {
 		return nil, err
 	}
-	if err := fsutil.WriteBytes(filepath.Join(opts.Out, "config.json"), true, []byte(cfg.JSON()+"\n")); err != nil {
+	if err := fsutil.WriteBytes(filepath.Join(opts.Out, "config.json"), true, []byte(cfg.FileJSON()+"\n")); err != nil {
 		return nil, err
 	}
 	stages, err := Plan(cfg, opts)
@@ -106,7 +106,7 @@ func RunStage(ctx context.Context, cfg study.Config, opts Options, name string) 
 	if err := os.MkdirAll(filepath.Join(opts.Out, "stages"), 0o755); err != nil {
 		return nil, err
 	}
-	if err := fsutil.WriteBytes(filepath.Join(opts.Out, "config.json"), true, []byte(cfg.JSON()+"\n")); err != nil {
+	if err := fsutil.WriteBytes(filepath.Join(opts.Out, "config.json"), true, []byte(cfg.FileJSON()+"\n")); err != nil {
 		return nil, err
 	}
 	r, err := newRunner(opts, stages)

@@ -75,7 +75,7 @@ func WriteSlurm(cfg study.Config, opts Options, so SlurmOptions) (*Submission, e
 		command += " " + q(a)
 	}
 	sub, err := pipeline.WriteSlurm(stages, pipeline.Slurm{Dir: dir, Name: "vomc reproduce", JobPrefix: "vomc", Command: command,
-		SbatchOpts: so.SbatchOpts, Files: map[string][]byte{filepath.Base(config): []byte(cfg.JSON() + "\n")}, Force: so.Force})
+		SbatchOpts: so.SbatchOpts, Files: map[string][]byte{filepath.Base(config): []byte(cfg.FileJSON() + "\n")}, Force: so.Force})
 	if errors.Is(err, pipeline.ErrSubmitted) {
 		return nil, fmt.Errorf("reproduce: %w", err)
 	}

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -311,14 +312,47 @@ func markovUpTo(D int) string {
 }
 
 // Load overrides the fields named in a JSON object (keys as in Config's
-// JSON form); unknown keys are an error.
+// JSON form); unknown keys are an error. An object that names every key
+// (as FileJSON writes) is a complete configuration: it replaces c as a
+// whole, whatever c held before (the preset).
 func (c *Config) Load(r io.Reader) error {
-	dec := json.NewDecoder(r)
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("reproduce: config: %w", err)
+	}
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(b, &keys) == nil && len(keys) == len(Keys()) {
+		complete := true
+		for _, k := range Keys() {
+			_, ok := keys[k]
+			complete = complete && ok
+		}
+		if complete {
+			*c = Config{}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(c); err != nil {
 		return fmt.Errorf("reproduce: config: %w", err)
 	}
 	return nil
+}
+
+// FileJSON is the configuration (Normalized) as a file that stands alone:
+// every key, the empty ones too, so that Load, and Layered over any
+// preset, read back exactly this configuration. vomc reproduce writes it
+// as OUT/config.json, which the stage processes of --jobs and the tasks of
+// a Slurm submission read.
+func (c Config) FileJSON() string {
+	n := c.Normalized()
+	v, t := reflect.ValueOf(n), reflect.TypeFor[Config]()
+	m := map[string]any{}
+	for i := range t.NumField() {
+		m[jsonName(t.Field(i))] = v.Field(i).Interface()
+	}
+	b, _ := json.MarshalIndent(m, "", "  ")
+	return string(b)
 }
 
 // LoadFile is Load on the named file.

@@ -3,6 +3,7 @@ package study
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -95,5 +96,42 @@ func TestLayered(t *testing.T) {
 	}
 	if _, err := Layered("huge", "", nil); err == nil {
 		t.Error("unknown preset accepted")
+	}
+}
+
+// TestFileJSONRoundTrip: the configuration file vomc writes (FileJSON)
+// reads back, over every preset, as exactly the configuration written —
+// also where an override sets a key back to its empty value, which
+// JSON's omitempty drops (before FileJSON, a stage process or Slurm task
+// reading OUT/config.json over the preset got the preset's value back).
+func TestFileJSONRoundTrip(t *testing.T) {
+	overrides := [][]string{nil, {"seeds=1"}, {"synth_encodings=paper"}, {"ladder=false"}, {"extra_methods="},
+		{"seeds=2", "leaves=dirichlet", "synth_seeds=0", "dynamics=", "engine="}}
+	for _, preset := range Presets {
+		for _, sets := range overrides {
+			cfg, err := Layered(preset, "", sets)
+			if err != nil {
+				continue // an override this preset refuses
+			}
+			file := filepath.Join(t.TempDir(), "config.json")
+			if err := os.WriteFile(file, []byte(cfg.FileJSON()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, over := range Presets {
+				back, err := Layered(over, file, nil)
+				if err != nil {
+					t.Fatalf("%s %v read over %s: %v", preset, sets, over, err)
+				}
+				if !reflect.DeepEqual(back.Normalized(), cfg.Normalized()) {
+					t.Errorf("%s %v read back over preset %s:\n%s\nwant\n%s", preset, sets, over, back.JSON(), cfg.JSON())
+				}
+			}
+		}
+	}
+	// A file of some keys still overrides only those.
+	file := filepath.Join(t.TempDir(), "part.json")
+	os.WriteFile(file, []byte(`{"N": 96}`), 0o644)
+	if cfg, err := Layered("small", file, nil); err != nil || cfg.N != 96 || cfg.A != 3 || len(cfg.Fig3Models) == 0 {
+		t.Errorf("partial file over small: %v %+v", err, cfg)
 	}
 }
