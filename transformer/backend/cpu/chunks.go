@@ -126,9 +126,18 @@ const vecChunk = 1 << 16
 // (about vecChunk values).
 func rowChunk(C int) int { return max(1, vecChunk/max(C, 1)) }
 
-// colBlock is the width of the column blocks into which column sums (the
-// encoder's gradients, bias gradients) are split.
+// colBlock is the quantum of the column blocks into which column sums
+// (the encoder's gradients, bias gradients) are split: one cache line.
 const colBlock = 16
+
+// colBlocks is the width of the blocks into which C columns are split: two
+// per goroutine (fewer, wider blocks make fewer, longer vector additions
+// per row), a multiple of colBlock. Each column is summed over the rows in
+// row order whatever the width.
+func colBlocks(C int) int {
+	parts := min(2*runtime.GOMAXPROCS(0), (C+colBlock-1)/colBlock)
+	return (C + parts*colBlock - 1) / (parts * colBlock) * colBlock
+}
 
 // ceChunk is the number of rows per chunk of the cross-entropy ops.
 const ceChunk = 512
@@ -175,7 +184,7 @@ func biasAdd(ks *kernels.Set, out, bias []float32, rows, C int) {
 func biasGrad(ks *kernels.Set, dbias, dout []float32, rows, C int) {
 	t := getChunkTask(opBiasGrad)
 	t.ks, t.x, t.y, t.C, t.B = ks, dbias, dout, C, rows
-	t.run(C, max(colBlock, (C+7)/8/colBlock*colBlock))
+	t.run(C, colBlocks(C))
 }
 
 // adamW applies the AdamW step h, in chunks of 4096 parameters.

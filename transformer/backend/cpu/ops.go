@@ -41,12 +41,12 @@ func (t *chunkTask) encoderForward(lo, hi int) {
 }
 
 // encoderBackward accumulates dwte and, unless dwpe is nil (sinusoidal
-// positions), dwpe from dout (B,T,C), in parallel blocks of colBlock
-// columns, each summed over the rows in row order.
+// positions), dwpe from dout (B,T,C), in parallel blocks of columns,
+// each summed over the rows in row order.
 func encoderBackward(dwte, dwpe []float32, dout []float32, inp []byte, B, T, C int) {
 	t := getChunkTask(opEncBwd)
 	t.x, t.y, t.z, t.tok, t.B, t.T, t.C = dout, dwte, dwpe, inp, B, T, C
-	t.run(C, colBlock)
+	t.run(C, colBlocks(C))
 }
 
 func (t *chunkTask) encoderBackward(c0, c1 int) {
