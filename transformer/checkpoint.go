@@ -342,80 +342,16 @@ func readCheckpoint(r io.Reader, size int64, allowUnverified bool) (*Checkpoint,
 	if err != nil {
 		return nil, fmt.Errorf("transformer: %w", err)
 	}
-	md := h.Meta
-	if md["format"] != checkpointFormat {
-		return nil, fmt.Errorf("transformer: not a %s file (metadata format %q)", checkpointFormat, md["format"])
+	c, st, err := checkpointMeta(h, allowUnverified)
+	if err != nil {
+		return nil, err
 	}
-	if md["version"] != checkpointVersion {
-		return nil, fmt.Errorf("transformer: checkpoint version %q, this build reads %q", md["version"], checkpointVersion)
+	if err := c.setState(st); err != nil {
+		return nil, err
 	}
-	if h.Checksum == "" && !allowUnverified {
-		return nil, fmt.Errorf("transformer: %w", ErrNoChecksum)
-	}
-	c := &Checkpoint{ModelFormat: md["model"], ModelConfig: md["config"]}
-	var st stateJSON
-	for _, f := range []struct {
-		key string
-		v   any
-	}{{"train_config", &c.Train}, {"state", &st}, {"history", &c.History}, {"meta", &c.Meta}} {
-		raw, ok := md[f.key]
-		if !ok {
-			return nil, fmt.Errorf("transformer: checkpoint without %q", f.key)
-		}
-		if err := json.Unmarshal([]byte(raw), f.v); err != nil {
-			return nil, fmt.Errorf("transformer: checkpoint %s: %w", f.key, err)
-		}
-	}
-	if c.Meta == nil {
-		c.Meta = map[string]string{}
-	}
-	if _, ok := md["config"]; !ok {
-		return nil, fmt.Errorf("transformer: checkpoint without %q", "config")
-	}
-	maxT := math.MaxInt32 // a non-transformer model's own loader checks its context
-	if c.ModelFormat == "" {
-		if c.Config, err = ParseConfig([]byte(md["config"])); err != nil {
-			return nil, fmt.Errorf("checkpoint: %w", err)
-		}
-		maxT = c.Config.Context
-	}
-	if err := c.Train.Validate(); err != nil {
-		return nil, fmt.Errorf("transformer: checkpoint train_config: %w", err)
-	}
-	c.AdamT, c.TrainWindows, c.ValWindows, c.WindowLen = st.AdamT, st.TrainWindows, st.ValWindows, st.WindowLen
-	c.State = TrainerState{Step: st.Step, Epoch: st.Epoch, Index: st.Index, BestVal: float64(st.BestVal),
-		SinceBest: st.SinceBest, Stopped: st.Stopped, EpochLoss: float64(st.EpochLoss), EpochTargets: st.EpochTargets,
-		IntervalLoss: float64(st.IntervalLoss), IntervalTargets: st.IntervalTargets,
-		LR: float64(st.LR), GradNorm: float64(st.GradNorm),
-		Elapsed: time.Duration(st.ElapsedNS)}
-	if err := c.checkState(st.ElapsedNS, maxT); err != nil {
-		return nil, fmt.Errorf("transformer: checkpoint state: %w", err)
-	}
-	P := c.Config.NumParams()
-	if c.ModelFormat != "" {
-		// another model kind: every tensor has the length of "params"
-		P = -1
-		for _, t := range h.Tensors {
-			if t.Name == "params" && len(t.Shape) == 1 && t.Shape[0] >= 1 && t.Shape[0] <= MaxParams {
-				P = t.Shape[0]
-			}
-		}
-		if P < 0 {
-			return nil, fmt.Errorf("transformer: checkpoint without a valid tensor %q", "params")
-		}
-	}
-	for _, t := range h.Tensors {
-		if _, ok := checkpointTensors[t.Name]; !ok {
-			return nil, fmt.Errorf("transformer: checkpoint has an unknown tensor %q", t.Name)
-		}
-		if t.DType != "F32" || len(t.Shape) != 1 || t.Shape[0] != P {
-			return nil, fmt.Errorf("transformer: checkpoint tensor %s is %s %v, the config needs F32 [%d]", t.Name, t.DType, t.Shape, P)
-		}
-	}
-	for name, required := range checkpointTensors {
-		if required && !slices.ContainsFunc(h.Tensors, func(t safetensors.Tensor) bool { return t.Name == name }) {
-			return nil, fmt.Errorf("transformer: checkpoint without tensor %q", name)
-		}
+	P, err := c.checkTensorHeaders(h.Tensors)
+	if err != nil {
+		return nil, err
 	}
 	if err := sysmem.Check(8*float64(h.DataSize), fmt.Sprintf("reading a checkpoint of %d parameters", P)); err != nil {
 		return nil, fmt.Errorf("transformer: %w", err)
@@ -424,11 +360,121 @@ func readCheckpoint(r io.Reader, size int64, allowUnverified bool) (*Checkpoint,
 	if err != nil {
 		return nil, fmt.Errorf("transformer: %w", err)
 	}
+	if err := c.setTensors(ts); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// checkpointMeta checks a checkpoint's header h (format, version, and the
+// checksum's presence unless allowUnverified: ErrNoChecksum) and decodes
+// its metadata: the model format and config strings, the train config, the
+// history and the caller's meta into a new Checkpoint, and the state into
+// st.
+func checkpointMeta(h *safetensors.Header, allowUnverified bool) (c *Checkpoint, st stateJSON, err error) {
+	md := h.Meta
+	if md["format"] != checkpointFormat {
+		return nil, st, fmt.Errorf("transformer: not a %s file (metadata format %q)", checkpointFormat, md["format"])
+	}
+	if md["version"] != checkpointVersion {
+		return nil, st, fmt.Errorf("transformer: checkpoint version %q, this build reads %q", md["version"], checkpointVersion)
+	}
+	if h.Checksum == "" && !allowUnverified {
+		return nil, st, fmt.Errorf("transformer: %w", ErrNoChecksum)
+	}
+	c = &Checkpoint{ModelFormat: md["model"], ModelConfig: md["config"]}
+	for _, f := range []struct {
+		key string
+		v   any
+	}{{"train_config", &c.Train}, {"state", &st}, {"history", &c.History}, {"meta", &c.Meta}} {
+		raw, ok := md[f.key]
+		if !ok {
+			return nil, st, fmt.Errorf("transformer: checkpoint without %q", f.key)
+		}
+		if err := json.Unmarshal([]byte(raw), f.v); err != nil {
+			return nil, st, fmt.Errorf("transformer: checkpoint %s: %w", f.key, err)
+		}
+	}
+	if c.Meta == nil {
+		c.Meta = map[string]string{}
+	}
+	if _, ok := md["config"]; !ok {
+		return nil, st, fmt.Errorf("transformer: checkpoint without %q", "config")
+	}
+	return c, st, nil
+}
+
+// setState parses c's transformer config (for a transformer), validates
+// its train config, and sets its counters and trainer state from st after
+// checking them (checkState).
+func (c *Checkpoint) setState(st stateJSON) error {
+	maxT := math.MaxInt32 // a non-transformer model's own loader checks its context
+	if c.ModelFormat == "" {
+		var err error
+		if c.Config, err = ParseConfig([]byte(c.ModelConfig)); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		maxT = c.Config.Context
+	}
+	if err := c.Train.Validate(); err != nil {
+		return fmt.Errorf("transformer: checkpoint train_config: %w", err)
+	}
+	c.AdamT, c.TrainWindows, c.ValWindows, c.WindowLen = st.AdamT, st.TrainWindows, st.ValWindows, st.WindowLen
+	c.State = TrainerState{Step: st.Step, Epoch: st.Epoch, Index: st.Index, BestVal: float64(st.BestVal),
+		SinceBest: st.SinceBest, Stopped: st.Stopped, EpochLoss: float64(st.EpochLoss), EpochTargets: st.EpochTargets,
+		IntervalLoss: float64(st.IntervalLoss), IntervalTargets: st.IntervalTargets,
+		LR: float64(st.LR), GradNorm: float64(st.GradNorm),
+		Elapsed: time.Duration(st.ElapsedNS)}
+	if err := c.checkState(st.ElapsedNS, maxT); err != nil {
+		return fmt.Errorf("transformer: checkpoint state: %w", err)
+	}
+	return nil
+}
+
+// checkTensorHeaders checks the tensors listed in a checkpoint's header
+// before any data is read: only those of checkpointTensors, the required
+// ones present, each F32 of shape [P], and returns P: the transformer
+// config's parameter count, or for another model kind the length of the
+// tensor "params" (1 to MaxParams).
+func (c *Checkpoint) checkTensorHeaders(tensors []safetensors.Tensor) (P int, err error) {
+	P = c.Config.NumParams()
+	if c.ModelFormat != "" {
+		// another model kind: every tensor has the length of "params"
+		P = -1
+		for _, t := range tensors {
+			if t.Name == "params" && len(t.Shape) == 1 && t.Shape[0] >= 1 && t.Shape[0] <= MaxParams {
+				P = t.Shape[0]
+			}
+		}
+		if P < 0 {
+			return 0, fmt.Errorf("transformer: checkpoint without a valid tensor %q", "params")
+		}
+	}
+	for _, t := range tensors {
+		if _, ok := checkpointTensors[t.Name]; !ok {
+			return 0, fmt.Errorf("transformer: checkpoint has an unknown tensor %q", t.Name)
+		}
+		if t.DType != "F32" || len(t.Shape) != 1 || t.Shape[0] != P {
+			return 0, fmt.Errorf("transformer: checkpoint tensor %s is %s %v, the config needs F32 [%d]", t.Name, t.DType, t.Shape, P)
+		}
+	}
+	for name, required := range checkpointTensors {
+		if required && !slices.ContainsFunc(tensors, func(t safetensors.Tensor) bool { return t.Name == name }) {
+			return 0, fmt.Errorf("transformer: checkpoint without tensor %q", name)
+		}
+	}
+	return P, nil
+}
+
+// setTensors checks that the tensors read from a checkpoint hold finite
+// values (the second moments ≥ 0) and sets c's parameters, moments and
+// best parameters to them.
+func (c *Checkpoint) setTensors(ts []safetensors.Tensor) error {
 	for _, t := range ts {
 		v := safetensors.Float32s(t.Data)
 		for i, x := range v {
 			if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) || t.Name == "adam.v" && f < 0 {
-				return nil, fmt.Errorf("transformer: checkpoint tensor %s has the value %g at %d", t.Name, f, i)
+				return fmt.Errorf("transformer: checkpoint tensor %s has the value %g at %d", t.Name, f, i)
 			}
 		}
 		switch t.Name {
@@ -442,7 +488,7 @@ func readCheckpoint(r io.Reader, size int64, allowUnverified bool) (*Checkpoint,
 			c.BestParams = v
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // checkState checks the counters read from a checkpoint against each

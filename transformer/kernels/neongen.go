@@ -558,9 +558,20 @@ func geluKernels() {
 
 // ---------------------------------------------------------------- LayerNorm
 
+// layernormKernels writes the LayerNorm kernels: the two statistics
+// (neonSum, neonSqDev), the forward (neonLNApply) and the two passes of the
+// backward (neonLNBackDots, neonLNBackApply).
 func layernormKernels() {
-	// Σ x, in four accumulators of 4 lanes when n is a multiple of 16
-	// (16 partial sums, as the AVX-512 kernel), else one.
+	sumKernel()
+	sqDevKernel()
+	lnApplyKernel()
+	lnBackDotsKernel()
+	lnBackApplyKernel()
+}
+
+// sumKernel writes neonSum: Σ x, in four accumulators of 4 lanes when n is
+// a multiple of 16 (16 partial sums, as the AVX-512 kernel), else one.
+func sumKernel() {
 	emit("// func neonSum(x *float32, n int) float32")
 	emit("TEXT ·neonSum(SB), NOSPLIT, $0-20")
 	emit("\tMOVD x+0(FP), R0")
@@ -591,8 +602,10 @@ func layernormKernels() {
 	emit("\tFMOVS F5, ret+16(FP)")
 	emit("\tRET")
 	emit("")
+}
 
-	// Σ (x − m)²
+// sqDevKernel writes neonSqDev: Σ (x − m)².
+func sqDevKernel() {
 	emit("// func neonSqDev(x *float32, n int, m float32) float32")
 	emit("TEXT ·neonSqDev(SB), NOSPLIT, $0-28")
 	emit("\tMOVD x+0(FP), R0")
@@ -610,8 +623,10 @@ func layernormKernels() {
 	emit("\tFMOVS F3, ret+24(FP)")
 	emit("\tRET")
 	emit("")
+}
 
-	// out = ((x − m)·s)·w + b
+// lnApplyKernel writes neonLNApply, the forward: out = ((x − m)·s)·w + b.
+func lnApplyKernel() {
 	emit("// func neonLNApply(out *float32, x *float32, w *float32, b *float32, n int, m float32, s float32)")
 	emit("TEXT ·neonLNApply(SB), NOSPLIT, $0-48")
 	emit("\tMOVD out+0(FP), R3")
@@ -634,8 +649,11 @@ func layernormKernels() {
 	emit("lnadone:")
 	emit("\tRET")
 	emit("")
+}
 
-	// gm = Σ dout·w, gxm = Σ (dout·w)·x̂, x̂ = (x − m)·s
+// lnBackDotsKernel writes neonLNBackDots, the backward's first pass:
+// gm = Σ dout·w, gxm = Σ (dout·w)·x̂, x̂ = (x − m)·s.
+func lnBackDotsKernel() {
 	emit("// func neonLNBackDots(dout *float32, x *float32, w *float32, n int, m float32, s float32) (gm float32, gxm float32)")
 	emit("TEXT ·neonLNBackDots(SB), NOSPLIT, $0-48")
 	emit("\tMOVD dout+0(FP), R2")
@@ -664,8 +682,11 @@ func layernormKernels() {
 	emit("\tFMOVS F9, gxm+44(FP)")
 	emit("\tRET")
 	emit("")
+}
 
-	// db += dout; dw += dout·x̂; dinp += s·(dout·w − gm − x̂·gxm)
+// lnBackApplyKernel writes neonLNBackApply, the backward's second pass:
+// db += dout; dw += dout·x̂; dinp += s·(dout·w − gm − x̂·gxm).
+func lnBackApplyKernel() {
 	emit("// func neonLNBackApply(dinp *float32, dw *float32, db *float32, dout *float32, x *float32, w *float32, n int, m float32, s float32, gm float32, gxm float32)")
 	emit("TEXT ·neonLNBackApply(SB), NOSPLIT, $0-72")
 	emit("\tMOVD dinp+0(FP), R3")

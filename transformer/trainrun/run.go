@@ -184,64 +184,116 @@ func (r *Run[A, M]) Run(ctx context.Context) error {
 	return noSpace(err, r.CheckpointPath(), r.LastCheckpoint)
 }
 
+// runState is what one call of Run keeps besides the trainer: the first
+// error writing the log (logErr) or a snapshot (snapErr), and the loss of
+// the last step (lastLoss).
+type runState struct {
+	logErr, snapErr error
+	lastLoss        float64
+}
+
+// run is Run but for noSpace: it installs the trainer's callbacks (the
+// log, checkpoints, snapshots and progress), trains, and ends the run
+// (endProgress, finish).
 func (r *Run[A, M]) run(ctx context.Context) error {
 	tr := r.Trainer
-	var logErr error
+	s := &runState{lastLoss: math.NaN()}
 	if r.Log {
 		logFile, err := os.OpenFile(filepath.Join(r.Dir, LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			return err
 		}
 		defer logFile.Close()
-		lastCurve := time.Now()
-		tr.OnLog = func(e transformer.LogEntry) {
-			if logErr == nil {
-				logErr = WriteLog(logFile, []transformer.LogEntry{e})
-			}
-			if e.EpochEnd && time.Since(lastCurve) > 30*time.Second {
-				lastCurve = time.Now()
-				DrawCurveRef(r.Dir, tr.History, r.reference()) // best effort while training
-			}
-		}
-	}
-	path := r.CheckpointPath()
-	save := func() error {
-		if logErr != nil {
-			return logErr
-		}
-		if err := tr.SaveCheckpoint(path, r.Meta); err != nil {
-			return err
-		}
-		r.LastCheckpoint = tr.Step
-		return nil
+		tr.OnLog = r.logTo(logFile, s)
 	}
 	tr.CheckpointEvery = r.CheckpointEvery
-	tr.OnCheckpoint = save
+	tr.OnCheckpoint = func() error { return r.save(s) }
 	r.first, r.start = tr.Step, time.Now()
-	status := r.Options.Status
-	if status == nil {
-		status = r.DefaultStatus
+	snap, err := r.snapshotter()
+	if err != nil {
+		return err
 	}
-	ev, total := r.Events, max(tr.TotalSteps()-r.first, 0)
+	tr.OnStep = r.onStep(snap, s)
+	_, err = tr.Run(ctx)
+	r.endProgress(s.lastLoss)
+	return r.finish(err, s)
+}
+
+// logTo returns the trainer's OnLog: it appends each entry to w (the
+// first error is kept in s.logErr) and, at an epoch's end at most every
+// 30 s, redraws the training curve.
+func (r *Run[A, M]) logTo(w io.Writer, s *runState) func(transformer.LogEntry) {
+	lastCurve := time.Now()
+	return func(e transformer.LogEntry) {
+		if s.logErr == nil {
+			s.logErr = WriteLog(w, []transformer.LogEntry{e})
+		}
+		if e.EpochEnd && time.Since(lastCurve) > 30*time.Second {
+			lastCurve = time.Now()
+			DrawCurveRef(r.Dir, r.Trainer.History, r.reference()) // best effort while training
+		}
+	}
+}
+
+// save is the trainer's OnCheckpoint: it returns s.logErr if writing the
+// log failed, else writes the checkpoint and records its step in
+// LastCheckpoint.
+func (r *Run[A, M]) save(s *runState) error {
+	if s.logErr != nil {
+		return s.logErr
+	}
+	if err := r.Trainer.SaveCheckpoint(r.CheckpointPath(), r.Meta); err != nil {
+		return err
+	}
+	r.LastCheckpoint = r.Trainer.Step
+	return nil
+}
+
+// snapshotter checks, when the run has Snapshots, that the model can be
+// saved as one and creates their folder; it returns the function that
+// saves the snapshot of a step of Snapshots and does nothing at the other
+// steps.
+func (r *Run[A, M]) snapshotter() (func(step int) error, error) {
 	snaps := map[int]bool{}
 	for _, st := range r.Snapshots {
 		snaps[st] = true
 	}
-	var snapErr error
-	saver, canSnap := any(tr.Model).(interface{ SaveSafetensors(string) error })
+	saver, canSnap := any(r.Trainer.Model).(interface{ SaveSafetensors(string) error })
 	if len(snaps) > 0 && !canSnap {
-		return fmt.Errorf("trainrun: snapshots of a %T cannot be saved", tr.Model)
+		return nil, fmt.Errorf("trainrun: snapshots of a %T cannot be saved", r.Trainer.Model)
 	}
 	if len(snaps) > 0 {
 		if err := os.MkdirAll(filepath.Join(r.Dir, SnapshotDir), 0o755); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	lastLoss := math.NaN()
-	tr.OnStep = func(step int, loss float64) {
-		lastLoss = loss
-		if snaps[step] && snapErr == nil {
-			snapErr = saver.SaveSafetensors(SnapshotPath(r.Dir, step))
+	return func(step int) error {
+		if !snaps[step] {
+			return nil
+		}
+		return saver.SaveSafetensors(SnapshotPath(r.Dir, step))
+	}, nil
+}
+
+// status is the progress text's function: Options.Status, else
+// DefaultStatus.
+func (r *Run[A, M]) status() func(step int, loss float64) string {
+	if r.Options.Status != nil {
+		return r.Options.Status
+	}
+	return r.DefaultStatus
+}
+
+// onStep returns the trainer's OnStep: it keeps the step's loss in
+// s.lastLoss, saves the step's snapshot with snap (the first error is
+// kept in s.snapErr), reports the progress to Events and calls
+// Options.OnStep.
+func (r *Run[A, M]) onStep(snap func(step int) error, s *runState) func(step int, loss float64) {
+	ev, total, status := r.Events, max(r.Trainer.TotalSteps()-r.first, 0), r.status()
+	return func(step int, loss float64) {
+		s.lastLoss = loss
+		if s.snapErr == nil {
+			s.snapErr = snap(step)
 		}
 		if ev != nil && step-r.first < total { // the task ends after the last validation
 			events.Detail(ev, r.Label, status(step, loss))
@@ -251,20 +303,36 @@ func (r *Run[A, M]) run(ctx context.Context) error {
 			r.OnStep(step)
 		}
 	}
-	_, err := tr.Run(ctx)
-	if ev != nil {
-		if tr.Step > r.first {
-			events.Detail(ev, r.Label, status(tr.Step, lastLoss)) // after the last validation: the summary's numbers
-		}
-		done := max(tr.Step-r.first, 0) // < total when stopped early or interrupted: the task ends there
-		ev.Progress(r.Label, done, done)
+}
+
+// endProgress ends the Events task when training has returned: the status
+// of the last step (lastLoss its loss) and the progress at the step
+// reached.
+func (r *Run[A, M]) endProgress(lastLoss float64) {
+	ev, tr := r.Events, r.Trainer
+	if ev == nil {
+		return
 	}
+	if tr.Step > r.first {
+		events.Detail(ev, r.Label, r.status()(tr.Step, lastLoss)) // after the last validation: the summary's numbers
+	}
+	done := max(tr.Step-r.first, 0) // < total when stopped early or interrupted: the task ends there
+	ev.Progress(r.Label, done, done)
+}
+
+// finish ends the run once training has returned err. When the context
+// ended, it saves the checkpoint and returns an *InterruptedError; else it
+// returns the first error of training, the snapshots and the log, or
+// writes the final checkpoint (FinalCheckpoint) and the training curve
+// (Log).
+func (r *Run[A, M]) finish(err error, s *runState) error {
+	tr := r.Trainer
 	if err == nil {
-		err = snapErr
+		err = s.snapErr
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			if serr := tr.SaveCheckpoint(path, r.Meta); serr != nil {
+			if serr := tr.SaveCheckpoint(r.CheckpointPath(), r.Meta); serr != nil {
 				return serr
 			}
 			r.LastCheckpoint = tr.Step
@@ -272,11 +340,11 @@ func (r *Run[A, M]) run(ctx context.Context) error {
 		}
 		return err
 	}
-	if logErr != nil {
-		return logErr
+	if s.logErr != nil {
+		return s.logErr
 	}
 	if r.FinalCheckpoint {
-		if err := save(); err != nil {
+		if err := r.save(s); err != nil {
 			return err
 		}
 	}

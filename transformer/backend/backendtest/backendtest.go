@@ -725,123 +725,171 @@ func (h *harness) allOps() []namedResult {
 	saved := h.r
 	h.r = rand.New(rand.NewPCG(99, 1))
 	defer func() { h.r = saved }()
-	var out []namedResult
-	var bufs []backend.Tensor
-	keep := func(name string, ts ...backend.Tensor) {
-		for i, t := range ts {
-			out = append(out, namedResult{name: fmt.Sprintf("%s[%d]", name, i), v: h.down(t)})
-		}
-	}
-	up := func(x []float32) backend.Tensor { t := h.up(x); bufs = append(bufs, t); return t }
-	alloc := func(n int) backend.Tensor { t := h.alloc(n); bufs = append(bufs, t); return t }
+	r := &opsRun{h: h}
 	defer func() {
-		if err := backend.FreeAll(h.be, bufs...); err != nil {
+		if err := backend.FreeAll(h.be, r.bufs...); err != nil {
 			h.t.Fatal(err)
 		}
 	}()
-	tokens := func(n, A int) backend.Tokens {
-		x := make([]byte, n)
-		for i := range x {
-			x[i] = byte(h.r.IntN(A))
-		}
-		return h.tokens(x)
-	}
+	r.encoder()
+	r.layernorm()
+	r.matmul()
+	r.attention()
+	r.elementwise()
+	r.crossEntropy()
+	r.optimiser()
+	r.memory()
+	return r.out
+}
 
-	// encoder
-	{
-		B, T, C, A := 4, 64, 32, 5
-		tok := tokens(B*T, A)
-		wte, pos := up(h.rand(A*C, 1)), up(h.rand(T*C, 1))
-		o := alloc(B * T * C)
-		h.be.EncoderForward(o, tok, wte, pos, B, T, C)
-		dwte, dpos := up(h.rand(A*C, 1)), up(h.rand(T*C, 1))
-		h.be.EncoderBackward(dwte, dpos, up(h.rand(B*T*C, 1)), tok, B, T, C)
-		keep("encoder", o, dwte, dpos)
+// opsRun is one run of allOps: the outputs kept so far, in order, and the
+// buffers to free at its end.
+type opsRun struct {
+	h    *harness
+	out  []namedResult
+	bufs []backend.Tensor
+}
+
+// keep downloads ts and appends them to the outputs as name[0], name[1], ….
+func (r *opsRun) keep(name string, ts ...backend.Tensor) {
+	for i, t := range ts {
+		r.out = append(r.out, namedResult{name: fmt.Sprintf("%s[%d]", name, i), v: r.h.down(t)})
 	}
-	// layernorm: 700 rows are 3 chunks of the CPU backend
-	{
-		rows, C := 700, 48
-		x, w, b := up(h.rand(rows*C, 2)), up(h.rand(C, 1)), up(h.rand(C, 1))
-		o, mean, rstd := alloc(rows*C), alloc(rows), alloc(rows)
-		h.be.LayerNormForward(o, mean, rstd, x, w, b, rows, C)
-		dx, dw, db := up(h.rand(rows*C, 1)), up(h.rand(C, 1)), up(h.rand(C, 1))
-		h.be.LayerNormBackward(dx, dw, db, up(h.rand(rows*C, 1)), x, w, mean, rstd, rows, C)
-		keep("layernorm", o, mean, rstd, dx, dw, db)
+}
+
+// up uploads x into a buffer freed at the end of the run.
+func (r *opsRun) up(x []float32) backend.Tensor { t := r.h.up(x); r.bufs = append(r.bufs, t); return t }
+
+// alloc allocates n values, freed at the end of the run.
+func (r *opsRun) alloc(n int) backend.Tensor { t := r.h.alloc(n); r.bufs = append(r.bufs, t); return t }
+
+// tokens uploads n random tokens of an alphabet of A symbols.
+func (r *opsRun) tokens(n, A int) backend.Tokens {
+	x := make([]byte, n)
+	for i := range x {
+		x[i] = byte(r.h.r.IntN(A))
 	}
-	// matmul: products large enough to be split by rows and by columns
+	return r.h.tokens(x)
+}
+
+// encoder runs EncoderForward and EncoderBackward.
+func (r *opsRun) encoder() {
+	h := r.h
+	B, T, C, A := 4, 64, 32, 5
+	tok := r.tokens(B*T, A)
+	wte, pos := r.up(h.rand(A*C, 1)), r.up(h.rand(T*C, 1))
+	o := r.alloc(B * T * C)
+	h.be.EncoderForward(o, tok, wte, pos, B, T, C)
+	dwte, dpos := r.up(h.rand(A*C, 1)), r.up(h.rand(T*C, 1))
+	h.be.EncoderBackward(dwte, dpos, r.up(h.rand(B*T*C, 1)), tok, B, T, C)
+	r.keep("encoder", o, dwte, dpos)
+}
+
+// layernorm runs LayerNormForward and LayerNormBackward on 700 rows, 3
+// chunks of the CPU backend.
+func (r *opsRun) layernorm() {
+	h := r.h
+	rows, C := 700, 48
+	x, w, b := r.up(h.rand(rows*C, 2)), r.up(h.rand(C, 1)), r.up(h.rand(C, 1))
+	o, mean, rstd := r.alloc(rows*C), r.alloc(rows), r.alloc(rows)
+	h.be.LayerNormForward(o, mean, rstd, x, w, b, rows, C)
+	dx, dw, db := r.up(h.rand(rows*C, 1)), r.up(h.rand(C, 1)), r.up(h.rand(C, 1))
+	h.be.LayerNormBackward(dx, dw, db, r.up(h.rand(rows*C, 1)), x, w, mean, rstd, rows, C)
+	r.keep("layernorm", o, mean, rstd, dx, dw, db)
+}
+
+// matmul runs MatmulForward and MatmulBackward (setting and adding to
+// dinp) on products large enough to be split by rows and by columns, and
+// on a small one.
+func (r *opsRun) matmul() {
+	h := r.h
 	for _, sh := range [][3]int{{300, 64, 96}, {40, 64, 500}, {3, 5, 7}} {
 		rows, C, OC := sh[0], sh[1], sh[2]
-		x, w, bias := up(h.rand(rows*C, 1)), up(h.rand(OC*C, 1)), up(h.rand(OC, 1))
-		o := alloc(rows * OC)
+		x, w, bias := r.up(h.rand(rows*C, 1)), r.up(h.rand(OC*C, 1)), r.up(h.rand(OC, 1))
+		o := r.alloc(rows * OC)
 		h.be.MatmulForward(o, x, w, bias, rows, C, OC)
-		dout := up(h.rand(rows*OC, 1))
+		dout := r.up(h.rand(rows*OC, 1))
 		for _, set := range []bool{false, true} {
-			dx, dw, db := up(h.rand(rows*C, 1)), up(h.rand(OC*C, 1)), up(h.rand(OC, 1))
+			dx, dw, db := r.up(h.rand(rows*C, 1)), r.up(h.rand(OC*C, 1)), r.up(h.rand(OC, 1))
 			h.be.MatmulBackward(dx, dw, db, dout, x, w, rows, C, OC, set)
-			keep(fmt.Sprintf("matmul %v setDinp=%v", sh, set), dx, dw, db)
+			r.keep(fmt.Sprintf("matmul %v setDinp=%v", sh, set), dx, dw, db)
 		}
-		keep(fmt.Sprintf("matmul %v", sh), o)
+		r.keep(fmt.Sprintf("matmul %v", sh), o)
 	}
-	// attention: 8 (b, h) pairs, several row blocks
-	{
-		B, T, C, NH := 2, 150, 32, 4
-		qkv := up(h.rand(B*T*3*C, 1))
-		o, lse := alloc(B*T*C), alloc(B*NH*T)
-		h.be.AttentionForward(o, lse, qkv, B, T, C, NH)
-		dqkv := up(h.rand(B*T*3*C, 1))
-		h.be.AttentionBackward(dqkv, up(h.rand(B*T*C, 1)), qkv, lse, B, T, C, NH)
-		wts := alloc(B * NH * T * T)
-		h.be.AttentionWeights(wts, qkv, B, T, C, NH)
-		keep("attention", o, lse, dqkv, wts)
-	}
-	// elementwise: 40000 values are 3 chunks of the CPU backend
+}
+
+// attention runs AttentionForward, AttentionBackward and AttentionWeights
+// on 8 (b, h) pairs of several row blocks each.
+func (r *opsRun) attention() {
+	h := r.h
+	B, T, C, NH := 2, 150, 32, 4
+	qkv := r.up(h.rand(B*T*3*C, 1))
+	o, lse := r.alloc(B*T*C), r.alloc(B*NH*T)
+	h.be.AttentionForward(o, lse, qkv, B, T, C, NH)
+	dqkv := r.up(h.rand(B*T*3*C, 1))
+	h.be.AttentionBackward(dqkv, r.up(h.rand(B*T*C, 1)), qkv, lse, B, T, C, NH)
+	wts := r.alloc(B * NH * T * T)
+	h.be.AttentionWeights(wts, qkv, B, T, C, NH)
+	r.keep("attention", o, lse, dqkv, wts)
+}
+
+// elementwise runs ActivationForward and ActivationBackward of ReLU and
+// GELU, then Add (into a new buffer and in place), on 40000 values, 3
+// chunks of the CPU backend.
+func (r *opsRun) elementwise() {
+	h := r.h
 	n := 40000
 	for _, act := range []backend.Activation{backend.ReLU, backend.GELU} {
-		x := up(h.rand(n, 2))
-		o, d := alloc(n), alloc(n)
+		x := r.up(h.rand(n, 2))
+		o, d := r.alloc(n), r.alloc(n)
 		h.be.ActivationForward(act, o, x)
-		h.be.ActivationBackward(act, d, x, up(h.rand(n, 1)))
-		keep(fmt.Sprintf("activation %d", act), o, d)
+		h.be.ActivationBackward(act, d, x, r.up(h.rand(n, 1)))
+		r.keep(fmt.Sprintf("activation %d", act), o, d)
 	}
-	{
-		a, b := up(h.rand(n, 1)), up(h.rand(n, 1))
-		o := alloc(n)
-		h.be.Add(o, a, b)
-		h.be.Add(a, a, b)
-		keep("add", o, a)
+	a, b := r.up(h.rand(n, 1)), r.up(h.rand(n, 1))
+	o := r.alloc(n)
+	h.be.Add(o, a, b)
+	h.be.Add(a, a, b)
+	r.keep("add", o, a)
+}
+
+// crossEntropy runs CrossEntropyForward (keeping its returned sum) and
+// CrossEntropyBackward.
+func (r *opsRun) crossEntropy() {
+	h := r.h
+	B, T, A := 4, 64, 7
+	tok := r.tokens(B*T, A)
+	logits := r.up(h.rand(B*T*A, 3))
+	probs, losses := r.alloc(B*T*A), r.alloc(B*T)
+	sum := h.be.CrossEntropyForward(probs, losses, logits, tok, B, T, A)
+	r.out = append(r.out, namedResult{name: "cross-entropy sum", sum: sum})
+	dl := r.alloc(B * T * A)
+	h.be.CrossEntropyBackward(dl, probs, tok, 0.25, B, T, A)
+	r.keep("cross-entropy", probs, losses, dl)
+}
+
+// optimiser runs SumSquares, Scale and AdamW on 20000 parameters, 5
+// chunks of the CPU backend.
+func (r *opsRun) optimiser() {
+	h := r.h
+	m := 20000
+	g := r.up(h.rand(m, 1))
+	r.out = append(r.out, namedResult{name: "sum of squares", sum: h.be.SumSquares(g)})
+	h.be.Scale(g, 0.75)
+	v0 := h.rand(m, 0.1)
+	for i := range v0 {
+		v0[i] *= v0[i]
 	}
-	// cross-entropy
-	{
-		B, T, A := 4, 64, 7
-		tok := tokens(B*T, A)
-		logits := up(h.rand(B*T*A, 3))
-		probs, losses := alloc(B*T*A), alloc(B*T)
-		sum := h.be.CrossEntropyForward(probs, losses, logits, tok, B, T, A)
-		out = append(out, namedResult{name: "cross-entropy sum", sum: sum})
-		dl := alloc(B * T * A)
-		h.be.CrossEntropyBackward(dl, probs, tok, 0.25, B, T, A)
-		keep("cross-entropy", probs, losses, dl)
-	}
-	// optimiser: 20000 parameters are 5 chunks of the CPU backend
-	{
-		m := 20000
-		g := up(h.rand(m, 1))
-		out = append(out, namedResult{name: "sum of squares", sum: h.be.SumSquares(g)})
-		h.be.Scale(g, 0.75)
-		v0 := h.rand(m, 0.1)
-		for i := range v0 {
-			v0[i] *= v0[i]
-		}
-		p, mm, vv := up(h.rand(m, 1)), up(h.rand(m, 0.1)), up(v0)
-		h.be.AdamW(p, g, mm, vv, backend.AdamWStep{LR: 0.01, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.1, T: 7})
-		keep("optimiser", g, p, mm, vv)
-	}
-	{
-		x := up(h.rand(1000, 1))
-		y := alloc(600)
-		h.be.Copy(y, x.Slice(300, 600))
-		h.be.Zero(x.Slice(100, 50))
-		keep("memory", x, y)
-	}
-	return out
+	p, mm, vv := r.up(h.rand(m, 1)), r.up(h.rand(m, 0.1)), r.up(v0)
+	h.be.AdamW(p, g, mm, vv, backend.AdamWStep{LR: 0.01, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.1, T: 7})
+	r.keep("optimiser", g, p, mm, vv)
+}
+
+// memory runs Copy from a slice and Zero of a slice.
+func (r *opsRun) memory() {
+	x := r.up(r.h.rand(1000, 1))
+	y := r.alloc(600)
+	r.h.be.Copy(y, x.Slice(300, 600))
+	r.h.be.Zero(x.Slice(100, 50))
+	r.keep("memory", x, y)
 }
