@@ -5,7 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
+
+	"github.com/vomc/vomc/events"
 )
 
 // Parallel configures Runner.RunParallel: how many stages are computed at
@@ -38,9 +39,9 @@ type Job struct {
 	// Rerun is set when the stage is to be computed again although cached
 	// (Runner.Rerun).
 	Rerun bool
-	// Log receives the stage's progress lines; each Write should be whole
-	// lines (see LineWriter), since stages computed at once share it.
-	Log io.Writer
+	// Events is the runner's Events (never nil), shared by the stages
+	// computed at once.
+	Events events.Sink
 }
 
 // RunParallel runs (or skips) the stages as Run does, but computes up to
@@ -63,11 +64,7 @@ func (r *Runner) RunParallel(ctx context.Context, stages []Stage, p Parallel) er
 	if r.Done == nil {
 		r.Done = map[string]*Done{}
 	}
-	lw := &lockedWriter{w: r.log()}
-	prev := r.Log
-	r.Log = lw // the runner's own lines (cached stages) and the jobs' share one lock
-	defer func() { r.Log = prev }()
-	s := &schedule{r: r, stages: stages, p: p, log: lw,
+	s := &schedule{r: r, stages: stages, p: p, events: events.Or(r.Events),
 		hash: make([]string, len(stages)), dir: make([]string, len(stages)),
 		started: make([]bool, len(stages)), finished: make(chan finished)}
 	for i, st := range stages {
@@ -84,7 +81,7 @@ type schedule struct {
 	r         *Runner
 	stages    []Stage
 	p         Parallel
-	log       *lockedWriter
+	events    events.Sink
 	hash, dir []string
 	started   []bool
 	running   int // stages being computed
@@ -175,8 +172,8 @@ func (s *schedule) start(ctx context.Context, ready []int) {
 		s.running++
 		s.used += t
 		job := Job{Stage: s.stages[i], Index: i + 1, Total: len(s.stages), Label: s.label(i), Threads: t,
-			Rerun: s.r.rerun(s.stages[i]), Log: s.log}
-		fmt.Fprintf(s.log, "%s: started (%d thread%s, %d stage%s running)\n", job.Label, t, plural(t), s.running, plural(s.running))
+			Rerun: s.r.rerun(s.stages[i]), Events: s.events}
+		s.r.logf("%s: started (%d thread%s, %d stage%s running)", job.Label, t, plural(t), s.running, plural(s.running))
 		go func() { s.finished <- finished{i: i, threads: t, err: s.p.Exec(ctx, job)} }()
 	}
 }
@@ -196,7 +193,7 @@ func (s *schedule) done(f finished) {
 	if s.failed == nil {
 		s.failed = f.err
 		if s.running > 0 {
-			fmt.Fprintf(s.log, "%s: failed; waiting for the %d stage%s still running\n", s.label(f.i), s.running, plural(s.running))
+			s.r.logf("%s: failed; waiting for the %d stage%s still running", s.label(f.i), s.running, plural(s.running))
 		}
 	}
 }
@@ -206,18 +203,6 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// lockedWriter serialises the writes of several goroutines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // LineWriter passes what is written to it on to W one whole line at a

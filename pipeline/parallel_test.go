@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vomc/vomc/events"
 )
 
 // diamond is a plan of seven stages: a; b, c, d after a; e after b and c;
@@ -74,7 +76,7 @@ func (l *execLog) child(root, code string, stages []Stage, pause time.Duration, 
 		case "lazy":
 			return nil
 		}
-		c := &Runner{Root: root, Code: code, Log: job.Log}
+		c := &Runner{Root: root, Code: code, Events: job.Events}
 		if job.Rerun {
 			c.Rerun = map[string]bool{job.Stage.Name: true}
 		}
@@ -117,7 +119,7 @@ func TestRunParallel(t *testing.T) {
 			root := t.TempDir()
 			var lg execLog
 			var log bytes.Buffer
-			r := &Runner{Root: root, Code: "c", Log: &log}
+			r := &Runner{Root: root, Code: "c", Events: events.Writer(&log)}
 			p := Parallel{Jobs: tc.jobs, Threads: tc.threads, Exec: lg.child(root, "c", st, 20*time.Millisecond, "")}
 			if err := r.RunParallel(context.Background(), st, p); err != nil {
 				t.Fatal(err)
@@ -204,7 +206,7 @@ func TestRunParallelFailure(t *testing.T) {
 	root := t.TempDir()
 	var lg execLog
 	var log bytes.Buffer
-	r := &Runner{Root: root, Code: "c", Log: &log}
+	r := &Runner{Root: root, Code: "c", Events: events.Writer(&log)}
 	err := r.RunParallel(context.Background(), st, Parallel{Jobs: 3, Threads: 3, Exec: lg.child(root, "c", st, 30*time.Millisecond, "c")})
 	if err == nil || !strings.Contains(err.Error(), "stage c: boom") {
 		t.Fatalf("err %v", err)

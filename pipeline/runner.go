@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
 )
 
@@ -33,8 +33,9 @@ type Runner struct {
 	// stage; see SetRerun). Their dependents are computed again when the
 	// rerun changed their outputs (see Done.DepOutputs).
 	Rerun map[string]bool
-	// Log receives the progress lines (nil: discard).
-	Log io.Writer
+	// Events receives the progress lines, as log lines (nil: discard),
+	// and is handed to the stages (StageContext.Events).
+	Events events.Sink
 	// Lock configures the stage claims.
 	Lock LockConfig
 	// Done are the stages completed so far, by name.
@@ -45,11 +46,9 @@ type Runner struct {
 	keys map[string]string
 }
 
-func (r *Runner) log() io.Writer {
-	if r.Log == nil {
-		return io.Discard
-	}
-	return r.Log
+// logf reports one progress line.
+func (r *Runner) logf(format string, args ...any) {
+	events.Or(r.Events).Log(fmt.Sprintf(format, args...))
 }
 
 // names lists the stages' names, comma-separated.
@@ -133,7 +132,7 @@ func (r *Runner) cached(s Stage, hash, dir, label string) bool {
 	d.Skipped = true
 	r.Done[s.Name] = d
 	r.Skipped = append(r.Skipped, s.Name)
-	fmt.Fprintf(r.log(), "%s: done (cached in %s)\n", label, dir)
+	r.logf("%s: done (cached in %s)", label, dir)
 	return true
 }
 
@@ -161,7 +160,7 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 		return nil
 	}
 	claim, err := AcquireLock(ctx, dir+".lock", r.Lock, func(o LockOwner) {
-		fmt.Fprintf(r.log(), "%s: claimed by %s; waiting for it\n", label, o)
+		r.logf("%s: claimed by %s; waiting for it", label, o)
 	})
 	if err != nil {
 		return fmt.Errorf("stage %s: %w", s.Name, err)
@@ -200,10 +199,9 @@ func (r *Runner) compute(ctx context.Context, s Stage, hash, dir string, sc *Sta
 	if err != nil {
 		return err
 	}
-	log := r.log()
-	fmt.Fprintf(log, "%s: running in %s\n", sc.Label, dir)
+	r.logf("%s: running in %s", sc.Label, dir)
 	start := time.Now()
-	sc.Dir, sc.Deps, sc.Log = work, r.Done, log
+	sc.Dir, sc.Deps, sc.Events = work, r.Done, events.Or(r.Events)
 	outs, err := runStage(ctx, s, sc)
 	if err != nil {
 		return err
@@ -214,7 +212,7 @@ func (r *Runner) compute(ctx context.Context, s Stage, hash, dir string, sc *Sta
 	}
 	r.Done[s.Name] = d
 	r.Ran = append(r.Ran, s.Name)
-	fmt.Fprintf(log, "%s: finished in %s\n", sc.Label, time.Since(start).Round(100*time.Millisecond))
+	r.logf("%s: finished in %s", sc.Label, time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
 

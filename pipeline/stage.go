@@ -31,6 +31,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/vomc/vomc/events"
 )
 
 // DoneFile is the marker a stage writes last into its directory.
@@ -66,8 +68,9 @@ type StageContext struct {
 	Label        string
 	// Deps are the completed upstream stages by name.
 	Deps map[string]*Done
-	// Log receives progress lines.
-	Log io.Writer
+	// Events receives the stage's progress, warnings and log lines (the
+	// runner's Events; never nil).
+	Events events.Sink
 }
 
 // Done is the content of a stage's done marker.

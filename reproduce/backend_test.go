@@ -26,7 +26,7 @@ func TestOptionsBackend(t *testing.T) {
 	small := cpu.New(kernels.Default(), cpu.WithMemoryLimit(4<<10))
 	for _, stage := range []string{results.TrainStageName(study.Model{Spec: "2", Heads: []int{2}, FF: true, LN: true}, 0), "synth-tf20"} {
 		out := t.TempDir()
-		opts := Options{Out: out, Version: "test", CodeKey: "test", Log: testLog(t), Engine: trainrun.GoEngine(small)}
+		opts := Options{Out: out, Version: "test", CodeKey: "test", Events: testLog(t), Engine: trainrun.GoEngine(small)}
 		for _, dep := range []string{results.StageTrainData, results.StageTestData} {
 			if _, err := RunStage(context.Background(), cfg, opts, dep); err != nil {
 				t.Fatal(err)

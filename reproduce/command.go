@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/reproduce/study"
 )
 
@@ -36,17 +37,15 @@ type Command struct {
 	Slurm   SlurmOptions
 	Stage   string
 	Dry     bool
-	// Stdout receives the report, Stderr warnings (nil: discarded).
-	Stdout, Stderr io.Writer
+	// Stdout receives the command's output (nil: discarded); warnings go
+	// to Options.Events.
+	Stdout io.Writer
 }
 
 // Execute runs the command.
 func (c Command) Execute(ctx context.Context) error {
 	if c.Stdout == nil {
 		c.Stdout = io.Discard
-	}
-	if c.Stderr == nil {
-		c.Stderr = io.Discard
 	}
 	switch {
 	case c.List:
@@ -95,7 +94,7 @@ func (c Command) writeSlurm() error {
 		}
 		so.Vomc = exe
 		if strings.Contains(exe, "go-build") {
-			fmt.Fprintf(c.Stderr, "warning: %s is a temporary binary of go run; build vomc (go build -o PATH ./cmd/vomc) and pass --slurm-vomc PATH\n", exe)
+			events.Or(c.Options.Events).Warn(fmt.Sprintf("warning: %s is a temporary binary of go run; build vomc (go build -o PATH ./cmd/vomc) and pass --slurm-vomc PATH", exe))
 		}
 	}
 	sub, err := WriteSlurm(c.Config, c.Options, so)

@@ -38,9 +38,7 @@ func runConstruct(ctx context.Context, cfg study.Config, sc *pipeline.StageConte
 	}
 	ws := experiment.Windows(test)[:cfg.ConstructWindows]
 	start := time.Now()
-	ev := newStageSink(sc.Log)
-	res, built, err := experiment.Evaluate(ctx, ws, "ctw,construct", defaults(cfg), eval.Config{Workers: cfg.Workers, Events: events.Prefix(ev, sc.Label)})
-	ev.Close()
+	res, built, err := experiment.Evaluate(ctx, ws, "ctw,construct", defaults(cfg), eval.Config{Workers: cfg.Workers, Events: events.Prefix(sc.Events, sc.Label)})
 	if err != nil {
 		return nil, err
 	}

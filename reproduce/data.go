@@ -3,10 +3,9 @@ package reproduce
 import (
 	"context"
 	"path/filepath"
-	"time"
 
 	"github.com/vomc/vomc/dataset"
-	"github.com/vomc/vomc/internal/progress"
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce/results"
 )
@@ -21,9 +20,7 @@ func dataStage(name string, dc dataset.Config, workers int) pipeline.Stage {
 			if err := dc.Validate(); err != nil {
 				return nil, err
 			}
-			bar := progress.New(sc.Log, sc.Label, dc.K).DelayStart(2 * time.Second)
-			ds, err := dataset.Build(dc, workers, bar.Update)
-			bar.Done()
+			ds, err := dataset.Build(dc, workers, events.ProgressFunc(sc.Events, sc.Label))
 			if err != nil {
 				return nil, err
 			}

@@ -111,7 +111,7 @@ func TestDynamicsEndToEnd(t *testing.T) {
 	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants = []string{"1", "2,2"}, nil, nil
 	cfg.Dynamics, cfg.DynamicsWindows, cfg.DynamicsHeadWindows = "log:4", 10, 4
 	out := t.TempDir()
-	res, err := Run(context.Background(), cfg, Options{Out: out, Version: "test", CodeKey: "test", Log: testLog(t)})
+	res, err := Run(context.Background(), cfg, Options{Out: out, Version: "test", CodeKey: "test", Events: testLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,9 +93,7 @@ func baselinesStage(cfg study.Config) pipeline.Stage {
 				d.Tune = d.Tune[:results.KNTuneWindows]
 			}
 			d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
-			ev := newStageSink(sc.Log)
-			res, built, err := experiment.Evaluate(ctx, experiment.Windows(test), bspec, d, eval.Config{Workers: cfg.Workers, Events: events.Prefix(ev, sc.Label)})
-			ev.Close()
+			res, built, err := experiment.Evaluate(ctx, experiment.Windows(test), bspec, d, eval.Config{Workers: cfg.Workers, Events: events.Prefix(sc.Events, sc.Label)})
 			if err != nil {
 				return nil, err
 			}
@@ -164,9 +162,7 @@ func evalWithRefs(ctx context.Context, cfg study.Config, sc *pipeline.StageConte
 	for _, b := range built {
 		preds = append(preds, b.Predictor)
 	}
-	ev := newStageSink(sc.Log)
-	res, err := eval.Evaluate(ctx, ws, cfg.A, append(preds, ps...), eval.Config{Workers: cfg.Workers, Events: events.Prefix(ev, sc.Label), Reference: preds[0].Name()})
-	ev.Close()
+	res, err := eval.Evaluate(ctx, ws, cfg.A, append(preds, ps...), eval.Config{Workers: cfg.Workers, Events: events.Prefix(sc.Events, sc.Label), Reference: preds[0].Name()})
 	if err != nil {
 		return nil, err
 	}

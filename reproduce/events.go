@@ -1,39 +1,13 @@
 package reproduce
 
-import (
-	"io"
+import "github.com/vomc/vomc/events"
 
-	"github.com/vomc/vomc/events"
-	"github.com/vomc/vomc/internal/progress"
-)
+// quiet is a sink without the log lines: a training stage hands it to the
+// training driver, whose log lines (where it resumes) the stage writes
+// itself (trainJob's OnOpen).
+type quiet struct{ events.Sink }
 
-// stageSink is what a stage hands the libraries it calls (their options'
-// Events): a progress bar per task (progress.Tasks), warnings and log
-// lines, all on the stage's log w.
-type stageSink struct {
-	*progress.Tasks
-	lines events.Sink
-	noLog bool // log lines are dropped (stageProgress)
-}
+func (quiet) Log(string) {}
 
-var _ events.Detailer = (*stageSink)(nil)
-
-func newStageSink(w io.Writer) *stageSink {
-	return &stageSink{Tasks: progress.NewTasks(w), lines: events.Writer(w)}
-}
-
-// stageProgress is newStageSink without the log lines: for a training
-// stage, whose log says where it resumes itself (trainJob's OnOpen).
-func stageProgress(w io.Writer) *stageSink {
-	s := newStageSink(w)
-	s.noLog = true
-	return s
-}
-
-func (s *stageSink) Warn(msg string) { s.lines.Warn(msg) }
-
-func (s *stageSink) Log(msg string) {
-	if !s.noLog {
-		s.lines.Log(msg)
-	}
-}
+// Detail passes the note on (the loss beside the training bar).
+func (q quiet) Detail(task, note string) { events.Detail(q.Sink, task, note) }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/synth"
@@ -95,7 +96,7 @@ func TestSynthStageResume(t *testing.T) {
 	cfg.SynthSteps, cfg.CheckpointEvery = 80, 20
 	const stage, saved, stop = "synth-tf20", 40, 45
 	run := func(ctx context.Context, out string, log *bytes.Buffer, onStep func(string, int)) error {
-		opts := Options{Out: out, Version: "test", CodeKey: "test", Log: log, OnStep: onStep}
+		opts := Options{Out: out, Version: "test", CodeKey: "test", Events: events.Writer(log), OnStep: onStep}
 		if _, err := RunStage(ctx, cfg, opts, results.StageTrainData); err != nil {
 			t.Fatal(err)
 		}

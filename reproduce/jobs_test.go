@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/pipeline"
 
 	"github.com/vomc/vomc/reproduce/study"
@@ -78,7 +79,7 @@ esac
 	}
 	var log strings.Builder
 	job := func(name string, rerun bool) pipeline.Job {
-		return pipeline.Job{Stage: pipeline.Stage{Name: name}, Threads: 3, Rerun: rerun, Log: &syncWriter{w: &log}}
+		return pipeline.Job{Stage: pipeline.Stage{Name: name}, Threads: 3, Rerun: rerun, Events: events.Writer(&syncWriter{w: &log})}
 	}
 	if err := exec(context.Background(), job("train-x", true)); err != nil {
 		t.Fatal(err)
@@ -100,7 +101,7 @@ esac
 	done := make(chan error)
 	go func() {
 		j := job("waits", false)
-		j.Log = ready
+		j.Events = events.Writer(ready)
 		done <- exec(ctx, j)
 	}()
 	select {

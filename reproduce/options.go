@@ -2,8 +2,8 @@ package reproduce
 
 import (
 	"fmt"
-	"io"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce/study"
@@ -29,8 +29,10 @@ type Options struct {
 	// stage); stages depending on them are computed again where the rerun
 	// changed their outputs.
 	Rerun []string
-	// Log receives progress lines (nil: discard).
-	Log io.Writer
+	// Events receives the run's progress lines (the stages started,
+	// cached, finished, as log lines), each stage's progress (a task per
+	// stage, named by its label) and warnings (nil: discard).
+	Events events.Sink
 	// OnStep, if set, is called after every training step of every model
 	// (tests use it to cancel a run mid-training).
 	OnStep func(stage string, step int)

@@ -164,7 +164,7 @@ func newRunner(opts Options, stages []pipeline.Stage) (*pipeline.Runner, error) 
 		}
 	}
 	r := &pipeline.Runner{Root: filepath.Join(opts.Out, "stages"), Code: "version " + opts.Version + "\n" + code,
-		Log: opts.Log, Lock: opts.Lock, Done: map[string]*pipeline.Done{}}
+		Events: opts.Events, Lock: opts.Lock, Done: map[string]*pipeline.Done{}}
 	if err := r.SetRerun(opts.Rerun, stages); err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce/figures"
 	"github.com/vomc/vomc/reproduce/report"
@@ -22,11 +23,11 @@ import (
 	"github.com/vomc/vomc/reproduce/study"
 )
 
-func testLog(t *testing.T) io.Writer {
+func testLog(t *testing.T) events.Sink {
 	if testing.Verbose() {
-		return os.Stderr
+		return events.Writer(os.Stderr)
 	}
-	return io.Discard
+	return nil
 }
 
 // TestTinyEndToEnd runs the tiny preset, checks every figure and the
@@ -46,7 +47,7 @@ func TestTinyEndToEnd(t *testing.T) {
 	}
 	cfg.SynthEncodings = []string{"paper", "linear"}
 	out := t.TempDir()
-	opts := Options{Out: out, Version: "test", CodeKey: "test", Log: testLog(t)}
+	opts := Options{Out: out, Version: "test", CodeKey: "test", Events: testLog(t)}
 	res, err := Run(context.Background(), cfg, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +191,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	var log bytes.Buffer
-	opts := Options{Out: out, Version: "test", CodeKey: "test", Log: &log, OnStep: func(stage string, step int) {
+	opts := Options{Out: out, Version: "test", CodeKey: "test", Events: events.Writer(&log), OnStep: func(stage string, step int) {
 		if step == stop {
 			cancel()
 		}
@@ -335,7 +336,7 @@ func TestRunStage(t *testing.T) {
 	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants, cfg.HeatmapModel = []string{"2"}, nil, nil, ""
 	cfg.MaxSteps = 20
 	out := t.TempDir()
-	opts := Options{Out: out, Version: "test", CodeKey: "test", Log: testLog(t)}
+	opts := Options{Out: out, Version: "test", CodeKey: "test", Events: testLog(t)}
 	ctx := context.Background()
 	_, err = RunStage(ctx, cfg, opts, "eval-tf-h2")
 	var mi *pipeline.MissingInputError

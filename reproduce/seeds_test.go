@@ -121,7 +121,7 @@ func TestTinySeedsEndToEnd(t *testing.T) {
 	cfg.MaxSteps, cfg.Warmup, cfg.CheckpointEvery = 30, 5, 30
 	cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 30, 40, 4
 	out := t.TempDir()
-	res, err := Run(context.Background(), cfg, Options{Out: out, Version: "test", CodeKey: "test", Log: testLog(t)})
+	res, err := Run(context.Background(), cfg, Options{Out: out, Version: "test", CodeKey: "test", Events: testLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

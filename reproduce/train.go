@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
@@ -44,16 +45,16 @@ func trainSplit(cfg study.Config, sc *pipeline.StageContext) (train, val transfo
 func trainJob(cfg study.Config, sc *pipeline.StageContext, o Options, name string, m trainrun.Model, tc transformer.TrainConfig) trainrun.Job {
 	j := trainrun.Job{Dir: sc.Dir, Mode: trainrun.ModeContinue, Model: m, Train: tc,
 		Data: trainData(cfg, sc), Meta: map[string]string{"stage": sc.Label},
-		CheckpointEvery: cfg.CheckpointEvery, FinalCheckpoint: true, Events: stageProgress(sc.Log), TorchOutput: sc.Log, Label: sc.Label,
+		CheckpointEvery: cfg.CheckpointEvery, FinalCheckpoint: true, Events: quiet{sc.Events}, TorchOutput: events.LogWriter(sc.Events), Label: sc.Label,
 		Status: func(step, total int, loss float64) string {
 			return fmt.Sprintf("step %d/%d loss %.4f", step, total, loss)
 		},
 		OnOpen: func(r trainrun.Opened) {
 			switch {
 			case r.Resumed && r.Engine == trainrun.EngineTorch:
-				fmt.Fprintf(sc.Log, "%s: resuming from its checkpoint on the torch engine\n", sc.Label)
+				sc.Events.Log(sc.Label + ": resuming from its checkpoint on the torch engine")
 			case r.Resumed:
-				fmt.Fprintf(sc.Log, "%s: resuming from checkpoint at step %d\n", sc.Label, r.Step)
+				sc.Events.Log(fmt.Sprintf("%s: resuming from checkpoint at step %d", sc.Label, r.Step))
 			}
 		},
 	}

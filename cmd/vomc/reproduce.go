@@ -18,7 +18,9 @@ import (
 
 func runReproduce(args []string) error {
 	fs := newFlags("reproduce")
-	c := reproduce.Command{Stdout: os.Stdout, Stderr: os.Stderr, Options: reproduce.Options{Version: version, Log: os.Stderr}}
+	ev := newSink(os.Stderr) // progress lines and warnings on standard error
+	defer ev.Close()
+	c := reproduce.Command{Stdout: os.Stdout, Options: reproduce.Options{Version: version, Events: ev}}
 	o, sl := &c.Options, &c.Slurm
 	preset := fs.String("preset", "tiny", "preset: "+strings.Join(study.Presets, ", "))
 	fs.StringVar(&o.Out, "out", "", "output directory (default reproduce-PRESET)")
