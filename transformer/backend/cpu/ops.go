@@ -88,12 +88,12 @@ func layernormForward(ks *kernels.Set, out, mean, rstd, inp, w, b []float32, row
 // result does not depend on the number of goroutines.
 func layernormBackward(ks *kernels.Set, dinp, dw, db, dout, inp, w, mean, rstd []float32, rows, C int) {
 	parts := (rows + lnChunk - 1) / lnChunk
-	scr := getScratch(parts * 2 * C)
+	scr := getScratch(parts * lnPartStride(C))
 	t := lnPool.Get().(*lnTask)
 	*t = lnTask{ks: ks, backward: true, dinp: dinp, dout: dout, inp: inp, w: w, mean: mean, rstd: rstd, rows: rows, C: C, partial: *scr}
 	kernels.Run(t, parts)
 	for p := 0; p < parts; p++ {
-		part := t.partial[p*2*C : (p+1)*2*C]
+		part := t.partial[p*lnPartStride(C):][:2*C]
 		for i, v := range part[:C] {
 			dw[i] += v
 		}
@@ -108,6 +108,16 @@ func layernormBackward(ks *kernels.Set, dinp, dw, db, dout, inp, w, mean, rstd [
 
 // lnChunk is the number of rows per part of the LayerNorm ops.
 const lnChunk = 256
+
+// lnPartStride is the distance between two parts' dw, db sums in the
+// scratch of layernormBackward: 2C values and 32 of padding, so that no
+// two parts — run at once on different cores — touch the same or an
+// adjacent cache line. (The SIMD kernels' masked tails read and write,
+// under an empty mask, the vector after each row of dw and db; on the
+// next part's sums, that made the two cores fight over its first line at
+// every row, and LayerNorm's backward pass ran no faster on 2 cores than
+// on 1.)
+func lnPartStride(C int) int { return 2*C + 32 }
 
 // lnTask is one LayerNorm call, run by kernels.Run over row chunks.
 type lnTask struct {
@@ -128,7 +138,7 @@ func (t *lnTask) RunPart(i int) {
 		t.ks.LayerNorm(t.out[r0*C:r1*C], t.mean[r0:r1], t.rstd[r0:r1], t.inp[r0*C:r1*C], t.w, t.b, r1-r0, C, lnEps)
 		return
 	}
-	part := t.partial[i*2*C : (i+1)*2*C]
+	part := t.partial[i*lnPartStride(C):][:2*C]
 	clear(part)
 	t.ks.LayerNormBackward(t.dinp[r0*C:r1*C], part[:C], part[C:], t.dout[r0*C:r1*C], t.inp[r0*C:r1*C], t.w, t.mean[r0:r1], t.rstd[r0:r1], r1-r0, C)
 }
