@@ -22,17 +22,18 @@ import (
 type chunkOp int
 
 const (
-	opZero     chunkOp = iota // x = 0
-	opCopy                    // x = y
-	opAdd                     // x = y + z
-	opScale                   // x *= s
-	opAdamW                   // AdamW on x (params), y (grads), z (m), w (v)
-	opEncFwd                  // x = wte[tok] + pos: rows
-	opEncBwd                  // y (dwte), z (dwpe) += x (dout): columns
-	opBiasAdd                 // rows of x (n × C) += y (bias)
-	opBiasGrad                // x (dbias) += Σ rows of y (B rows × C): columns
-	opCEFwd                   // softmax and losses: rows
-	opCEBwd                   // dlogits: rows
+	opZero      chunkOp = iota // x = 0
+	opCopy                     // x = y
+	opAdd                      // x = y + z
+	opScale                    // x *= s
+	opAdamW                    // AdamW on x (params), y (grads), z (m), w (v)
+	opEncFwd                   // x = wte[tok] + pos: rows
+	opEncBwdTok                // y (dwte) += x (dout) by token: columns
+	opEncBwdPos                // z (dwpe) += x (dout): positions
+	opBiasAdd                  // rows of x (n × C) += y (bias)
+	opBiasGrad                 // x (dbias) += Σ rows of y (B rows × C): columns
+	opCEFwd                    // softmax and losses: rows
+	opCEBwd                    // dlogits: rows
 )
 
 type chunkTask struct {
@@ -99,8 +100,10 @@ func (t *chunkTask) do(lo, hi int) {
 		t.adamW(lo, hi)
 	case opEncFwd:
 		t.encoderForward(lo, hi)
-	case opEncBwd:
-		t.encoderBackward(lo, hi)
+	case opEncBwdTok:
+		t.encoderBackwardTok(lo, hi)
+	case opEncBwdPos:
+		t.encoderBackwardPos(lo, hi)
 	case opBiasAdd:
 		C := t.C
 		for r := lo; r < hi; r++ {
@@ -108,7 +111,21 @@ func (t *chunkTask) do(lo, hi int) {
 			t.ks.Add(o, o, t.y)
 		}
 	case opBiasGrad:
-		t.ks.AddRows(t.x[lo:hi], t.y[lo:], t.B, hi-lo, t.C)
+		// in a private copy of the block (see colAcc)
+		scr, acc := colAcc(hi - lo)
+		copy(acc, t.x[lo:hi])
+		if n := hi - lo; n < colBlock {
+			// a few columns (the logits' bias): no call per row
+			for r := 0; r < t.B; r++ {
+				for i, v := range t.y[r*t.C+lo : r*t.C+hi] {
+					acc[i] += v
+				}
+			}
+		} else {
+			t.ks.AddRows(acc, t.y[lo:], t.B, n, t.C)
+		}
+		copy(t.x[lo:hi], acc)
+		scratchPool.Put(scr)
 	case opCEFwd:
 		t.crossEntropyForward(lo, hi)
 	case opCEBwd:
@@ -129,6 +146,17 @@ func rowChunk(C int) int { return max(1, vecChunk/max(C, 1)) }
 // colBlock is the quantum of the column blocks into which column sums
 // (the encoder's gradients, bias gradients) are split: one cache line.
 const colBlock = 16
+
+// colAcc returns scratch for a part's sums of n columns: the sums are
+// made in a private copy, padded by 128 bytes on each side, not in place,
+// so that two cores never write the same or an adjacent (prefetched
+// together) cache line at every row, whatever the alignment of the
+// gradient they add to. Each sum starts from the gradient's value and
+// adds the rows in order, as in place.
+func colAcc(n int) (*[]float32, []float32) {
+	scr := getScratch(n + 64)
+	return scr, (*scr)[32 : 32+n]
+}
 
 // colBlocks is the width of the blocks into which C columns are split: two
 // per goroutine (fewer, wider blocks make fewer, longer vector additions

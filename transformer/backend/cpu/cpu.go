@@ -296,7 +296,7 @@ func (be *Backend) EncoderForward(out backend.Tensor, tok backend.Tokens, wte, p
 
 // EncoderBackward implements backend.Backend.
 func (be *Backend) EncoderBackward(dwte, dpos, dout backend.Tensor, tok backend.Tokens, B, T, C int) {
-	encoderBackward(f32(dwte), f32(dpos), f32(dout), toks(tok, B*T), B, T, C)
+	encoderBackward(be.ks, f32(dwte), f32(dpos), f32(dout), toks(tok, B*T), B, T, C)
 }
 
 // LayerNormForward implements backend.Backend.

@@ -41,32 +41,46 @@ func (t *chunkTask) encoderForward(lo, hi int) {
 }
 
 // encoderBackward accumulates dwte and, unless dwpe is nil (sinusoidal
-// positions), dwpe from dout (B,T,C), in parallel blocks of columns,
-// each summed over the rows in row order.
-func encoderBackward(dwte, dwpe []float32, dout []float32, inp []byte, B, T, C int) {
-	t := getChunkTask(opEncBwd)
-	t.x, t.y, t.z, t.tok, t.B, t.T, t.C = dout, dwte, dwpe, inp, B, T, C
+// positions), dwpe from dout (B,T,C): dwpe in parallel chunks of
+// positions, each row of dwpe summed over the windows in order; dwte in
+// parallel blocks of columns, each summed over the rows in row order.
+func encoderBackward(ks *kernels.Set, dwte, dwpe []float32, dout []float32, inp []byte, B, T, C int) {
+	if dwpe != nil {
+		t := getChunkTask(opEncBwdPos)
+		t.ks, t.x, t.z, t.B, t.T, t.C = ks, dout, dwpe, B, T, C
+		t.run(T, max(1, vecChunk/(B*C)))
+	}
+	t := getChunkTask(opEncBwdTok)
+	t.ks, t.x, t.y, t.tok, t.B, t.T, t.C = ks, dout, dwte, inp, B, T, C
 	t.run(C, colBlocks(C))
 }
 
-func (t *chunkTask) encoderBackward(c0, c1 int) {
-	C, dout, dwte, dwpe := t.C, t.x, t.y, t.z
-	for b := 0; b < t.B; b++ {
-		for tt := 0; tt < t.T; tt++ {
+func (t *chunkTask) encoderBackwardPos(t0, t1 int) {
+	C, dout := t.C, t.x
+	for tt := t0; tt < t1; tt++ {
+		dp := t.z[tt*C : (tt+1)*C]
+		for b := 0; b < t.B; b++ {
 			r := b*t.T + tt
-			d := dout[r*C+c0 : r*C+c1]
-			de := dwte[int(t.tok[r])*C+c0:][:len(d)]
-			for i, v := range d {
-				de[i] += v
-			}
-			if dwpe != nil {
-				dp := dwpe[tt*C+c0:][:len(d)]
-				for i, v := range d {
-					dp[i] += v
-				}
-			}
+			t.ks.Add(dp, dp, dout[r*C:(r+1)*C])
 		}
 	}
+}
+
+func (t *chunkTask) encoderBackwardTok(c0, c1 int) {
+	C, n, dout, dwte := t.C, c1-c0, t.x, t.y
+	A := len(dwte) / C
+	scr, acc := colAcc(A * n)
+	for a := 0; a < A; a++ {
+		copy(acc[a*n:(a+1)*n], dwte[a*C+c0:a*C+c1])
+	}
+	for r := 0; r < t.B*t.T; r++ {
+		e := acc[int(t.tok[r])*n:][:n]
+		t.ks.Add(e, e, dout[r*C+c0:r*C+c1])
+	}
+	for a := 0; a < A; a++ {
+		copy(dwte[a*C+c0:a*C+c1], acc[a*n:(a+1)*n])
+	}
+	scratchPool.Put(scr)
 }
 
 // layernormForward normalises each of the rows of inp (rows, C):
