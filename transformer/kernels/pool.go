@@ -9,7 +9,7 @@ import (
 
 // A fanout runs the parts 0..parts−1 of a piece of work on the calling
 // goroutine and on whichever pool workers are idle: every participant
-// claims the next unclaimed part until none is left, so the caller never
+// claims an unclaimed part until none is left, so the caller never
 // waits for a part that nobody has started (nested fan-outs cannot
 // deadlock), and the split into parts, not the scheduling, determines the
 // result. A fanout is reused across calls without allocating; stale
@@ -27,7 +27,7 @@ import (
 // 1 (Run and the kernels then run serially on the caller).
 type fanout struct {
 	work     partRunner
-	state    atomic.Uint64 // generation<<32 | parts<<16 | next part
+	state    atomic.Uint64 // generation<<32 | end<<16 | next: parts next..end−1 are unclaimed
 	left     atomic.Int32  // parts of the generation not yet finished
 	sleeping atomic.Bool   // the caller blocks on wake
 	wake     chan struct{} // capacity 1; made by the caller's first run
@@ -67,7 +67,7 @@ func startPool() {
 	for i := 0; i < n; i++ {
 		go func() {
 			for nt := range notes {
-				nt.f.help(nt.gen)
+				nt.f.help(nt.gen, true)
 				spin()
 			}
 		}()
@@ -86,7 +86,7 @@ func spin() {
 		if f := board.Load(); f != nil {
 			if v := f.state.Load(); int(v>>16&0xffff) > int(v&0xffff) {
 				spinners.Add(-1)
-				f.help(uint32(v >> 32))
+				f.help(uint32(v>>32), true)
 				spinners.Add(1)
 				last = time.Now()
 				continue
@@ -95,7 +95,7 @@ func spin() {
 		select {
 		case nt := <-notes:
 			spinners.Add(-1)
-			nt.f.help(nt.gen)
+			nt.f.help(nt.gen, true)
 			spinners.Add(1)
 			last = time.Now()
 			continue
@@ -113,26 +113,35 @@ func spin() {
 	spinners.Add(-1)
 }
 
-// claim returns the next part of generation gen, or −1.
-func (f *fanout) claim(gen uint32) int {
+// claim returns an unclaimed part of generation gen, or −1: the first
+// one, or with back the last one. The caller takes parts from the front
+// and its helpers from the back, so that with two goroutines the caller
+// does the first parts and the helper the last ones of every fan-out: the
+// rows one op writes are mostly those the next op on the same goroutine
+// reads, still in that core's cache, instead of a random half of them
+// being in the other core's.
+func (f *fanout) claim(gen uint32, back bool) int {
 	for {
 		v := f.state.Load()
 		if uint32(v>>32) != gen {
 			return -1
 		}
-		parts, next := int(v>>16&0xffff), int(v&0xffff)
-		if next >= parts {
+		end, next := int(v>>16&0xffff), int(v&0xffff)
+		if next >= end {
 			return -1
 		}
-		if f.state.CompareAndSwap(v, v+1) {
+		if !back && f.state.CompareAndSwap(v, v+1) {
 			return next
+		}
+		if back && f.state.CompareAndSwap(v, v-1<<16) {
+			return end - 1
 		}
 	}
 }
 
-func (f *fanout) help(gen uint32) {
+func (f *fanout) help(gen uint32, back bool) {
 	for {
-		i := f.claim(gen)
+		i := f.claim(gen, back)
 		if i < 0 {
 			return
 		}
@@ -169,7 +178,7 @@ func (f *fanout) run(parts, helpers int) {
 			}
 		}
 	}
-	f.help(gen)
+	f.help(gen, false)
 	f.wait()
 	board.CompareAndSwap(f, nil)
 }
@@ -223,7 +232,8 @@ var extPool = sync.Pool{New: func() any {
 
 // Run calls p.RunPart(i) for i = 0..n−1 on the calling goroutine and on
 // idle workers of the package's goroutine pool (at most GOMAXPROCS at a
-// time) and returns when all are done. Parts may run in any order and
+// time) and returns when all are done. The caller does parts from the
+// first one on, the workers from the last one back (see claim). Parts may run in any order and
 // concurrently; a part may itself call Run or a Kernel. Run does not
 // allocate (in steady state) when p is a pointer.
 func Run(p Parts, n int) {
