@@ -246,18 +246,12 @@ func getScratch(n int) *[]float32 {
 	return p
 }
 
-// RunPart does one (b, h) pair.
-//
-// Parts go head-major (part i is window i mod B, head i / B), so that
-// the parts that run at the same time on different cores are different
-// windows, far apart in memory: the heads of one window are adjacent
-// 64-byte slices of the same rows of qkv, out and dqkv, and two cores
-// writing neighbouring lines contend for them (a core's adjacent-line
-// prefetch takes the pair).
-func (a *attnTask) RunPart(i int) {
+// RunPart does the (b, h) pair bh. The pairs go window-major, as the
+// rows of qkv: the caller takes the first windows and a helper the last
+// ones (kernels.Run), those whose rows of qkv the same cores wrote.
+func (a *attnTask) RunPart(bh int) {
 	T, C, NH, k := a.T, a.C, a.NH, a.k
-	b, h := i%a.B, i/a.B
-	bh := b*NH + h
+	b, h := bh/NH, bh%NH
 	hs, C3 := C/NH, 3*C
 	scale := float32(1 / math.Sqrt(float64(hs)))
 	base := b*T*C3 + h*hs
