@@ -531,7 +531,11 @@ func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
 		a.gv, a.gvKey = c.views(grads), grads
 	}
 	g := &a.gv
-	m.zeroGrads(d, BT)
+	// Every activation gradient is written by its first op (a product's
+	// input gradient with setDinp, the activation's backward pass) or, when
+	// that op accumulates (LayerNorm's and attention's backward passes),
+	// cleared right before it, so that it is in cache when the op reads
+	// it.
 
 	be.CrossEntropyBackward(d.logits, s.probs, tok, scale, B, T, A)
 	x := s.encoded
@@ -541,9 +545,10 @@ func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
 	}
 	if c.LayerNorm {
 		be.MatmulBackward(d.lnf, g.headw, g.headb, d.logits, s.lnf, p.headw, BT, C, A, true)
+		be.Zero(dx.Prefix(BT * C))
 		be.LayerNormBackward(dx, g.lnfw, g.lnfb, d.lnf, x, p.lnfw, s.lnfMean, s.lnfRstd, BT, C)
 	} else {
-		be.MatmulBackward(dx, g.headw, g.headb, d.logits, x, p.headw, BT, C, A, false)
+		be.MatmulBackward(dx, g.headw, g.headb, d.logits, x, p.headw, BT, C, A, true)
 	}
 	for l := len(s.layers) - 1; l >= 0; l-- {
 		lb, db, lp, lg := &s.layers[l], &d.layers[l], &p.layers[l], &g.layers[l]
@@ -552,26 +557,25 @@ func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
 			xin, dxin = s.layers[l-1].out(), d.layers[l-1].out()
 		}
 		if c.FeedForward {
-			// res3 = res2 + proj(act(fc(ln2(res2))))
-			// fcha and fch get no other contribution: overwritten, not
-			// cleared by zeroGrads
+			// res3 = res2 + proj(act(fc(ln2(res2)))); the fc product
+			// writes ln2 (without LayerNorm, res2) first
 			be.MatmulBackward(db.fcha, lg.fcprojw, lg.fcprojb, db.res3, lb.fcha, lp.fcprojw, BT, 4*C, C, true)
 			be.ActivationBackward(c.activation(), db.fch.Prefix(BT*4*C), lb.fch.Prefix(BT*4*C), db.fcha.Prefix(BT*4*C))
-			// with LayerNorm, ln2 has no other contribution (without,
-			// it is res2)
-			be.MatmulBackward(db.ln2, lg.fcw, lg.fcb, db.fch, lb.ln2, lp.fcw, BT, C, 4*C, c.LayerNorm)
+			be.MatmulBackward(db.ln2, lg.fcw, lg.fcb, db.fch, lb.ln2, lp.fcw, BT, C, 4*C, true)
 			if c.LayerNorm {
+				be.Zero(db.res2.Prefix(BT * C))
 				be.LayerNormBackward(db.res2, lg.ln2w, lg.ln2b, db.ln2, lb.res2, lp.ln2w, lb.ln2Mean, lb.ln2Rstd, BT, C)
 			}
 			be.Add(db.res2.Prefix(BT*C), db.res2, db.res3)
 		}
-		// res2 = x + proj(attn(qkv(ln1(x)))); atty, and with LayerNorm
-		// ln1 (without, it is the layer input), have no other
-		// contribution
+		// res2 = x + proj(attn(qkv(ln1(x)))); the QKV product writes
+		// ln1 (without LayerNorm, the layer input's gradient) first
 		be.MatmulBackward(db.atty, lg.projw, lg.projb, db.res2, lb.atty, lp.projw, BT, C, C, true)
+		be.Zero(db.qkv.Prefix(BT * 3 * C))
 		be.AttentionBackward(db.qkv, db.atty, lb.qkv, lb.lse.Prefix(B*c.Heads[l]*T), B, T, C, c.Heads[l])
-		be.MatmulBackward(db.ln1, lg.qkvw, lg.qkvb, db.qkv, lb.ln1, lp.qkvw, BT, C, 3*C, c.LayerNorm)
+		be.MatmulBackward(db.ln1, lg.qkvw, lg.qkvb, db.qkv, lb.ln1, lp.qkvw, BT, C, 3*C, true)
 		if c.LayerNorm {
+			be.Zero(dxin.Prefix(BT * C))
 			be.LayerNormBackward(dxin, lg.ln1w, lg.ln1b, db.ln1, xin, lp.ln1w, lb.ln1Mean, lb.ln1Rstd, BT, C)
 		}
 		be.Add(dxin.Prefix(BT*C), dxin, db.res2)
@@ -581,26 +585,4 @@ func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
 		dwpe = g.wpe
 	}
 	be.EncoderBackward(g.wte, dwpe, d.encoded, tok, B, T, C)
-}
-
-// zeroGrads clears the first BT rows of every gradient buffer that the
-// backward pass accumulates into. The buffers that a product's input
-// gradient overwrites (setDinp) are left alone: atty, and with LayerNorm
-// ln1, ln2 and lnf (without LayerNorm they alias the residual stream,
-// which is cleared); fch and fcha are overwritten too.
-func (m *Model) zeroGrads(d *bufs, BT int) {
-	C, ln := m.Config.Embed, m.Config.LayerNorm
-	m.be.Zero(d.encoded.Prefix(BT * C))
-	for l := range d.layers {
-		lb := &d.layers[l]
-		for _, s := range []backend.Tensor{lb.ln1, lb.res2, lb.ln2, lb.res3} {
-			if !s.Absent() && (!ln || (s != lb.ln1 && s != lb.ln2)) {
-				m.be.Zero(s.Prefix(BT * C))
-			}
-		}
-		m.be.Zero(lb.qkv.Prefix(BT * 3 * C))
-	}
-	if !ln {
-		m.be.Zero(d.lnf.Prefix(BT * C))
-	}
 }
