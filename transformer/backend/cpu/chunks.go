@@ -22,18 +22,17 @@ import (
 type chunkOp int
 
 const (
-	opZero      chunkOp = iota // x = 0
-	opCopy                     // x = y
-	opAdd                      // x = y + z
-	opScale                    // x *= s
-	opAdamW                    // AdamW on x (params), y (grads), z (m), w (v)
-	opEncFwd                   // x = wte[tok] + pos: rows
-	opEncBwdTok                // y (dwte) += x (dout) by token: columns
-	opEncBwdPos                // z (dwpe) += x (dout): positions
-	opBiasAdd                  // rows of x (n × C) += y (bias)
-	opBiasGrad                 // x (dbias) += Σ rows of y (B rows × C): columns
-	opCEFwd                    // softmax and losses: rows
-	opCEBwd                    // dlogits: rows
+	opZero     chunkOp = iota // x = 0
+	opCopy                    // x = y
+	opAdd                     // x = y + z
+	opScale                   // x *= s
+	opAdamW                   // AdamW on x (params), y (grads), z (m), w (v)
+	opEncFwd                  // x = wte[tok] + pos: rows
+	opEncBwd                  // y (dwte) += x (dout) by token (part 0), z (dwpe) by position (parts ≥ 1)
+	opBiasAdd                 // rows of x (n × C) += y (bias)
+	opBiasGrad                // x (dbias) += Σ rows of y (B rows × C): columns
+	opCEFwd                   // softmax and losses: rows
+	opCEBwd                   // dlogits: rows
 )
 
 type chunkTask struct {
@@ -81,7 +80,17 @@ func (t *chunkTask) run(n, chunk int) {
 }
 
 // RunPart does chunk i.
-func (t *chunkTask) RunPart(i int) { t.do(i*t.chunk, min(t.n, (i+1)*t.chunk)) }
+func (t *chunkTask) RunPart(i int) {
+	if t.op == opEncBwd {
+		if i == 0 {
+			t.encoderBackwardTok()
+		} else {
+			t.encoderBackwardPos((i-1)*t.chunk, min(t.T, i*t.chunk))
+		}
+		return
+	}
+	t.do(i*t.chunk, min(t.n, (i+1)*t.chunk))
+}
 
 func (t *chunkTask) do(lo, hi int) {
 	switch t.op {
@@ -100,10 +109,6 @@ func (t *chunkTask) do(lo, hi int) {
 		t.adamW(lo, hi)
 	case opEncFwd:
 		t.encoderForward(lo, hi)
-	case opEncBwdTok:
-		t.encoderBackwardTok(lo, hi)
-	case opEncBwdPos:
-		t.encoderBackwardPos(lo, hi)
 	case opBiasAdd:
 		C := t.C
 		for r := lo; r < hi; r++ {

@@ -8,6 +8,7 @@ package cpu
 
 import (
 	"math"
+	"runtime"
 	"sync"
 
 	"github.com/vomc/vomc/transformer/kernels"
@@ -41,18 +42,27 @@ func (t *chunkTask) encoderForward(lo, hi int) {
 }
 
 // encoderBackward accumulates dwte and, unless dwpe is nil (sinusoidal
-// positions), dwpe from dout (B,T,C): dwpe in parallel chunks of
-// positions, each row of dwpe summed over the windows in order; dwte in
-// parallel blocks of columns, each summed over the rows in row order.
+// positions), dwpe from dout (B,T,C): dwte in one part (each row summed
+// over its symbol's rows in row order), beside it dwpe in chunks of
+// positions (each row of dwpe summed over the windows in order).
 func encoderBackward(ks *kernels.Set, dwte, dwpe []float32, dout []float32, inp []byte, B, T, C int) {
+	t := getChunkTask(opEncBwd)
+	t.ks, t.x, t.y, t.z, t.tok, t.B, t.T, t.C = ks, dout, dwte, dwpe, inp, B, T, C
+	t.chunk = max(1, vecChunk/(B*C))
+	parts := 1
 	if dwpe != nil {
-		t := getChunkTask(opEncBwdPos)
-		t.ks, t.x, t.z, t.B, t.T, t.C = ks, dout, dwpe, B, T, C
-		t.run(T, max(1, vecChunk/(B*C)))
+		parts += (T + t.chunk - 1) / t.chunk
 	}
-	t := getChunkTask(opEncBwdTok)
-	t.ks, t.x, t.y, t.tok, t.B, t.T, t.C = ks, dout, dwte, inp, B, T, C
-	t.run(C, colBlocks(C))
+	if parts == 1 || runtime.GOMAXPROCS(0) <= 1 {
+		t.encoderBackwardTok()
+		if dwpe != nil {
+			t.encoderBackwardPos(0, T)
+		}
+	} else {
+		kernels.Run(t, parts)
+	}
+	*t = chunkTask{}
+	chunkPool.Put(t)
 }
 
 func (t *chunkTask) encoderBackwardPos(t0, t1 int) {
@@ -66,21 +76,12 @@ func (t *chunkTask) encoderBackwardPos(t0, t1 int) {
 	}
 }
 
-func (t *chunkTask) encoderBackwardTok(c0, c1 int) {
-	C, n, dout, dwte := t.C, c1-c0, t.x, t.y
-	A := len(dwte) / C
-	scr, acc := colAcc(A * n)
-	for a := 0; a < A; a++ {
-		copy(acc[a*n:(a+1)*n], dwte[a*C+c0:a*C+c1])
-	}
+func (t *chunkTask) encoderBackwardTok() {
+	C, dout, dwte := t.C, t.x, t.y
 	for r := 0; r < t.B*t.T; r++ {
-		e := acc[int(t.tok[r])*n:][:n]
-		t.ks.Add(e, e, dout[r*C+c0:r*C+c1])
+		e := dwte[int(t.tok[r])*C:][:C]
+		t.ks.Add(e, e, dout[r*C:(r+1)*C])
 	}
-	for a := 0; a < A; a++ {
-		copy(dwte[a*C+c0:a*C+c1], acc[a*n:(a+1)*n])
-	}
-	scratchPool.Put(scr)
 }
 
 // layernormForward normalises each of the rows of inp (rows, C):
