@@ -12,8 +12,11 @@ import (
 // The ops that are loops over elements, rows or columns run in chunks on
 // the kernels' goroutine pool (kernels.Run): a chunkTask holds one call's
 // operands (pooled: a call allocates nothing) and does chunks [lo, hi) of
-// its index range. A chunk goes to whichever goroutine is free, so a
-// helper that starts late costs at most a chunk, and every index's result
+// its index range. A chunk goes to whichever goroutine is free (the
+// caller takes them from the first on, helpers from the last back:
+// kernels.Run), so a helper that starts late costs at most a chunk, the
+// rows a core writes in one op are mostly those it reads in the next,
+// and every index's result
 // is the same whatever the split (elementwise ops; column sums split by
 // columns, each summed over the rows in row order; the cross-entropy's
 // row losses summed afterwards in row order).
