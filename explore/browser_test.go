@@ -138,8 +138,10 @@ func checkPage(t *testing.T, b *browser, s *Server, win *window, q int) {
 
 // TestBrowser loads the page in headless chromium, chooses positions by the
 // URL, a click on the loss curve and the arrow key, and checks that what the
-// page shows equals the server's numbers; it saves a screenshot.
+// page shows equals the server's numbers; it saves a screenshot. The
+// browser tests run in parallel: each waits on its own chromium.
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	b := startBrowser(t, 1400, 1000)
 	s, _ := newTestServer(t)
 	ts := httptest.NewServer(s.Handler())
@@ -239,6 +241,7 @@ func TestBrowser(t *testing.T) {
 // it as TestBrowser does: its numbers, computed in the page from the bundle,
 // equal the server's.
 func TestBrowserStatic(t *testing.T) {
+	t.Parallel()
 	b := startBrowser(t, 1400, 1000)
 	s, _ := newTestServer(t)
 	const w, q = 2, 30
@@ -275,8 +278,13 @@ const PADl, PADr = 46, 10
 // TestBrowserDemo opens the demo (the shipped models on generated test
 // data) as 'vomc explore --demo' does, checks the page at one position and
 // saves a screenshot with the head labels in place (the README's, when
-// $VOMC_EXPLORE_SHOTS is set).
+// $VOMC_EXPLORE_SHOTS is set). -short skips it (TestDemoModels checks the
+// demo's models, TestBrowser the page).
 func TestBrowserDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the demo in the browser is checked in the full suite (without -short)")
+	}
+	t.Parallel()
 	b := startBrowser(t, 1400, 1000)
 	o, err := Demo(nil, nil, "")
 	if err != nil {

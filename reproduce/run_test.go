@@ -42,7 +42,7 @@ func TestTinyEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	if testing.Short() {
-		cfg.MaxSteps, cfg.SynthSteps, cfg.Warmup, cfg.CheckpointEvery = 60, 60, 10, 30
+		cfg.MaxSteps, cfg.SynthSteps, cfg.Warmup, cfg.CheckpointEvery = 30, 30, 5, 15
 		cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 50, 80, 6
 	}
 	cfg.SynthEncodings = []string{"paper", "linear"}
@@ -145,9 +145,14 @@ func checkHTML(t *testing.T, html []byte) {
 	}
 }
 
-// checkChromium renders the report in headless Chromium when it is on PATH.
+// checkChromium renders the report in headless Chromium when it is on PATH
+// (not under -short: seconds of CPU; the full suite renders it).
 func checkChromium(t *testing.T, report string) {
 	t.Helper()
+	if testing.Short() {
+		t.Log("-short: the report's rendering in Chromium is checked in the full suite (without -short)")
+		return
+	}
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Log("chromium not on PATH: skipping the rendering check (scripts/check_report.sh installs it)")
@@ -185,7 +190,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	cfg.MaxSteps, cfg.CheckpointEvery = 200, 40
 	stop := 130
 	if testing.Short() {
-		cfg.MaxSteps, cfg.CheckpointEvery, cfg.Warmup, stop = 80, 20, 10, 50
+		cfg.MaxSteps, cfg.CheckpointEvery, cfg.Warmup, stop = 40, 10, 5, 20
 		cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 50, 40, 4
 	}
 	out := t.TempDir()

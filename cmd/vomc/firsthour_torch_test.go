@@ -17,7 +17,7 @@ import (
 // summary does (item 6; before: "step 200/200 epoch 2" then "trained 200
 // steps, 1 epochs").
 func TestTorchProgressAgrees(t *testing.T) {
-	needTorch(t)
+	needTorchFull(t)
 	dir := t.TempDir()
 	_, common := tinyData(t, dir)
 	out := filepath.Join(dir, "run")
@@ -35,7 +35,7 @@ func TestTorchProgressAgrees(t *testing.T) {
 // TestTorchExtend: the torch engine extends a run too (the Go side writes
 // the extended settings into the checkpoint the engine reads).
 func TestTorchExtend(t *testing.T) {
-	needTorch(t)
+	needTorchFull(t)
 	dir := t.TempDir()
 	_, common := tinyData(t, dir)
 	out := filepath.Join(dir, "run")

@@ -32,6 +32,18 @@ func needTorch(t *testing.T) {
 	}
 }
 
+// needTorchFull is needTorch for the torch-engine tests that -short
+// skips: each starts Python with torch (seconds a start); under -short
+// the engine is smoke-tested by TestTorchMatchesGo's first case alone,
+// and the full suite (go test without -short) runs these.
+func needTorchFull(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: starts the torch engine; the full suite (without -short) runs it")
+	}
+	needTorch(t)
+}
+
 // logLines reads a run's train.jsonl: the log entries (engine lines
 // skipped) and the number of engine lines.
 func logLines(t *testing.T, dir string) (entries []map[string]any, engines int) {
@@ -63,6 +75,7 @@ func relDiff(a, b float64) float64 { return math.Abs(a-b) / math.Max(math.Abs(a)
 // batches, the torch engine's first 20 training losses equal the Go
 // engine's to 1e-4 relative, and so do the gradient norms, learning rates
 // and validation losses, for several architectures and both losses.
+// Under -short its first case is the torch engine's smoke test.
 func TestTorchMatchesGo(t *testing.T) {
 	needTorch(t)
 	dir := t.TempDir()
@@ -77,8 +90,11 @@ func TestTorchMatchesGo(t *testing.T) {
 		{"attention-only-sumloss", []string{"--layers", "3", "--heads", "1", "-E", "12", "--no-ff", "--sum-loss", "--clip", "0"}},
 		{"cut-windows", []string{"--layers", "1", "--heads", "2", "-E", "8", "-N", "16", "--val-frac", "0.2"}},
 	}
-	for _, c := range cases {
+	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if testing.Short() && i > 0 {
+				t.Skip("-short: the first case alone smoke-tests the torch engine; the full suite (without -short) runs this one")
+			}
 			common := append([]string{"train", "--data", p("data"), "--batch", "8", "--max-steps", "20", "--log-every", "1",
 				"--warmup", "5", "--lr", "0.003", "--seed", "7"}, c.args...)
 			runOK(t, append(common, "--out", p(c.name+"-go"))...)
@@ -131,7 +147,7 @@ func TestTorchMatchesGo(t *testing.T) {
 // having the best parameters) to 1e-5; its checkpoint resumes on the Go
 // engine; 'vomc eval --methods tf:path=' evaluates it beside CTW.
 func TestTorchModelInVomc(t *testing.T) {
-	needTorch(t)
+	needTorchFull(t)
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 	runOK(t, "data", "-A", "3", "-D", "2", "-K", "30", "-N", "40", "--NK", "160", "--fresh=false", "--seed", "2", "--out", p("data"))
@@ -378,7 +394,7 @@ func badTrain(t *testing.T, p func(string) string) func(want string, env map[str
 // refused before anything is written; --force keeps the old run when the
 // new flags are bad.
 func TestTorchBadInputEngine(t *testing.T) {
-	needTorch(t)
+	needTorchFull(t)
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 	runOK(t, "data", "-A", "3", "-D", "2", "-K", "12", "-N", "32", "--seed", "1", "--out", p("data"))
@@ -425,7 +441,7 @@ func captureStderr(t *testing.T, f func()) string {
 // engine on a vomc data set, its distributions written as .npy and
 // evaluated against CTW through the npy:path= method.
 func TestTorchLSTM(t *testing.T) {
-	needTorch(t)
+	needTorchFull(t)
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 	runOK(t, "data", "-A", "3", "-D", "2", "-K", "20", "-N", "32", "--NK", "128", "--fresh=false", "--seed", "6", "--out", p("data"))
@@ -463,7 +479,8 @@ func TestTorchLSTM(t *testing.T) {
 // TestSnapshotsBothEngines: --snapshots log:5 keeps the model at steps 1,
 // 2, 4, 9, 20 of a 20-step run on both engines, the two engines' snapshots
 // agree (same initial parameters and batches), a resumed run keeps the
-// schedule, and 'vomc dynamics' measures them.
+// schedule, and 'vomc dynamics' measures them (-short: the Go engine's
+// part only).
 func TestSnapshotsBothEngines(t *testing.T) {
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
@@ -509,6 +526,10 @@ func TestSnapshotsBothEngines(t *testing.T) {
 	b, _ := os.ReadFile(p("go2/dynamics/dynamics.json"))
 	if err := json.Unmarshal(b, &res); err != nil || len(res.Points) != len(want) || res.Points[4].Step != 20 {
 		t.Fatalf("dynamics.json: %v, %+v", err, res.Points)
+	}
+	if testing.Short() {
+		t.Log("-short: the torch engine's snapshots are compared in the full suite (without -short)")
+		return
 	}
 	if _, err := (&trainrun.Torch{Device: "cpu"}).Check(); err != nil {
 		t.Logf("torch engine unavailable (%v): its snapshots are not tested", err)

@@ -5,10 +5,14 @@ package cuda
 import "testing"
 
 // TestEmulatorGemm checks both GEMM kernels, with and without split K, on
-// the emulator.
+// the emulator (-short: on gemmShapesShort).
 func TestEmulatorGemm(t *testing.T) {
 	be := emuBackend(t)
-	checkGemm(t, be)
+	shapes := gemmShapes
+	if testing.Short() {
+		shapes = gemmShapesShort
+	}
+	checkGemm(t, be, shapes)
 }
 
 // TestEmulatorAttention checks every attention instance against the CPU
@@ -21,9 +25,6 @@ func TestEmulatorAttention(t *testing.T) {
 // TestEmulatorConformanceTile128 runs the conformance suite with every
 // matrix product on the 128×128 kernel.
 func TestEmulatorConformanceTile128(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
-	}
 	gemmTile = 128
 	defer func() { gemmTile = 0 }()
 	TestEmulatorConformance(t)

@@ -11,13 +11,21 @@ import (
 	"github.com/vomc/vomc/transformer/kernels"
 )
 
+// gemmShapes are checkGemm's (M, N, K): partial edge tiles, one K split
+// and several. gemmShapesShort, the emulator's under -short, reach the
+// same kernels and paths on fewer products: the last splits K on both
+// tiles (64: 4 chunks, 128: 2), each with a partial last chunk.
+var (
+	gemmShapes      = [][3]int{{1, 1, 1}, {70, 33, 20}, {130, 129, 700}, {200, 140, 5000}}
+	gemmShapesShort = [][3]int{{1, 1, 1}, {70, 33, 20}, {130, 70, 1030}}
+)
+
 // checkGemm compares be.gemm with a float64 product for every tile choice
-// and layout, on shapes with partial edge tiles, with one K split and
-// several.
-func checkGemm(t *testing.T, be *Backend) {
+// and layout on the shapes.
+func checkGemm(t *testing.T, be *Backend, shapes [][3]int) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, sh := range [][3]int{{1, 1, 1}, {70, 33, 20}, {130, 129, 700}, {200, 140, 5000}} {
+	for _, sh := range shapes {
 		M, N, K := sh[0], sh[1], sh[2]
 		for _, tile := range []int{64, 128} {
 			for _, layout := range []string{"NT", "NN", "TN"} {
@@ -87,7 +95,7 @@ func upload(t *testing.T, be backend.Backend, x []float32) backend.Tensor {
 func TestGemm(t *testing.T) {
 	be := openGPU(t)
 	defer be.Close()
-	checkGemm(t, be)
+	checkGemm(t, be, gemmShapes)
 }
 
 // checkAttention compares be's attention forward and backward with the

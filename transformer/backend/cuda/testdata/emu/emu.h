@@ -2,8 +2,10 @@
 // CUDA backend's tests on machines without a GPU (package cuda's
 // emu_test.go builds kernels.cu with this header into a shared library).
 //
-// A block's threads are fibers (ucontext) on one OS thread, switched at
-// __syncthreads and warp shuffles, which are barriers of the whole block
+// A block's threads are fibers on one OS thread, switched at
+// __syncthreads and warp shuffles (on x86-64 by emu_switch below, which
+// saves the callee-saved registers only; elsewhere by ucontext, whose
+// every switch is a system call for the signal mask), which are barriers of the whole block
 // here: the kernels call them uniformly in every block. Blocks run one
 // after another; __shared__ variables are function-level statics. Not a
 // timing or memory-model simulator: it checks index arithmetic, barriers,
@@ -38,6 +40,7 @@ namespace emu {
 
 struct Fiber {
     ucontext_t ctx;
+    void* sp;  // the saved stack pointer (emu_switch)
     dim3 tid;
     int state;  // 0 running/runnable, 1 at barrier, 2 done
     int site;   // the source line of the barrier it waits at
@@ -48,6 +51,7 @@ struct Block {
     Fiber* fibers = nullptr;
     int n = 0, cur = 0;
     ucontext_t sched;
+    void* sched_sp = nullptr;
     float shfl[1024];
     void (*body)(void*) = nullptr;
     void* arg = nullptr;
@@ -61,12 +65,53 @@ inline Block& blk() {
 
 inline Fiber* cur() { return &blk().fibers[blk().cur]; }
 
+#if defined(__x86_64__)
+#define EMU_SWITCH 1
+// emu_switch(from, to) saves the callee-saved registers on the current
+// stack, stores its pointer in *from and continues where to was saved
+// (System V ABI: rbx, rbp, r12-r15; the kernels leave MXCSR and the x87
+// control word alone).
+extern "C" void emu_switch(void** from, void* to);
+asm(R"(
+	.text
+	.globl emu_switch
+	.hidden emu_switch
+	.type emu_switch, @function
+emu_switch:
+	pushq %rbp
+	pushq %rbx
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	movq %rsp, (%rdi)
+	movq %rsi, %rsp
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %rbx
+	popq %rbp
+	ret
+	.size emu_switch, .-emu_switch
+)");
+#endif
+
+// to_sched switches from fiber f back to the block's scheduler.
+inline void to_sched(Fiber* f) {
+#ifdef EMU_SWITCH
+    emu_switch(&f->sp, blk().sched_sp);
+#else
+    swapcontext(&f->ctx, &blk().sched);
+#endif
+}
+
 inline void barrier(int site) {
     Block& b = blk();
     Fiber* f = &b.fibers[b.cur];
     f->state = 1;
     f->site = site;
-    swapcontext(&f->ctx, &b.sched);
+    to_sched(f);
 }
 
 // shfl_xor exchanges v between lanes t and t^mask; every thread of the
@@ -98,6 +143,33 @@ inline float __int_as_float(int i) {
 
 namespace emu {
 
+#ifdef EMU_SWITCH
+// fiber_entry is where a fiber starts: emu_switch's ret lands here, on the
+// frame start lays out.
+[[noreturn]] static void fiber_entry() {
+    Block& b = blk();
+    b.body(b.arg);
+    Fiber* f = &b.fibers[b.cur];
+    f->state = 2;
+    to_sched(f);
+    __builtin_trap();  // a finished fiber is never resumed
+}
+
+// start makes f begin at fiber_entry when next resumed: on its stack, six
+// zero registers for emu_switch to pop, fiber_entry's address for its ret,
+// and a zero return address, so that fiber_entry starts with the stack
+// aligned as after a call.
+inline void start(Fiber& f, size_t stackSize) {
+    uintptr_t top = ((uintptr_t)f.stack + stackSize) & ~(uintptr_t)15;
+    void** frame = (void**)(top - 64);
+    for (int i = 0; i < 6; i++) frame[i] = nullptr;
+    frame[6] = (void*)&fiber_entry;
+    frame[7] = nullptr;
+    f.sp = frame;
+}
+
+inline void resume(Fiber& f) { emu_switch(&blk().sched_sp, f.sp); }
+#else
 static void trampoline(unsigned lo, unsigned hi) {
     (void)lo;
     (void)hi;
@@ -106,6 +178,17 @@ static void trampoline(unsigned lo, unsigned hi) {
     b.fibers[b.cur].state = 2;
     // returning switches to uc_link (the scheduler)
 }
+
+inline void start(Fiber& f, size_t stackSize) {
+    getcontext(&f.ctx);
+    f.ctx.uc_stack.ss_sp = f.stack;
+    f.ctx.uc_stack.ss_size = stackSize;
+    f.ctx.uc_link = &blk().sched;
+    makecontext(&f.ctx, (void (*)())trampoline, 2, 0u, 0u);
+}
+
+inline void resume(Fiber& f) { swapcontext(&blk().sched, &f.ctx); }
+#endif
 
 // run calls body(arg) as every thread of every block of the grid.
 inline int run(dim3 grid, dim3 block, void (*body)(void*), void* arg) {
@@ -136,18 +219,14 @@ inline int run(dim3 grid, dim3 block, void (*body)(void*), void* arg) {
                     f.tid.y = (i / block.x) % block.y;
                     f.tid.z = i / (block.x * block.y);
                     f.state = 0;
-                    getcontext(&f.ctx);
-                    f.ctx.uc_stack.ss_sp = f.stack;
-                    f.ctx.uc_stack.ss_size = stackSize;
-                    f.ctx.uc_link = &b.sched;
-                    makecontext(&f.ctx, (void (*)())trampoline, 2, 0u, 0u);
+                    start(f, stackSize);
                 }
                 for (;;) {
                     int live = 0, waiting = 0;
                     for (int i = 0; i < n; i++) {
                         if (b.fibers[i].state == 0) {
                             b.cur = i;
-                            swapcontext(&b.sched, &b.fibers[i].ctx);
+                            resume(b.fibers[i]);
                         }
                     }
                     for (int i = 0; i < n; i++) {
