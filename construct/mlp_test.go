@@ -128,11 +128,15 @@ func TestMLPIsReLUNetwork(t *testing.T) {
 
 // TestMLPErrorDecreases: the error falls like K^−2 (by at least 8 for each
 // factor 4 in K) and is below 1e-5 at K = 512; UseMLPWidth respects the
-// width and refuses one below the count machinery's minimum.
+// width and refuses one below the count machinery's minimum. -short
+// checks depth 3 only (seconds of CPU a depth).
 func TestMLPErrorDecreases(t *testing.T) {
 	t.Parallel()
 	for _, D := range []int{1, 3} {
 		t.Run(fmt.Sprintf("D=%d", D), func(t *testing.T) {
+			if testing.Short() && D != 3 {
+				t.Skip("-short: depth 3 only; the full suite (without -short) checks this depth")
+			}
 			t.Parallel()
 			mlpErrorDecreases(t, D)
 		})

@@ -110,6 +110,9 @@ func TestDynamicsEndToEnd(t *testing.T) {
 	cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 50, 40, 4
 	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants = []string{"1", "2,2"}, nil, nil
 	cfg.Dynamics, cfg.DynamicsWindows, cfg.DynamicsHeadWindows = "log:4", 10, 4
+	if testing.Short() {
+		cfg.Batch = 8
+	}
 	out := t.TempDir()
 	res, err := Run(context.Background(), cfg, Options{Out: out, Version: "test", CodeKey: "test", Events: testLog(t)})
 	if err != nil {

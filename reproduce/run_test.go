@@ -33,8 +33,9 @@ func testLog(t *testing.T) events.Sink {
 // TestTinyEndToEnd runs the tiny preset, checks every figure and the
 // report, runs it again (every stage cached), then changes one parameter
 // of the Fig. 5 stage (only that stage and the figures/report rerun).
-// With -short it runs every stage of the tiny preset with less data and
-// fewer training steps.
+// With -short it runs every stage of the tiny preset with less data,
+// fewer training steps and batches of 8 windows, and does not render the
+// report in Chromium.
 func TestTinyEndToEnd(t *testing.T) {
 	t.Parallel()
 	cfg, err := study.Preset("tiny")
@@ -42,7 +43,7 @@ func TestTinyEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	if testing.Short() {
-		cfg.MaxSteps, cfg.SynthSteps, cfg.Warmup, cfg.CheckpointEvery = 30, 30, 5, 15
+		cfg.MaxSteps, cfg.SynthSteps, cfg.Warmup, cfg.CheckpointEvery, cfg.Batch = 20, 20, 5, 10, 8
 		cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 50, 80, 6
 	}
 	cfg.SynthEncodings = []string{"paper", "linear"}
@@ -190,7 +191,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	cfg.MaxSteps, cfg.CheckpointEvery = 200, 40
 	stop := 130
 	if testing.Short() {
-		cfg.MaxSteps, cfg.CheckpointEvery, cfg.Warmup, stop = 40, 10, 5, 20
+		cfg.MaxSteps, cfg.CheckpointEvery, cfg.Warmup, cfg.Batch, stop = 40, 10, 5, 8, 20
 		cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 50, 40, 4
 	}
 	out := t.TempDir()
@@ -292,6 +293,9 @@ func TestIdenticalRunsSameStages(t *testing.T) {
 	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants, cfg.HeatmapModel = []string{"2"}, nil, []string{"tf20"}, "2"
 	cfg.MaxSteps, cfg.SynthSteps, cfg.Warmup, cfg.ConstructWindows = 20, 20, 5, 4
 	cfg.TrainTrees, cfg.TestTrees = 40, 40
+	if testing.Short() {
+		cfg.Batch = 8
+	}
 	names := func(out, code string) []string {
 		t.Helper()
 		if _, err := Run(context.Background(), cfg, Options{Out: out, Version: "test", CodeKey: code}); err != nil {

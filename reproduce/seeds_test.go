@@ -120,6 +120,9 @@ func TestTinySeedsEndToEnd(t *testing.T) {
 	cfg.HeatmapModel = ""
 	cfg.MaxSteps, cfg.Warmup, cfg.CheckpointEvery = 30, 5, 30
 	cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 30, 40, 4
+	if testing.Short() {
+		cfg.Batch = 8
+	}
 	out := t.TempDir()
 	res, err := Run(context.Background(), cfg, Options{Out: out, Version: "test", CodeKey: "test", Events: testLog(t)})
 	if err != nil {

@@ -23,11 +23,15 @@ import (
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
+// torchCPU is the torch engine on the CPU, checked once per test process
+// (each check starts Python and imports torch, a second of CPU).
+var torchCPU = &trainrun.Torch{Device: "cpu"}
+
 // needTorch skips the test where the PyTorch engine cannot run (no Python
 // with torch and numpy), saying why.
 func needTorch(t *testing.T) {
 	t.Helper()
-	if _, err := (&trainrun.Torch{Device: "cpu"}).Check(); err != nil {
+	if _, err := torchCPU.Check(); err != nil {
 		t.Skipf("torch engine unavailable: %v", err)
 	}
 }
@@ -531,7 +535,7 @@ func TestSnapshotsBothEngines(t *testing.T) {
 		t.Log("-short: the torch engine's snapshots are compared in the full suite (without -short)")
 		return
 	}
-	if _, err := (&trainrun.Torch{Device: "cpu"}).Check(); err != nil {
+	if _, err := torchCPU.Check(); err != nil {
 		t.Logf("torch engine unavailable (%v): its snapshots are not tested", err)
 		return
 	}

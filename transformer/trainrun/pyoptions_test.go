@@ -40,8 +40,11 @@ var engineFlags = []string{"help", "out", "data", "val", "val-frac", "N", "resum
 // (transformer.Options), asked of the package as the binary carries it.
 func TestPythonOptions(t *testing.T) {
 	py := ""
+	// whether torch and numpy are installed, without importing torch (a
+	// second of CPU; the program below imports it)
+	const probe = "import importlib.util as u, sys; sys.exit(not (u.find_spec('torch') and u.find_spec('numpy')))"
 	for _, c := range []string{"python3", "/usr/bin/python3"} {
-		if p, err := exec.LookPath(c); err == nil && exec.Command(p, "-c", "import torch, numpy").Run() == nil {
+		if p, err := exec.LookPath(c); err == nil && exec.Command(p, "-c", probe).Run() == nil {
 			py = p
 			break
 		}

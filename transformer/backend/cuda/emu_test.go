@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -45,72 +47,126 @@ var emuLib struct {
 
 var kernelName = regexp.MustCompile(`extern "C" +void +(k_\w+) *\(`)
 
-// buildEmu compiles the emulator library once per test process.
+// buildEmu loads the emulator library once per test process: built by
+// g++, or from the user's cache directory (emuCached).
 func buildEmu(t *testing.T) {
-	emuLib.once.Do(func() {
-		gxx, err := exec.LookPath("g++")
-		if err != nil {
-			emuLib.skip = "no g++ to build the CUDA emulator (apt-get install g++)"
-			return
-		}
-		dir, err := os.MkdirTemp("", "vomc-cudaemu")
-		if err != nil {
-			emuLib.err = err
-			return
-		}
-		src, _ := filepath.Abs("kernels.cu")
-		inc, _ := filepath.Abs("testdata/emu")
-		// the kernels' names, from the preprocessed source (macros expanded)
-		pre, err := exec.Command(gxx, "-E", "-x", "c++", "-std=c++17", "-DVOMC_EMU", "-I", inc, src).CombinedOutput()
-		if err != nil {
-			emuLib.err = fmt.Errorf("g++ -E kernels.cu: %v\n%s", err, pre)
-			return
-		}
-		seen := map[string]bool{}
-		for _, m := range kernelName.FindAllStringSubmatch(string(pre), -1) {
-			seen[m[1]] = true
-		}
-		var names []string
-		for n := range seen {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		var reg strings.Builder
-		for _, n := range names {
-			fmt.Fprintf(&reg, "REG(%s)\n", n)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "registry.inc"), []byte(reg.String()), 0o644); err != nil {
-			emuLib.err = err
-			return
-		}
-		so := filepath.Join(dir, "libvomccudaemu.so")
-		out, err := exec.Command(gxx, "-std=c++17", "-O2", "-shared", "-fPIC", "-DVOMC_EMU",
-			fmt.Sprintf("-DKERNELS_CU=%q", src), "-I", inc, "-I", dir, "-o", so, filepath.Join(inc, "emu_main.cpp")).CombinedOutput()
-		if err != nil {
-			emuLib.err = fmt.Errorf("building the CUDA emulator: %v\n%s", err, out)
-			return
-		}
-		lib, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_LOCAL)
-		if err != nil {
-			emuLib.err = err
-			return
-		}
-		purego.RegisterLibFunc(&emuLib.launch, lib, "emu_launch")
-		purego.RegisterLibFunc(&emuLib.signature, lib, "emu_signature")
-		purego.RegisterLibFunc(&emuLib.malloc, lib, "emu_malloc")
-		purego.RegisterLibFunc(&emuLib.free, lib, "emu_free")
-		purego.RegisterLibFunc(&emuLib.memcpyHD, lib, "emu_memcpy")
-		purego.RegisterLibFunc(&emuLib.memcpyDH, lib, "emu_memcpy")
-		purego.RegisterLibFunc(&emuLib.memcpyDD, lib, "emu_memcpy")
-		purego.RegisterLibFunc(&emuLib.memset32, lib, "emu_memset32")
-		purego.RegisterLibFunc(&emuLib.memset8, lib, "emu_memset8")
-	})
+	emuLib.once.Do(func() { emuLib.skip, emuLib.err = loadEmu() })
 	if emuLib.skip != "" {
 		t.Skip(emuLib.skip)
 	}
 	if emuLib.err != nil {
 		t.Fatal(emuLib.err)
 	}
+}
+
+// emuFlags are g++'s flags for the library besides the paths.
+var emuFlags = []string{"-std=c++17", "-O2", "-shared", "-fPIC", "-DVOMC_EMU"}
+
+// loadEmu builds (or finds) the emulator library and binds its functions;
+// skip says why the emulator cannot be built here.
+func loadEmu() (skip string, err error) {
+	gxx, err := exec.LookPath("g++")
+	if err != nil {
+		return "no g++ to build the CUDA emulator (apt-get install g++)", nil
+	}
+	dir, err := os.MkdirTemp("", "vomc-cudaemu")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir) // the library stays mapped once opened
+	src, _ := filepath.Abs("kernels.cu")
+	inc, _ := filepath.Abs("testdata/emu")
+	// the kernels' names, from the preprocessed source (macros expanded)
+	pre, err := exec.Command(gxx, "-E", "-x", "c++", "-std=c++17", "-DVOMC_EMU", "-I", inc, src).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("g++ -E kernels.cu: %v\n%s", err, pre)
+	}
+	seen := map[string]bool{}
+	for _, m := range kernelName.FindAllStringSubmatch(string(pre), -1) {
+		seen[m[1]] = true
+	}
+	var names []string
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var reg strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&reg, "REG(%s)\n", n)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "registry.inc"), []byte(reg.String()), 0o644); err != nil {
+		return "", err
+	}
+	args := append(append([]string(nil), emuFlags...), fmt.Sprintf("-DKERNELS_CU=%q", src), "-I", inc, "-I", dir, filepath.Join(inc, "emu_main.cpp"))
+	so, err := emuCached(gxx, args, dir, func(out string) error {
+		if b, err := exec.Command(gxx, append(args, "-o", out)...).CombinedOutput(); err != nil {
+			return fmt.Errorf("building the CUDA emulator: %v\n%s", err, b)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	lib, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	if err != nil {
+		return "", err
+	}
+	purego.RegisterLibFunc(&emuLib.launch, lib, "emu_launch")
+	purego.RegisterLibFunc(&emuLib.signature, lib, "emu_signature")
+	purego.RegisterLibFunc(&emuLib.malloc, lib, "emu_malloc")
+	purego.RegisterLibFunc(&emuLib.free, lib, "emu_free")
+	purego.RegisterLibFunc(&emuLib.memcpyHD, lib, "emu_memcpy")
+	purego.RegisterLibFunc(&emuLib.memcpyDH, lib, "emu_memcpy")
+	purego.RegisterLibFunc(&emuLib.memcpyDD, lib, "emu_memcpy")
+	purego.RegisterLibFunc(&emuLib.memset32, lib, "emu_memset32")
+	purego.RegisterLibFunc(&emuLib.memset8, lib, "emu_memset8")
+	return "", nil
+}
+
+// emuCached returns the path of the library that build writes: in the
+// user's cache directory (vomc/cuda-emulator), where a library that the
+// same g++ built from the same translation unit — preprocessed without
+// line markers, so the same in every checkout — is taken as it is (g++
+// takes about 2 s of CPU for it, as long as the emulator's -short tests);
+// without a cache directory, in tmp. A miss removes the cache's libraries
+// unused for 30 days.
+func emuCached(gxx string, args []string, tmp string, build func(out string) error) (string, error) {
+	cache, err := os.UserCacheDir()
+	if err == nil {
+		cache = filepath.Join(cache, "vomc", "cuda-emulator")
+		err = os.MkdirAll(cache, 0o755)
+	}
+	unit, err2 := exec.Command(gxx, append([]string{"-E", "-P"}, args...)...).Output()
+	if err != nil || err2 != nil { // no cache, or an error the build will report
+		so := filepath.Join(tmp, "libvomccudaemu.so")
+		return so, build(so)
+	}
+	version, _ := exec.Command(gxx, "--version").Output()
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%q\x00", version, emuFlags)
+	h.Write(unit)
+	so := filepath.Join(cache, fmt.Sprintf("libvomccudaemu-%x.so", h.Sum(nil)[:16]))
+	now := time.Now()
+	if _, err := os.Stat(so); err == nil {
+		os.Chtimes(so, now, now) // used: kept by the pruning
+		return so, nil
+	}
+	old, _ := filepath.Glob(filepath.Join(cache, "*.so"))
+	for _, f := range old {
+		if st, err := os.Stat(f); err == nil && now.Sub(st.ModTime()) > 30*24*time.Hour {
+			os.Remove(f)
+		}
+	}
+	f, err := os.CreateTemp(cache, "partial-*.so")
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	if err := build(f.Name()); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return so, os.Rename(f.Name(), so)
 }
 
 // emuDriver is the driver interface on the emulator: host memory, kernels
