@@ -61,7 +61,13 @@ status)
 	done
 	;;
 stop)
-	pkill -INT -f "reproduce --preset ladder" || true
+	# One interrupt to each vomc this script started; not to the stage
+	# processes of a run with --jobs (they read --config), which their
+	# vomc interrupts itself: a second interrupt would end them before
+	# their checkpoint.
+	for p in $(pgrep -f "reproduce --preset ladder"); do
+		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- ' --config ' || kill -INT "$p" 2>/dev/null || true
+	done
 	;;
 finish)
 	build

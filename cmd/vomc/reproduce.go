@@ -29,7 +29,7 @@ func runReproduce(args []string) error {
 	fs.Var(&sets, "set", "override one parameter, key=value (repeatable)")
 	fs.BoolVar(&c.Dry, "dry-run", false, "print the effective configuration and the estimated cost, then stop")
 	seeds := fs.Int("seeds", 0, "train every transformer S times (seeds derived from --set seed and the replicate index; 0: the preset's or config's value, 1 without replicates)")
-	fs.IntVar(&o.Jobs, "jobs", 0, "stages computed at once, each in a process of its own with a share of the cores (0: half the cores, at most 4, or 1 with the torch engine; 1: one at a time)")
+	fs.IntVar(&o.Jobs, "jobs", 0, "stages computed at once, each in a process of its own with a share of the cores (0: half the cores, 2 to 4, or 1 with the torch engine; 1: one at a time)")
 	fs.StringVar(&c.Stage, "stage", "", "run only this stage (its inputs must be done under --out)")
 	fs.BoolVar(&c.List, "list-stages", false, "print the stage graph and the stages' states under --out, then stop")
 	fs.StringVar(&sl.Dir, "slurm", "", "write a Slurm submission into this directory instead of running")
