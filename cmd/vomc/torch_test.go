@@ -38,8 +38,9 @@ func needTorch(t *testing.T) {
 
 // needTorchFull is needTorch for the torch-engine tests that -short
 // skips: each starts Python with torch (seconds a start); under -short
-// the engine is smoke-tested by TestTorchMatchesGo's first case alone,
-// and the full suite (go test without -short) runs these.
+// only the cheap checks run (TestTorchBadInput, which starts the engine's
+// check, and trainrun's TestPythonOptions), and the full suite (go test
+// without -short) runs these.
 func needTorchFull(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
@@ -79,9 +80,8 @@ func relDiff(a, b float64) float64 { return math.Abs(a-b) / math.Max(math.Abs(a)
 // batches, the torch engine's first 20 training losses equal the Go
 // engine's to 1e-4 relative, and so do the gradient norms, learning rates
 // and validation losses, for several architectures and both losses.
-// Under -short its first case is the torch engine's smoke test.
 func TestTorchMatchesGo(t *testing.T) {
-	needTorch(t)
+	needTorchFull(t)
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 	runOK(t, "data", "-A", "3", "-D", "3", "-K", "30", "-N", "48", "--NK", "192", "--fresh=false", "--seed", "4", "--out", p("data"))
@@ -94,11 +94,8 @@ func TestTorchMatchesGo(t *testing.T) {
 		{"attention-only-sumloss", []string{"--layers", "3", "--heads", "1", "-E", "12", "--no-ff", "--sum-loss", "--clip", "0"}},
 		{"cut-windows", []string{"--layers", "1", "--heads", "2", "-E", "8", "-N", "16", "--val-frac", "0.2"}},
 	}
-	for i, c := range cases {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if testing.Short() && i > 0 {
-				t.Skip("-short: the first case alone smoke-tests the torch engine; the full suite (without -short) runs this one")
-			}
 			common := append([]string{"train", "--data", p("data"), "--batch", "8", "--max-steps", "20", "--log-every", "1",
 				"--warmup", "5", "--lr", "0.003", "--seed", "7"}, c.args...)
 			runOK(t, append(common, "--out", p(c.name+"-go"))...)
