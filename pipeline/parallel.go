@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/vomc/vomc/events"
 )
@@ -49,9 +48,9 @@ type Job struct {
 // depends on is done, in plan order among those ready. Cores are shared
 // out when a stage starts: the free cores divided evenly among the stages
 // starting then (at least one each, the remainder to the earliest); a
-// stage started alone while nothing else can run gets every free core. Outputs do not depend on the
-// schedule as long as each stage's outputs do not depend on its number of
-// threads. After a failure no further stage is started; the stages
+// stage started alone while nothing else can run gets every free core.
+// Outputs do not depend on the schedule as long as each stage's outputs
+// do not depend on its number of threads. After a failure no further stage is started; the stages
 // running are waited for, and the first failure is returned. With
 // p.Jobs ≤ 1, RunParallel is Run.
 func (r *Runner) RunParallel(ctx context.Context, stages []Stage, p Parallel) error {
@@ -155,9 +154,7 @@ func (s *schedule) depsDone(st Stage) bool {
 	return true
 }
 
-func (s *schedule) label(i int) string {
-	return fmt.Sprintf("[%d/%d] %s", i+1, len(s.stages), s.stages[i].Name)
-}
+func (s *schedule) label(i int) string { return stageLabel(i+1, len(s.stages), s.stages[i].Name) }
 
 // start starts as many of the ready stages as jobs and free cores allow,
 // dividing the free cores evenly among them.
@@ -205,13 +202,13 @@ func plural(n int) string {
 	return "s"
 }
 
-// LineWriter passes what is written to it on to W one whole line at a
-// time, each prefixed with Prefix unless it already starts with Keep (for
-// lines that carry their own label; empty: prefix every line). Flush
-// writes a last unterminated line. It remembers the last line written, for
-// an error message. It is not safe for concurrent use; W may be shared.
+// LineWriter hands what is written to it on to Line one whole line at a
+// time (without its newline), each prefixed with Prefix unless it already
+// starts with Keep (for lines that carry their own label; empty: prefix
+// every line). Flush hands on a last unterminated line. It remembers the
+// last line, for an error message. It is not safe for concurrent use.
 type LineWriter struct {
-	W            io.Writer
+	Line         func(line string)
 	Prefix, Keep string
 	buf          []byte
 	last         string
@@ -224,41 +221,35 @@ func (l *LineWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			return len(p), nil
 		}
-		if err := l.line(l.buf[:i]); err != nil {
-			return len(p), err
-		}
+		l.line(l.buf[:i])
 		l.buf = l.buf[i+1:]
 	}
 }
 
-// line writes one line (without its newline), dropping a terminal's
+// line hands on one line (without its newline), dropping a terminal's
 // carriage-return redraws but the last.
-func (l *LineWriter) line(b []byte) error {
+func (l *LineWriter) line(b []byte) {
 	if j := bytes.LastIndexByte(bytes.TrimRight(b, "\r"), '\r'); j >= 0 {
 		b = b[j+1:]
 	}
 	b = bytes.TrimRight(b, "\r")
 	if len(b) == 0 {
-		return nil
+		return
 	}
 	l.last = string(b)
-	out := make([]byte, 0, len(l.Prefix)+len(b)+1)
 	if l.Keep == "" || !bytes.HasPrefix(b, []byte(l.Keep)) {
-		out = append(out, l.Prefix...)
+		l.Line(l.Prefix + l.last)
+	} else {
+		l.Line(l.last)
 	}
-	out = append(append(out, b...), '\n')
-	_, err := l.W.Write(out)
-	return err
 }
 
-// Flush writes the unterminated rest, if any, as a line.
-func (l *LineWriter) Flush() error {
-	if len(l.buf) == 0 {
-		return nil
+// Flush hands on the unterminated rest, if any, as a line.
+func (l *LineWriter) Flush() {
+	if len(l.buf) > 0 {
+		l.line(l.buf)
+		l.buf = nil
 	}
-	b := l.buf
-	l.buf = nil
-	return l.line(b)
 }
 
 // Last is the last non-empty line written.

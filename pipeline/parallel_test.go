@@ -244,15 +244,13 @@ func TestRunParallelFailure(t *testing.T) {
 // label; a terminal's redraws reduced to the last; Flush; Last.
 func TestLineWriter(t *testing.T) {
 	var b bytes.Buffer
-	l := &LineWriter{W: &b, Prefix: "train-x: ", Keep: "["}
+	l := &LineWriter{Line: func(s string) { b.WriteString(s + "\n") }, Prefix: "train-x: ", Keep: "["}
 	for _, s := range []string{"[3/9] train-x: running\nstep 1", "0\rstep 20\r", "\n\nbar 50%\r\n", "[3/9] train-x: finished\ntail"} {
 		if _, err := l.Write([]byte(s)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := l.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	l.Flush()
 	want := "[3/9] train-x: running\ntrain-x: step 20\ntrain-x: bar 50%\n[3/9] train-x: finished\ntrain-x: tail\n"
 	if b.String() != want || l.Last() != "tail" {
 		t.Errorf("got %q (last %q), want %q", b.String(), l.Last(), want)

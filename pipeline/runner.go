@@ -51,6 +51,12 @@ func (r *Runner) logf(format string, args ...any) {
 	events.Or(r.Events).Log(fmt.Sprintf(format, args...))
 }
 
+// stageLabel is "[index/total] name", the label of a stage's progress
+// lines.
+func stageLabel(index, total int, name string) string {
+	return fmt.Sprintf("[%d/%d] %s", index, total, name)
+}
+
 // names lists the stages' names, comma-separated.
 func names(stages []Stage) string {
 	var ns []string
@@ -154,7 +160,7 @@ func (r *Runner) RunOne(ctx context.Context, s Stage, index, total int) error {
 	if err != nil {
 		return err
 	}
-	label := fmt.Sprintf("[%d/%d] %s", index, total, s.Name)
+	label := stageLabel(index, total, s.Name)
 	force := r.rerun(s)
 	if !force && r.cached(s, hash, dir, label) {
 		return nil

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/transformer/trainrun"
@@ -78,7 +77,7 @@ func processExec(cfg study.Config, opts Options) (func(context.Context, pipeline
 		cmd.WaitDelay = time.Minute
 		t := strconv.Itoa(job.Threads)
 		cmd.Env = append(os.Environ(), "GOMAXPROCS="+t, "OMP_NUM_THREADS="+t)
-		lw := &pipeline.LineWriter{W: events.LogWriter(job.Events), Prefix: job.Stage.Name + ": ", Keep: "["}
+		lw := &pipeline.LineWriter{Line: job.Events.Log, Prefix: job.Stage.Name + ": ", Keep: "["}
 		cmd.Stdout, cmd.Stderr = lw, lw
 		err := cmd.Run()
 		lw.Flush()
