@@ -39,18 +39,27 @@ func CountSequence(cfg Config, x []byte) (*Counts, error) {
 	}
 	s := newStore(p.A, p.D, p.form, [3]float64{}, math.MaxInt64)
 	if !s.dense {
-		// Reserve what MemoryEstimate budgets for, so that growing the
-		// node arrays never holds two copies at once.
-		s.reserve(MemoryEstimate(cfg, int64(len(x))) / nodeBytes(p.A, p.form))
-	}
-	c := &Counts{p: p, s: s}
-	start := 0
-	h := newHistory(p.D, s.b)
-	if p.init == Condition {
-		start = min(p.D, len(x))
-		for _, a := range x[:start] {
+		// A trie is sized by a first pass that builds its shape only (the
+		// child links), so that the per-node arrays are allocated once, at
+		// the exact node count: reserving the worst case (D+1)·n can touch
+		// gigabytes when the allocator zeroes it, and growing the arrays
+		// holds two copies at once.
+		s.shapeOnly = true
+		ids := make([]int32, p.D+1)
+		h := newHistory(p.D, s.b)
+		for i, a := range x {
+			if i >= countStart(p, len(x)) {
+				s.path(h.ctx, h.key, p.D, ids)
+			}
 			h.push(a)
 		}
+		s.allocNodes()
+	}
+	c := &Counts{p: p, s: s}
+	start := countStart(p, len(x))
+	h := newHistory(p.D, s.b)
+	for _, a := range x[:start] {
+		h.push(a)
 	}
 	A, D := p.A, p.D
 	if s.dense {
@@ -79,6 +88,16 @@ func CountSequence(cfg Config, x []byte) (*Counts, error) {
 	}
 	c.n = len(x) - start
 	return c, nil
+}
+
+// countStart is the index of the first symbol of a sequence of length n
+// that is counted: 0 under the pad convention, D (the symbols that are
+// only context) under condition.
+func countStart(p *params, n int) int {
+	if p.init == Condition {
+		return min(p.D, n)
+	}
+	return 0
 }
 
 // N is the number of symbols counted.

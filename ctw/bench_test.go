@@ -67,3 +67,32 @@ func BenchmarkSequentialTheorem1(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCountsTrie counts 200 kB of word-like bytes at A=256, D=8: a trie
+// (hash-map children), sized by its shape-only first pass.
+func BenchmarkCountsTrie(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := []string{"the ", "context ", "tree ", "weighting ", "method ", "of ", "a ", "source ", "is ", "optimal.\n"}
+	var x []byte
+	for len(x) < 200_000 {
+		x = append(x, words[rng.IntN(len(words))]...)
+	}
+	b.SetBytes(int64(len(x)))
+	for b.Loop() {
+		if _, err := CountSequence(Config{A: 256, D: 8, Lambda: 0.5, Alpha: 0.5, Init: Condition}, x); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCountsTrieSmallA counts 1e6 symbols at A=3, D=16: a trie with
+// inline child tables (too deep for the dense layout).
+func BenchmarkCountsTrieSmallA(b *testing.B) {
+	x := benchData(b)
+	b.SetBytes(int64(len(x)))
+	for b.Loop() {
+		if _, err := CountSequence(Config{A: 3, D: 16, Lambda: 0.15, Alpha: 0.5}, x); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -30,6 +30,9 @@ type store struct {
 	child    []int32          // node·A + q → child index, or 0 when absent (A ≤ smallA)
 	childMap map[uint64]int32 // node<<8 | q → child index (A > smallA)
 	maxNodes int
+	// shapeOnly makes newNode grow the child links only; allocNodes then
+	// sizes the per-node arrays (CountSequence's first pass).
+	shapeOnly bool
 
 	nodes int
 	cnt   []uint32 // node·A + a → n_s(a)
@@ -86,21 +89,20 @@ func newStore(A, D int, form Form, init [3]float64, maxMemory int64) *store {
 	return s
 }
 
-// reserve sets the capacity of a trie's node arrays to n nodes.
-func (s *store) reserve(n int64) {
-	if s.dense || n <= int64(s.nodes) || n > int64(s.maxNodes) {
-		return
-	}
-	grow := func(b []uint32, per int64) []uint32 {
-		return append(make([]uint32, 0, n*per), b...)
-	}
-	s.cnt = grow(s.cnt, int64(s.A))
-	s.tot = grow(s.tot, 1)
+// allocNodes ends a shape-only pass: it allocates the per-node arrays at
+// the node count the pass reached (zero counts, initial floats).
+func (s *store) allocNodes() {
+	s.shapeOnly = false
+	n := s.nodes
+	s.cnt = make([]uint32, n*s.A)
+	s.tot = make([]uint32, n)
 	for k := range s.f {
-		s.f[k] = append(make([]float64, 0, n), s.f[k]...)
-	}
-	if s.childMap == nil {
-		s.child = append(make([]int32, 0, n*int64(s.A)), s.child...)
+		s.f[k] = make([]float64, n)
+		if s.init[k] != 0 {
+			for i := range s.f[k] {
+				s.f[k][i] = s.init[k]
+			}
+		}
 	}
 }
 
@@ -108,6 +110,14 @@ func (s *store) reserve(n int64) {
 func (s *store) newNode() int32 {
 	id := int32(s.nodes)
 	s.nodes++
+	if s.shapeOnly {
+		if s.childMap == nil {
+			for a := 0; a < s.A; a++ {
+				s.child = append(s.child, 0)
+			}
+		}
+		return id
+	}
 	for a := 0; a < s.A; a++ {
 		s.cnt = append(s.cnt, 0)
 	}

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -76,8 +77,11 @@ func (t *Tree) WriteJSON(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "{\"alphabet\":%d,\"max_depth\":%d,\"leaves\":[\n", *j.Alphabet, *j.MaxDepth)
+	// Streamed through a small buffer: the file of a wide tree is many
+	// megabytes (≈ 20 bytes per probability), and holding it whole would
+	// be most of the memory of sampling one.
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "{\"alphabet\":%d,\"max_depth\":%d,\"leaves\":[\n", *j.Alphabet, *j.MaxDepth)
 	for i, l := range j.Leaves {
 		line, err := json.Marshal(l)
 		if err != nil {
@@ -91,8 +95,7 @@ func (t *Tree) WriteJSON(w io.Writer) error {
 		b.WriteByte('\n')
 	}
 	b.WriteString("]}\n")
-	_, err = w.Write(b.Bytes())
-	return err
+	return b.Flush()
 }
 
 // ReadTreeJSON reads one tree in the format of WriteJSON and validates it

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -48,13 +49,34 @@ func childPeak(t *testing.T, args ...string) int64 {
 	return kb << 10
 }
 
-// within2 fails unless the estimate is within a factor 2 of the peak.
-func within2(t *testing.T, what string, est, peak int64) {
+// within2 fails unless the estimate is within a factor 2 of the peak that
+// measure returns. A process's peak memory varies from run to run with the
+// garbage collector's timing (on a loaded 2-core machine a run can hold
+// twice the heap of another), so a first measurement outside the factor is
+// measured twice more and the median of the three is judged: an estimate
+// that is wrong fails every time, one unlucky run does not.
+func within2(t *testing.T, what string, est int64, measure func() int64) {
 	t.Helper()
-	t.Logf("%s: estimate %s, measured peak %s (ratio %.2f)", what, fmtBytes(est), fmtBytes(peak), float64(est)/float64(peak))
-	if est > 2*peak || 2*est < peak {
-		t.Errorf("%s: estimate %s is not within 2× of the measured peak %s", what, fmtBytes(est), fmtBytes(peak))
+	ok := func(peak int64) bool { return est <= 2*peak && 2*est >= peak }
+	peaks := []int64{measure()}
+	if !ok(peaks[0]) {
+		peaks = append(peaks, measure(), measure())
+		slices.Sort(peaks)
 	}
+	peak := peaks[len(peaks)/2]
+	runs := make([]string, len(peaks))
+	for i, p := range peaks {
+		runs[i] = fmtBytes(p)
+	}
+	t.Logf("%s: estimate %s, measured peak %s (ratio %.2f; runs: %s)", what, fmtBytes(est), fmtBytes(peak), float64(est)/float64(peak), strings.Join(runs, ", "))
+	if !ok(peak) {
+		t.Errorf("%s: estimate %s is not within 2× of the median measured peak %s", what, fmtBytes(est), fmtBytes(peak))
+	}
+}
+
+// peakOf returns a measurement of `vomc args…`'s peak memory for within2.
+func peakOf(t *testing.T, args ...string) func() int64 {
+	return func() int64 { return childPeak(t, args...) }
 }
 
 // TestMemoryEstimates runs commands in child processes and compares their
@@ -72,19 +94,23 @@ func TestMemoryEstimates(t *testing.T) {
 		pr := source.Prior{A: c.A, Depths: []int{c.D}, Lambda: 0.15, Alpha: []float64{0.5}}
 		est := datadir.MemoryEstimate(dataset.Config{Prior: pr, K: c.K, NK: c.N, N: c.N, Fresh: true, Seed: 1})
 		out := p(fmt.Sprintf("data%d", i))
-		peak := childPeak(t, "data", "-A", fmt.Sprint(c.A), "-D", fmt.Sprint(c.D), "-K", fmt.Sprint(c.K), "-N", fmt.Sprint(c.N), "--out", out)
-		within2(t, fmt.Sprintf("data A=%d D=%d K=%d", c.A, c.D, c.K), est, peak)
+		n := 0
+		measure := func() int64 { // a fresh output directory for each run
+			n++
+			return childPeak(t, "data", "-A", fmt.Sprint(c.A), "-D", fmt.Sprint(c.D), "-K", fmt.Sprint(c.K), "-N", fmt.Sprint(c.N), "--out", fmt.Sprintf("%s-%d", out, n))
+		}
+		within2(t, fmt.Sprintf("data A=%d D=%d K=%d", c.A, c.D, c.K), est, measure)
 	}
 
 	pr := source.Prior{A: 64, Depths: []int{2}, Lambda: 0.15, Alpha: []float64{0.5}}
-	within2(t, "tree sample A=64 D=2", treefile.SampleMemoryEstimate(pr), childPeak(t, "tree", "sample", "-A", "64", "-D", "2", "--out", p("big.json")))
+	within2(t, "tree sample A=64 D=2", treefile.SampleMemoryEstimate(pr), peakOf(t, "tree", "sample", "-A", "64", "-D", "2", "--force", "--out", p("big.json")))
 
 	runOK(t, "tree", "sample", "-A", "3", "-D", "4", "--seed", "2", "--out", p("t.json"))
 	tr, err := readTree(p("t.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	within2(t, "generate -n 2e7", treefile.GenerateMemoryEstimate(tr), childPeak(t, "generate", "-n", "20000000", "--out", p("seq.txt"), p("t.json")))
+	within2(t, "generate -n 2e7", treefile.GenerateMemoryEstimate(tr), peakOf(t, "generate", "-n", "20000000", "--force", "--out", p("seq.txt"), p("t.json")))
 
 	// Random bytes: every context occurs, so the worst-case node count of
 	// ctw.MemoryEstimate is what is used (on repetitive text it is an
@@ -103,7 +129,7 @@ func TestMemoryEstimates(t *testing.T) {
 		t.Fatal(err)
 	}
 	est := ctwfile.MemoryEstimate(cfg, x, counts.MAPNodes())
-	within2(t, "ctw --mode raw -D 2 (200 kB random)", est, childPeak(t, "ctw", "--mode", "raw", "-D", "2", p("text")))
+	within2(t, "ctw --mode raw -D 2 (200 kB random)", est, peakOf(t, "ctw", "--mode", "raw", "-D", "2", p("text")))
 
 	// Repetitive text, deep contexts: the worst case (D+1)·n overshoots
 	// many times; the exact count of the contexts seen does not.
@@ -119,7 +145,7 @@ func TestMemoryEstimates(t *testing.T) {
 		t.Fatal(err)
 	}
 	est = ctwfile.MemoryEstimate(cfg, rep, counts.MAPNodes())
-	within2(t, "ctw --mode raw -D 12 (100 kB repetitive)", est, childPeak(t, "ctw", "--mode", "raw", "-D", "12", p("rep")))
+	within2(t, "ctw --mode raw -D 12 (100 kB repetitive)", est, peakOf(t, "ctw", "--mode", "raw", "-D", "12", p("rep")))
 }
 
 // TestEvalMemory compares the peak memory of `vomc eval` on data sets with
@@ -137,8 +163,12 @@ func TestEvalMemory(t *testing.T) {
 		runOK(t, "data", "-A", fmt.Sprint(c.A), "-D", fmt.Sprint(c.D), "-K", fmt.Sprint(c.K), "-N", fmt.Sprint(c.N), "--out", ds)
 		W := int64(c.K)
 		est := experiment.EvalMemoryEstimate("ctw,kn,ppm,unigram", W*int64(c.N)+4*W, methods.Workload{A: c.A, D: c.D, Windows: c.K, N: c.N, Workers: 2})
-		peak := childPeak(t, "eval", "--data", ds, "--workers", "2", "--out", filepath.Join(dir, fmt.Sprintf("out%d", c.D)))
-		within2(t, fmt.Sprintf("eval A=%d D=%d K=%d N=%d", c.A, c.D, c.K, c.N), est, peak)
+		n := 0
+		measure := func() int64 {
+			n++
+			return childPeak(t, "eval", "--data", ds, "--workers", "2", "--out", filepath.Join(dir, fmt.Sprintf("out%d-%d", c.D, n)))
+		}
+		within2(t, fmt.Sprintf("eval A=%d D=%d K=%d N=%d", c.A, c.D, c.K, c.N), est, measure)
 	}
 	// The refusal names the estimate.
 	memAvailable = func() int64 { return 50 << 20 }

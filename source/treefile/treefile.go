@@ -55,11 +55,14 @@ func Sample(pr source.Prior, seed uint64, o Options) (*source.Tree, error) {
 }
 
 // SampleMemoryEstimate estimates the peak memory of Sample from pr: the
-// process itself (sysmem.Base) and twice the tree's expected size
-// (source.Prior.ExpectedNodes nodes of source.NodeBytes; the drawings and
-// JSON are written from it).
+// process itself (sysmem.Base) and twice (the garbage collector's headroom)
+// the live memory of the tree's expected source.Prior.ExpectedNodes nodes,
+// each of source.NodeBytes, its copy for the JSON writer (8·A bytes) and
+// its line of the printed tree (≈ 6·A + 30 bytes, held in a builder that
+// grows by doubling, so twice that).
 func SampleMemoryEstimate(pr source.Prior) int64 {
-	return sysmem.Base + int64(2*pr.ExpectedNodes()*float64(source.NodeBytes(pr.A)))
+	perNode := float64(source.NodeBytes(pr.A)) + float64(20*pr.A+60)
+	return sysmem.Base + int64(2*pr.ExpectedNodes()*perNode)
 }
 
 // Show checks the outputs, reads the tree file path (Read), prints it and
