@@ -48,8 +48,8 @@ func CountSequence(cfg Config, x []byte) (*Counts, error) {
 		ids := make([]int32, p.D+1)
 		h := newHistory(p.D, s.b)
 		for i, a := range x {
-			if i >= countStart(p, len(x)) {
-				s.path(h.ctx, h.key, p.D, ids)
+			if i >= countStart(p, len(x)) && s.path(h.ctx, h.key, p.D, ids) < p.D {
+				return nil, fmt.Errorf("ctw: the context tree of %d symbols at D=%d exceeds %d nodes", len(x), p.D, s.maxNodes)
 			}
 			h.push(a)
 		}

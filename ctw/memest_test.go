@@ -42,7 +42,7 @@ func TestCountSequenceExactArrays(t *testing.T) {
 			x = append(x, fmt.Sprintf("%d tree %d; ", len(x)%7, len(x)%13)...)
 		}
 		for i := range x {
-			x[i] %= byte(min(c.A, 256) - 1)
+			x[i] = byte(int(x[i]) % c.A)
 		}
 		for _, init := range []Init{Pad, Condition} {
 			counts, err := CountSequence(Config{A: c.A, D: c.D, Lambda: 0.5, Alpha: 0.5, Init: init}, x)
