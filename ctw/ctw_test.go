@@ -70,6 +70,7 @@ func TestFormsAgree(t *testing.T) {
 	}{
 		{2, 0, 0.5, 0.5}, {2, 3, 0.5, 0.5}, {3, 5, 0.15, 0.5}, {4, 4, 0.3, 1},
 		{3, 1, 0.9, 0.1}, {5, 3, 0.15, 2}, {20, 2, 0.2, 0.5}, {3, 12, 0.15, 0.5},
+		{40, 6, 0.3, 0.5}, // a hash-map trie (A > smallA, b·D > 30)
 	} {
 		for _, init := range []Init{Pad, Condition, Shorter} {
 			t.Run(fmt.Sprintf("A%d_D%d_%v", tc.A, tc.D, init), func(t *testing.T) {
