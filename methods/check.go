@@ -14,7 +14,7 @@ var knownParams = map[string][]string{
 	"kn":        {"order", "delta", "cont"},
 	"ppm":       {"order", "escape", "excl", "norm"},
 	"markov":    {"k", "alpha", "init"},
-	"unigram":   {"k", "alpha", "init"},
+	"unigram":   {"alpha", "init"},
 	"tf":        {"path", "name"},
 	"synth":     {"path", "name"},
 	"npy":       {"path", "name"},

@@ -7,7 +7,7 @@
 //	kn[:order=5][:delta=0.7][:cont]          (δ tuned on training windows when absent)
 //	ppm[:order=5][:escape=A|C|D][:excl][:norm]
 //	markov[:k=2][:alpha=0.5][:init=pad|shorter]
-//	unigram[:alpha=0.5]
+//	unigram[:alpha=0.5][:init=pad|shorter]
 //	tf:path=DIR[:name=LABEL]                 (a transformer trained by `vomc train`)
 //	construct[:D=5][:lambda=0.15][:alpha=0.5][:c=inf]  (the paper's (D+2)-layer CTW transformer)
 //	synth:path=DIR[:name=LABEL]              (a Fig. 8 "TF 2-0" model trained by `vomc synth`)

@@ -211,3 +211,67 @@ func TestTorchModuleHint(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestKnownParams keeps Check's parameter lists, the builders and the
+// package documentation in step: every parameter Check accepts is read by
+// its builder (a spec giving all of them builds; one the builder did not
+// read would fail Build's unused-parameter check only after earlier
+// methods were tuned), and each is named in the method's line of the
+// package documentation.
+func TestKnownParams(t *testing.T) {
+	values := map[string]string{
+		"ctw/d": "2", "ctw/lambda": "0.2", "ctw/alpha": "0.5", "ctw/init": "condition", "ctw/form": "ratio",
+		"kn/order": "2", "kn/delta": "0.7", "kn/cont": "true",
+		"ppm/order": "2", "ppm/escape": "C", "ppm/excl": "true", "ppm/norm": "false",
+		"markov/k": "1", "markov/alpha": "1", "markov/init": "shorter",
+		"unigram/alpha": "1", "unigram/init": "shorter",
+		"construct/d": "1", "construct/lambda": "0.3", "construct/alpha": "0.5", "construct/c": "50",
+	}
+	src, err := os.ReadFile("methods.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docLine := func(name string) string {
+		for _, l := range strings.Split(string(src), "\n") {
+			if strings.HasPrefix(l, "//\t"+name+"[") || strings.HasPrefix(l, "//\t"+name+":") || l == "//\t"+name || strings.HasPrefix(l, "//\t"+name+" ") {
+				return strings.ToLower(l)
+			}
+		}
+		return ""
+	}
+	d := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
+	for _, name := range Names {
+		params, ok := knownParams[name]
+		if !ok {
+			t.Errorf("%s: no parameter list", name)
+			continue
+		}
+		doc := docLine(name)
+		if doc == "" {
+			t.Errorf("%s: no line in the package documentation", name)
+		}
+		spec := name
+		for _, k := range params {
+			if !strings.Contains(doc, ":"+k+"=") && !strings.Contains(doc, "["+k+"]") && !strings.Contains(doc, ":"+k+"]") {
+				t.Errorf("%s: parameter %q is not in its documentation line %q", name, k, doc)
+			}
+			v, ok := values[name+"/"+k]
+			if !ok {
+				if k != "path" && k != "name" { // files: TestBuildTF and the synth/npy tests
+					t.Errorf("%s: parameter %q has no test value", name, k)
+				}
+				continue
+			}
+			spec += ":" + k + "=" + v
+		}
+		if name == "tf" || name == "synth" || name == "npy" || name == "bayes" {
+			continue // need files or a data set's prior (TestBuildTF, TestBuildBayes)
+		}
+		if _, err := Build(spec, d); err != nil {
+			t.Errorf("%s with every accepted parameter: %v", spec, err)
+		}
+	}
+	if err := Check("unigram:k=2"); err == nil {
+		t.Error("unigram:k=2 passed Check, but the unigram builder does not read k")
+	}
+}
