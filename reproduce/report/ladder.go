@@ -126,7 +126,7 @@ func findLadder(cfg study.Config, mg *results.Merged, profiles map[string]result
 		a := okA && hi < 0
 		allA = allA && a
 		v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(A) seed %d: %s beats %s (paired second-half interval wholly below 0)", s, top.Label(), mk.Name),
-			Verdict: holdsIf(a), Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", m, lo, hi)})
+			Verdict: pairedVerdict(okA, a), Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", m, lo, hi)})
 		// (B) the previous-symbol head holds late in the window
 		p, okP := profiles[results.RepLabel(top, s)]
 		w, h := math.NaN(), 0
@@ -139,11 +139,13 @@ func findLadder(cfg study.Config, mg *results.Merged, profiles map[string]result
 			Verdict: holdsIf(b), Numbers: fmt.Sprintf("best head %d: least mean weight %.3f", h, w)})
 		// (C) depth does not hurt
 		c := false
-		if dm != nil {
+		claimC := fmt.Sprintf("(C) seed %d: %s is within %g of %s or better (upper end below +%g)", s, deep.Label(), Margin, results.RepLabel(top, s), Margin)
+		if dm == nil {
+			v.Criteria = append(v.Criteria, Check{Claim: claimC, Verdict: undecided.String(), Numbers: deep.Label() + " has no result"})
+		} else {
 			m, lo, hi, okC := interval95(term{1, dm}, term{-1, x})
 			c = okC && hi < Margin
-			v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(C) seed %d: %s is within %g of %s or better (upper end below +%g)", s, deep.Label(), Margin, results.RepLabel(top, s), Margin),
-				Verdict: holdsIf(c), Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", m, lo, hi)})
+			v.Criteria = append(v.Criteria, Check{Claim: claimC, Verdict: pairedVerdict(okC, c), Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", m, lo, hi)})
 		}
 		allC = allC && c
 		// (D) still worse, and flat
@@ -156,8 +158,13 @@ func findLadder(cfg study.Config, mg *results.Merged, profiles map[string]result
 			num += fmt.Sprintf("; ×%d → ×%d improvement %+.4f vs a tenth of the remaining gap %.4f", max(1, half.Budget), top.Budget, imp, 0.1*gap)
 		}
 		allD = allD && d
+		verdictD := pairedVerdict(okA, d)
+		if x2 == nil {
+			verdictD = undecided.String()
+			num += "; " + results.RepLabel(half, s) + " has no result"
+		}
 		v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(D) seed %d: %s is still above %s and its last doubling gained less than a tenth of its remaining gap", s, top.Label(), mk.Name),
-			Verdict: holdsIf(d), Numbers: num})
+			Verdict: verdictD, Numbers: num})
 	}
 	switch {
 	case seeds > 0 && allA && allB && allC:
@@ -168,6 +175,15 @@ func findLadder(cfg study.Config, mg *results.Merged, profiles map[string]result
 		v.Extrapolation = ladderExtrapolation(cfg, res, top, mk)
 	}
 	return v
+}
+
+// pairedVerdict is a criterion's verdict: undecided when its windows could
+// not be paired (the rule asks for paired intervals), else holds or fails.
+func pairedVerdict(paired, b bool) string {
+	if !paired {
+		return undecided.String()
+	}
+	return holdsIf(b)
 }
 
 func holdsIf(b bool) string {
@@ -201,14 +217,21 @@ func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk
 		}
 		e := sum / float64(n)
 		tokens := float64(max(1, m.Budget)) * cfg.TrainTokens()
-		pts = append(pts, fmt.Sprintf("%.3gM tokens: %.4f", tokens/1e6, e))
+		pt := fmt.Sprintf("%.3gM tokens: %.4f", tokens/1e6, e)
+		if n < cfg.SeedsOf(m) {
+			pt += fmt.Sprintf(" (%d of %d seeds)", n, cfg.SeedsOf(m))
+		}
+		pts = append(pts, pt)
 		if e <= 0 {
 			return "cannot extrapolate: an excess is not above 0 (" + strings.Join(pts, "; ") + ")"
 		}
 		xs, ys = append(xs, math.Log(tokens)), append(ys, math.Log(e))
 	}
 	target := mk.ExcessSecondHalf.Mean
-	if len(xs) < 2 || !(target > 0) {
+	if !(target > 0) {
+		return fmt.Sprintf("cannot extrapolate: %s's excess over %s, %.4f, is not above 0", mk.Name, res.Methods[res.Reference].Name, target)
+	}
+	if len(xs) < 2 {
 		return "cannot extrapolate: fewer than two budgets with results"
 	}
 	mx, my := mean(xs), mean(ys)
@@ -219,13 +242,13 @@ func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk
 	}
 	slope := sxy / sxx // = −b
 	b := -slope
-	fit := fmt.Sprintf("excess(T) = a·T^−%.3f fitted to %s", b, strings.Join(pts, "; "))
+	fit := fmt.Sprintf("second-half excess over %s, excess(T) = a·T^(%+.3f), fitted to %s", res.Methods[res.Reference].Name, slope, strings.Join(pts, "; "))
 	if b <= 0 {
 		return fit + ": it does not fall with the budget, so no budget is predicted to decide it"
 	}
 	logT := mx + (math.Log(target)-my)/slope
 	T := math.Exp(logT)
-	return fit + fmt.Sprintf("; it reaches %s's %.4f at ≈ %.3g tokens, %.1f× the 1× budget (%.3g× the paper's 8.8e9 tokens)",
+	return fit + fmt.Sprintf("; it reaches %s's %.4f at ≈ %.3g tokens, %.3g× the 1× budget (%.3g× the paper's 8.8e9 tokens)",
 		mk.Name, target, T, T/cfg.TrainTokens(), T/8.8e9)
 }
 
@@ -239,7 +262,7 @@ func mean(xs []float64) float64 {
 
 // ladderSection is the report's section on the ladder: the rule's
 // verdict with its criteria, the extrapolation when inconclusive, the
-// ladder figure and the profiles of the rule's models.
+// ladder figures and every model's attention profile at every budget.
 func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeline.Done, figDir string) (Finding, []string) {
 	profiles := map[string]results.LadderProfile{}
 	var files []string
@@ -248,7 +271,6 @@ func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeli
 			files = append(files, filepath.Join(figDir, name))
 		}
 	}
-	top, half, deep, _ := ladderModels(cfg)
 	for _, m := range cfg.Models() {
 		for r := range cfg.SeedsOf(m) {
 			d, ok := deps[results.ProfileStageName(m, r)]
@@ -260,7 +282,7 @@ func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeli
 				continue
 			}
 			profiles[results.RepLabel(m, r)] = lp
-			if (m.Spec == top.Spec || m.Spec == half.Spec || m.Spec == deep.Spec) && slices.Contains(d.Outputs, results.LadderProfileFile) {
+			if slices.Contains(d.Outputs, results.LadderProfileFile) { // every model's, at every budget
 				files = append(files, filepath.Join(d.Dir, results.LadderProfileFile))
 			}
 		}
