@@ -38,6 +38,7 @@ func CountSequence(cfg Config, x []byte) (*Counts, error) {
 		return nil, err
 	}
 	s := newStore(p.A, p.D, p.form, [3]float64{}, math.MaxInt64)
+	start := countStart(p, len(x))
 	if !s.dense {
 		// A trie is sized by a first pass that builds its shape only (the
 		// child links), so that the per-node arrays are allocated once, at
@@ -48,7 +49,7 @@ func CountSequence(cfg Config, x []byte) (*Counts, error) {
 		ids := make([]int32, p.D+1)
 		h := newHistory(p.D, s.b)
 		for i, a := range x {
-			if i >= countStart(p, len(x)) && s.path(h.ctx, h.key, p.D, ids) < p.D {
+			if i >= start && s.path(h.ctx, h.key, p.D, ids) < p.D {
 				return nil, fmt.Errorf("ctw: the context tree of %d symbols at D=%d exceeds %d nodes", len(x), p.D, s.maxNodes)
 			}
 			h.push(a)
@@ -56,7 +57,6 @@ func CountSequence(cfg Config, x []byte) (*Counts, error) {
 		s.allocNodes()
 	}
 	c := &Counts{p: p, s: s}
-	start := countStart(p, len(x))
 	h := newHistory(p.D, s.b)
 	for _, a := range x[:start] {
 		h.push(a)

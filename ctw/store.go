@@ -61,16 +61,7 @@ func newStore(A, D int, form Form, init [3]float64, maxMemory int64) *store {
 				s.mask[l] = uint64(1)<<(s.b*uint(l)) - 1
 			}
 			s.nodes = int(slots)
-			s.cnt = make([]uint32, int(slots)*A)
-			s.tot = make([]uint32, slots)
-			for k := range s.f {
-				s.f[k] = make([]float64, slots)
-				if init[k] != 0 {
-					for i := range s.f[k] {
-						s.f[k][i] = init[k]
-					}
-				}
-			}
+			s.allocNodes()
 			return s
 		}
 	}
@@ -89,8 +80,9 @@ func newStore(A, D int, form Form, init [3]float64, maxMemory int64) *store {
 	return s
 }
 
-// allocNodes ends a shape-only pass: it allocates the per-node arrays at
-// the node count the pass reached (zero counts, initial floats).
+// allocNodes allocates the per-node arrays for s.nodes nodes (zero
+// counts, initial floats): every node of the dense layout, or the nodes a
+// shape-only pass reached, which it ends.
 func (s *store) allocNodes() {
 	s.shapeOnly = false
 	n := s.nodes
