@@ -74,7 +74,9 @@ func within2(t *testing.T, what string, est int64, measure func() int64) {
 	}
 }
 
-// peakOf returns a measurement of `vomc args…`'s peak memory for within2.
+// peakOf returns a measurement of `vomc args…`'s peak memory for within2
+// (args that write outputs pass --force, so that a repeated run replaces
+// them).
 func peakOf(t *testing.T, args ...string) func() int64 {
 	return func() int64 { return childPeak(t, args...) }
 }
@@ -94,12 +96,8 @@ func TestMemoryEstimates(t *testing.T) {
 		pr := source.Prior{A: c.A, Depths: []int{c.D}, Lambda: 0.15, Alpha: []float64{0.5}}
 		est := datadir.MemoryEstimate(dataset.Config{Prior: pr, K: c.K, NK: c.N, N: c.N, Fresh: true, Seed: 1})
 		out := p(fmt.Sprintf("data%d", i))
-		n := 0
-		measure := func() int64 { // a fresh output directory for each run
-			n++
-			return childPeak(t, "data", "-A", fmt.Sprint(c.A), "-D", fmt.Sprint(c.D), "-K", fmt.Sprint(c.K), "-N", fmt.Sprint(c.N), "--out", fmt.Sprintf("%s-%d", out, n))
-		}
-		within2(t, fmt.Sprintf("data A=%d D=%d K=%d", c.A, c.D, c.K), est, measure)
+		within2(t, fmt.Sprintf("data A=%d D=%d K=%d", c.A, c.D, c.K), est,
+			peakOf(t, "data", "-A", fmt.Sprint(c.A), "-D", fmt.Sprint(c.D), "-K", fmt.Sprint(c.K), "-N", fmt.Sprint(c.N), "--force", "--out", out))
 	}
 
 	pr := source.Prior{A: 64, Depths: []int{2}, Lambda: 0.15, Alpha: []float64{0.5}}
@@ -163,12 +161,8 @@ func TestEvalMemory(t *testing.T) {
 		runOK(t, "data", "-A", fmt.Sprint(c.A), "-D", fmt.Sprint(c.D), "-K", fmt.Sprint(c.K), "-N", fmt.Sprint(c.N), "--out", ds)
 		W := int64(c.K)
 		est := experiment.EvalMemoryEstimate("ctw,kn,ppm,unigram", W*int64(c.N)+4*W, methods.Workload{A: c.A, D: c.D, Windows: c.K, N: c.N, Workers: 2})
-		n := 0
-		measure := func() int64 {
-			n++
-			return childPeak(t, "eval", "--data", ds, "--workers", "2", "--out", filepath.Join(dir, fmt.Sprintf("out%d-%d", c.D, n)))
-		}
-		within2(t, fmt.Sprintf("eval A=%d D=%d K=%d N=%d", c.A, c.D, c.K, c.N), est, measure)
+		within2(t, fmt.Sprintf("eval A=%d D=%d K=%d N=%d", c.A, c.D, c.K, c.N), est,
+			peakOf(t, "eval", "--data", ds, "--workers", "2", "--force", "--out", filepath.Join(dir, fmt.Sprintf("out%d", c.D))))
 	}
 	// The refusal names the estimate.
 	memAvailable = func() int64 { return 50 << 20 }
