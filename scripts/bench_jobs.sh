@@ -29,12 +29,8 @@ for leg in jobs1 jobs2; do
 	fi
 done
 mkdir -p "$DIR"
-src=$(mktemp -d)
-trap 'rm -rf "$src"' EXIT
-git archive HEAD | tar -x -C "$src"
-(cd "$src" && go build -o "$DIR/vomc" ./cmd/vomc)
-rm -rf "$src"
-rev=$(git rev-parse --short HEAD)
+DIR=$(cd "$DIR" && pwd)
+rev=$(scripts/build_head.sh "$DIR/vomc")
 {
 	echo "bench_jobs: vomc built from $rev; flags: ${ARGS[*]}; $(nproc) cores"
 	for J in 1 2; do

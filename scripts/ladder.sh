@@ -32,13 +32,7 @@ train-tf-h4-4-4-4"
 vomc() { nice -n 19 "$BIN" reproduce --preset ladder --out "$OUT" --code-key "$KEY" "$@"; }
 # build compiles the committed code (HEAD, not the working tree's edits).
 build() {
-	local src
-	src=$(mktemp -d)
-	git archive HEAD | tar -x -C "$src"
-	mkdir -p "$(dirname "$BIN")"
-	(cd "$src" && go build -o "$BIN" ./cmd/vomc)
-	rm -rf "$src"
-	echo "ladder: built $BIN from $(git rev-parse --short HEAD)"
+	echo "ladder: built $BIN from $(scripts/build_head.sh "$BIN")"
 }
 
 case "${1:-}" in
