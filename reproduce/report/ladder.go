@@ -227,9 +227,9 @@ func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk
 		}
 		xs, ys = append(xs, math.Log(tokens)), append(ys, math.Log(e))
 	}
-	target := mk.ExcessSecondHalf.Mean
+	target, ref := mk.ExcessSecondHalf.Mean, res.Methods[res.Reference].Name
 	if !(target > 0) {
-		return fmt.Sprintf("cannot extrapolate: %s's excess over %s, %.4f, is not above 0", mk.Name, res.Methods[res.Reference].Name, target)
+		return fmt.Sprintf("cannot extrapolate: %s's excess over %s, %.4f, is not above 0", mk.Name, ref, target)
 	}
 	if len(xs) < 2 {
 		return "cannot extrapolate: fewer than two budgets with results"
@@ -242,7 +242,7 @@ func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk
 	}
 	slope := sxy / sxx // = −b
 	b := -slope
-	fit := fmt.Sprintf("second-half excess over %s, excess(T) = a·T^(%+.3f), fitted to %s", res.Methods[res.Reference].Name, slope, strings.Join(pts, "; "))
+	fit := fmt.Sprintf("second-half excess over %s, excess(T) = a·T^(%+.3f), fitted to %s", ref, slope, strings.Join(pts, "; "))
 	if b <= 0 {
 		return fit + ": it does not fall with the budget, so no budget is predicted to decide it"
 	}
