@@ -313,7 +313,7 @@ class Trainer:
         (s * scale).backward()
         clip = self.cfg["clip_norm"] if self.cfg["clip_norm"] > 0 else math.inf
         gnorm = float(torch.nn.utils.clip_grad_norm_(self.params, clip))
-        loss = float(s) / (B * (T - 1))
+        loss = float(s.detach()) / (B * (T - 1))
         if not (math.isfinite(loss) and math.isfinite(gnorm)):
             return loss, gnorm
         lr = learning_rate(self.step, self.cfg["warmup_steps"], self.total_steps(), self.cfg["lr"], self.cfg["min_lr"])

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Device script: carry one paper-shape run on towards the paper's budget on a lent GPU (issue 31, item 4),
+# across sessions. The run lives in .dev/ckpt/$NAME: if it holds a checkpoint the run resumes (same
+# schedule), else it starts with $FLAGS. It trains until the deadline (SIGINT: a checkpoint is written),
+# evaluates the model against Bayes, CTW and Markov(1..5) on the 1024 test windows of README.md, and
+# returns the run in $OUT ($NAME-checkpoint.safetensors alone, everything else in $NAME-run.tgz).
+#
+# Here, before the call (the tree that travels must stay under 64 MiB, so the binary goes gzipped):
+#   CGO_ENABLED=0 go build -ldflags="-s -w" -o .dev/vomc ./cmd/vomc && gzip -f .dev/vomc
+#   mkdir -p .dev/ckpt && cp -r /work/paper_shape_gpu_ckpt/<run> .dev/ckpt/<name>     # to resume one
+#   cp docs/figures/paper_shape_gpu/device/continue.sh .dev/
+# Device call (carry [".dev"], timeout_s 540), e.g. the full budget of TF(8,8) in one cosine schedule
+# (8.8e9 tokens / (512 x 1536) = 11190 steps, about 12.5 minutes of an H100, so two sessions):
+#   NAME=tf88-full FLAGS="--layers 2 --heads 8 -E 128 --batch 512 --max-steps 11190 --warmup 100 --seed 7" DEADLINE=500 .dev/continue.sh
+# Rehearse here on the CPU first: DEVICE=cpu K=200 NK=512 N=128 TESTK=50 VOMC_PYTHON=/usr/bin/python3
+#   FLAGS="--layers 2 --heads 2 -E 16 --batch 8 --max-steps 20" NAME=r DEADLINE=120 OUT=/tmp/o bash .dev/continue.sh
+set -u
+T0=$(date +%s)
+OUT=${OUT:-$(mktemp -d)}; mkdir -p "$OUT"
+NAME=${NAME:?NAME: the run directory under .dev/ckpt}; FLAGS=${FLAGS:-}
+DEV=${DEVICE:-cuda}; DEADLINE=${DEADLINE:-500}
+K=${K:-20000}; NK=${NK:-5120}; N=${N:-1536}; TESTK=${TESTK:-1024}
+V=.dev/vomc
+[ -x $V ] || { gunzip -c .dev/vomc.gz > $V && chmod +x $V; } || { echo "no .dev/vomc or .dev/vomc.gz"; exit 2; }
+W=$(mktemp -d); R=.dev/ckpt/$NAME; mkdir -p .dev/ckpt
+left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
+log() { echo "[$(( $(date +%s) - T0 ))s] $*" | tee -a "$OUT/run.log"; }
+
+{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1; nproc
+  python3 -c "import torch;print('torch',torch.__version__,torch.cuda.is_available())" 2>&1; } | tee -a "$OUT/run.log"
+$V data -A 3 -D 1,2,3,4,5 -K $K --NK $NK -N $N --fresh=false --seed 101 --out $W/train | tee -a "$OUT/run.log"
+$V data -A 3 -D 1,2,3,4,5 -K $TESTK -N $N --seed 202 --out $W/test | tee -a "$OUT/run.log"
+
+budget=$(( $(left) - 60 ))
+if [ -f $R/checkpoint.safetensors ]; then
+  log "resume $NAME (budget ${budget}s)"
+  timeout -s INT $budget $V train --out $R --resume --data $W/train --engine torch >> "$R/device.log" 2>&1
+else
+  log "start $NAME $FLAGS (budget ${budget}s)"
+  timeout -s INT $budget $V train --engine torch --device $DEV --data $W/train --out $R --checkpoint-every 250 --log-every 20 $FLAGS >> "$R/device.log" 2>&1
+fi
+log "train rc=$? $(tail -c 400 $R/device.log | tr '\n' ' ')"
+
+if [ -f $R/model.safetensors ] && [ $(left) -gt 25 ]; then
+  timeout -s INT $(( $(left) - 12 )) $V eval --data $W/test --methods "bayes,ctw,markov:k=1,markov:k=2,markov:k=3,markov:k=4,markov:k=5,tf:path=$R" \
+    --out $R/eval --workers $(nproc) --force > $W/eval.log 2>&1
+  log "eval rc=$?"; grep -v '^windows' $W/eval.log | tail -12 | tee -a "$OUT/run.log"
+fi
+[ -f $R/checkpoint.safetensors ] && cp $R/checkpoint.safetensors "$OUT/$NAME-checkpoint.safetensors"
+tar czf "$OUT/$NAME-run.tgz" --exclude=checkpoint.safetensors -C .dev/ckpt $NAME
+ls -la "$OUT"; log "end"
