@@ -5,13 +5,22 @@
 # evaluates the model against Bayes, CTW and Markov(1..5) on the 1024 test windows of README.md, and
 # returns the run in $OUT ($NAME-checkpoint.safetensors alone, everything else in $NAME-run.tgz).
 #
-# Here, before the call (the tree that travels must stay under 64 MiB, so the binary goes gzipped):
-#   CGO_ENABLED=0 go build -ldflags="-s -w" -o .dev/vomc ./cmd/vomc && gzip -f .dev/vomc
-#   mkdir -p .dev/ckpt && cp -r /work/paper_shape_gpu_ckpt/<run> .dev/ckpt/<name>     # to resume one
+# Here, before the call. The tree that travels (tracked files + .dev) must stay under 64 MiB: the
+# tracked tree is ≈ 37 MiB, so the binary goes gzipped (≈ 11 MiB) and the run directory carries only
+# what resuming needs (a 4-layer checkpoint alone is 15.1 MiB):
+#   grep -qx /.dev/ .git/info/exclude || echo /.dev/ >> .git/info/exclude
+#   rm -rf .dev && mkdir -p .dev/ckpt/NAME && CGO_ENABLED=0 go build -ldflags="-s -w" -o .dev/vomc ./cmd/vomc && gzip .dev/vomc
 #   cp docs/figures/paper_shape_gpu/device/continue.sh .dev/
-# Device call (carry [".dev"], timeout_s 540), e.g. the full budget of TF(8,8) in one cosine schedule
-# (8.8e9 tokens / (512 x 1536) = 11190 steps, about 12.5 minutes of an H100, so two sessions):
-#   NAME=tf88-full FLAGS="--layers 2 --heads 8 -E 128 --batch 512 --max-steps 11190 --warmup 100 --seed 7" DEADLINE=500 .dev/continue.sh
+#   to resume: cp /work/paper_shape_gpu_ckpt/NAME/{checkpoint.safetensors,config.json,train_config.json,train.jsonl} .dev/ckpt/NAME/
+#   check: echo $(( ($(git ls-files -z | xargs -0 stat -c %s | paste -sd+ | bc) + $(du -sb .dev | cut -f1)) >> 20 )) MiB
+# Device call (carry [".dev"], timeout_s 540), e.g. TF(8,8) with the paper's protocol (at most 100
+# epochs, early stopping after 15 without improvement: 11200 steps, ≈ 12.5 minutes of an H100's
+# training time, so two or three calls in separate lent sessions):
+#   NAME=tf88-paper FLAGS="--layers 2 --heads 8 -E 128 --batch 512 --epochs 100 --patience 15 --warmup 100 --seed 7" DEADLINE=500 .dev/continue.sh
+# Afterwards, here: keep the returned run in /work/paper_shape_gpu_ckpt/NAME (tar xzf NAME-run.tgz, and
+# NAME-checkpoint.safetensors renamed to NAME/checkpoint.safetensors). A call that the deadline
+# interrupts writes a checkpoint but no model.safetensors, so the evaluation runs only in the call that
+# finishes the run. Resuming takes no --device (a resumed run keeps its settings; auto is CUDA there).
 # Rehearse here on the CPU first: DEVICE=cpu K=200 NK=512 N=128 TESTK=50 VOMC_PYTHON=/usr/bin/python3
 #   FLAGS="--layers 2 --heads 2 -E 16 --batch 8 --max-steps 20" NAME=r DEADLINE=120 OUT=/tmp/o bash .dev/continue.sh
 set -u
@@ -34,7 +43,7 @@ $V data -A 3 -D 1,2,3,4,5 -K $TESTK -N $N --seed 202 --out $W/test | tee -a "$OU
 budget=$(( $(left) - 60 ))
 if [ -f $R/checkpoint.safetensors ]; then
   log "resume $NAME (budget ${budget}s)"
-  timeout -s INT $budget $V train --out $R --resume --data $W/train --engine torch >> "$R/device.log" 2>&1
+  timeout -s INT $budget $V train --out $R --resume --data $W/train --engine torch --checkpoint-every 250 >> "$R/device.log" 2>&1
 else
   log "start $NAME $FLAGS (budget ${budget}s)"
   timeout -s INT $budget $V train --engine torch --device $DEV --data $W/train --out $R --checkpoint-every 250 --log-every 20 $FLAGS >> "$R/device.log" 2>&1
