@@ -3,7 +3,8 @@
 # across sessions. The run lives in .dev/ckpt/$NAME: if it holds a checkpoint the run resumes (same
 # schedule), else it starts with $FLAGS. It trains until the deadline (SIGINT: a checkpoint is written),
 # evaluates the model against Bayes, CTW and Markov(1..5) on the 1024 test windows of README.md, and
-# returns the run in $OUT ($NAME-checkpoint.safetensors alone, everything else in $NAME-run.tgz).
+# returns the run in $OUT ($NAME-checkpoint.safetensors alone, everything else in $NAME-run.tgz; this
+# call's training log also as $NAME-train.log).
 #
 # Here, before the call. The tree that travels (tracked files + .dev) must stay under 64 MiB: the
 # tracked tree is ≈ 37 MiB, so the binary goes gzipped (≈ 11 MiB) and the run directory carries only
@@ -43,12 +44,13 @@ $V data -A 3 -D 1,2,3,4,5 -K $TESTK -N $N --seed 202 --out $W/test | tee -a "$OU
 budget=$(( $(left) - 60 ))
 if [ -f $R/checkpoint.safetensors ]; then
   log "resume $NAME (budget ${budget}s)"
-  timeout -s INT $budget $V train --out $R --resume --data $W/train --engine torch --checkpoint-every 250 >> "$R/device.log" 2>&1
+  timeout -s INT $budget $V train --out $R --resume --data $W/train --engine torch --checkpoint-every 250 > "$OUT/$NAME-train.log" 2>&1
 else
   log "start $NAME $FLAGS (budget ${budget}s)"
-  timeout -s INT $budget $V train --engine torch --device $DEV --data $W/train --out $R --checkpoint-every 250 --log-every 20 $FLAGS >> "$R/device.log" 2>&1
+  timeout -s INT $budget $V train --engine torch --device $DEV --data $W/train --out $R --checkpoint-every 250 --log-every 20 $FLAGS > "$OUT/$NAME-train.log" 2>&1
 fi
-log "train rc=$? $(tail -c 400 $R/device.log | tr '\n' ' ')"
+rc=$?; [ -d $R ] && cat "$OUT/$NAME-train.log" >> $R/device.log
+log "train rc=$rc $(tail -c 400 "$OUT/$NAME-train.log" | tr '\n' ' ')"
 
 if [ -f $R/model.safetensors ] && [ $(left) -gt 25 ]; then
   timeout -s INT $(( $(left) - 12 )) $V eval --data $W/test --methods "bayes,ctw,markov:k=1,markov:k=2,markov:k=3,markov:k=4,markov:k=5,tf:path=$R" \
@@ -56,5 +58,5 @@ if [ -f $R/model.safetensors ] && [ $(left) -gt 25 ]; then
   log "eval rc=$?"; grep -v '^windows' $W/eval.log | tail -12 | tee -a "$OUT/run.log"
 fi
 [ -f $R/checkpoint.safetensors ] && cp $R/checkpoint.safetensors "$OUT/$NAME-checkpoint.safetensors"
-tar czf "$OUT/$NAME-run.tgz" --exclude=checkpoint.safetensors -C .dev/ckpt $NAME
+[ -d $R ] && tar czf "$OUT/$NAME-run.tgz" --exclude=checkpoint.safetensors -C .dev/ckpt $NAME
 ls -la "$OUT"; log "end"
