@@ -15,13 +15,16 @@
 # session, on a fresh clone, resumes them; the data stages are regenerated
 # (byte for byte: same seed, same bytes) and ignored by git. Stage hashes
 # are computed with the fixed code key below (vomc reproduce --code-key), so
-# that a rebuilt vomc reuses the committed stages; the training code must
-# not change in ways that matter while the ladder runs (any change to the
-# engine's numbers: start a new key and say so in the README).
+# that a rebuilt vomc reuses the committed stages. The key stands for the
+# code of one commit, REV: the binary is always built from REV, not from
+# HEAD, so that later changes to the engine (summation orders, kernels)
+# cannot enter the ladder half-way. A new REV needs a new KEY (and a note
+# in docs/figures/ladder/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-docs/figures/ladder/run}
 KEY=${KEY:-ladder-v1}
+REV=${REV:-bdf9e8d}
 BIN=${BIN:-/tmp/vomc-ladder/vomc}
 # The verdict's models first (docs/figures/ladder/README.md: criteria A–D),
 # then the rest of the ladder.
@@ -30,9 +33,9 @@ train-tf-h4-4 train-tf-h4-4-s1 train-tf-h4-4-sin-x4 train-tf-h4-4-sin-x4-s1 trai
 train-tf-h4-4-sin-x2-s1 train-tf-h4-4-sin train-tf-h4-4-sin-s1 train-tf-h4-4-4-x2 train-tf-h4-4-4
 train-tf-h4-4-4-4"
 vomc() { nice -n 19 "$BIN" reproduce --preset ladder --out "$OUT" --code-key "$KEY" "$@"; }
-# build compiles the committed code (HEAD, not the working tree's edits).
+# build compiles the ladder's commit REV (not HEAD, not the working tree).
 build() {
-	echo "ladder: built $BIN from $(scripts/build_head.sh "$BIN")"
+	echo "ladder: built $BIN from $(scripts/build_head.sh "$BIN" "$REV")"
 }
 
 case "${1:-}" in
