@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
 )
 
@@ -62,8 +63,9 @@ func refAttention(qkv, dout []float32, B, T, C, NH int) (out, dqkv []float64) {
 
 // TestAttentionBlocks checks the blocked attention (several row blocks,
 // partial last blocks, heads of 4..16) against the float64 reference with
-// the portable, SIMD and naive kernels, forward with and without kept
-// weights, and backward (which accumulates into dqkv).
+// the portable, SIMD and naive kernels, and with the default backend (the
+// fused kernels of head size 16 where its set has them), forward with and
+// without kept weights, and backward (which accumulates into dqkv).
 func TestAttentionBlocks(t *testing.T) {
 	ks := map[string]kernels.Kernel{"blocked": &kernels.Blocked{}, "naive": kernels.Naive{}}
 	for _, info := range kernels.Sets() {
@@ -71,6 +73,7 @@ func TestAttentionBlocks(t *testing.T) {
 			ks[info.Name] = s.GEMM(0)
 		}
 	}
+	ks["default"] = nil // kernels.Default() with its own attention (fused for head size 16 on avx512)
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, sh := range [][4]int{{2, 1, 32, 2}, {2, 47, 32, 2}, {1, 48, 16, 4}, {2, 49, 32, 4}, {3, 100, 24, 3}, {1, 130, 64, 4}} {
 		B, T, C, NH := sh[0], sh[1], sh[2], sh[3]
@@ -85,11 +88,15 @@ func TestAttentionBlocks(t *testing.T) {
 		wantOut, wantD := refAttention(qkv, dout, B, T, C, NH)
 		for name, k := range ks {
 			t.Run(fmt.Sprintf("%s/B%d,T%d,C%d,NH%d", name, B, T, C, NH), func(t *testing.T) {
+				be := withGemm(k)
+				if k == nil { // the default backend: fused attention where the set has it
+					be = cpu.New(kernels.Default())
+				}
 				out := make([]float32, B*T*C)
 				lse := make([]float32, B*NH*T)
-				withGemm(k).AttentionForward(hostTensor(out), hostTensor(lse), hostTensor(qkv), B, T, C, NH)
+				be.AttentionForward(hostTensor(out), hostTensor(lse), hostTensor(qkv), B, T, C, NH)
 				out2 := make([]float32, B*T*C)
-				withGemm(k).AttentionForward(hostTensor(out2), backend.Tensor{}, hostTensor(qkv), B, T, C, NH)
+				be.AttentionForward(hostTensor(out2), backend.Tensor{}, hostTensor(qkv), B, T, C, NH)
 				for i, w := range wantOut {
 					if d := math.Abs(float64(out[i]) - w); d > 1e-5*(1+math.Abs(w)) {
 						t.Fatalf("out[%d] = %v, want %v", i, out[i], w)
@@ -102,7 +109,7 @@ func TestAttentionBlocks(t *testing.T) {
 				for i := range dqkv {
 					dqkv[i] = 0.5
 				}
-				withGemm(k).AttentionBackward(hostTensor(dqkv), hostTensor(dout), hostTensor(qkv), hostTensor(lse), B, T, C, NH)
+				be.AttentionBackward(hostTensor(dqkv), hostTensor(dout), hostTensor(qkv), hostTensor(lse), B, T, C, NH)
 				for i, w := range wantD {
 					w += 0.5
 					if d := math.Abs(float64(dqkv[i]) - w); d > 2e-5*(1+math.Abs(w)) {

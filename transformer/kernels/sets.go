@@ -54,6 +54,11 @@ type vectorOps struct {
 	transpose         func(dst *float32, ldd int, src *float32, lds, rows, cols int)
 	layernorm         func(out, mean, rstd, inp, w, b *float32, rows, c int, invC, eps float32)
 	layernormBackward func(dinp, dw, db, dout, inp, w, mean, rstd *float32, rows, c int, invC float32)
+	// the fused attention of head size 16 (attention16.go: attn16Forward
+	// and attn16Backward, the AVX-512 kernels; called directly, not
+	// through a func value, so that their argument block stays on the
+	// stack)
+	attn16 bool
 }
 
 // portableSet is the pure-Go set.

@@ -26,6 +26,7 @@ func archSets() []*Set {
 				transpose:         transposeAVX512,
 				layernorm:         layernormSIMD,
 				layernormBackward: layernormBackwardSIMD,
+				attn16:            true,
 			},
 		},
 		{

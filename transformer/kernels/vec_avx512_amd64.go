@@ -37,3 +37,17 @@ func layernormBackwardSIMD(dinp *float32, dw *float32, db *float32, dout *float3
 
 //go:noescape
 func scaledExpSIMD(x *float32, n int, scale float32, shift float32)
+
+// The fused attention kernels of head size 16 (attention16_avx512_amd64.s,
+// written by attngen.go): one block of up to 16 queries each.
+
+//go:noescape
+func attn16FwdAVX512(a *attn16Args)
+
+//go:noescape
+func attn16BwdAVX512(a *attn16Args)
+
+// attn16Forward and attn16Backward are the fused attention kernels of the
+// sets with vectorOps.attn16 (avx512).
+func attn16Forward(a *attn16Args)  { attn16FwdAVX512(a) }
+func attn16Backward(a *attn16Args) { attn16BwdAVX512(a) }

@@ -23,6 +23,7 @@ import (
 type Backend struct {
 	ks     *kernels.Set
 	kern   kernels.Kernel // the GEMM: ks's, parallel over GOMAXPROCS, unless WithGemm
+	fused  bool           // attention of head size 16 by ks's fused kernels (HasAttention16), unless WithGemm or WithoutFusedAttention
 	limit  int64          // bytes; 0: none
 	inUse  atomic.Int64   // bytes of live allocations
 	closed atomic.Bool
@@ -34,8 +35,15 @@ var _ backend.Backend = (*Backend)(nil)
 type Option func(*Backend)
 
 // WithGemm makes the backend's GEMM k instead of the set's (the vector
-// kernels stay the set's): for tests comparing GEMMs.
-func WithGemm(k kernels.Kernel) Option { return func(be *Backend) { be.kern = k } }
+// kernels stay the set's), also for attention (no fused attention
+// kernels): for tests comparing GEMMs.
+func WithGemm(k kernels.Kernel) Option { return func(be *Backend) { be.kern, be.fused = k, false } }
+
+// WithoutFusedAttention makes attention of head size 16 use the GEMM and
+// vector kernels, as other head sizes do, instead of the set's fused
+// kernels (kernels.Set.HasAttention16): for tests and benchmarks that
+// compare the two.
+func WithoutFusedAttention() Option { return func(be *Backend) { be.fused = false } }
 
 // WithMemoryLimit makes Alloc and AllocTokens fail with
 // backend.ErrOutOfMemory when the live allocations (not freed, not yet
@@ -49,7 +57,7 @@ func New(ks *kernels.Set, opts ...Option) *Backend {
 	if ks == nil {
 		panic("cpu.New: nil kernel set")
 	}
-	be := &Backend{ks: ks, kern: ks.GEMM(0)}
+	be := &Backend{ks: ks, kern: ks.GEMM(0), fused: ks.HasAttention16()}
 	for _, o := range opts {
 		o(be)
 	}
@@ -325,12 +333,12 @@ func (be *Backend) MatmulBackward(dinp, dw, dbias, dout, inp, w backend.Tensor, 
 
 // AttentionForward implements backend.Backend.
 func (be *Backend) AttentionForward(out, lse, qkv backend.Tensor, B, T, C, NH int) {
-	attentionForward(be.ks, be.kern, f32(out), f32(lse), f32(qkv), B, T, C, NH)
+	attentionForward(be.ks, be.kern, be.fused, f32(out), f32(lse), f32(qkv), B, T, C, NH)
 }
 
 // AttentionBackward implements backend.Backend.
 func (be *Backend) AttentionBackward(dqkv, dout, qkv, lse backend.Tensor, B, T, C, NH int) {
-	attentionBackward(be.ks, be.kern, f32(dqkv), f32(dout), f32(qkv), f32(lse), B, T, C, NH)
+	attentionBackward(be.ks, be.kern, be.fused, f32(dqkv), f32(dout), f32(qkv), f32(lse), B, T, C, NH)
 }
 
 // AttentionWeights implements backend.Backend.

@@ -201,9 +201,13 @@ const attnRB = 48
 // on strided views of qkv (Kᵀ transposed once per (b, h)); the softmax
 // (Set.Softmax) covers t2 ≤ t exactly and the weights of t < t2 < r1
 // inside the block are set to 0.
-func attentionForward(ks *kernels.Set, k kernels.Kernel, out, lse, qkv []float32, B, T, C, NH int) {
+//
+// With fused and a head size of 16, each (b, h) is instead done by the
+// set's fused kernels (Set.AttentionHead16Forward: blocks of 16 queries in
+// registers, no T×T panel).
+func attentionForward(ks *kernels.Set, k kernels.Kernel, fused bool, out, lse, qkv []float32, B, T, C, NH int) {
 	t := attnPool.Get().(*attnTask)
-	*t = attnTask{ks: ks, k: kernels.Serial(k), out: out, lse: lse, qkv: qkv, B: B, T: T, C: C, NH: NH}
+	*t = attnTask{ks: ks, k: kernels.Serial(k), fused: fused, out: out, lse: lse, qkv: qkv, B: B, T: T, C: C, NH: NH}
 	kernels.Run(t, B*NH)
 	*t = attnTask{}
 	attnPool.Put(t)
@@ -215,10 +219,11 @@ func attentionForward(ks *kernels.Set, k kernels.Kernel, out, lse, qkv []float32
 // P = exp(Q·Kᵀ/√hs − lse) are recomputed (Set.ScaledExp), then with
 // dS the gradient of the scores: dV[0:r1] += Pᵀ·dO, dP = dO·Vᵀ (Vᵀ
 // transposed once per (b, h)), dS = Set.SoftmaxBackward(P, dP),
-// dQ[r0:r1] += dS·K, dK[0:r1] += dSᵀ·Q.
-func attentionBackward(ks *kernels.Set, k kernels.Kernel, dqkv, dout, qkv, lse []float32, B, T, C, NH int) {
+// dQ[r0:r1] += dS·K, dK[0:r1] += dSᵀ·Q. With fused and a head size of
+// 16: Set.AttentionHead16Backward per (b, h).
+func attentionBackward(ks *kernels.Set, k kernels.Kernel, fused bool, dqkv, dout, qkv, lse []float32, B, T, C, NH int) {
 	t := attnPool.Get().(*attnTask)
-	*t = attnTask{ks: ks, k: kernels.Serial(k), dqkv: dqkv, dout: dout, lse: lse, qkv: qkv, B: B, T: T, C: C, NH: NH, backward: true}
+	*t = attnTask{ks: ks, k: kernels.Serial(k), fused: fused, dqkv: dqkv, dout: dout, lse: lse, qkv: qkv, B: B, T: T, C: C, NH: NH, backward: true}
 	kernels.Run(t, B*NH)
 	*t = attnTask{}
 	attnPool.Put(t)
@@ -231,6 +236,7 @@ type attnTask struct {
 	out, lse, qkv, dout, dqkv []float32
 	B, T, C, NH               int
 	backward                  bool
+	fused                     bool // the set's fused kernels when the head size is 16
 }
 
 var attnPool = sync.Pool{New: func() any { return new(attnTask) }}
@@ -257,6 +263,10 @@ func (a *attnTask) RunPart(bh int) {
 	scale := float32(1 / math.Sqrt(float64(hs)))
 	base := b*T*C3 + h*hs
 	q, kk, v := a.qkv[base:], a.qkv[base+C:], a.qkv[base+2*C:]
+	if a.fused && hs == 16 {
+		a.runFused16(bh, q, kk, v, scale)
+		return
+	}
 	rbMax := min(attnRB, T)
 	scr := getScratch(2*rbMax*T + 2*hs*T)
 	defer scratchPool.Put(scr)
@@ -310,6 +320,26 @@ func (a *attnTask) RunPart(bh int) {
 		k.Gemm(false, false, rb, hs, r1, ds, T, kk, C3, 1, dq[r0*C3:], C3)
 		k.Gemm(true, false, r1, hs, rb, ds, T, q[r0*C3:], C3, 1, dk, C3)
 	}
+}
+
+// runFused16 does the (b, h) pair bh, of head size 16, with the set's
+// fused kernels; q, kk and v are the head's views of qkv.
+func (a *attnTask) runFused16(bh int, q, kk, v []float32, scale float32) {
+	T, C, NH := a.T, a.C, a.NH
+	b, h := bh/NH, bh%NH
+	scr := getScratch(kernels.Attention16Scratch(T))
+	defer scratchPool.Put(scr)
+	var lse []float32
+	if a.lse != nil {
+		lse = a.lse[bh*T : (bh+1)*T]
+	}
+	if !a.backward {
+		a.ks.AttentionHead16Forward(a.out[b*T*C+h*16:], C, lse, q, kk, v, 3*C, T, scale, *scr)
+		return
+	}
+	base := b*T*3*C + h*16
+	a.ks.AttentionHead16Backward(a.dqkv[base:], a.dqkv[base+C:], a.dqkv[base+2*C:], a.dout[b*T*C+h*16:], C,
+		q, kk, v, 3*C, lse, T, scale, *scr)
 }
 
 // attentionWeights writes out (B,NH,T,T): per (b, h), in parallel, the

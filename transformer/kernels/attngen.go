@@ -1,0 +1,346 @@
+//go:build ignore
+
+// attngen writes the AVX-512 block kernels of the fused causal attention
+// for head size 16 (attention16.go):
+//
+//	go run attngen.go -o attention16_avx512_amd64.s
+//
+// (without -o it writes to standard output; TestGeneratedAsmCurrent checks
+// that the file is what the generator writes now).
+//
+// Both kernels take one query block of up to 16 queries (lane i = query
+// r0+i) against keys 0..n−1 and read their arguments from an attn16Args
+// (attention16.go; the offsets below are checked by TestAttn16ArgsLayout).
+// Lanes at or past nq, and lanes i < j−r0 of key j (the causal mask),
+// get weight exactly 0. Register plan: Z0–Z15 hold 16 vectors of the
+// block (Qᵀ, dOᵀ, rows of dO or Q, or 16 accumulators), Z16–Z18 are
+// temporaries, Z19–Z29 the exp constants (EXPCONSTS), Z30 and Z31 the
+// per-lane max or log-sum-exp and the scale.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+)
+
+var out strings.Builder
+
+func emit(format string, args ...any) { fmt.Fprintf(&out, format+"\n", args...) }
+
+// Offsets of attn16Args's fields (bytes).
+const (
+	offQt    = 0
+	offLdt   = 8
+	offK     = 16
+	offV     = 24
+	offLd    = 32
+	offN     = 40
+	offR0    = 48
+	offNq    = 56
+	offP     = 64
+	offDs    = 72
+	offOut   = 80
+	offLdo   = 88
+	offMl    = 96
+	offDot   = 104
+	offQ     = 112
+	offDo    = 120
+	offDk    = 128
+	offDv    = 136
+	offScale = 144
+)
+
+// header loads R15 = a and R10 = the mask of the valid lanes,
+// (1 << nq) − 1 (CX is clobbered).
+func header(name, doc string) {
+	emit("// func %s(a *attn16Args)", name)
+	emit("// %s", doc)
+	emit("TEXT ·%s(SB), NOSPLIT, $0-8", name)
+	emit("\tMOVQ a+0(FP), R15")
+	emit("\tMOVQ %d(R15), CX", offNq)
+	emit("\tMOVL $1, R10")
+	emit("\tSHLL CX, R10")
+	emit("\tDECL R10")
+}
+
+// loadCols loads Z0..Z15 from 16 vectors ld bytes apart (a transposed
+// block: vector d is column d of the block's rows); SI is clobbered.
+func loadCols(ptrOff, ldOff int) {
+	emit("\tMOVQ %d(R15), SI", ptrOff)
+	emit("\tMOVQ %d(R15), R11", ldOff)
+	for d := 0; d < 16; d++ {
+		emit("\tVMOVUPS (SI), Z%d", d)
+		if d < 15 {
+			emit("\tADDQ R11, SI")
+		}
+	}
+}
+
+// loadRows sets Z0..Z15 to the rows at ptrOff (ldOff bytes apart) of the
+// nq valid lanes and to zero past them (no access to those rows).
+func loadRows(ptrOff, ldOff int, label string) {
+	for i := 0; i < 16; i++ {
+		emit("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
+	}
+	emit("\tMOVQ %d(R15), SI", ptrOff)
+	emit("\tMOVQ %d(R15), R11", ldOff)
+	emit("\tMOVQ %d(R15), R13", offNq)
+	for i := 0; i < 16; i++ {
+		emit("\tVMOVUPS (SI), Z%d", i)
+		if i < 15 {
+			emit("\tCMPQ R13, $%d", i+1)
+			emit("\tJLE %s", label)
+			emit("\tADDQ R11, SI")
+		}
+	}
+	emit("%s:", label)
+}
+
+// keyLoop opens a loop over keys j = 0..n−1 (BX = j, CX = n, DX = r0):
+// R14 walks the n×16 scratch at scrOff (64 bytes a key) and SI the rows
+// at rowOff (R9 = ld bytes apart), when rowOff ≥ 0.
+func keyLoop(label string, scrOff, rowOff int) {
+	emit("\tMOVQ %d(R15), R14", scrOff)
+	if rowOff >= 0 {
+		emit("\tMOVQ %d(R15), SI", rowOff)
+	}
+	emit("\tXORQ BX, BX")
+	emit("\tMOVL $0xffff, R12")
+	emit("%s:", label)
+}
+
+// causalMask sets K1 to key j's lanes: the valid lanes (R10) that are at
+// or past j−r0 (R12 = 0xffff << max(0, j−r0), advanced by endKeyLoop).
+func causalMask() {
+	emit("\tMOVL R12, AX")
+	emit("\tANDL R10, AX")
+	emit("\tKMOVW AX, K1")
+}
+
+// endKeyLoop advances the loop of keyLoop (and the causal mask).
+func endKeyLoop(label string, rows bool) {
+	emit("\tCMPQ BX, DX")
+	emit("\tJLT %s_pre", label)
+	emit("\tSHLL $1, R12")
+	emit("%s_pre:", label)
+	if rows {
+		emit("\tADDQ R9, SI")
+	}
+	emit("\tADDQ $64, R14")
+	emit("\tINCQ BX")
+	emit("\tCMPQ BX, CX")
+	emit("\tJLT %s", label)
+}
+
+// dot16 sets Z16 = Σ_d Z_d · row[d] (the row at SI, broadcast element by
+// element) as two sums, over even d and odd d (the latter in the register
+// odd), each in the order of d, then added: two chains of 8 FMAs instead
+// of one of 16.
+func dot16(odd string) {
+	emit("\tVMULPS.BCST (SI), Z0, Z16")
+	emit("\tVMULPS.BCST 4(SI), Z1, %s", odd)
+	for d := 2; d < 16; d++ {
+		acc := "Z16"
+		if d%2 == 1 {
+			acc = odd
+		}
+		emit("\tVFMADD231PS.BCST %d(SI), Z%d, %s", 4*d, d, acc)
+	}
+	emit("\tVADDPS %s, Z16, Z16", odd)
+}
+
+// outer16 adds to Z_i the broadcast lane i of the scratch vector at R14
+// times the vector x, for i = 0..15.
+func outer16(x string) {
+	for i := 0; i < 16; i++ {
+		emit("\tVFMADD231PS.BCST %d(R14), %s, Z%d", 4*i, x, i)
+	}
+}
+
+// reduce16 adds to Z16 Σ_i lane i of the scratch vector at R14 times Z_i:
+// the even i into Z16 and the odd i into Z17, each in the order of i, then
+// Z17 to Z16 (two chains of 8 FMAs).
+func reduce16() {
+	emit("\tVMULPS.BCST 4(R14), Z1, Z17")
+	for i := 0; i < 16; i++ {
+		if i == 1 {
+			continue
+		}
+		acc := "Z16"
+		if i%2 == 1 {
+			acc = "Z17"
+		}
+		emit("\tVFMADD231PS.BCST %d(R14), Z%d, %s", 4*i, i, acc)
+	}
+	emit("\tVADDPS Z17, Z16, Z16")
+}
+
+func loopRegs() {
+	emit("\tMOVQ %d(R15), R9", offLd)
+	emit("\tMOVQ %d(R15), CX", offN)
+	emit("\tMOVQ %d(R15), DX", offR0)
+}
+
+func forward() {
+	header("attn16FwdAVX512", "Forward of one query block (attention16.go, attn16Args).")
+	loadCols(offQt, offLdt)
+	loopRegs()
+	emit("\tVBROADCASTSS %d(R15), Z31", offScale)
+	emit("\t// pass 1: scores s_j = Qᵀ·k_j to p[j], their per-lane max (valid keys) in Z30")
+	emit("\tMOVL $0xff800000, AX")
+	emit("\tVPBROADCASTD AX, Z30")
+	keyLoop("fscore", offP, offK)
+	dot16("Z17")
+	emit("\tVMOVUPS Z16, (R14)")
+	causalMask()
+	emit("\tVMAXPS Z16, Z30, K1, Z30")
+	endKeyLoop("fscore", true)
+	emit("\t// pass 2: p[j] ← exp(scale·(s_j − max)) on the key's lanes, else 0; Z0 = Σ_j p[j]")
+	emit("\tEXPCONSTS")
+	emit("\tVPXORD Z0, Z0, Z0")
+	keyLoop("fexp", offP, -1)
+	emit("\tVMOVUPS (R14), Z16")
+	emit("\tVSUBPS Z30, Z16, Z16")
+	emit("\tVMULPS Z31, Z16, Z16")
+	emit("\tEXP(Z16, Z17)")
+	causalMask()
+	emit("\tVMOVAPS.Z Z16, K1, Z16")
+	emit("\tVMOVUPS Z16, (R14)")
+	emit("\tVADDPS Z16, Z0, Z0")
+	endKeyLoop("fexp", false)
+	emit("\t// ml: max, sum, 1/sum")
+	emit("\tMOVQ %d(R15), AX", offMl)
+	emit("\tVMOVUPS Z30, (AX)")
+	emit("\tVMOVUPS Z0, 64(AX)")
+	emit("\tVDIVPS Z0, Z19, Z1")
+	emit("\tVMOVUPS Z1, 128(AX)")
+	emit("\t// pass 3: row i of the output, Σ_j p[j][i]·v_j, in Z_i")
+	for i := 0; i < 16; i++ {
+		emit("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
+	}
+	keyLoop("fpv", offP, offV)
+	emit("\tVMOVUPS (SI), Z16")
+	outer16("Z16")
+	emit("\tADDQ R9, SI")
+	emit("\tADDQ $64, R14")
+	emit("\tINCQ BX")
+	emit("\tCMPQ BX, CX")
+	emit("\tJLT fpv")
+	emit("\t// out row i ← Z_i / sum_i for the nq valid rows")
+	emit("\tMOVQ %d(R15), DI", offOut)
+	emit("\tMOVQ %d(R15), R11", offLdo)
+	emit("\tMOVQ %d(R15), R13", offNq)
+	for i := 0; i < 16; i++ {
+		emit("\tVMULPS.BCST %d(AX), Z%d, Z%d", 128+4*i, i, i)
+		emit("\tVMOVUPS Z%d, (DI)", i)
+		if i < 15 {
+			emit("\tCMPQ R13, $%d", i+1)
+			emit("\tJLE fdone")
+			emit("\tADDQ R11, DI")
+		}
+	}
+	emit("fdone:")
+	emit("\tVZEROUPPER")
+	emit("\tRET")
+}
+
+func backward() {
+	header("attn16BwdAVX512", "Backward of one query block (attention16.go, attn16Args).")
+	loadCols(offQt, offLdt)
+	loopRegs()
+	emit("\tVBROADCASTSS %d(R15), Z31", offScale)
+	emit("\tMOVQ %d(R15), AX", offMl)
+	emit("\tVMOVUPS (AX), Z30")
+	emit("\tEXPCONSTS")
+	emit("\t// pass 1: p[j] ← exp(scale·Qᵀ·k_j − lse) on the key's lanes, else 0")
+	keyLoop("bp", offP, offK)
+	dot16("Z17")
+	emit("\tVFMSUB213PS Z30, Z31, Z16")
+	emit("\tEXP(Z16, Z17)")
+	causalMask()
+	emit("\tVMOVAPS.Z Z16, K1, Z16")
+	emit("\tVMOVUPS Z16, (R14)")
+	endKeyLoop("bp", true)
+	emit("\t// pass 2: ds[j] ← dp_j = dOᵀ·v_j; Z17 = Σ_j p[j]·dp_j")
+	loadCols(offDot, offLdt)
+	emit("\tVPXORD Z17, Z17, Z17")
+	emit("\tMOVQ %d(R15), DI", offP)
+	keyLoop("bdp", offDs, offV)
+	dot16("Z18")
+	emit("\tVMOVUPS Z16, (R14)")
+	emit("\tVFMADD231PS (DI), Z16, Z17")
+	emit("\tADDQ $64, DI")
+	endKeyLoop("bdp", true)
+	emit("\t// pass 3: ds[j] ← scale·p[j]·(dp_j − Σ)")
+	emit("\tMOVQ %d(R15), DI", offP)
+	keyLoop("bds", offDs, -1)
+	emit("\tVMOVUPS (R14), Z16")
+	emit("\tVSUBPS Z17, Z16, Z16")
+	emit("\tVMULPS (DI), Z16, Z16")
+	emit("\tVMULPS Z31, Z16, Z16")
+	emit("\tVMOVUPS Z16, (R14)")
+	emit("\tADDQ $64, DI")
+	endKeyLoop("bds", false)
+	emit("\t// pass 4: dv_j += Σ_i p[j][i]·dO_i (rows of dO in Z_i)")
+	loadRows(offDo, offLdo, "bdorows")
+	keyLoop("bdv", offP, offDv)
+	emit("\tVMOVUPS (SI), Z16")
+	reduce16()
+	emit("\tVMOVUPS Z16, (SI)")
+	endKeyLoop("bdv", true)
+	emit("\t// pass 5: dk_j += Σ_i ds[j][i]·q_i (rows of Q in Z_i)")
+	loadRows(offQ, offLd, "bqrows")
+	keyLoop("bdk", offDs, offDk)
+	emit("\tVMOVUPS (SI), Z16")
+	reduce16()
+	emit("\tVMOVUPS Z16, (SI)")
+	endKeyLoop("bdk", true)
+	emit("\t// pass 6: dq_i += Σ_j ds[j][i]·k_j (accumulated in Z_i)")
+	for i := 0; i < 16; i++ {
+		emit("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
+	}
+	keyLoop("bdq", offDs, offK)
+	emit("\tVMOVUPS (SI), Z16")
+	outer16("Z16")
+	endKeyLoop("bdq", true)
+	emit("\tMOVQ %d(R15), DI", offOut)
+	emit("\tMOVQ %d(R15), R13", offNq)
+	for i := 0; i < 16; i++ {
+		emit("\tVADDPS (DI), Z%d, Z%d", i, i)
+		emit("\tVMOVUPS Z%d, (DI)", i)
+		if i < 15 {
+			emit("\tCMPQ R13, $%d", i+1)
+			emit("\tJLE bdone")
+			emit("\tADDQ R9, DI")
+		}
+	}
+	emit("bdone:")
+	emit("\tVZEROUPPER")
+	emit("\tRET")
+}
+
+func main() {
+	o := flag.String("o", "", "output file (default: standard output)")
+	flag.Parse()
+	emit("// Code generated by attngen.go; DO NOT EDIT.")
+	emit("")
+	emit("//go:build amd64 && !purego")
+	emit("")
+	emit("#include \"textflag.h\"")
+	emit("")
+	emit("#include \"vecmath_avx512_amd64.h\"")
+	emit("")
+	forward()
+	emit("")
+	backward()
+	if *o == "" {
+		fmt.Print(out.String())
+		return
+	}
+	if err := os.WriteFile(*o, []byte(out.String()), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
