@@ -58,6 +58,22 @@ func (ks *Set) GeluBackward(dinp, inp, dout []float32) {
 	geluBackwardGo(dinp, inp, dout)
 }
 
+// GeluBackwardSet sets dinp[i] = dout[i]·(Φ(x) + x·φ(x)), x = inp[i]
+// (GeluBackward into a cleared dinp, without reading it first where the
+// set has a kernel for it).
+func (ks *Set) GeluBackwardSet(dinp, inp, dout []float32) {
+	if len(inp) == 0 {
+		return
+	}
+	dinp, dout = dinp[:len(inp)], dout[:len(inp)]
+	if f := ks.vec.geluBackwardSet; f != nil {
+		f(&dinp[0], &inp[0], &dout[0], len(inp))
+		return
+	}
+	clear(dinp)
+	ks.GeluBackward(dinp, inp, dout)
+}
+
 func geluForwardGo(out, inp []float32) {
 	out = out[:len(inp)]
 	for i, x := range inp {

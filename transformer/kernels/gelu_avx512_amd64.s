@@ -131,3 +131,44 @@ bwdtail:
 	VMOVUPS Z4, K1, (DI)
 	VZEROUPPER
 	RET
+
+// func geluBackwardSetSIMD(dinp *float32, inp *float32, dout *float32, n int)
+// dinp[i] = dout[i]·(Φ(x) + x·φ(x)), x = inp[i], for n ≥ 1 values.
+TEXT ·geluBackwardSetSIMD(SB), NOSPLIT, $0-32
+	MOVQ dinp+0(FP), DI
+	MOVQ inp+8(FP), SI
+	MOVQ dout+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ CX, DX
+	SHRQ $4, DX
+	ANDQ $15, CX
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1
+	EXPCONSTS
+	GELUCONSTS
+	TESTQ DX, DX
+	JZ settail
+setloop:
+	VMOVUPS (SI), Z0
+	PHI
+	VMULPS Z11, Z6, Z6
+	VFMADD231PS Z6, Z0, Z7
+	VMULPS (R8), Z7, Z4
+	VMOVUPS Z4, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, R8
+	DECQ DX
+	JNZ setloop
+settail:
+	VMOVUPS.Z (SI), K1, Z0
+	PHI
+	VMULPS Z11, Z6, Z6
+	VFMADD231PS Z6, Z0, Z7
+	VMOVUPS.Z (R8), K1, Z8
+	VMULPS Z8, Z7, Z4
+	VMOVUPS Z4, K1, (DI)
+	VZEROUPPER
+	RET

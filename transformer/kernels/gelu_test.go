@@ -75,3 +75,36 @@ func TestGelu(t *testing.T) {
 		}
 	}
 }
+
+// TestGeluBackwardSet checks that GeluBackwardSet (every set, and each
+// SIMD set's write kernel) equals GeluBackward into a cleared slice, ignores
+// what dinp held, and touches nothing past the n values, for every tail
+// length.
+func TestGeluBackwardSet(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	sets := append([]*Set{portableSet}, simdSets()...)
+	for _, s := range sets {
+		for n := 1; n <= 70; n++ {
+			x, dout := make([]float32, n), make([]float32, n)
+			for i := range x {
+				x[i], dout[i] = float32(3*r.NormFloat64()), float32(r.NormFloat64())
+			}
+			want := make([]float32, n)
+			s.GeluBackward(want, x, dout)
+			got := make([]float32, n+1)
+			for i := range got {
+				got[i] = float32(math.NaN())
+			}
+			got[n] = 9
+			s.GeluBackwardSet(got[:n], x, dout)
+			for i := 0; i < n; i++ {
+				if got[i] != want[i] {
+					t.Fatalf("%s n=%d: GeluBackwardSet[%d] = %v, GeluBackward into zeros %v", s.name, n, i, got[i], want[i])
+				}
+			}
+			if got[n] != 9 {
+				t.Fatalf("%s n=%d: wrote past the end", s.name, n)
+			}
+		}
+	}
+}

@@ -50,6 +50,7 @@ type vectorOps struct {
 	scaledExp         func(x *float32, n int, scale, shift float32)
 	geluForward       func(out, inp *float32, n int)
 	geluBackward      func(dinp, inp, dout *float32, n int)
+	geluBackwardSet   func(dinp, inp, dout *float32, n int) // nil: clear, then geluBackward
 	add               func(dst, a, b *float32, n int)
 	transpose         func(dst *float32, ldd int, src *float32, lds, rows, cols int)
 	layernorm         func(out, mean, rstd, inp, w, b *float32, rows, c int, invC, eps float32)

@@ -26,6 +26,9 @@ func geluForwardAVX2(out *float32, inp *float32, n int)
 func geluBackwardAVX2(dinp *float32, inp *float32, dout *float32, n int)
 
 //go:noescape
+func geluBackwardSetAVX2(dinp *float32, inp *float32, dout *float32, n int)
+
+//go:noescape
 func addAVX2(dst *float32, a *float32, b *float32, n int)
 
 //go:noescape

@@ -490,6 +490,39 @@ bwdtail:
 	VZEROUPPER
 	RET
 
+// func geluBackwardSetAVX2(dinp *float32, inp *float32, dout *float32, n int)
+// dinp[i] = dout[i]·(Φ(x) + x·φ(x)), x = inp[i], for n ≥ 1 values.
+TEXT ·geluBackwardSetAVX2(SB), NOSPLIT, $0-32
+	MOVQ dinp+0(FP), DI
+	MOVQ inp+8(FP), SI
+	MOVQ dout+16(FP), R8
+	MOVQ n+24(FP), CX
+	SPLIT
+	TESTQ DX, DX
+	JZ settail
+setloop:
+	VMOVUPS (SI), Y0
+	PHI
+	VMULPS invsqrt2pi<>(SB), Y6, Y6
+	VFMADD231PS Y6, Y0, Y7
+	VMULPS (R8), Y7, Y4
+	VMOVUPS Y4, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	DECQ DX
+	JNZ setloop
+settail:
+	VMASKMOVPS (SI), Y15, Y0
+	PHI
+	VMULPS invsqrt2pi<>(SB), Y6, Y6
+	VFMADD231PS Y6, Y0, Y7
+	VMASKMOVPS (R8), Y15, Y8
+	VMULPS Y8, Y7, Y4
+	STORETAIL(Y4, X4, (DI), AX)
+	VZEROUPPER
+	RET
+
 // func addAVX2(dst *float32, a *float32, b *float32, n int)
 // dst[i] = a[i] + b[i] for n ≥ 1 values (dst may be a or b).
 TEXT ·addAVX2(SB), NOSPLIT, $0-32

@@ -24,6 +24,9 @@ func geluForwardSIMD(out *float32, inp *float32, n int)
 func geluBackwardSIMD(dinp *float32, inp *float32, dout *float32, n int)
 
 //go:noescape
+func geluBackwardSetSIMD(dinp *float32, inp *float32, dout *float32, n int)
+
+//go:noescape
 func transposeSIMD(dst *float32, ldd int, src *float32, lds int, rows int, cols int)
 
 //go:noescape

@@ -454,8 +454,7 @@ func (t *elemTask) RunPart(i int) {
 	case opGeluForward:
 		t.ks.GeluForward(t.x[lo:hi], t.y[lo:hi])
 	case opGeluBackwardSet:
-		clear(t.x[lo:hi]) // a chunk in cache: cheaper than a separate pass
-		t.ks.GeluBackward(t.x[lo:hi], t.y[lo:hi], t.z[lo:hi])
+		t.ks.GeluBackwardSet(t.x[lo:hi], t.y[lo:hi], t.z[lo:hi])
 	}
 }
 
