@@ -93,6 +93,7 @@ func kernel(nv int, rows bool) {
 	emit("\tKMOVW R10, K1")
 	emit("\tMOVQ acc+72(FP), R10")
 	if rows {
+		prefetchNextRows12(name)
 		emit("\tMOVQ DX, R11")
 		emit("\tLEAQ (DX)(DX*2), R12")
 		emit("\tLEAQ (AX)(DX*4), SI")
@@ -250,6 +251,30 @@ func prefetchNextRows() {
 	emit("\tADDQ $64, R11")
 	emit("\tCMPQ SI, R13")
 	emit("\tJCS pf_%s", curName)
+}
+
+// prefetchNextRows12 is prefetchNextRows for the 12-row AVX-512 "rows"
+// kernels: the next row tile's A rows 12..23, one cache line of each per
+// iteration over this call's p range. Uses SI, R11–R13 and R15.
+func prefetchNextRows12(name string) {
+	emit("\tLEAQ (DX)(DX*2), R12")
+	emit("\tLEAQ (AX)(R12*4), SI")
+	emit("\tLEAQ (SI)(DX*4), R11")
+	emit("\tLEAQ (R11)(DX*4), R13")
+	emit("\tMOVQ CX, R15")
+	emit("\tSHLQ $2, R15")
+	emit("\tADDQ SI, R15")
+	emit("pf_%s:", name)
+	for _, base := range []string{"SI", "R11", "R13"} {
+		for _, f := range []string{"(%s)", "(%s)(DX*1)", "(%s)(DX*2)", "(%s)(R12*1)"} {
+			emit("\tPREFETCHT0 "+f, base)
+		}
+	}
+	emit("\tADDQ $64, SI")
+	emit("\tADDQ $64, R11")
+	emit("\tADDQ $64, R13")
+	emit("\tCMPQ SI, R15")
+	emit("\tJCS pf_%s", name)
 }
 
 // curName is the name of the kernel being written.
