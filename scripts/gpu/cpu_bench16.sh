@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Device script: the CPU engine against the torch engine on the lent machine's CPU cores (issue 34 item 4:
+# ≥ 1.5× PyTorch 2.11 at every thread count), all in one call, with a deadline. Writes $OUT/cpu16.txt:
+# `vomc bench train` (C1, C2) with the Go engine and with the torch engine (fp32, SDPA; OMP/MKL threads =
+# T) at each thread count of THREADS, in turn; then, if time is left, the per-op profile at 1 thread, the
+# attention ops fused vs GEMM (`BenchmarkAttention`, -cpu 1) and the GEMMs of C1 at 1 thread
+# (`BenchmarkGemm`), from test binaries built here.
+#
+# Here, before the call (the tree that travels must stay under 64 MiB):
+#   grep -qx /.dev/ .git/info/exclude || echo /.dev/ >> .git/info/exclude
+#   mkdir -p .dev && cp scripts/gpu/cpu_bench16.sh .dev/
+#   CGO_ENABLED=0 go build -ldflags="-s -w" -o .dev/vomc ./cmd/vomc
+#   CGO_ENABLED=0 go test -c -o .dev/cpu.test ./transformer/backend/cpu
+#   CGO_ENABLED=0 go test -c -o .dev/kernels.test ./transformer/kernels
+# Device call (carry [".dev"], timeout_s 300): DEADLINE=280 .dev/cpu_bench16.sh
+# Rehearse here: THREADS="1 2" DEADLINE=120 OUT=/tmp/cb VOMC_PYTHON=/usr/bin/python3 bash .dev/cpu_bench16.sh
+set -u
+T0=$(date +%s)
+OUT=${OUT:-$(mktemp -d)}; mkdir -p "$OUT"
+DEADLINE=${DEADLINE:-280}; THREADS=${THREADS:-1 2 4 8 16}
+V=.dev/vomc; B="$OUT/cpu16.txt"
+left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
+{ echo "# cpu_bench16.sh $(date -u)"; nproc; lscpu | grep -iE 'model name|flags' | cut -c1-300
+  ${VOMC_PYTHON:-python3} -c "import torch;print('torch',torch.__version__)" 2>&1; } > "$B"
+for t in $THREADS; do
+  [ "$(left)" -lt 25 ] && { echo "stop before threads=$t (left $(left)s)" >> "$B"; break; }
+  echo "## threads=$t go" >> "$B"
+  timeout $(( $(left) - 5 )) $V bench train --threads "$t" --configs C1,C2 --steps 4 --warmup 1 >> "$B" 2>&1
+  [ "$(left)" -lt 20 ] && { echo "stop before torch threads=$t (left $(left)s)" >> "$B"; break; }
+  echo "## threads=$t torch" >> "$B"
+  OMP_NUM_THREADS=$t MKL_NUM_THREADS=$t timeout $(( $(left) - 5 )) $V bench train --engine torch --device cpu \
+    --torch-threads "$t" --configs C1,C2 --steps 3 --warmup 1 --plain=false >> "$B" 2>&1
+done
+if [ "$(left)" -gt 30 ]; then
+  echo "## profile threads=1 C1,C2" >> "$B"
+  timeout $(( $(left) - 5 )) $V bench train --threads 1 --configs C1,C2 --steps 3 --warmup 1 --profile >> "$B" 2>&1
+fi
+if [ "$(left)" -gt 25 ] && [ -x .dev/cpu.test ]; then
+  echo "## attention fused vs GEMM, 1 thread" >> "$B"
+  timeout $(( $(left) - 5 )) .dev/cpu.test -test.run '^$' -test.bench Attention -test.cpu 1 -test.benchtime 10x >> "$B" 2>&1
+fi
+if [ "$(left)" -gt 25 ] && [ -x .dev/kernels.test ]; then
+  echo "## GEMMs of C1, 1 thread" >> "$B"
+  GOMAXPROCS=1 timeout $(( $(left) - 5 )) .dev/kernels.test -test.run '^$' -test.bench 'Gemm/C1/.*/avx' -test.benchtime 100ms >> "$B" 2>&1
+fi
+echo "end at $(( $(date +%s) - T0 ))s" >> "$B"
+cat "$B"
