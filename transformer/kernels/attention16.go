@@ -5,12 +5,9 @@ import "fmt"
 // Fused causal attention for one head of size 16 (the engine's usual head:
 // E/H = 64/4, 128/8). Instead of products of the GEMM on T×16 panels, each
 // block of 16 queries is done in registers: Qᵀ of the block in 16 vectors
-// (lane i = query r0+i), each key's 16 scores by 16 FMAs with the key's
+// (lane i = query r0+i), each key's 16 scores by FMAs with the key's
 // elements broadcast, the per-lane softmax over keys 0..r0+i, and the
-// weighted sum of values into 16 row accumulators. Per query i the sums
-// run over keys j = 0..i in order (the masked keys j > i add exact zeros),
-// so the results do not depend on T, on the block a query falls in, or on
-// the number of goroutines.
+// weighted sum of values into 16 row accumulators.
 //
 // Forward (per query i, scores s_ij = q_i·k_j, scale = 1/√16):
 //
@@ -20,11 +17,20 @@ import "fmt"
 // Backward (P_ij = exp(scale·s_ij − lse_i), dP_ij = dO_i·v_j):
 //
 //	dS_ij = scale·P_ij·(dP_ij − Σ_{j'≤i} P_ij'·dP_ij'),
-//	dv_j += Σ_i P_ij·dO_i,  dk_j += Σ_i dS_ij·q_i,  dq_i += Σ_j dS_ij·k_j,
+//	dv_j += Σ_i P_ij·dO_i,  dk_j += Σ_i dS_ij·q_i,  dq_i += Σ_j dS_ij·k_j.
 //
-// each sum in index order (dv_j and dk_j over i = j..T−1 in order across
-// the blocks). Only the avx512 set has these kernels (attngen.go writes
-// attention16_avx512_amd64.s); the others leave attention to their GEMM.
+// Summation orders (attngen.go): the 16-term products (q_i·k_j, dO_i·v_j)
+// and the 16-query sums of dv_j and dk_j within a block are two chains,
+// even and odd terms, added at the end; l_i, the Σ P·dP of dS and dq_i are
+// summed per block of 16 keys and the block sums added in key order (one
+// running float32 sum over T = 1536 keys lost ≈ 3e-5 relative in dq);
+// Σ_j p_ij·v_j runs over the keys in order, as the GEMM did; dv_j and dk_j
+// add the query blocks' sums in order. Masked entries (j > i, and lanes
+// past the last query) add exact zeros, and blocks start at multiples of
+// 16, so a query's results do not depend on T, on the block it falls in,
+// or on the number of goroutines (TestAttentionHead16Prefix). Only the
+// avx512 set has these kernels (attention16_avx512_amd64.s, written by
+// attngen.go); the others leave attention to their GEMM.
 
 // attn16Args is the argument block of the assembly kernels; its field
 // offsets are fixed (attngen.go, TestAttn16ArgsLayout). Strides are in
@@ -47,6 +53,7 @@ type attn16Args struct {
 	dk    *float32 // backward: dk row 0 (ld apart)
 	dv    *float32 // backward: dv row 0 (ld apart)
 	scale float32
+	acc   *float32 // backward: 16×16 scratch for dq's block sums
 }
 
 // HasAttention16 reports whether the set has the fused attention kernels
@@ -55,21 +62,22 @@ func (ks *Set) HasAttention16() bool { return ks.vec.attn16 }
 
 // Attention16Scratch is the length of the scratch the fused kernels need
 // for T positions (floats): Qᵀ and dOᵀ padded to a multiple of 16
-// positions, the weights and their gradients, and 48 floats more.
+// positions, the weights and their gradients, 16×16 block sums and 48
+// floats more.
 func Attention16Scratch(T int) int {
 	tp := (T + 15) &^ 15
-	return 4*16*tp + 48
+	return 4*16*tp + 256 + 48
 }
 
-// attn16Layout returns the parts of scratch: xt (16×tp), p, ds (tp×16 each)
-// and ml (48 floats).
-func attn16Layout(scratch []float32, T int) (xt, p, ds, ml []float32, tp int) {
+// attn16Layout returns the parts of scratch: xt (16×tp), p, ds (tp×16
+// each), acc (256 floats) and ml (48 floats).
+func attn16Layout(scratch []float32, T int) (xt, p, ds, acc, ml []float32, tp int) {
 	tp = (T + 15) &^ 15
 	if len(scratch) < Attention16Scratch(T) {
 		panic(fmt.Sprintf("kernels: attention scratch of %d floats for T=%d (want %d)", len(scratch), T, Attention16Scratch(T)))
 	}
 	n := 16 * tp
-	return scratch[:2*n], scratch[2*n : 3*n], scratch[3*n : 4*n], scratch[4*n : 4*n+48], tp
+	return scratch[:2*n], scratch[2*n : 3*n], scratch[3*n : 4*n], scratch[4*n : 4*n+256], scratch[4*n+256 : 4*n+304], tp
 }
 
 // checkHead16 panics unless x holds T rows of 16 floats, ld apart.
@@ -112,7 +120,7 @@ func (ks *Set) AttentionHead16Forward(out []float32, ldo int, lse, q, k, v []flo
 	if lse != nil && len(lse) < T {
 		panic(fmt.Sprintf("kernels: attention lse of %d floats for T=%d", len(lse), T))
 	}
-	xt, p, _, ml, tp := attn16Layout(scratch, T)
+	xt, p, _, _, ml, tp := attn16Layout(scratch, T)
 	qt := xt[:16*tp]
 	ks.transpose16(qt, q, ld, T, tp)
 	a := attn16Args{ldt: 4 * tp, k: &k[0], v: &v[0], ld: 4 * ld, p: &p[0], ldo: 4 * ldo, ml: &ml[0], scale: scale}
@@ -149,12 +157,12 @@ func (ks *Set) AttentionHead16Backward(dq, dk, dv, dout []float32, ldo int, q, k
 	if len(lse) < T {
 		panic(fmt.Sprintf("kernels: attention lse of %d floats for T=%d", len(lse), T))
 	}
-	xt, p, ds, ml, tp := attn16Layout(scratch, T)
+	xt, p, ds, acc, ml, tp := attn16Layout(scratch, T)
 	qt, dot := xt[:16*tp], xt[16*tp:]
 	ks.transpose16(qt, q, ld, T, tp)
 	ks.transpose16(dot, dout, ldo, T, tp)
 	a := attn16Args{ldt: 4 * tp, k: &k[0], v: &v[0], ld: 4 * ld, p: &p[0], ds: &ds[0], ldo: 4 * ldo, ml: &ml[0],
-		dk: &dk[0], dv: &dv[0], scale: scale}
+		dk: &dk[0], dv: &dv[0], scale: scale, acc: &acc[0]}
 	for r0 := 0; r0 < T; r0 += 16 {
 		a.r0, a.n = r0, min(T, r0+16)
 		a.nq = a.n - r0

@@ -22,7 +22,7 @@ func TestAttn16ArgsLayout(t *testing.T) {
 		{"ds", unsafe.Offsetof(a.ds), 72}, {"out", unsafe.Offsetof(a.out), 80}, {"ldo", unsafe.Offsetof(a.ldo), 88},
 		{"ml", unsafe.Offsetof(a.ml), 96}, {"dot", unsafe.Offsetof(a.dot), 104}, {"q", unsafe.Offsetof(a.q), 112},
 		{"do", unsafe.Offsetof(a.do), 120}, {"dk", unsafe.Offsetof(a.dk), 128}, {"dv", unsafe.Offsetof(a.dv), 136},
-		{"scale", unsafe.Offsetof(a.scale), 144},
+		{"scale", unsafe.Offsetof(a.scale), 144}, {"acc", unsafe.Offsetof(a.acc), 152},
 	} {
 		if c.got != c.off {
 			t.Errorf("attn16Args.%s at offset %d, attngen.go assumes %d", c.name, c.got, c.off)
@@ -84,16 +84,26 @@ func TestAttentionHead16(t *testing.T) {
 		t.Skipf("kernel set %s has no fused attention (only avx512 has)", ks.Name())
 	}
 	r := rand.New(rand.NewPCG(16, 16))
-	for _, T := range []int{1, 2, 15, 16, 17, 33, 47, 100, 256} {
-		for _, ld := range []int{16, 48, 200} {
-			t.Run(fmt.Sprintf("T%d_ld%d", T, ld), func(t *testing.T) { checkAttentionHead16(t, ks, r, T, ld) })
+	for _, T := range []int{1, 2, 15, 16, 17, 33, 47, 100, 256, 1024, 1536} {
+		for _, st := range [][2]int{{16, 16}, {48, 16}, {200, 48}, {48, 64}} {
+			ld, ldo := st[0], st[1]
+			if T > 256 && ld != 48 {
+				continue
+			}
+			t.Run(fmt.Sprintf("T%d_ld%d_ldo%d", T, ld, ldo), func(t *testing.T) { checkAttentionHead16(t, ks, r, T, ld, ldo) })
 		}
 	}
 }
 
-func checkAttentionHead16(t *testing.T, ks *Set, r *rand.Rand, T, ld int) {
+// checkAttentionHead16 checks one length T with rows of q, k, v, dq, dk
+// and dv ld apart and rows of out and dout ldo apart, against
+// refAttention16 within the engine's attention tolerances (relative 1e-5
+// for the output and the log-sum-exp, 2e-5 for the gradients, as
+// TestAttentionBlocks), with q and k of standard deviation 2 (peaked
+// weights: long sums of a few large terms).
+func checkAttentionHead16(t *testing.T, ks *Set, r *rand.Rand, T, ld, ldo int) {
 	const hs = 16
-	rows := func(sd float64) ([]float32, []float64) {
+	rows := func(sd float64, ld int) ([]float32, []float64) {
 		x := make([]float32, (T-1)*ld+hs+3) // 3 floats past the last row: not touched
 		x64 := make([]float64, T*hs)
 		for i := range x {
@@ -106,22 +116,22 @@ func checkAttentionHead16(t *testing.T, ks *Set, r *rand.Rand, T, ld int) {
 		}
 		return x, x64
 	}
-	q, q64 := rows(2)
-	k, k64 := rows(2)
-	v, v64 := rows(1)
-	do, do64 := rows(1)
+	q, q64 := rows(2, ld)
+	k, k64 := rows(2, ld)
+	v, v64 := rows(1, ld)
+	do, do64 := rows(1, ldo)
 	wOut, wLse, wdq, wdk, wdv := refAttention16(q64, k64, v64, do64, T)
 	scale := float32(1 / math.Sqrt(hs))
 	scratch := make([]float32, Attention16Scratch(T))
 	for i := range scratch {
 		scratch[i] = float32(math.NaN()) // the kernels must not read stale scratch
 	}
-	out := make([]float32, (T-1)*ld+hs+3)
+	out := make([]float32, (T-1)*ldo+hs+3)
 	for i := range out {
 		out[i] = -7
 	}
 	lse := make([]float32, T)
-	ks.AttentionHead16Forward(out, ld, lse, q, k, v, ld, T, scale, scratch)
+	ks.AttentionHead16Forward(out, ldo, lse, q, k, v, ld, T, scale, scratch)
 	near := func(what string, i int, got float32, want, tol float64) {
 		t.Helper()
 		if d := math.Abs(float64(got) - want); !(d <= tol*(1+math.Abs(want))) {
@@ -129,19 +139,19 @@ func checkAttentionHead16(t *testing.T, ks *Set, r *rand.Rand, T, ld int) {
 		}
 	}
 	for i := 0; i < T; i++ {
-		near("lse", i, lse[i], wLse[i], 2e-6)
+		near("lse", i, lse[i], wLse[i], 1e-5)
 		for d := 0; d < hs; d++ {
-			near("out", i*hs+d, out[i*ld+d], wOut[i*hs+d], 2e-6)
+			near("out", i*hs+d, out[i*ldo+d], wOut[i*hs+d], 1e-5)
 		}
 		if i < T-1 {
-			for c := hs; c < ld; c++ {
-				if out[i*ld+c] != -7 {
+			for c := hs; c < ldo; c++ {
+				if out[i*ldo+c] != -7 {
 					t.Fatalf("out row %d column %d written", i, c)
 				}
 			}
 		}
 	}
-	for _, c := range out[(T-1)*ld+hs:] {
+	for _, c := range out[(T-1)*ldo+hs:] {
 		if c != -7 {
 			t.Fatal("out written past its last row")
 		}
@@ -154,7 +164,7 @@ func checkAttentionHead16(t *testing.T, ks *Set, r *rand.Rand, T, ld int) {
 		return g
 	}
 	dq, dk, dv := grad(), grad(), grad()
-	ks.AttentionHead16Backward(dq, dk, dv, do, ld, q, k, v, ld, lse, T, scale, scratch)
+	ks.AttentionHead16Backward(dq, dk, dv, do, ldo, q, k, v, ld, lse, T, scale, scratch)
 	for _, g := range []struct {
 		name string
 		got  []float32

@@ -50,6 +50,7 @@ const (
 	offDk    = 128
 	offDv    = 136
 	offScale = 144
+	offAcc   = 152
 )
 
 // header loads R15 = a and R10 = the mask of the valid lanes,
@@ -177,6 +178,20 @@ func reduce16() {
 	emit("\tVADDPS Z17, Z16, Z16")
 }
 
+// blockEnd runs flush after key j (BX) when j is the last key of a block
+// of 16 (j mod 16 = 15): sums over keys are kept per block of 16 keys and
+// the block sums added in order (less rounding than one running sum over
+// up to T keys; the blocks start at multiples of 16 whatever T, so the
+// result does not depend on T). AX is clobbered.
+func blockEnd(label string, flush func()) {
+	emit("\tMOVL BX, AX")
+	emit("\tANDL $15, AX")
+	emit("\tCMPL AX, $15")
+	emit("\tJNE %s_nb", label)
+	flush()
+	emit("%s_nb:", label)
+}
+
 func loopRegs() {
 	emit("\tMOVQ %d(R15), R9", offLd)
 	emit("\tMOVQ %d(R15), CX", offN)
@@ -198,8 +213,10 @@ func forward() {
 	emit("\tVMAXPS Z16, Z30, K1, Z30")
 	endKeyLoop("fscore", true)
 	emit("\t// pass 2: p[j] ← exp(scale·(s_j − max)) on the key's lanes, else 0; Z0 = Σ_j p[j]")
+	emit("\t// (each block of 16 keys summed in Z1, then added to Z0)")
 	emit("\tEXPCONSTS")
 	emit("\tVPXORD Z0, Z0, Z0")
+	emit("\tVPXORD Z1, Z1, Z1")
 	keyLoop("fexp", offP, -1)
 	emit("\tVMOVUPS (R14), Z16")
 	emit("\tVSUBPS Z30, Z16, Z16")
@@ -208,8 +225,13 @@ func forward() {
 	causalMask()
 	emit("\tVMOVAPS.Z Z16, K1, Z16")
 	emit("\tVMOVUPS Z16, (R14)")
-	emit("\tVADDPS Z16, Z0, Z0")
+	emit("\tVADDPS Z16, Z1, Z1")
+	blockEnd("fexp", func() {
+		emit("\tVADDPS Z1, Z0, Z0")
+		emit("\tVPXORD Z1, Z1, Z1")
+	})
 	endKeyLoop("fexp", false)
+	emit("\tVADDPS Z1, Z0, Z0")
 	emit("\t// ml: max, sum, 1/sum")
 	emit("\tMOVQ %d(R15), AX", offMl)
 	emit("\tVMOVUPS Z30, (AX)")
@@ -263,16 +285,22 @@ func backward() {
 	emit("\tVMOVAPS.Z Z16, K1, Z16")
 	emit("\tVMOVUPS Z16, (R14)")
 	endKeyLoop("bp", true)
-	emit("\t// pass 2: ds[j] ← dp_j = dOᵀ·v_j; Z17 = Σ_j p[j]·dp_j")
+	emit("\t// pass 2: ds[j] ← dp_j = dOᵀ·v_j; Z17 = Σ_j p[j]·dp_j (by blocks of 16 keys in Z19)")
 	loadCols(offDot, offLdt)
 	emit("\tVPXORD Z17, Z17, Z17")
+	emit("\tVPXORD Z19, Z19, Z19")
 	emit("\tMOVQ %d(R15), DI", offP)
 	keyLoop("bdp", offDs, offV)
 	dot16("Z18")
 	emit("\tVMOVUPS Z16, (R14)")
-	emit("\tVFMADD231PS (DI), Z16, Z17")
+	emit("\tVFMADD231PS (DI), Z16, Z19")
 	emit("\tADDQ $64, DI")
+	blockEnd("bdp", func() {
+		emit("\tVADDPS Z19, Z17, Z17")
+		emit("\tVPXORD Z19, Z19, Z19")
+	})
 	endKeyLoop("bdp", true)
+	emit("\tVADDPS Z19, Z17, Z17")
 	emit("\t// pass 3: ds[j] ← scale·p[j]·(dp_j − Σ)")
 	emit("\tMOVQ %d(R15), DI", offP)
 	keyLoop("bds", offDs, -1)
@@ -297,14 +325,29 @@ func backward() {
 	reduce16()
 	emit("\tVMOVUPS Z16, (SI)")
 	endKeyLoop("bdk", true)
-	emit("\t// pass 6: dq_i += Σ_j ds[j][i]·k_j (accumulated in Z_i)")
+	emit("\t// pass 6: dq_i += Σ_j ds[j][i]·k_j (each block of 16 keys in Z_i, the")
+	emit("\t// block sums added in order into the 16 rows at acc)")
+	emit("\tMOVQ %d(R15), DI", offAcc)
 	for i := 0; i < 16; i++ {
 		emit("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
+	}
+	for i := 0; i < 16; i++ {
+		emit("\tVMOVUPS Z0, %d(DI)", 64*i)
 	}
 	keyLoop("bdq", offDs, offK)
 	emit("\tVMOVUPS (SI), Z16")
 	outer16("Z16")
+	blockEnd("bdq", func() {
+		for i := 0; i < 16; i++ {
+			emit("\tVADDPS %d(DI), Z%d, Z%d", 64*i, i, i)
+			emit("\tVMOVUPS Z%d, %d(DI)", i, 64*i)
+			emit("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
+		}
+	})
 	endKeyLoop("bdq", true)
+	for i := 0; i < 16; i++ {
+		emit("\tVADDPS %d(DI), Z%d, Z%d", 64*i, i, i)
+	}
 	emit("\tMOVQ %d(R15), DI", offOut)
 	emit("\tMOVQ %d(R15), R13", offNq)
 	for i := 0; i < 16; i++ {
