@@ -11,9 +11,10 @@
 #                              figures, report) with the current binary
 #
 # The run lives in docs/figures/ladder/run (OUT): the training stages'
-# directories (checkpoints, models, logs) are committed so that a later
-# session, on a fresh clone, resumes them; the data stages are regenerated
-# (byte for byte: same seed, same bytes) and ignored by git. Stage hashes
+# directories (models, logs; the checkpoint while unfinished) are committed
+# so that a later session, on a fresh clone, resumes them; the data,
+# evaluation and profile stages are recomputed (byte for byte: same seed,
+# same bytes; seconds each) and ignored by git. Stage hashes
 # are computed with the fixed code key below (vomc reproduce --code-key), so
 # that a rebuilt vomc reuses the committed stages. The key stands for the
 # code of one commit, REV: the binary is always built from REV, not from
@@ -38,6 +39,17 @@ build() {
 	echo "ladder: built $BIN from $(scripts/build_head.sh "$BIN" "$REV")"
 }
 
+# drop_checkpoints removes the checkpoint (AdamW state, 2–3 MB) of every
+# finished training stage: only model.safetensors is a stage output
+# (done.json), and the tree that travels to a lent GPU machine must stay
+# under 64 MiB. Unfinished stages keep theirs (they resume from it).
+drop_checkpoints() {
+	for d in "$OUT"/stages/train-*/; do
+		[ -f "$d/done.json" ] && rm -f "$d/checkpoint.safetensors"
+	done
+	return 0
+}
+
 case "${1:-}" in
 run)
 	build
@@ -46,6 +58,7 @@ run)
 	vomc --stage data-train
 	for s in $ORDER; do
 		vomc --stage "$s"
+		drop_checkpoints
 	done
 	echo "ladder: every training stage done; next: scripts/ladder.sh finish"
 	;;
