@@ -173,6 +173,19 @@ func findLadder(cfg study.Config, mg *results.Merged, profiles map[string]result
 		v.Verdict = "not a budget artefact"
 	default:
 		v.Extrapolation = ladderExtrapolation(cfg, res, top, mk)
+		if seeds > 0 && allA {
+			// the rule's extrapolation targets Markov(4)'s level, which
+			// (A) says is already passed: say what keeps it inconclusive
+			var failed []string
+			if !allB {
+				failed = append(failed, "(B)")
+			}
+			if !allC {
+				failed = append(failed, "(C)")
+			}
+			v.Extrapolation += fmt.Sprintf(" — but %s is already below %s at ×%d in every seed ((A) holds): what keeps the verdict inconclusive is %s, which this extrapolation of the loss does not address",
+				top.Label(), mk.Name, top.Budget, strings.Join(failed, " and "))
+		}
 	}
 	return v
 }

@@ -55,11 +55,13 @@ func TestLadderRule(t *testing.T) {
 		extra    string
 	}{
 		{"artefact", ladderResults(0.08, 0.05, 0.02, 0.015, 0.04), ladderProfiles(0.95), "budget artefact", ""},
-		{"B fails", ladderResults(0.08, 0.05, 0.02, 0.015, 0.04), ladderProfiles(0.5), "inconclusive", "reaches"},
-		{"C fails", ladderResults(0.08, 0.05, 0.02, 0.04, 0.04), ladderProfiles(0.95), "inconclusive", "reaches"},
+		{"B fails", ladderResults(0.08, 0.05, 0.02, 0.015, 0.04), ladderProfiles(0.5), "inconclusive", "what keeps the verdict inconclusive is (B), which"},
+		{"C fails", ladderResults(0.08, 0.05, 0.02, 0.04, 0.04), ladderProfiles(0.95), "inconclusive", "what keeps the verdict inconclusive is (C), which"},
+		{"B and C fail", ladderResults(0.08, 0.05, 0.02, 0.04, 0.04), ladderProfiles(0.5), "inconclusive", "is (B) and (C), which"},
 		{"A fails", ladderResults(0.08, 0.06, 0.04, 0.041, 0.04), ladderProfiles(0.95), "inconclusive", ""},
 		{"not an artefact", ladderResults(0.081, 0.0805, 0.08, 0.09, 0.04), ladderProfiles(0.95), "not a budget artefact", ""},
 		{"still improving", ladderResults(0.12, 0.09, 0.06, 0.07, 0.04), ladderProfiles(0.95), "inconclusive", "reaches"},
+		{"B fails, the loss extrapolated", ladderResults(0.08, 0.05, 0.02, 0.015, 0.04), ladderProfiles(0.5), "inconclusive", "reaches"},
 		{"flat but D's gain too large", ladderResults(0.09, 0.09, 0.08, 0.09, 0.04), ladderProfiles(0.95), "inconclusive", ""},
 	} {
 		v := findLadder(cfg, tc.mg, tc.profiles)
@@ -69,6 +71,10 @@ func TestLadderRule(t *testing.T) {
 		if tc.extra != "" && !strings.Contains(v.Extrapolation, tc.extra) {
 			t.Errorf("%s: extrapolation %q, want it to contain %q", tc.name, v.Extrapolation, tc.extra)
 		}
+	}
+	// (A) failing: the extrapolation is the decision, without the note
+	if v := findLadder(cfg, ladderResults(0.12, 0.09, 0.06, 0.07, 0.04), ladderProfiles(0.95)); strings.Contains(v.Extrapolation, "already below") {
+		t.Errorf("the (A)-holds note with (A) failing: %q", v.Extrapolation)
 	}
 	// no profile: (B) cannot hold
 	if v := findLadder(cfg, ladderResults(0.08, 0.05, 0.02, 0.015, 0.04), nil); v.Verdict == "budget artefact" {
