@@ -131,7 +131,11 @@ func (r *EngineBench) Write(w io.Writer, asJSON bool) error {
 		return enc.Encode(r.Go)
 	}
 	if r.Env == nil {
-		fmt.Fprintf(w, "%s/%s, %s, %d CPUs, kernel set %s\n", runtime.GOOS, runtime.GOARCH, runtime.Version(), runtime.NumCPU(), kernels.Active())
+		attn := ""
+		if kernels.Default().HasAttention16() {
+			attn = " (fused attention for head size 16)"
+		}
+		fmt.Fprintf(w, "%s/%s, %s, %d CPUs, kernel set %s%s\n", runtime.GOOS, runtime.GOARCH, runtime.Version(), runtime.NumCPU(), kernels.Active(), attn)
 		WriteTrainReports(w, r.Go)
 		// the per-op tables: one per configuration, its runs side by side
 		for i := 0; i < len(r.Go); {
