@@ -8,7 +8,7 @@
 #   scripts/ladder.sh status   each training stage's state and step
 #   scripts/ladder.sh stop     SIGINT the run (checkpoint saved)
 #   scripts/ladder.sh finish   every remaining stage (evaluations, Fig. 5,
-#                              figures, report) with the current binary
+#                              figures, report) with the binary of REV
 #
 # The run lives in docs/figures/ladder/run (OUT): the training stages'
 # directories (models, logs; the checkpoint while unfinished) are committed
@@ -36,7 +36,9 @@ train-tf-h4-4-4-4"
 vomc() { nice -n 19 "$BIN" reproduce --preset ladder --out "$OUT" --code-key "$KEY" "$@"; }
 # build compiles the ladder's commit REV (not HEAD, not the working tree).
 build() {
-	echo "ladder: built $BIN from $(scripts/build_head.sh "$BIN" "$REV")"
+	local rev
+	rev=$(scripts/build_head.sh "$BIN" "$REV") # a failed build stops the script (set -e)
+	echo "ladder: built $BIN from $rev"
 }
 
 # drop_checkpoints removes the checkpoint (AdamW state, 2–3 MB) of every

@@ -176,15 +176,19 @@ func findLadder(cfg study.Config, mg *results.Merged, profiles map[string]result
 		if seeds > 0 && allA {
 			// the rule's extrapolation targets Markov(4)'s level, which
 			// (A) says is already passed: say what keeps it inconclusive
-			var failed []string
+			var open []string
 			if !allB {
-				failed = append(failed, "(B)")
+				open = append(open, "(B)")
 			}
 			if !allC {
-				failed = append(failed, "(C)")
+				open = append(open, "(C)")
 			}
-			v.Extrapolation += fmt.Sprintf(" — but %s is already below %s at ×%d in every seed ((A) holds): what keeps the verdict inconclusive is %s, which this extrapolation of the loss does not address",
-				top.Label(), mk.Name, top.Budget, strings.Join(failed, " and "))
+			verb := "does"
+			if len(open) > 1 {
+				verb = "do"
+			}
+			v.Extrapolation += fmt.Sprintf(" — but %s is already below %s in every seed ((A) holds): what keeps the verdict inconclusive is that %s %s not hold in every seed, which this extrapolation of the loss does not address",
+				top.Label(), mk.Name, strings.Join(open, " and "), verb)
 		}
 	}
 	return v

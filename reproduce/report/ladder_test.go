@@ -55,13 +55,14 @@ func TestLadderRule(t *testing.T) {
 		extra    string
 	}{
 		{"artefact", ladderResults(0.08, 0.05, 0.02, 0.015, 0.04), ladderProfiles(0.95), "budget artefact", ""},
-		{"B fails", ladderResults(0.08, 0.05, 0.02, 0.015, 0.04), ladderProfiles(0.5), "inconclusive", "what keeps the verdict inconclusive is (B), which"},
-		{"C fails", ladderResults(0.08, 0.05, 0.02, 0.04, 0.04), ladderProfiles(0.95), "inconclusive", "what keeps the verdict inconclusive is (C), which"},
-		{"B and C fail", ladderResults(0.08, 0.05, 0.02, 0.04, 0.04), ladderProfiles(0.5), "inconclusive", "is (B) and (C), which"},
+		{"B fails", ladderResults(0.08, 0.05, 0.02, 0.015, 0.04), ladderProfiles(0.5), "inconclusive", "what keeps the verdict inconclusive is that (B) does not hold"},
+		{"C fails", ladderResults(0.08, 0.05, 0.02, 0.04, 0.04), ladderProfiles(0.95), "inconclusive", "what keeps the verdict inconclusive is that (C) does not hold"},
+		{"B and C fail", ladderResults(0.08, 0.05, 0.02, 0.04, 0.04), ladderProfiles(0.5), "inconclusive", "that (B) and (C) do not hold"},
 		{"A fails", ladderResults(0.08, 0.06, 0.04, 0.041, 0.04), ladderProfiles(0.95), "inconclusive", ""},
 		{"not an artefact", ladderResults(0.081, 0.0805, 0.08, 0.09, 0.04), ladderProfiles(0.95), "not a budget artefact", ""},
 		{"still improving", ladderResults(0.12, 0.09, 0.06, 0.07, 0.04), ladderProfiles(0.95), "inconclusive", "reaches"},
 		{"B fails, the loss extrapolated", ladderResults(0.08, 0.05, 0.02, 0.015, 0.04), ladderProfiles(0.5), "inconclusive", "reaches"},
+		{"B undecided (no profiles)", ladderResults(0.08, 0.05, 0.02, 0.015, 0.04), nil, "inconclusive", "that (B) does not hold"},
 		{"flat but D's gain too large", ladderResults(0.09, 0.09, 0.08, 0.09, 0.04), ladderProfiles(0.95), "inconclusive", ""},
 	} {
 		v := findLadder(cfg, tc.mg, tc.profiles)
