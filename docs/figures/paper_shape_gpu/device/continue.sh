@@ -7,7 +7,7 @@
 # call's training log also as $NAME-train.log).
 #
 # Here, before the call. The tree that travels (tracked files + .dev) must stay under 64 MiB: the
-# tracked tree is ≈ 40 MiB (2026-11-28; check it), so the binary goes gzipped (≈ 11 MiB) and the run directory carries only
+# tracked tree is ≈ 33 MiB (2026-11-28; check it), so the binary goes gzipped (≈ 11 MiB) and the run directory carries only
 # what resuming needs (a 4-layer checkpoint alone is 15.1 MiB):
 #   grep -qx /.dev/ .git/info/exclude || echo /.dev/ >> .git/info/exclude
 #   rm -rf .dev && mkdir -p .dev/ckpt/NAME && CGO_ENABLED=0 go build -ldflags="-s -w" -o .dev/vomc ./cmd/vomc && gzip .dev/vomc
