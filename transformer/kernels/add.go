@@ -20,6 +20,15 @@ func (ks *Set) Add(dst, a, b []float32) {
 // AddRows accumulates into dst (len ≥ cols) the rows of the rows × cols
 // matrix m with row stride ld, in row order: dst += Σ_r m[r, :].
 func (ks *Set) AddRows(dst, m []float32, rows, cols, ld int) {
+	if rows <= 0 || cols <= 0 {
+		return
+	}
+	if f := ks.vec.addRows; f != nil {
+		_ = dst[cols-1]
+		_ = m[(rows-1)*ld+cols-1]
+		f(&dst[0], &m[0], rows, cols, ld)
+		return
+	}
 	for r := 0; r < rows; r++ {
 		ks.Add(dst, dst[:cols], m[r*ld:r*ld+cols])
 	}

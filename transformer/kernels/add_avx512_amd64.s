@@ -58,3 +58,44 @@ last:
 done:
 	VZEROUPPER
 	RET
+
+// func addRowsBlockSIMD(dst *float32, m *float32, rows int, ld int, mask uint64)
+// dst[j] += m[r·ld + j] for r = 0..rows−1 in order, for the columns j < 64
+// whose bit is set in mask (a prefix: bit j = column j; rows ≥ 1, ld in
+// floats). dst stays in four registers; no access to the masked columns.
+TEXT ·addRowsBlockSIMD(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ m+8(FP), SI
+	MOVQ rows+16(FP), CX
+	MOVQ ld+24(FP), R9
+	SHLQ $2, R9
+	MOVQ mask+32(FP), AX
+	KMOVW AX, K1
+	SHRQ $16, AX
+	KMOVW AX, K2
+	SHRQ $16, AX
+	KMOVW AX, K3
+	SHRQ $16, AX
+	KMOVW AX, K4
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z 64(DI), K2, Z1
+	VMOVUPS.Z 128(DI), K3, Z2
+	VMOVUPS.Z 192(DI), K4, Z3
+rows:
+	VMOVUPS.Z (SI), K1, Z4
+	VMOVUPS.Z 64(SI), K2, Z5
+	VMOVUPS.Z 128(SI), K3, Z6
+	VMOVUPS.Z 192(SI), K4, Z7
+	VADDPS Z4, Z0, Z0
+	VADDPS Z5, Z1, Z1
+	VADDPS Z6, Z2, Z2
+	VADDPS Z7, Z3, Z3
+	ADDQ R9, SI
+	DECQ CX
+	JNZ rows
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K2, 64(DI)
+	VMOVUPS Z2, K3, 128(DI)
+	VMOVUPS Z3, K4, 192(DI)
+	VZEROUPPER
+	RET

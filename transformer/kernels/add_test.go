@@ -55,3 +55,40 @@ func testAdd(t *testing.T, ks *Set) {
 		}
 	}
 }
+
+// TestAddRows checks AddRows of every set against adding the rows one by
+// one with Add's portable loop, bit for bit (the same additions in the same
+// order), on widths around the 16- and 64-column blocks, and that nothing
+// past the columns or the last row is touched.
+func TestAddRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	sets := append([]*Set{portableSet}, simdSets()...)
+	for _, s := range sets {
+		for _, cols := range []int{1, 15, 16, 17, 63, 64, 65, 130, 192, 256} {
+			for _, rows := range []int{1, 2, 7} {
+				ld := cols + 5
+				m := make([]float32, (rows-1)*ld+cols+3)
+				for i := range m {
+					m[i] = float32(r.NormFloat64())
+				}
+				want := make([]float32, cols+1)
+				for i := range want[:cols] {
+					want[i] = float32(r.NormFloat64())
+				}
+				want[cols] = 7
+				got := append([]float32(nil), want...)
+				for row := 0; row < rows; row++ {
+					for j := 0; j < cols; j++ {
+						want[j] += m[row*ld+j]
+					}
+				}
+				s.AddRows(got, m, rows, cols, ld)
+				for j := range got {
+					if got[j] != want[j] {
+						t.Fatalf("%s rows=%d cols=%d: dst[%d] = %v, want %v", s.name, rows, cols, j, got[j], want[j])
+					}
+				}
+			}
+		}
+	}
+}

@@ -52,6 +52,7 @@ type vectorOps struct {
 	geluBackward      func(dinp, inp, dout *float32, n int)
 	geluBackwardSet   func(dinp, inp, dout *float32, n int) // nil: clear, then geluBackward
 	add               func(dst, a, b *float32, n int)
+	addRows           func(dst, m *float32, rows, cols, ld int) // nil: add row after row
 	transpose         func(dst *float32, ldd int, src *float32, lds, rows, cols int)
 	layernorm         func(out, mean, rstd, inp, w, b *float32, rows, c int, invC, eps float32)
 	layernormBackward func(dinp, dw, db, dout, inp, w, mean, rstd *float32, rows, c int, invC float32)

@@ -24,6 +24,7 @@ func archSets() []*Set {
 				geluBackward:      geluBackwardSIMD,
 				geluBackwardSet:   geluBackwardSetSIMD,
 				add:               addSIMD,
+				addRows:           addRowsSIMD,
 				transpose:         transposeAVX512,
 				layernorm:         layernormSIMD,
 				layernormBackward: layernormBackwardSIMD,

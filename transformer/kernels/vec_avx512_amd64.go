@@ -2,6 +2,8 @@
 
 package kernels
 
+import "unsafe"
+
 // Declarations of the AVX-512 vector kernels other than the GEMM ones:
 // softmax_exp_avx512_amd64.s (exp, softmax, log-sum-exp recompute), gelu_avx512_amd64.s,
 // layernorm_avx512_amd64.s, add_avx512_amd64.s, transpose_avx512_amd64.s. Counts are ≥ 1; see
@@ -31,6 +33,18 @@ func transposeSIMD(dst *float32, ldd int, src *float32, lds int, rows int, cols 
 
 //go:noescape
 func addSIMD(dst *float32, a *float32, b *float32, n int)
+
+//go:noescape
+func addRowsBlockSIMD(dst *float32, m *float32, rows int, ld int, mask uint64)
+
+// addRowsSIMD is Set.AddRows on blocks of 64 columns (addRowsBlockSIMD):
+// the same additions in the same order as Add row after row.
+func addRowsSIMD(dst, m *float32, rows, cols, ld int) {
+	for j := 0; j < cols; j += 64 {
+		n := min(64, cols-j)
+		addRowsBlockSIMD((*float32)(unsafe.Add(unsafe.Pointer(dst), 4*j)), (*float32)(unsafe.Add(unsafe.Pointer(m), 4*j)), rows, ld, ^uint64(0)>>(64-n))
+	}
+}
 
 //go:noescape
 func layernormSIMD(out *float32, mean *float32, rstd *float32, inp *float32, w *float32, b *float32, rows int, c int, invC float32, eps float32)

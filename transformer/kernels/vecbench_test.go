@@ -7,7 +7,8 @@ import (
 
 // BenchmarkVectorOps measures every usable set's vector kernels on the
 // sizes of a C1/C2 training step (softmax rows of T = 256, GELU and add
-// over 8192 values, LayerNorm of 64 rows × 128, a 256×16 K/V transpose;
+// over 8192 values, AddRows of 64 rows × 128 (a bias gradient's column
+// sums), LayerNorm of 64 rows × 128, a 256×16 K/V transpose;
 // the causal attention's rows of every length 1..256);
 // ns/elem-cpu is the CPU time per element.
 func BenchmarkVectorOps(b *testing.B) {
@@ -37,6 +38,7 @@ func BenchmarkVectorOps(b *testing.B) {
 		{"geluForward", n, func(ks *Set) { ks.GeluForward(z, x) }},
 		{"geluBackward", n, func(ks *Set) { ks.GeluBackward(z, x, y) }},
 		{"add", n, func(ks *Set) { ks.Add(z, x, y) }},
+		{"addRows64x128", n, func(ks *Set) { ks.AddRows(z[:c], x, n/c, c, c) }},
 		{"layernorm", rows * c, func(ks *Set) { ks.LayerNorm(z, mean, rstd, x, w, bb, rows, c, 1e-5) }},
 		{"layernormBackward", rows * c, func(ks *Set) { ks.LayerNormBackward(z, w, bb, y, x, w, mean, rstd, rows, c) }},
 		{"transpose256x16", 256 * 16, func(ks *Set) { ks.Transpose(z, 256, x, 16, 256, 16) }},
