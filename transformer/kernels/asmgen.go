@@ -93,7 +93,7 @@ func kernel(nv int, rows bool) {
 	emit("\tKMOVW R10, K1")
 	emit("\tMOVQ acc+72(FP), R10")
 	if rows {
-		prefetchNextRows12(name)
+		prefetchNextRows(name, mr)
 		emit("\tMOVQ DX, R11")
 		emit("\tLEAQ (DX)(DX*2), R12")
 		emit("\tLEAQ (AX)(DX*4), SI")
@@ -230,55 +230,40 @@ func maskVec(reg string, dst, tmp int) {
 	emit("\tVPCMPEQD Y%d, Y%d, Y%d", tmp, dst, dst)
 }
 
-// prefetchNextRows writes, for a "rows" kernel, a loop that prefetches
-// into L1 the next row tile's A rows (6..11, addresses past the matrix are
-// harmless: prefetches do not fault) over this call's p range, one cache
-// line of each row per iteration. Short rows (k ≤ 512) are too short for
-// the hardware stream prefetchers, and the driver runs all column panels
-// of a row tile before the next tile. Uses SI, R11–R13.
-func prefetchNextRows() {
-	emit("\tLEAQ (DX)(DX*2), R12")
-	emit("\tLEAQ (AX)(R12*2), SI")
-	emit("\tLEAQ (SI)(DX*4), R11")
-	emit("\tMOVQ CX, R13")
-	emit("\tSHLQ $2, R13")
-	emit("\tADDQ SI, R13")
-	emit("pf_%s:", curName)
-	for _, a := range []string{"(SI)", "(SI)(DX*1)", "(SI)(DX*2)", "(SI)(R12*1)", "(R11)", "(R11)(DX*1)"} {
-		emit("\tPREFETCHT0 %s", a)
+// prefetchNextRows writes, for the "rows" kernel name of tile height mr, a
+// loop that prefetches into L1 the next row tile's A rows (mr..2mr−1;
+// addresses past the matrix are harmless: prefetches do not fault) over
+// this call's p range, one cache line of each row per iteration. Short
+// rows (k ≤ 512) are too short for the hardware stream prefetchers, and
+// the driver runs all column panels of a row tile before the next tile.
+// The rows are addressed by groups of four from SI, R11 and R13 (as many
+// as mr needs: mr ≤ 12, a multiple of 3); the loop ends at SI + 4·kb, in
+// R13 when free, else R15. Uses SI, R11–R13 (and R15).
+func prefetchNextRows(name string, mr int) {
+	bases := []string{"SI", "R11", "R13"}[:(mr+3)/4]
+	end := "R13"
+	if len(bases) == 3 {
+		end = "R15"
 	}
-	emit("\tADDQ $64, SI")
-	emit("\tADDQ $64, R11")
-	emit("\tCMPQ SI, R13")
-	emit("\tJCS pf_%s", curName)
-}
-
-// prefetchNextRows12 is prefetchNextRows for the 12-row AVX-512 "rows"
-// kernels: the next row tile's A rows 12..23, one cache line of each per
-// iteration over this call's p range. Uses SI, R11–R13 and R15.
-func prefetchNextRows12(name string) {
 	emit("\tLEAQ (DX)(DX*2), R12")
-	emit("\tLEAQ (AX)(R12*4), SI")
-	emit("\tLEAQ (SI)(DX*4), R11")
-	emit("\tLEAQ (R11)(DX*4), R13")
-	emit("\tMOVQ CX, R15")
-	emit("\tSHLQ $2, R15")
-	emit("\tADDQ SI, R15")
+	emit("\tLEAQ (AX)(R12*%d), SI", mr/3)
+	for b := 1; b < len(bases); b++ {
+		emit("\tLEAQ (%s)(DX*4), %s", bases[b-1], bases[b])
+	}
+	emit("\tMOVQ CX, %s", end)
+	emit("\tSHLQ $2, %s", end)
+	emit("\tADDQ SI, %s", end)
 	emit("pf_%s:", name)
-	for _, base := range []string{"SI", "R11", "R13"} {
-		for _, f := range []string{"(%s)", "(%s)(DX*1)", "(%s)(DX*2)", "(%s)(R12*1)"} {
-			emit("\tPREFETCHT0 "+f, base)
-		}
+	for r := 0; r < mr; r++ {
+		f := []string{"(%s)", "(%s)(DX*1)", "(%s)(DX*2)", "(%s)(R12*1)"}[r%4]
+		emit("\tPREFETCHT0 "+f, bases[r/4])
 	}
-	emit("\tADDQ $64, SI")
-	emit("\tADDQ $64, R11")
-	emit("\tADDQ $64, R13")
-	emit("\tCMPQ SI, R15")
+	for _, b := range bases {
+		emit("\tADDQ $64, %s", b)
+	}
+	emit("\tCMPQ SI, %s", end)
 	emit("\tJCS pf_%s", name)
 }
-
-// curName is the name of the kernel being written.
-var curName string
 
 // kernelAVX2 writes the 6×8nv kernel with A strided or in rows.
 func kernelAVX2(nv int, rows bool) {
@@ -287,12 +272,11 @@ func kernelAVX2(nv int, rows bool) {
 		layout = "Rows"
 	}
 	name := fmt.Sprintf("gemm%dx%d%sAVX2", mr6, 8*nv, layout)
-	curName = name
 	nacc := mr6 * nv
 	const breg, treg, mreg = 12, 14, 15
 	prologue(name)
 	if rows {
-		prefetchNextRows()
+		prefetchNextRows(name, mr6)
 	}
 	emit("\tMOVQ acc+72(FP), R13")
 	maskVec("R10", mreg, treg)

@@ -80,10 +80,23 @@ func attn16Layout(scratch []float32, T int) (xt, p, ds, acc, ml []float32, tp in
 	return scratch[:2*n], scratch[2*n : 3*n], scratch[3*n : 4*n], scratch[4*n : 4*n+256], scratch[4*n+256 : 4*n+304], tp
 }
 
-// checkHead16 panics unless x holds T rows of 16 floats, ld apart.
-func checkHead16(name string, x []float32, ld, T int) {
-	if ld < 16 || len(x) < (T-1)*ld+16 {
-		panic(fmt.Sprintf("kernels: attention %s of %d floats for T=%d rows %d apart", name, len(x), T, ld))
+// head16 is a view of T rows of 16 floats, ld apart, named for errors.
+type head16 struct {
+	name string
+	x    []float32
+	ld   int
+}
+
+// checkAttention16 panics unless the set has the fused kernels and every
+// view holds T rows of 16 floats at its stride.
+func (ks *Set) checkAttention16(T int, views ...head16) {
+	if !ks.vec.attn16 {
+		panic("kernels: kernel set " + ks.name + " has no fused attention")
+	}
+	for _, h := range views {
+		if h.ld < 16 || len(h.x) < (T-1)*h.ld+16 {
+			panic(fmt.Sprintf("kernels: attention %s of %d floats for T=%d rows %d apart", h.name, len(h.x), T, h.ld))
+		}
 	}
 }
 
@@ -107,16 +120,7 @@ func (ks *Set) AttentionHead16Forward(out []float32, ldo int, lse, q, k, v []flo
 	if T <= 0 {
 		return
 	}
-	if !ks.vec.attn16 {
-		panic("kernels: kernel set " + ks.name + " has no fused attention")
-	}
-	for _, c := range []struct {
-		name string
-		x    []float32
-		ld   int
-	}{{"q", q, ld}, {"k", k, ld}, {"v", v, ld}, {"out", out, ldo}} {
-		checkHead16(c.name, c.x, c.ld, T)
-	}
+	ks.checkAttention16(T, head16{"q", q, ld}, head16{"k", k, ld}, head16{"v", v, ld}, head16{"out", out, ldo})
 	if lse != nil && len(lse) < T {
 		panic(fmt.Sprintf("kernels: attention lse of %d floats for T=%d", len(lse), T))
 	}
@@ -144,16 +148,8 @@ func (ks *Set) AttentionHead16Backward(dq, dk, dv, dout []float32, ldo int, q, k
 	if T <= 0 {
 		return
 	}
-	if !ks.vec.attn16 {
-		panic("kernels: kernel set " + ks.name + " has no fused attention")
-	}
-	for _, c := range []struct {
-		name string
-		x    []float32
-		ld   int
-	}{{"q", q, ld}, {"k", k, ld}, {"v", v, ld}, {"dq", dq, ld}, {"dk", dk, ld}, {"dv", dv, ld}, {"dout", dout, ldo}} {
-		checkHead16(c.name, c.x, c.ld, T)
-	}
+	ks.checkAttention16(T, head16{"q", q, ld}, head16{"k", k, ld}, head16{"v", v, ld},
+		head16{"dq", dq, ld}, head16{"dk", dk, ld}, head16{"dv", dv, ld}, head16{"dout", dout, ldo})
 	if len(lse) < T {
 		panic(fmt.Sprintf("kernels: attention lse of %d floats for T=%d", len(lse), T))
 	}

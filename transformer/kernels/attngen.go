@@ -79,6 +79,21 @@ func loadCols(ptrOff, ldOff int) {
 	}
 }
 
+// validRows emits body(i) for rows i = 0..15 of the block, stepping ptr
+// by stride between rows and jumping to label after row nq−1 (R13 = nq),
+// so that rows past the block's queries are never touched.
+func validRows(ptr, stride, label string, body func(i int)) {
+	for i := 0; i < 16; i++ {
+		body(i)
+		if i < 15 {
+			emit("\tCMPQ R13, $%d", i+1)
+			emit("\tJLE %s", label)
+			emit("\tADDQ %s, %s", stride, ptr)
+		}
+	}
+	emit("%s:", label)
+}
+
 // loadRows sets Z0..Z15 to the rows at ptrOff (ldOff bytes apart) of the
 // nq valid lanes and to zero past them (no access to those rows).
 func loadRows(ptrOff, ldOff int, label string) {
@@ -88,15 +103,7 @@ func loadRows(ptrOff, ldOff int, label string) {
 	emit("\tMOVQ %d(R15), SI", ptrOff)
 	emit("\tMOVQ %d(R15), R11", ldOff)
 	emit("\tMOVQ %d(R15), R13", offNq)
-	for i := 0; i < 16; i++ {
-		emit("\tVMOVUPS (SI), Z%d", i)
-		if i < 15 {
-			emit("\tCMPQ R13, $%d", i+1)
-			emit("\tJLE %s", label)
-			emit("\tADDQ R11, SI")
-		}
-	}
-	emit("%s:", label)
+	validRows("SI", "R11", label, func(i int) { emit("\tVMOVUPS (SI), Z%d", i) })
 }
 
 // keyLoop opens a loop over keys j = 0..n−1 (BX = j, CX = n, DX = r0):
@@ -254,16 +261,10 @@ func forward() {
 	emit("\tMOVQ %d(R15), DI", offOut)
 	emit("\tMOVQ %d(R15), R11", offLdo)
 	emit("\tMOVQ %d(R15), R13", offNq)
-	for i := 0; i < 16; i++ {
+	validRows("DI", "R11", "fdone", func(i int) {
 		emit("\tVMULPS.BCST %d(AX), Z%d, Z%d", 128+4*i, i, i)
 		emit("\tVMOVUPS Z%d, (DI)", i)
-		if i < 15 {
-			emit("\tCMPQ R13, $%d", i+1)
-			emit("\tJLE fdone")
-			emit("\tADDQ R11, DI")
-		}
-	}
-	emit("fdone:")
+	})
 	emit("\tVZEROUPPER")
 	emit("\tRET")
 }
@@ -350,16 +351,10 @@ func backward() {
 	}
 	emit("\tMOVQ %d(R15), DI", offOut)
 	emit("\tMOVQ %d(R15), R13", offNq)
-	for i := 0; i < 16; i++ {
+	validRows("DI", "R9", "bdone", func(i int) {
 		emit("\tVADDPS (DI), Z%d, Z%d", i, i)
 		emit("\tVMOVUPS Z%d, (DI)", i)
-		if i < 15 {
-			emit("\tCMPQ R13, $%d", i+1)
-			emit("\tJLE bdone")
-			emit("\tADDQ R9, DI")
-		}
-	}
-	emit("bdone:")
+	})
 	emit("\tVZEROUPPER")
 	emit("\tRET")
 }

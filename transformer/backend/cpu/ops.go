@@ -261,10 +261,15 @@ func (a *attnTask) RunPart(bh int) {
 	b, h := bh/NH, bh%NH
 	hs, C3 := C/NH, 3*C
 	scale := float32(1 / math.Sqrt(float64(hs)))
-	base := b*T*C3 + h*hs
+	base := b*T*C3 + h*hs // the head's first row in qkv and dqkv
+	ob := b*T*C + h*hs    // and in out and dout
 	q, kk, v := a.qkv[base:], a.qkv[base+C:], a.qkv[base+2*C:]
+	var lse []float32
+	if a.lse != nil {
+		lse = a.lse[bh*T : (bh+1)*T]
+	}
 	if a.fused && hs == 16 {
-		a.runFused16(bh, q, kk, v, scale)
+		a.runFused16(base, ob, lse, q, kk, v, scale)
 		return
 	}
 	rbMax := min(attnRB, T)
@@ -276,12 +281,8 @@ func (a *attnTask) RunPart(bh int) {
 	// S = Q·Kᵀ with Kᵀ (hs, T) transposed once, so that the kernel reads
 	// it in place for every block
 	transposeHead(a.ks, kt, kk, T, hs, C3)
-	var lse []float32
-	if a.lse != nil {
-		lse = a.lse[bh*T : (bh+1)*T]
-	}
 	if !a.backward {
-		out := a.out[b*T*C+h*hs:]
+		out := a.out[ob:]
 		for r0 := 0; r0 < T; r0 += attnRB {
 			r1 := min(T, r0+attnRB)
 			rb := r1 - r0
@@ -299,7 +300,7 @@ func (a *attnTask) RunPart(bh int) {
 		return
 	}
 	dq, dk, dv := a.dqkv[base:], a.dqkv[base+C:], a.dqkv[base+2*C:]
-	do := a.dout[b*T*C+h*hs:]
+	do := a.dout[ob:]
 	transposeHead(a.ks, vt, v, T, hs, C3)
 	for r0 := 0; r0 < T; r0 += attnRB {
 		r1 := min(T, r0+attnRB)
@@ -322,23 +323,18 @@ func (a *attnTask) RunPart(bh int) {
 	}
 }
 
-// runFused16 does the (b, h) pair bh, of head size 16, with the set's
-// fused kernels; q, kk and v are the head's views of qkv.
-func (a *attnTask) runFused16(bh int, q, kk, v []float32, scale float32) {
-	T, C, NH := a.T, a.C, a.NH
-	b, h := bh/NH, bh%NH
+// runFused16 does one (b, h) pair of head size 16 with the set's fused
+// kernels: base and ob are the head's first row in qkv (and dqkv) and in
+// out (and dout), q, kk and v its views of qkv, lse its T log-sum-exps.
+func (a *attnTask) runFused16(base, ob int, lse, q, kk, v []float32, scale float32) {
+	T, C := a.T, a.C
 	scr := getScratch(kernels.Attention16Scratch(T))
 	defer scratchPool.Put(scr)
-	var lse []float32
-	if a.lse != nil {
-		lse = a.lse[bh*T : (bh+1)*T]
-	}
 	if !a.backward {
-		a.ks.AttentionHead16Forward(a.out[b*T*C+h*16:], C, lse, q, kk, v, 3*C, T, scale, *scr)
+		a.ks.AttentionHead16Forward(a.out[ob:], C, lse, q, kk, v, 3*C, T, scale, *scr)
 		return
 	}
-	base := b*T*3*C + h*16
-	a.ks.AttentionHead16Backward(a.dqkv[base:], a.dqkv[base+C:], a.dqkv[base+2*C:], a.dout[b*T*C+h*16:], C,
+	a.ks.AttentionHead16Backward(a.dqkv[base:], a.dqkv[base+C:], a.dqkv[base+2*C:], a.dout[ob:], C,
 		q, kk, v, 3*C, lse, T, scale, *scr)
 }
 
