@@ -97,9 +97,7 @@ func validRows(ptr, stride, label string, body func(i int)) {
 // loadRows sets Z0..Z15 to the rows at ptrOff (ldOff bytes apart) of the
 // nq valid lanes and to zero past them (no access to those rows).
 func loadRows(ptrOff, ldOff int, label string) {
-	for i := 0; i < 16; i++ {
-		emit("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
-	}
+	zero16()
 	emit("\tMOVQ %d(R15), SI", ptrOff)
 	emit("\tMOVQ %d(R15), R11", ldOff)
 	emit("\tMOVQ %d(R15), R13", offNq)
@@ -199,6 +197,26 @@ func blockEnd(label string, flush func()) {
 	emit("%s_nb:", label)
 }
 
+// reduceRowsPass writes a backward pass that adds to each key's row at
+// dstOff (ld apart) the 16 block rows at rowsOff (rowsLd apart, loaded
+// once into Z0..Z15) weighted by the key's 16 lanes of the scratch at
+// scrOff (reduce16): dv from p and dO, dk from dS and Q.
+func reduceRowsPass(rowsOff, rowsLd, scrOff, dstOff int, rowsLabel, loop string) {
+	loadRows(rowsOff, rowsLd, rowsLabel)
+	keyLoop(loop, scrOff, dstOff)
+	emit("\tVMOVUPS (SI), Z16")
+	reduce16()
+	emit("\tVMOVUPS Z16, (SI)")
+	endKeyLoop(loop, true)
+}
+
+// zero16 sets Z0..Z15 to 0.
+func zero16() {
+	for i := 0; i < 16; i++ {
+		emit("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
+	}
+}
+
 func loopRegs() {
 	emit("\tMOVQ %d(R15), R9", offLd)
 	emit("\tMOVQ %d(R15), CX", offN)
@@ -246,9 +264,7 @@ func forward() {
 	emit("\tVDIVPS Z0, Z19, Z1")
 	emit("\tVMOVUPS Z1, 128(AX)")
 	emit("\t// pass 3: row i of the output, Σ_j p[j][i]·v_j, in Z_i")
-	for i := 0; i < 16; i++ {
-		emit("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
-	}
+	zero16()
 	keyLoop("fpv", offP, offV)
 	emit("\tVMOVUPS (SI), Z16")
 	outer16("Z16")
@@ -313,25 +329,13 @@ func backward() {
 	emit("\tADDQ $64, DI")
 	endKeyLoop("bds", false)
 	emit("\t// pass 4: dv_j += Σ_i p[j][i]·dO_i (rows of dO in Z_i)")
-	loadRows(offDo, offLdo, "bdorows")
-	keyLoop("bdv", offP, offDv)
-	emit("\tVMOVUPS (SI), Z16")
-	reduce16()
-	emit("\tVMOVUPS Z16, (SI)")
-	endKeyLoop("bdv", true)
+	reduceRowsPass(offDo, offLdo, offP, offDv, "bdorows", "bdv")
 	emit("\t// pass 5: dk_j += Σ_i ds[j][i]·q_i (rows of Q in Z_i)")
-	loadRows(offQ, offLd, "bqrows")
-	keyLoop("bdk", offDs, offDk)
-	emit("\tVMOVUPS (SI), Z16")
-	reduce16()
-	emit("\tVMOVUPS Z16, (SI)")
-	endKeyLoop("bdk", true)
+	reduceRowsPass(offQ, offLd, offDs, offDk, "bqrows", "bdk")
 	emit("\t// pass 6: dq_i += Σ_j ds[j][i]·k_j (each block of 16 keys in Z_i, the")
 	emit("\t// block sums added in order into the 16 rows at acc)")
 	emit("\tMOVQ %d(R15), DI", offAcc)
-	for i := 0; i < 16; i++ {
-		emit("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
-	}
+	zero16()
 	for i := 0; i < 16; i++ {
 		emit("\tVMOVUPS Z0, %d(DI)", 64*i)
 	}
