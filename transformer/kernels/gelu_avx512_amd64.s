@@ -89,6 +89,26 @@ fwdtail:
 	VZEROUPPER
 	RET
 
+// GELUBWDSPLIT splits the GELU backward kernels' n (CX) into DX full
+// vectors and the mask K1 of the n mod 16 tail values, and sets the
+// constants of EXP and PHI.
+#define GELUBWDSPLIT \
+	MOVQ CX, DX \
+	SHRQ $4, DX \
+	ANDQ $15, CX \
+	MOVL $1, AX \
+	SHLL CX, AX \
+	DECL AX \
+	KMOVW AX, K1 \
+	EXPCONSTS \
+	GELUCONSTS
+
+// GELUDERIV sets Z7 = Φ(x) + x·φ(x), the derivative of x·Φ(x), for x = Z0.
+#define GELUDERIV \
+	PHI \
+	VMULPS Z11, Z6, Z6 \
+	VFMADD231PS Z6, Z0, Z7
+
 // func geluBackwardSIMD(dinp *float32, inp *float32, dout *float32, n int)
 // dinp[i] += dout[i]·(Φ(x) + x·φ(x)), x = inp[i], for n ≥ 1 values.
 TEXT ·geluBackwardSIMD(SB), NOSPLIT, $0-32
@@ -96,22 +116,12 @@ TEXT ·geluBackwardSIMD(SB), NOSPLIT, $0-32
 	MOVQ inp+8(FP), SI
 	MOVQ dout+16(FP), R8
 	MOVQ n+24(FP), CX
-	MOVQ CX, DX
-	SHRQ $4, DX
-	ANDQ $15, CX
-	MOVL $1, AX
-	SHLL CX, AX
-	DECL AX
-	KMOVW AX, K1
-	EXPCONSTS
-	GELUCONSTS
+	GELUBWDSPLIT
 	TESTQ DX, DX
 	JZ bwdtail
 bwdloop:
 	VMOVUPS (SI), Z0
-	PHI
-	VMULPS Z11, Z6, Z6
-	VFMADD231PS Z6, Z0, Z7
+	GELUDERIV
 	VMOVUPS (DI), Z4
 	VFMADD231PS (R8), Z7, Z4
 	VMOVUPS Z4, (DI)
@@ -122,9 +132,7 @@ bwdloop:
 	JNZ bwdloop
 bwdtail:
 	VMOVUPS.Z (SI), K1, Z0
-	PHI
-	VMULPS Z11, Z6, Z6
-	VFMADD231PS Z6, Z0, Z7
+	GELUDERIV
 	VMOVUPS.Z (DI), K1, Z4
 	VMOVUPS.Z (R8), K1, Z8
 	VFMADD231PS Z8, Z7, Z4
@@ -139,22 +147,12 @@ TEXT ·geluBackwardSetSIMD(SB), NOSPLIT, $0-32
 	MOVQ inp+8(FP), SI
 	MOVQ dout+16(FP), R8
 	MOVQ n+24(FP), CX
-	MOVQ CX, DX
-	SHRQ $4, DX
-	ANDQ $15, CX
-	MOVL $1, AX
-	SHLL CX, AX
-	DECL AX
-	KMOVW AX, K1
-	EXPCONSTS
-	GELUCONSTS
+	GELUBWDSPLIT
 	TESTQ DX, DX
 	JZ settail
 setloop:
 	VMOVUPS (SI), Z0
-	PHI
-	VMULPS Z11, Z6, Z6
-	VFMADD231PS Z6, Z0, Z7
+	GELUDERIV
 	VMULPS (R8), Z7, Z4
 	VMOVUPS Z4, (DI)
 	ADDQ $64, SI
@@ -164,9 +162,7 @@ setloop:
 	JNZ setloop
 settail:
 	VMOVUPS.Z (SI), K1, Z0
-	PHI
-	VMULPS Z11, Z6, Z6
-	VFMADD231PS Z6, Z0, Z7
+	GELUDERIV
 	VMOVUPS.Z (R8), K1, Z8
 	VMULPS Z8, Z7, Z4
 	VMOVUPS Z4, K1, (DI)

@@ -455,6 +455,12 @@ fwdtail:
 	VZEROUPPER
 	RET
 
+// GELUDERIV sets Y7 = Φ(x) + x·φ(x), the derivative of x·Φ(x), for x = Y0.
+#define GELUDERIV \
+	PHI \
+	VMULPS invsqrt2pi<>(SB), Y6, Y6 \
+	VFMADD231PS Y6, Y0, Y7
+
 // func geluBackwardAVX2(dinp *float32, inp *float32, dout *float32, n int)
 // dinp[i] += dout[i]·(Φ(x) + x·φ(x)), x = inp[i], for n ≥ 1 values.
 TEXT ·geluBackwardAVX2(SB), NOSPLIT, $0-32
@@ -467,9 +473,7 @@ TEXT ·geluBackwardAVX2(SB), NOSPLIT, $0-32
 	JZ bwdtail
 bwdloop:
 	VMOVUPS (SI), Y0
-	PHI
-	VMULPS invsqrt2pi<>(SB), Y6, Y6
-	VFMADD231PS Y6, Y0, Y7
+	GELUDERIV
 	VMOVUPS (DI), Y4
 	VFMADD231PS (R8), Y7, Y4
 	VMOVUPS Y4, (DI)
@@ -480,9 +484,7 @@ bwdloop:
 	JNZ bwdloop
 bwdtail:
 	VMASKMOVPS (SI), Y15, Y0
-	PHI
-	VMULPS invsqrt2pi<>(SB), Y6, Y6
-	VFMADD231PS Y6, Y0, Y7
+	GELUDERIV
 	VMASKMOVPS (DI), Y15, Y4
 	VMASKMOVPS (R8), Y15, Y8
 	VFMADD231PS Y8, Y7, Y4
@@ -502,9 +504,7 @@ TEXT ·geluBackwardSetAVX2(SB), NOSPLIT, $0-32
 	JZ settail
 setloop:
 	VMOVUPS (SI), Y0
-	PHI
-	VMULPS invsqrt2pi<>(SB), Y6, Y6
-	VFMADD231PS Y6, Y0, Y7
+	GELUDERIV
 	VMULPS (R8), Y7, Y4
 	VMOVUPS Y4, (DI)
 	ADDQ $32, SI
@@ -514,9 +514,7 @@ setloop:
 	JNZ setloop
 settail:
 	VMASKMOVPS (SI), Y15, Y0
-	PHI
-	VMULPS invsqrt2pi<>(SB), Y6, Y6
-	VFMADD231PS Y6, Y0, Y7
+	GELUDERIV
 	VMASKMOVPS (R8), Y15, Y8
 	VMULPS Y8, Y7, Y4
 	STORETAIL(Y4, X4, (DI), AX)
