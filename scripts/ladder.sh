@@ -7,8 +7,13 @@
 #                              checkpoint); nice'd, so foreground work wins
 #   scripts/ladder.sh status   each training stage's state and step
 #   scripts/ladder.sh stop     SIGINT the run (checkpoint saved)
-#   scripts/ladder.sh finish   every remaining stage (evaluations, Fig. 5,
-#                              figures, report) with the binary of REV
+#   scripts/ladder.sh finish   once every model is trained: the evaluation,
+#                              profile and Fig. 5 stages with the binary of
+#                              REV (the ladder's engine), then the figures and
+#                              the report with the binary of REPORT_REV
+#                              (default HEAD: the report code's post-hoc
+#                              analyses beside the verdict; no engine runs
+#                              in those two stages)
 #
 # The run lives in docs/figures/ladder/run (OUT): the training stages'
 # directories (models, logs; the checkpoint while unfinished) are committed
@@ -27,6 +32,8 @@ OUT=${OUT:-docs/figures/ladder/run}
 KEY=${KEY:-ladder-v1}
 REV=${REV:-bdf9e8d}
 BIN=${BIN:-/tmp/vomc-ladder/vomc}
+REPORT_REV=${REPORT_REV:-HEAD}
+REPORT_BIN=${REPORT_BIN:-/tmp/vomc-ladder/vomc-report}
 # The verdict's models first (docs/figures/ladder/README.md: criteria A–D),
 # then the rest of the ladder.
 ORDER="train-tf-h4-4-x4 train-tf-h4-4-x4-s1 train-tf-h4-4-4-x4 train-tf-h4-4-x2 train-tf-h4-4-x2-s1
@@ -83,6 +90,20 @@ stop)
 	;;
 finish)
 	build
+	stages=$(vomc --list-stages | awk '$1 !~ /^#/ {print $2, $3, $4}')
+	if awk '$2 == "train" && $3 != "done" {bad = 1} END {exit !bad}' <<<"$stages"; then
+		echo "ladder: training stages not done yet (scripts/ladder.sh status; scripts/ladder.sh run):" >&2
+		awk '$2 == "train" && $3 != "done" {print "  " $1}' <<<"$stages" >&2
+		exit 1
+	fi
+	# Everything that runs a model, with the ladder's engine (REV).
+	for s in $(awk '$2 == "data" || $2 == "eval" {print $1}' <<<"$stages"); do
+		vomc --stage "$s"
+	done
+	# The figures and the report (no model runs) with REPORT_REV's code.
+	rev=$(scripts/build_head.sh "$REPORT_BIN" "$REPORT_REV")
+	echo "ladder: figures and report with $REPORT_BIN, built from $rev"
+	BIN=$REPORT_BIN
 	vomc
 	;;
 *)

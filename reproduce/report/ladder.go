@@ -64,6 +64,9 @@ type LadderVerdict struct {
 	// Extrapolation states the budget that would decide an inconclusive
 	// verdict (empty otherwise).
 	Extrapolation string `json:"extrapolation,omitempty"`
+	// Beside are post-hoc analyses (ladder_beside.go), shown beside the
+	// verdict and never part of it.
+	Beside []Check `json:"beside,omitempty"`
 }
 
 // ladderModels are the models the rule names: TF(4,4) with learned
@@ -166,6 +169,7 @@ func findLadder(cfg study.Config, mg *results.Merged, profiles map[string]result
 		v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(D) seed %d: %s is still above %s and its last doubling gained less than a tenth of its remaining gap", s, top.Label(), mk.Name),
 			Verdict: verdictD, Numbers: num})
 	}
+	v.Beside = ladderBeside(cfg, res, profiles, top)
 	switch {
 	case seeds > 0 && allA && allB && allC:
 		v.Verdict = "budget artefact"
@@ -213,7 +217,7 @@ func holdsIf(b bool) string {
 // ladderExtrapolation fits excess(T) = a·T^(−b) by least squares in
 // log–log to TF(4,4)'s second-half excess over the reference (mean over
 // seeds) at each budget of the ladder, and solves for the budget at which
-// it equals Markov(4)'s excess.
+// it equals the excess of mk (Markov(4) in the rule).
 func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk *eval.MethodResult) string {
 	var xs, ys []float64
 	var pts []string
@@ -265,8 +269,12 @@ func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk
 	}
 	logT := mx + (math.Log(target)-my)/slope
 	T := math.Exp(logT)
-	return fit + fmt.Sprintf("; it reaches %s's %.4f at ≈ %.3g tokens, %.3g× the 1× budget (%.3g× the paper's 8.8e9 tokens)",
+	text := fit + fmt.Sprintf("; it reaches %s's %.4f at ≈ %.3g tokens, %.3g× the 1× budget (%.3g× the paper's 8.8e9 tokens)",
 		mk.Name, target, T, T/cfg.TrainTokens(), T/8.8e9)
+	if far := T / math.Exp(slices.Max(xs)); far > 1 {
+		text += fmt.Sprintf(", %.3g× beyond the largest budget fitted", far)
+	}
+	return text
 }
 
 func mean(xs []float64) float64 {
@@ -279,8 +287,10 @@ func mean(xs []float64) float64 {
 
 // ladderSection is the report's section on the ladder: the rule's
 // verdict with its criteria, the extrapolation when inconclusive, the
-// ladder figures and every model's attention profile at every budget.
-func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeline.Done, figDir string) (Finding, []string) {
+// ladder figures and every model's attention profile at every budget; its
+// tables are the post-hoc analyses beside the verdict and every model's
+// numbers.
+func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeline.Done, figDir string) (Finding, []string, []table) {
 	profiles := map[string]results.LadderProfile{}
 	var files []string
 	for _, name := range []string{figures.LadderFile, figures.LadderCurvesFile} {
@@ -320,5 +330,23 @@ func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeli
 		f.Found += " The failures persist with four times the budget and barely move: they are not the budget's."
 	}
 	f.Summary = "the ladder's verdict is: " + v.Verdict
-	return f, files
+	return f, files, ladderTables(cfg, mg.Res, v)
+}
+
+// ladderTables are the section's tables: the post-hoc analyses (v.Beside)
+// and every model's numbers against Markov(4).
+func ladderTables(cfg study.Config, res *eval.Result, v LadderVerdict) []table {
+	var ts []table
+	if len(v.Beside) > 0 {
+		t := table{Caption: "Beside the rule, not part of the verdict: analyses chosen after the rule was fixed and after the first models were seen (post hoc). (B′) reads (B) over the positions that have a training target, with any layer-1 head at each; (C′) is (C) at the other budgets; (E′) aims the rule's extrapolation at CTW's level.",
+			Head: []string{"analysis", "outcome", "numbers"}}
+		for _, c := range v.Beside {
+			t.Rows = append(t.Rows, []string{c.Claim, c.Verdict, c.Numbers})
+		}
+		ts = append(ts, t)
+	}
+	if mk := results.First(res, "Markov(k=4"); mk != nil {
+		ts = append(ts, ladderTable(cfg, res, mk))
+	}
+	return ts
 }

@@ -209,3 +209,177 @@ func TestLadderRuleEdges(t *testing.T) {
 		t.Errorf("Markov(4) at the reference: %q", v.Extrapolation)
 	}
 }
+
+// handOver is a profile whose previous-symbol job moves between layer-1
+// heads: head 3 keeps 0.95 on key q−1 up to query cut−1, head 4 from cut
+// on, and at the window's last query (no training target) no head does.
+func handOver(cut int) results.LadderProfile {
+	p := holding(0.1)
+	for q := 1; q < 511; q++ {
+		h := 2
+		if q >= cut {
+			h = 3
+		}
+		p.Prev[h][q] = 0.95
+	}
+	return p
+}
+
+// beside returns the post-hoc check whose claim starts with prefix.
+func beside(t *testing.T, v LadderVerdict, prefix string) Check {
+	t.Helper()
+	for _, c := range v.Beside {
+		if strings.HasPrefix(c.Claim, prefix) {
+			return c
+		}
+	}
+	t.Fatalf("no post-hoc check %q among %+v", prefix, v.Beside)
+	return Check{}
+}
+
+// TestLadderBeside: the post-hoc analyses beside the verdict decide on
+// their own numbers and never change the verdict. (B′) holds for heads
+// that hand the previous symbol over along the window and for a last
+// position that nobody attends from, where (B) fails; it fails for a dip
+// in every head at one trained position. (C′) compares the deeper models
+// at the other budgets; (E′) aims the extrapolation at CTW's level.
+func TestLadderBeside(t *testing.T) {
+	cfg, _ := study.Preset("ladder")
+	mg := ladderResults(0.08, 0.05, 0.02, 0.015, 0.04)
+	allDip := handOver(480)
+	for h := range allDip.Prev {
+		allDip.Prev[h][470] = 0.5
+	}
+	for _, tc := range []struct {
+		name        string
+		p           results.LadderProfile
+		b, bPrime   string
+		numbers     string
+		wantVerdict string
+	}{
+		{"one head, last position untrained", dip(511), fails.String(), holds.String(), "head 2 at 63 positions", "inconclusive"},
+		{"hand-over", handOver(480), fails.String(), holds.String(), "head 3 at 32 positions, head 4 at 31", "inconclusive"},
+		{"dip in every head", allDip, fails.String(), fails.String(), "least best-head weight 0.500", "inconclusive"},
+		{"one head throughout", holding(0.95), holds.String(), holds.String(), "head 2 at 63 positions", "budget artefact"},
+	} {
+		ps := map[string]results.LadderProfile{"TF(4,4) ×4 steps": tc.p, "TF(4,4) ×4 steps [seed 1]": tc.p}
+		v := findLadder(cfg, mg, ps)
+		if v.Verdict != tc.wantVerdict {
+			t.Errorf("%s: verdict %q, want %q (the post-hoc analyses must not change it)", tc.name, v.Verdict, tc.wantVerdict)
+		}
+		if c := criterion(t, v, "(B) seed 0"); c.Verdict != tc.b {
+			t.Errorf("%s: (B) %+v, want %s", tc.name, c, tc.b)
+		}
+		c := beside(t, v, "(B′) seed 0")
+		if c.Verdict != tc.bPrime || !strings.Contains(c.Numbers, tc.numbers) {
+			t.Errorf("%s: (B′) %+v, want %s with %q", tc.name, c, tc.bPrime, tc.numbers)
+		}
+	}
+	if c := beside(t, findLadder(cfg, mg, nil), "(B′) seed 1"); c.Verdict != undecided.String() {
+		t.Errorf("(B′) without a profile: %+v", c)
+	}
+
+	// (C′): TF(4,4,4) at ×1 worse than TF(4,4) ×1 by 0.03, at ×2 equal;
+	// TF(4,4,4,4) at ×1 within the margin.
+	res := resultsOf(0.003, "Bayes(D=1..5)", 0.0, "CTW(D=5)", 0.01, "Markov(k=4,α=0.5)", 0.04,
+		"TF(4,4)", 0.08, "TF(4,4) [seed 1]", 0.08, "TF(4,4) ×2 steps", 0.05, "TF(4,4) ×2 steps [seed 1]", 0.05,
+		"TF(4,4) ×4 steps", 0.02, "TF(4,4) ×4 steps [seed 1]", 0.02, "TF(4,4,4) ×4 steps", 0.015,
+		"TF(4,4,4)", 0.11, "TF(4,4,4) ×2 steps", 0.05, "TF(4,4,4,4)", 0.079)
+	v := findLadder(cfg, mergedOf(res), ladderProfiles(0.95))
+	for _, tc := range []struct{ prefix, want string }{
+		{"(C′) TF(4,4,4) is within 0.005 of TF(4,4) or", fails.String()},
+		{"(C′) TF(4,4,4) is within 0.005 of TF(4,4) [seed 1]", fails.String()},
+		{"(C′) TF(4,4,4) ×2 steps is within 0.005 of TF(4,4) ×2 steps or", holds.String()},
+		{"(C′) TF(4,4,4,4) is within 0.005 of TF(4,4) [seed 1]", holds.String()},
+	} {
+		if c := beside(t, v, tc.prefix); c.Verdict != tc.want {
+			t.Errorf("%+v, want %s", c, tc.want)
+		}
+	}
+	for _, c := range v.Beside {
+		if strings.Contains(c.Claim, "TF(4,4,4) ×4 steps") {
+			t.Errorf("criterion (C) itself repeated beside the verdict: %+v", c)
+		}
+	}
+	if v.Verdict != "budget artefact" {
+		t.Errorf("verdict %q: a deeper model failing at ×1 is not part of the rule", v.Verdict)
+	}
+
+	// (E′): the same fit as the rule's extrapolation, aimed at CTW's 0.01:
+	// 0.08, 0.05, 0.02 at ×1, ×2, ×4 fall as T^−1 (roughly), reaching
+	// 0.01 near ×8; the rule's own extrapolation is not changed.
+	c := beside(t, findLadder(cfg, mg, ladderProfiles(0.5)), "(E′)")
+	if c.Verdict != "extrapolated" || !strings.Contains(c.Numbers, "it reaches CTW(D=5)'s") {
+		t.Errorf("(E′) %+v", c)
+	}
+	var lx, ly []float64
+	for b, label := range []string{"TF(4,4)", "TF(4,4) ×2 steps", "TF(4,4) ×4 steps"} {
+		e := (mg.Res.Method(label).ExcessSecondHalf.Mean + mg.Res.Method(label+" [seed 1]").ExcessSecondHalf.Mean) / 2
+		lx, ly = append(lx, float64(b)*math.Ln2), append(ly, math.Log(e))
+	}
+	alpha, beta := stat.LinearRegression(lx, ly, nil, false)
+	target := mg.Res.Method("CTW(D=5)").ExcessSecondHalf.Mean
+	if want := fmt.Sprintf("%.3g× the 1× budget", math.Exp((math.Log(target)-alpha)/beta)); !strings.Contains(c.Numbers, want) {
+		t.Errorf("(E′) %q, want %q", c.Numbers, want)
+	}
+	// With CTW as the reference there is nothing to aim at.
+	ctwRef := resultsOf(0.003, "CTW(D=5)", 0.0, "Markov(k=4,α=0.5)", 0.04, "TF(4,4)", 0.08, "TF(4,4) ×2 steps", 0.05, "TF(4,4) ×4 steps", 0.02)
+	for _, c := range findLadder(cfg, mergedOf(ctwRef), nil).Beside {
+		if strings.HasPrefix(c.Claim, "(E′)") {
+			t.Errorf("(E′) with CTW as the reference: %+v", c)
+		}
+	}
+}
+
+// TestLadderTables: the section's tables list the post-hoc analyses and
+// every model and seed, a missing one said.
+func TestLadderTables(t *testing.T) {
+	cfg, _ := study.Preset("ladder")
+	mg := ladderResults(0.08, 0.05, 0.02, 0.015, 0.04)
+	ts := ladderTables(cfg, mg.Res, findLadder(cfg, mg, ladderProfiles(0.95)))
+	if len(ts) != 2 || !strings.Contains(ts[0].Caption, "not part of the verdict") {
+		t.Fatalf("tables %+v", ts)
+	}
+	rows := map[string][]string{}
+	for _, r := range ts[1].Rows {
+		rows[r[0]] = r
+	}
+	n := 0
+	for _, s := range cfg.Fig3Models {
+		m, _ := study.ParseModel(s)
+		n += cfg.SeedsOf(m)
+	}
+	if len(ts[1].Rows) != n {
+		t.Errorf("%d rows, want one per model and seed (%d)", len(ts[1].Rows), n)
+	}
+	if r := rows["TF(4,4) ×4 steps [seed 1]"]; r == nil || !strings.HasPrefix(r[3], "-0.02") {
+		t.Errorf("TF(4,4) ×4 seed 1 row %q: want its paired difference from Markov(4), ≈ −0.02", r)
+	}
+	if r := rows["TF(4,4)-sin"]; r != nil {
+		t.Errorf("unexpected label %q", r)
+	}
+	missing := 0
+	for _, r := range ts[1].Rows {
+		if r[2] == "no result" {
+			missing++
+		}
+	}
+	if missing == 0 {
+		t.Error("the models without a result (the -sin ones here) are not said")
+	}
+}
+
+// TestLadderExtrapolationRange: the extrapolation says how far beyond the
+// fitted budgets its answer lies, and not when the target is inside them.
+func TestLadderExtrapolationRange(t *testing.T) {
+	cfg, _ := study.Preset("ladder")
+	v := findLadder(cfg, ladderResults(0.12, 0.085, 0.06, 0.07, 0.04), ladderProfiles(0.95))
+	if !strings.Contains(v.Extrapolation, "beyond the largest budget fitted") {
+		t.Errorf("target past ×4: %q", v.Extrapolation)
+	}
+	// Markov(4)'s 0.07 lies between ×1 (0.12) and ×2 (0.06): inside.
+	v = findLadder(cfg, ladderResults(0.12, 0.06, 0.03, 0.07, 0.07), ladderProfiles(0.5))
+	if !strings.Contains(v.Extrapolation, "it reaches") || strings.Contains(v.Extrapolation, "beyond") {
+		t.Errorf("target inside the fitted budgets: %q", v.Extrapolation)
+	}
+}

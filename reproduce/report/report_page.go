@@ -346,10 +346,11 @@ func figureSections(cfg study.Config, mg *results.Merged, deps map[string]*pipel
 	res := mg.Res
 	var ss sections
 	if cfg.Ladder {
-		f, files := ladderSection(cfg, mg, deps, figDir)
+		f, files, tables := ladderSection(cfg, mg, deps, figDir)
 		if err := ss.add("ladder", "The budget ladder: is Fig. 3's failure at depth 5 the training budget?", files, f, ""); err != nil {
 			return nil, err
 		}
+		ss[len(ss)-1].Tables = tables
 	}
 	fig3Files := []string{filepath.Join(figDir, figures.Fig3File)}
 	if _, err := os.Stat(filepath.Join(figDir, figures.Fig3ZoomFile)); err == nil {

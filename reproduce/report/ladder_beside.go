@@ -1,0 +1,184 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
+)
+
+// This file holds what the report shows beside the ladder's verdict:
+// analyses chosen after the rule of docs/figures/ladder/README.md was fixed
+// (and after the first models were seen), so they never enter the verdict.
+// They answer the questions a reader of an inconclusive verdict asks: is
+// criterion (B) failing for the reason the rule meant (a previous-symbol
+// head that collapses late in the window), does depth hurt at the smaller
+// budgets, and how far is TF(4,4) from CTW's level.
+
+// lateHoldAny reads criterion (B) post hoc: at each late query position
+// that has a training target — q = len−ladderLate … len−2; the window's
+// last position predicts a symbol past the window, so neither its output
+// nor its attention is ever trained — the weight on key q−1 of the best
+// layer-1 head at that position, whichever head it is. worst is the least
+// of those weights over the positions, serving[h] the number of positions
+// at which head h (1-based) is the best and keeps ≥ ladderHold, and last
+// the best head's weight at the last position (NaN without a profile).
+func lateHoldAny(p results.LadderProfile) (worst float64, serving map[int]int, last float64) {
+	worst, last, serving = math.NaN(), math.NaN(), map[int]int{}
+	if len(p.Prev) == 0 || len(p.Prev[0]) < 2 {
+		return worst, serving, last
+	}
+	n := len(p.Prev[0])
+	best := func(q int) (float64, int) {
+		w, head := math.Inf(-1), 0
+		for h, prev := range p.Prev {
+			if q < len(prev) && prev[q] > w {
+				w, head = prev[q], h+1
+			}
+		}
+		return w, head
+	}
+	worst = math.Inf(1)
+	for q := max(1, n-ladderLate); q < n-1; q++ {
+		w, h := best(q)
+		worst = min(worst, w)
+		if w >= ladderHold {
+			serving[h]++
+		}
+	}
+	last, _ = best(n - 1)
+	return worst, serving, last
+}
+
+// servingText lists serving as "head 3 at 23 positions, head 4 at 40".
+func servingText(serving map[int]int) string {
+	heads := make([]int, 0, len(serving))
+	for h := range serving {
+		heads = append(heads, h)
+	}
+	slices.Sort(heads)
+	var parts []string
+	for i, h := range heads {
+		unit := ""
+		if i == 0 {
+			unit = " positions"
+		}
+		parts = append(parts, fmt.Sprintf("head %d at %d%s", h, serving[h], unit))
+	}
+	if len(parts) == 0 {
+		return "no head"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ladderBeside are the post-hoc checks shown beside the verdict: (B′)
+// criterion (B) over the trained positions with any head at each; (C′)
+// criterion (C) at every budget with a deeper model; (E′) the budget at
+// which TF(4,4)'s excess would reach CTW's (when the reference is not CTW).
+func ladderBeside(cfg study.Config, res *eval.Result, profiles map[string]results.LadderProfile, top study.Model) []Check {
+	var out []Check
+	for s := range cfg.SeedsOf(top) {
+		label := results.RepLabel(top, s)
+		claim := fmt.Sprintf("(B′) seed %d: at every query position of the last %d that has a training target (all but the window's last), some layer-1 head of %s keeps ≥ %g of its attention on the previous key — not necessarily the same head at every position", s, ladderLate, label, ladderHold)
+		p, ok := profiles[label]
+		if !ok {
+			out = append(out, Check{Claim: claim, Verdict: undecided.String(), Numbers: "no attention profile"})
+			continue
+		}
+		worst, serving, last := lateHoldAny(p)
+		out = append(out, Check{Claim: claim, Verdict: holdsIf(worst >= ladderHold),
+			Numbers: fmt.Sprintf("least best-head weight %.3f; ≥ %g by %s; at the last position (no training target) the best head has %.4f", worst, ladderHold, servingText(serving), last)})
+	}
+	out = append(out, depthAtEveryBudget(cfg, res, top)...)
+	if c, ok := ctwExtrapolation(cfg, res, top); ok {
+		out = append(out, c)
+	}
+	return out
+}
+
+// depthAtEveryBudget is criterion (C) at every budget of the ladder: each
+// deeper model with learned positions against every seed of the two-layer
+// model of its budget (paired second-half interval, upper end below
+// +Margin). The largest budget's TF(4,4,4) is criterion (C) itself and is
+// left out.
+func depthAtEveryBudget(cfg study.Config, res *eval.Result, top study.Model) []Check {
+	var out []Check
+	for _, s := range cfg.Fig3Models {
+		deep, err := study.ParseModel(s)
+		if err != nil || deep.Sin || !deep.FF || !deep.LN || len(deep.Heads) <= len(top.Heads) {
+			continue
+		}
+		if len(deep.Heads) == len(top.Heads)+1 && max(1, deep.Budget) == max(1, top.Budget) {
+			continue // criterion (C)
+		}
+		base := top
+		base.Budget = deep.Budget
+		dm := res.Method(deep.Label())
+		for r := range cfg.SeedsOf(base) {
+			claim := fmt.Sprintf("(C′) %s is within %g of %s or better (upper end below +%g)", deep.Label(), Margin, results.RepLabel(base, r), Margin)
+			bm := res.Method(results.RepLabel(base, r))
+			if dm == nil || bm == nil {
+				out = append(out, Check{Claim: claim, Verdict: undecided.String(), Numbers: "a result is missing"})
+				continue
+			}
+			m, lo, hi, ok := interval95(term{1, dm}, term{-1, bm})
+			out = append(out, Check{Claim: claim, Verdict: pairedVerdict(ok, ok && hi < Margin), Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", m, lo, hi)})
+		}
+	}
+	return out
+}
+
+// ctwExtrapolation is the rule's extrapolation aimed at CTW's level
+// instead of Markov(4)'s: the budget at which TF(4,4)'s second-half excess
+// over the reference would equal CTW(D)'s. Not ok when the reference is
+// CTW itself or the study has no CTW.
+func ctwExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Check, bool) {
+	ctw := results.First(res, "CTW")
+	if ctw == nil || res.Reference < 0 || res.Reference >= len(res.Methods) || res.Methods[res.Reference].Name == ctw.Name {
+		return Check{}, false
+	}
+	text := ladderExtrapolation(cfg, res, top, ctw)
+	family := top
+	family.Budget = 0
+	v := undecided.String()
+	if strings.Contains(text, "; it reaches") {
+		v = "extrapolated"
+	}
+	return Check{Claim: fmt.Sprintf("(E′) the budget at which %s's excess over %s would equal %s's (the rule's fit)", family.Label(), res.Methods[res.Reference].Name, ctw.Name),
+		Verdict: v, Numbers: text}, true
+}
+
+// ladderTable lists every transformer of the ladder, every seed: its
+// second-half excess over the reference and its paired second-half
+// difference from Markov(4) (95% t-intervals over the test windows).
+func ladderTable(cfg study.Config, res *eval.Result, mk *eval.MethodResult) table {
+	ref := res.Methods[res.Reference].Name
+	t := table{Caption: fmt.Sprintf("Every model of the ladder, every seed (second half of the window, nats/symbol, 95%% t-intervals over the %d test windows).", len(mk.SecondHalfWindows)),
+		Head: []string{"model", "training tokens", "excess over " + ref, "− " + mk.Name + " (paired)"}}
+	for _, s := range cfg.Fig3Models {
+		m, err := study.ParseModel(s)
+		if err != nil {
+			continue
+		}
+		tokens := float64(max(1, m.Budget)) * cfg.TrainTokens()
+		for r := range cfg.SeedsOf(m) {
+			label := results.RepLabel(m, r)
+			x := res.Method(label)
+			if x == nil {
+				t.Rows = append(t.Rows, []string{label, fmt.Sprintf("%.3gM", tokens/1e6), "no result", ""})
+				continue
+			}
+			e := x.ExcessSecondHalf
+			d := "not paired"
+			if mean, lo, hi, ok := interval95(term{1, x}, term{-1, mk}); ok {
+				d = fmt.Sprintf("%+.4f [%+.4f, %+.4f]", mean, lo, hi)
+			}
+			t.Rows = append(t.Rows, []string{label, fmt.Sprintf("%.3gM", tokens/1e6), fmt.Sprintf("%.4f [%.4f, %.4f]", e.Mean, e.Lo, e.Hi), d})
+		}
+	}
+	return t
+}
