@@ -22,9 +22,10 @@
 # same bytes; seconds each) and ignored by git. Stage hashes
 # are computed with the fixed code key below (vomc reproduce --code-key), so
 # that a rebuilt vomc reuses the committed stages. The key stands for the
-# code of one commit, REV: the binary is always built from REV, not from
-# HEAD, so that later changes to the engine (summation orders, kernels)
-# cannot enter the ladder half-way. A new REV needs a new KEY (and a note
+# code of one commit, REV: every stage that runs a model is computed by a
+# binary built from REV, not from HEAD, so that later changes to the engine
+# (summation orders, kernels) cannot enter the ladder half-way; only the
+# figures and the report (finish) use REPORT_REV's code. A new REV needs a new KEY (and a note
 # in docs/figures/ladder/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -100,11 +101,14 @@ finish)
 	for s in $(awk '$2 == "data" || $2 == "eval" {print $1}' <<<"$stages"); do
 		vomc --stage "$s"
 	done
-	# The figures and the report (no model runs) with REPORT_REV's code.
+	# The figures and the report (no model runs) with REPORT_REV's code:
+	# only those two stages (--stage refuses a missing input rather than
+	# computing it), recomputed even if an earlier finish left them done.
 	rev=$(scripts/build_head.sh "$REPORT_BIN" "$REPORT_REV")
 	echo "ladder: figures and report with $REPORT_BIN, built from $rev"
 	BIN=$REPORT_BIN
-	vomc
+	vomc --stage figures --rerun figures
+	vomc --stage report --rerun report
 	;;
 *)
 	sed -n 2,20p "$0"

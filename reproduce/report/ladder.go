@@ -338,7 +338,7 @@ func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeli
 func ladderTables(cfg study.Config, res *eval.Result, v LadderVerdict) []table {
 	var ts []table
 	if len(v.Beside) > 0 {
-		t := table{Caption: "Beside the rule, not part of the verdict: analyses chosen after the rule was fixed and after the first models were seen (post hoc). (B′) reads (B) over the positions that have a training target, with any layer-1 head at each; (C′) is (C) at the other budgets; (E′) aims the rule's extrapolation at CTW's level.",
+		t := table{Caption: "Beside the rule, not part of the verdict: analyses chosen after the rule was fixed and after the first models were seen (post hoc). (B′) reads (B) over the positions that have a training target, with any layer-1 head at each; (C′) is (C) at the other budgets; (E′) aims the rule's extrapolation at CTW's level. Each interval is a 95% paired t-interval on its own, not adjusted for multiplicity (the rule's intersection–union argument covers only its criteria). With scripts/ladder.sh finish, the stages that run models are computed by the ladder's pinned build and the figures and this report by a later one (the Versions section names it).",
 			Head: []string{"analysis", "outcome", "numbers"}}
 		for _, c := range v.Beside {
 			t.Rows = append(t.Rows, []string{c.Claim, c.Verdict, c.Numbers})

@@ -50,12 +50,16 @@ func lateHoldAny(p results.LadderProfile) (worst float64, serving map[int]int, l
 			serving[h]++
 		}
 	}
+	if math.IsInf(worst, 1) { // no late position with a target
+		worst = math.NaN()
+	}
 	last, _ = best(n - 1)
 	return worst, serving, last
 }
 
-// servingText lists serving as "head 3 at 23 positions, head 4 at 40".
-func servingText(serving map[int]int) string {
+// servingText lists serving as "head 3 at 23 of the 63 positions, head 4
+// at 40" (of positions in all).
+func servingText(serving map[int]int, of int) string {
 	heads := make([]int, 0, len(serving))
 	for h := range serving {
 		heads = append(heads, h)
@@ -65,7 +69,7 @@ func servingText(serving map[int]int) string {
 	for i, h := range heads {
 		unit := ""
 		if i == 0 {
-			unit = " positions"
+			unit = fmt.Sprintf(" of the %d positions", of)
 		}
 		parts = append(parts, fmt.Sprintf("head %d at %d%s", h, serving[h], unit))
 	}
@@ -81,9 +85,10 @@ func servingText(serving map[int]int) string {
 // which TF(4,4)'s excess would reach CTW's (when the reference is not CTW).
 func ladderBeside(cfg study.Config, res *eval.Result, profiles map[string]results.LadderProfile, top study.Model) []Check {
 	var out []Check
+	lo, hi := max(1, cfg.N-ladderLate), cfg.N-2
 	for s := range cfg.SeedsOf(top) {
 		label := results.RepLabel(top, s)
-		claim := fmt.Sprintf("(B′) seed %d: at every query position of the last %d that has a training target (all but the window's last), some layer-1 head of %s keeps ≥ %g of its attention on the previous key — not necessarily the same head at every position", s, ladderLate, label, ladderHold)
+		claim := fmt.Sprintf("(B′) seed %d: at every query position %d..%d (0-based: (B)'s %d..%d but the window's last, %d, which has no training target), some layer-1 head of %s keeps ≥ %g of its attention on the previous key — not necessarily the same head at every position", s, lo, hi, lo, hi+1, hi+1, label, ladderHold)
 		p, ok := profiles[label]
 		if !ok {
 			out = append(out, Check{Claim: claim, Verdict: undecided.String(), Numbers: "no attention profile"})
@@ -91,7 +96,7 @@ func ladderBeside(cfg study.Config, res *eval.Result, profiles map[string]result
 		}
 		worst, serving, last := lateHoldAny(p)
 		out = append(out, Check{Claim: claim, Verdict: holdsIf(worst >= ladderHold),
-			Numbers: fmt.Sprintf("least best-head weight %.3f; ≥ %g by %s; at the last position (no training target) the best head has %.4f", worst, ladderHold, servingText(serving), last)})
+			Numbers: fmt.Sprintf("least best-head weight %.3f; ≥ %g by %s; at position %d (no training target) the best head has %.4f", worst, ladderHold, servingText(serving, hi-lo+1), hi+1, last)})
 	}
 	out = append(out, depthAtEveryBudget(cfg, res, top)...)
 	if c, ok := ctwExtrapolation(cfg, res, top); ok {
@@ -115,8 +120,10 @@ func depthAtEveryBudget(cfg study.Config, res *eval.Result, top study.Model) []C
 		if len(deep.Heads) == len(top.Heads)+1 && max(1, deep.Budget) == max(1, top.Budget) {
 			continue // criterion (C)
 		}
-		base := top
-		base.Budget = deep.Budget
+		base, ok := sameBudget(cfg, top, deep.Budget)
+		if !ok {
+			continue
+		}
 		dm := res.Method(deep.Label())
 		for r := range cfg.SeedsOf(base) {
 			claim := fmt.Sprintf("(C′) %s is within %g of %s or better (upper end below +%g)", deep.Label(), Margin, results.RepLabel(base, r), Margin)
@@ -130,6 +137,18 @@ func depthAtEveryBudget(cfg study.Config, res *eval.Result, top study.Model) []C
 		}
 	}
 	return out
+}
+
+// sameBudget is the study's model of top's architecture (heads, FF, LN,
+// positions) at the given budget.
+func sameBudget(cfg study.Config, top study.Model, budget int) (study.Model, bool) {
+	for _, s := range cfg.Fig3Models {
+		m, err := study.ParseModel(s)
+		if err == nil && slices.Equal(m.Heads, top.Heads) && m.Sin == top.Sin && m.FF == top.FF && m.LN == top.LN && max(1, m.Budget) == max(1, budget) {
+			return m, true
+		}
+	}
+	return study.Model{}, false
 }
 
 // ctwExtrapolation is the rule's extrapolation aimed at CTW's level
@@ -148,6 +167,16 @@ func ctwExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Chec
 	if strings.Contains(text, "; it reaches") {
 		v = "extrapolated"
 	}
+	sum, n := 0.0, 0
+	for r := range cfg.SeedsOf(top) {
+		if x := res.Method(results.RepLabel(top, r)); x != nil {
+			sum, n = sum+x.ExcessSecondHalf.Mean, n+1
+		}
+	}
+	if n > 0 && sum/float64(n) <= ctw.ExcessSecondHalf.Mean {
+		v = "already at or below"
+		text = fmt.Sprintf("%s's mean excess %.4f is already at or below %s's %.4f at the largest budget; %s", top.Label(), sum/float64(n), ctw.Name, ctw.ExcessSecondHalf.Mean, text)
+	}
 	return Check{Claim: fmt.Sprintf("(E′) the budget at which %s's excess over %s would equal %s's (the rule's fit)", family.Label(), res.Methods[res.Reference].Name, ctw.Name),
 		Verdict: v, Numbers: text}, true
 }
@@ -157,8 +186,8 @@ func ctwExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Chec
 // difference from Markov(4) (95% t-intervals over the test windows).
 func ladderTable(cfg study.Config, res *eval.Result, mk *eval.MethodResult) table {
 	ref := res.Methods[res.Reference].Name
-	t := table{Caption: fmt.Sprintf("Every model of the ladder, every seed (second half of the window, nats/symbol, 95%% t-intervals over the %d test windows).", len(mk.SecondHalfWindows)),
-		Head: []string{"model", "training tokens", "excess over " + ref, "− " + mk.Name + " (paired)"}}
+	t := table{Caption: fmt.Sprintf("Every model of the ladder, every seed (second half of the window, nats/symbol, 95%% t-intervals over the %d test windows, each on its own: not adjusted for multiplicity).", len(mk.SecondHalfWindows)),
+		Head: []string{"model", "training tokens", "excess over " + ref, "model − " + mk.Name + ", paired"}}
 	for _, s := range cfg.Fig3Models {
 		m, err := study.ParseModel(s)
 		if err != nil {

@@ -257,10 +257,10 @@ func TestLadderBeside(t *testing.T) {
 		numbers     string
 		wantVerdict string
 	}{
-		{"one head, last position untrained", dip(511), fails.String(), holds.String(), "head 2 at 63 positions", "inconclusive"},
-		{"hand-over", handOver(480), fails.String(), holds.String(), "head 3 at 32 positions, head 4 at 31", "inconclusive"},
+		{"one head, last position untrained", dip(511), fails.String(), holds.String(), "head 2 at 63 of the 63 positions; at position 511 (no training target) the best head has 0.5000", "inconclusive"},
+		{"hand-over", handOver(480), fails.String(), holds.String(), "head 3 at 32 of the 63 positions, head 4 at 31; at position 511 (no training target) the best head has 0.1000", "inconclusive"},
 		{"dip in every head", allDip, fails.String(), fails.String(), "least best-head weight 0.500", "inconclusive"},
-		{"one head throughout", holding(0.95), holds.String(), holds.String(), "head 2 at 63 positions", "budget artefact"},
+		{"one head throughout", holding(0.95), holds.String(), holds.String(), "head 2 at 63 of the 63 positions", "budget artefact"},
 	} {
 		ps := map[string]results.LadderProfile{"TF(4,4) ×4 steps": tc.p, "TF(4,4) ×4 steps [seed 1]": tc.p}
 		v := findLadder(cfg, mg, ps)
@@ -322,7 +322,18 @@ func TestLadderBeside(t *testing.T) {
 	if want := fmt.Sprintf("%.3g× the 1× budget", math.Exp((math.Log(target)-alpha)/beta)); !strings.Contains(c.Numbers, want) {
 		t.Errorf("(E′) %q, want %q", c.Numbers, want)
 	}
-	// With CTW as the reference there is nothing to aim at.
+	// TF(4,4) ×4 already below CTW: said, not extrapolated.
+	below := ladderResults(0.08, 0.05, 0.008, 0.015, 0.04)
+	if c := beside(t, findLadder(cfg, below, nil), "(E′)"); c.Verdict != "already at or below" || !strings.Contains(c.Numbers, "already at or below CTW(D=5)") {
+		t.Errorf("(E′) with TF(4,4) ×4 below CTW: %+v", c)
+	}
+	// Without CTW, or with CTW as the reference, there is nothing to aim at.
+	noCTW := resultsOf(0.003, "Bayes(D=1..5)", 0.0, "Markov(k=4,α=0.5)", 0.04, "TF(4,4)", 0.08, "TF(4,4) ×2 steps", 0.05, "TF(4,4) ×4 steps", 0.02)
+	for _, c := range findLadder(cfg, mergedOf(noCTW), nil).Beside {
+		if strings.HasPrefix(c.Claim, "(E′)") {
+			t.Errorf("(E′) without CTW: %+v", c)
+		}
+	}
 	ctwRef := resultsOf(0.003, "CTW(D=5)", 0.0, "Markov(k=4,α=0.5)", 0.04, "TF(4,4)", 0.08, "TF(4,4) ×2 steps", 0.05, "TF(4,4) ×4 steps", 0.02)
 	for _, c := range findLadder(cfg, mergedOf(ctwRef), nil).Beside {
 		if strings.HasPrefix(c.Claim, "(E′)") {
@@ -355,9 +366,6 @@ func TestLadderTables(t *testing.T) {
 	if r := rows["TF(4,4) ×4 steps [seed 1]"]; r == nil || !strings.HasPrefix(r[3], "-0.02") {
 		t.Errorf("TF(4,4) ×4 seed 1 row %q: want its paired difference from Markov(4), ≈ −0.02", r)
 	}
-	if r := rows["TF(4,4)-sin"]; r != nil {
-		t.Errorf("unexpected label %q", r)
-	}
 	missing := 0
 	for _, r := range ts[1].Rows {
 		if r[2] == "no result" {
@@ -373,9 +381,18 @@ func TestLadderTables(t *testing.T) {
 // fitted budgets its answer lies, and not when the target is inside them.
 func TestLadderExtrapolationRange(t *testing.T) {
 	cfg, _ := study.Preset("ladder")
-	v := findLadder(cfg, ladderResults(0.12, 0.085, 0.06, 0.07, 0.04), ladderProfiles(0.95))
-	if !strings.Contains(v.Extrapolation, "beyond the largest budget fitted") {
-		t.Errorf("target past ×4: %q", v.Extrapolation)
+	mg := ladderResults(0.12, 0.085, 0.06, 0.07, 0.04)
+	v := findLadder(cfg, mg, ladderProfiles(0.95))
+	var lx, ly []float64
+	for b, label := range []string{"TF(4,4)", "TF(4,4) ×2 steps", "TF(4,4) ×4 steps"} {
+		e := (mg.Res.Method(label).ExcessSecondHalf.Mean + mg.Res.Method(label+" [seed 1]").ExcessSecondHalf.Mean) / 2
+		lx, ly = append(lx, float64(b)*math.Ln2), append(ly, math.Log(e))
+	}
+	alpha, beta := stat.LinearRegression(lx, ly, nil, false)
+	target := mg.Res.Method("Markov(k=4,α=0.5)").ExcessSecondHalf.Mean
+	far := math.Exp((math.Log(target)-alpha)/beta) / 4 // in units of ×4, the largest budget
+	if want := fmt.Sprintf("%.3g× beyond the largest budget fitted", far); !strings.Contains(v.Extrapolation, want) {
+		t.Errorf("target past ×4: %q, want %q", v.Extrapolation, want)
 	}
 	// Markov(4)'s 0.07 lies between ×1 (0.12) and ×2 (0.06): inside.
 	v = findLadder(cfg, ladderResults(0.12, 0.06, 0.03, 0.07, 0.07), ladderProfiles(0.5))
