@@ -264,6 +264,13 @@ func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk
 	slope := sxy / sxx // = −b
 	b := -slope
 	fit := fmt.Sprintf("second-half excess over %s, excess(T) = a·T^(%+.3f), fitted to %s", ref, slope, strings.Join(pts, "; "))
+	if len(xs) > 2 { // a power law has one slope: show whether the data do
+		var local []string
+		for i := 1; i < len(xs); i++ {
+			local = append(local, fmt.Sprintf("%+.2f", (ys[i]-ys[i-1])/(xs[i]-xs[i-1])))
+		}
+		fit += " (log–log slopes between consecutive budgets: " + strings.Join(local, ", ") + ")"
+	}
 	if b <= 0 {
 		return fit + ": it does not fall with the budget, so no budget is predicted to decide it"
 	}

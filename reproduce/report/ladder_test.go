@@ -390,6 +390,10 @@ func TestLadderExtrapolationRange(t *testing.T) {
 	}
 	alpha, beta := stat.LinearRegression(lx, ly, nil, false)
 	target := mg.Res.Method("Markov(k=4,α=0.5)").ExcessSecondHalf.Mean
+	local := fmt.Sprintf("slopes between consecutive budgets: %+.2f, %+.2f", (ly[1]-ly[0])/lx[1], (ly[2]-ly[1])/(lx[2]-lx[1]))
+	if !strings.Contains(v.Extrapolation, local) {
+		t.Errorf("extrapolation %q, want %q", v.Extrapolation, local)
+	}
 	far := math.Exp((math.Log(target)-alpha)/beta) / 4 // in units of ×4, the largest budget
 	if want := fmt.Sprintf("%.3g× beyond the largest budget fitted", far); !strings.Contains(v.Extrapolation, want) {
 		t.Errorf("target past ×4: %q, want %q", v.Extrapolation, want)
