@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Device script: carry one paper-shape run on towards the paper's budget on a lent GPU (issue 31, item 4),
-# across sessions. The run lives in .dev/ckpt/$NAME: if it holds a checkpoint the run resumes (same
+# across sessions. The run lives in $CKPT (default .dev/ckpt/$NAME; a committed run:
+# CKPT=docs/figures/paper_shape_gpu/ckpt/$NAME): if it holds a checkpoint the run resumes (same
 # schedule), else it starts with $FLAGS. It trains until the deadline (SIGINT: a checkpoint is written),
 # evaluates the model against Bayes, CTW and Markov(1..5) on the 1024 test windows of README.md, and
 # returns the run in $OUT ($NAME-checkpoint.safetensors alone, everything else in $NAME-run.tgz; this
@@ -12,14 +13,17 @@
 #   grep -qx /.dev/ .git/info/exclude || echo /.dev/ >> .git/info/exclude
 #   rm -rf .dev && mkdir -p .dev/ckpt/NAME && CGO_ENABLED=0 go build -ldflags="-s -w" -o .dev/vomc ./cmd/vomc && gzip .dev/vomc
 #   cp docs/figures/paper_shape_gpu/device/continue.sh .dev/
-#   to resume: cp /work/paper_shape_gpu_ckpt/NAME/{checkpoint.safetensors,config.json,train_config.json,train.jsonl} .dev/ckpt/NAME/
+#   to resume a committed run, nothing to copy: pass CKPT=docs/figures/paper_shape_gpu/ckpt/NAME (tracked, it travels
+#   with the tree; a TF(8,8) checkpoint is ≈ 9.5 MiB, a 4-layer one 15.1 MiB: check the total)
 #   check: echo $(( ($(git ls-files -z | xargs -0 stat -c %s | paste -sd+ | bc) + $(du -sb .dev | cut -f1)) >> 20 )) MiB
 # Device call (carry [".dev"], timeout_s 540), e.g. TF(8,8) with the paper's protocol (at most 100
 # epochs, early stopping after 15 without improvement: 11200 steps, ≈ 12.5 minutes of an H100's
 # training time, so two or three calls in separate lent sessions):
 #   NAME=tf88-paper FLAGS="--layers 2 --heads 8 -E 128 --batch 512 --epochs 100 --patience 15 --warmup 100 --seed 7" DEADLINE=500 .dev/continue.sh
-# Afterwards, here: keep the returned run in /work/paper_shape_gpu_ckpt/NAME (tar xzf NAME-run.tgz, and
-# NAME-checkpoint.safetensors renamed to NAME/checkpoint.safetensors). A call that the deadline
+# Afterwards, here: put the returned run in docs/figures/paper_shape_gpu/ckpt/NAME (tar xzf NAME-run.tgz -C
+# docs/figures/paper_shape_gpu/ckpt, and NAME-checkpoint.safetensors renamed to NAME/checkpoint.safetensors)
+# and commit it: only committed work survives into a new checkout (a workstation's /work/paper_shape_gpu_ckpt
+# was lost so between the sessions of 2026-11-28). A call that the deadline
 # interrupts writes a checkpoint but no model.safetensors, so the evaluation runs only in the call that
 # finishes the run. Resuming takes no --device (a resumed run keeps its settings; auto is CUDA there).
 # Rehearse here on the CPU first: DEVICE=cpu K=200 NK=512 N=128 TESTK=50 VOMC_PYTHON=/usr/bin/python3
@@ -32,7 +36,7 @@ DEV=${DEVICE:-cuda}; DEADLINE=${DEADLINE:-500}
 K=${K:-20000}; NK=${NK:-5120}; N=${N:-1536}; TESTK=${TESTK:-1024}
 V=.dev/vomc
 [ -x $V ] || { gunzip -c .dev/vomc.gz > $V && chmod +x $V; } || { echo "no .dev/vomc or .dev/vomc.gz"; exit 2; }
-W=$(mktemp -d); R=.dev/ckpt/$NAME; mkdir -p .dev/ckpt
+W=$(mktemp -d); R=${CKPT:-.dev/ckpt/$NAME}; mkdir -p "$(dirname "$R")"
 left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
 log() { echo "[$(( $(date +%s) - T0 ))s] $*" | tee -a "$OUT/run.log"; }
 
@@ -58,5 +62,5 @@ if [ -f $R/model.safetensors ] && [ $(left) -gt 25 ]; then
   log "eval rc=$?"; grep -v '^windows' $W/eval.log | tail -12 | tee -a "$OUT/run.log"
 fi
 [ -f $R/checkpoint.safetensors ] && cp $R/checkpoint.safetensors "$OUT/$NAME-checkpoint.safetensors"
-[ -d $R ] && tar czf "$OUT/$NAME-run.tgz" --exclude=checkpoint.safetensors -C .dev/ckpt $NAME
+[ -d $R ] && tar czf "$OUT/$NAME-run.tgz" --exclude=checkpoint.safetensors -C "$(dirname "$R")" "$(basename "$R")"
 ls -la "$OUT"; log "end"
