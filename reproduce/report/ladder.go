@@ -255,13 +255,7 @@ func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk
 	if len(xs) < 2 {
 		return "cannot extrapolate: fewer than two budgets with results"
 	}
-	mx, my := mean(xs), mean(ys)
-	sxy, sxx := 0.0, 0.0
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	slope := sxy / sxx // = −b
+	slope, icept := lineFit(xs, ys) // slope = −b
 	b := -slope
 	fit := fmt.Sprintf("second-half excess over %s, excess(T) = a·T^(%+.3f), fitted to %s", ref, slope, strings.Join(pts, "; "))
 	if len(xs) > 2 { // a power law has one slope: show whether the data do
@@ -274,7 +268,7 @@ func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk
 	if b <= 0 {
 		return fit + ": it does not fall with the budget, so no budget is predicted to decide it"
 	}
-	logT := mx + (math.Log(target)-my)/slope
+	logT := (math.Log(target) - icept) / slope
 	T := math.Exp(logT)
 	text := fit + fmt.Sprintf("; it reaches %s's %.4f at ≈ %.3g tokens, %.3g× the 1× budget (%.3g× the paper's 8.8e9 tokens)",
 		mk.Name, target, T, T/cfg.TrainTokens(), T/8.8e9)

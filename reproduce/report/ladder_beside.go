@@ -82,7 +82,8 @@ func servingText(serving map[int]int, of int) string {
 // ladderBeside are the post-hoc checks shown beside the verdict: (B′)
 // criterion (B) over the trained positions with any head at each; (C′)
 // criterion (C) at every budget with a deeper model; (E′) the budget at
-// which TF(4,4)'s excess would reach CTW's (when the reference is not CTW).
+// which TF(4,4)'s excess would reach CTW's (when the reference is not CTW);
+// (F′) the same with a floor (ladder_floor.go).
 func ladderBeside(cfg study.Config, res *eval.Result, profiles map[string]results.LadderProfile, top study.Model) []Check {
 	var out []Check
 	lo, hi := max(1, cfg.N-ladderLate), cfg.N-2
@@ -100,6 +101,9 @@ func ladderBeside(cfg study.Config, res *eval.Result, profiles map[string]result
 	}
 	out = append(out, depthAtEveryBudget(cfg, res, top)...)
 	if c, ok := ctwExtrapolation(cfg, res, top); ok {
+		out = append(out, c)
+	}
+	if c, ok := floorExtrapolation(cfg, res, top); ok {
 		out = append(out, c)
 	}
 	return out
