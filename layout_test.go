@@ -28,8 +28,8 @@ var layers = [][]string{
 	{"experiment"},
 	{"dynamics"},
 	{"explore"},
-	{"reproduce/study"},   // the study's configuration
-	{"reproduce/results"}, // stage and file names, records, merged results
+	{"reproduce/study"},                         // the study's configuration
+	{"reproduce/results", "reproduce/powerfit"}, // stage and file names, records, merged results; the ladder's power laws
 	{"reproduce/figures"},
 	{"reproduce/report"}, // findings, verdict rules, HTML and text
 	{"reproduce"},        // the stage graph, running it, the command

@@ -11,6 +11,7 @@ import (
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce/figures"
+	"github.com/vomc/vomc/reproduce/powerfit"
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -255,7 +256,7 @@ func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk
 	if len(xs) < 2 {
 		return "cannot extrapolate: fewer than two budgets with results"
 	}
-	slope, icept := lineFit(xs, ys) // slope = −b
+	slope, icept := powerfit.Line(xs, ys) // slope = −b
 	b := -slope
 	fit := fmt.Sprintf("second-half excess over %s, excess(T) = a·T^(%+.3f), fitted to %s", ref, slope, strings.Join(pts, "; "))
 	if len(xs) > 2 { // a power law has one slope: show whether the data do
@@ -276,14 +277,6 @@ func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk
 		text += fmt.Sprintf(", %.3g× beyond the largest budget fitted", far)
 	}
 	return text
-}
-
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // ladderSection is the report's section on the ladder: the rule's

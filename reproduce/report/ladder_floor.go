@@ -2,95 +2,13 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/reproduce/powerfit"
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
 )
-
-// floorFit fits excess(T) = c + a·T^(−b) (c ≥ 0, a, b > 0) to the points
-// (ts[i], es[i]), T in tokens, excess in nats/symbol: for each floor c in
-// [0, min es) the power law a·T^(−b) is fitted to es − c by least squares
-// in log–log (as the rule's extrapolation fits the points themselves),
-// and c is the floor whose fit has the least squared error in log space.
-// With three budgets the three parameters go through the points exactly
-// (sse 0) when the falls between consecutive budgets shrink fast enough;
-// a best floor of 0 is the floorless power law. ok is false with fewer
-// than three points, an excess not above 0, or no floor giving b > 0.
-func floorFit(ts, es []float64) (c, a, b, sse float64, ok bool) {
-	if len(ts) < 3 || len(ts) != len(es) {
-		return 0, 0, 0, 0, false
-	}
-	lo := math.Inf(1)
-	for _, e := range es {
-		if !(e > 0) {
-			return 0, 0, 0, 0, false
-		}
-		lo = min(lo, e)
-	}
-	xs := make([]float64, len(ts))
-	for i, t := range ts {
-		xs[i] = math.Log(t)
-	}
-	ys := make([]float64, len(es))
-	fit := func(c float64) (a, b, sse float64) {
-		for i, e := range es {
-			ys[i] = math.Log(e - c)
-		}
-		slope, icept := lineFit(xs, ys)
-		for i := range xs {
-			r := ys[i] - (icept + slope*xs[i])
-			sse += r * r
-		}
-		return math.Exp(icept), -slope, sse
-	}
-	// a grid over c/lo in [0, 1), then golden-section search in the best
-	// grid cell's neighbourhood (the error need not be unimodal over the
-	// whole range)
-	const grid = 2000
-	best, bestSSE := -1.0, math.Inf(1)
-	for k := 0; k < grid; k++ {
-		c := lo * float64(k) / grid
-		if _, b, s := fit(c); b > 0 && s < bestSSE {
-			best, bestSSE = c, s
-		}
-	}
-	if best < 0 {
-		return 0, 0, 0, 0, false
-	}
-	l, r := max(0, best-lo/grid), min(lo*(1-1e-12), best+lo/grid)
-	g := (math.Sqrt(5) - 1) / 2
-	for range 100 {
-		m1, m2 := r-g*(r-l), l+g*(r-l)
-		_, _, s1 := fit(m1)
-		_, _, s2 := fit(m2)
-		if s1 <= s2 {
-			r = m2
-		} else {
-			l = m1
-		}
-	}
-	c = (l + r) / 2
-	if _, _, s := fit(c); s > bestSSE {
-		c = best
-	}
-	a, b, sse = fit(c)
-	return c, a, b, sse, b > 0
-}
-
-// lineFit is the least-squares line y = icept + slope·x.
-func lineFit(xs, ys []float64) (slope, icept float64) {
-	mx, my := mean(xs), mean(ys)
-	sxy, sxx := 0.0, 0.0
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	slope = sxy / sxx
-	return slope, my - slope*mx
-}
 
 // ladderPoints are the budgets of the two-layer family of top (learned
 // positions, as the rule's fit) in training tokens and the second-half
@@ -138,7 +56,7 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 	family.Budget = 0
 	claim := fmt.Sprintf("(F′) %s's second-half excess over %s as a power law with a floor, excess(T) = c + a·T^(−b): is the floor c below %s's %.4f?", family.Label(), ref, ctw.Name, target)
 	ts, es := ladderPoints(cfg, res, top, -1)
-	c, a, b, sse, ok := floorFit(ts, es)
+	law, ok := powerfit.Floor(ts, es)
 	if !ok {
 		return Check{Claim: claim, Verdict: undecided.String(),
 			Numbers: fmt.Sprintf("cannot fit: %d budgets with results (three needed), or the excesses do not fall", len(ts))}, true
@@ -148,23 +66,22 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 		pts = append(pts, fmt.Sprintf("%.3gM: %.4f", ts[i]/1e6, es[i]))
 	}
 	exact := "through the points"
-	if sse > 1e-12 {
-		exact = fmt.Sprintf("least squares in log space, residual %.2g", sse)
+	if law.SSE > 1e-12 {
+		exact = fmt.Sprintf("least squares in log space, residual %.2g", law.SSE)
 	}
-	text := fmt.Sprintf("mean over seeds (%s): c = %.4f, b = %.2f (%s)", strings.Join(pts, "; "), c, b, exact)
+	text := fmt.Sprintf("mean over seeds (%s): c = %.4f, b = %.2f (%s)", strings.Join(pts, "; "), law.C, law.B, exact)
 	verdict := fails.String()
-	if c < target {
+	if T, ok := law.Reaches(target); ok {
 		verdict = holds.String()
-		T := math.Pow(a/(target-c), 1/b)
 		text += fmt.Sprintf("; it reaches %s's %.4f at ≈ %.3g tokens, %.3g× the 1× budget", ctw.Name, target, T, T/cfg.TrainTokens())
 	} else {
-		text += fmt.Sprintf("; the floor is %.4f above %s's %.4f, so by this form it never reaches it", c-target, ctw.Name, target)
+		text += fmt.Sprintf("; the floor is %.4f above %s's %.4f, so by this form it never reaches it", law.C-target, ctw.Name, target)
 	}
 	var seeds []string
 	for s := range cfg.SeedsOf(top) {
 		sts, ses := ladderPoints(cfg, res, top, s)
-		if sc, _, sb, _, ok := floorFit(sts, ses); ok {
-			seeds = append(seeds, fmt.Sprintf("seed %d c = %.4f, b = %.2f", s, sc, sb))
+		if sl, ok := powerfit.Floor(sts, ses); ok {
+			seeds = append(seeds, fmt.Sprintf("seed %d c = %.4f, b = %.2f", s, sl.C, sl.B))
 		} else {
 			seeds = append(seeds, fmt.Sprintf("seed %d cannot be fitted", s))
 		}

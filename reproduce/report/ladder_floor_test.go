@@ -9,48 +9,6 @@ import (
 	"github.com/vomc/vomc/reproduce/study"
 )
 
-// TestFloorFit: excess(T) = c + a·T^(−b) is recovered through three
-// budgets (exactly) and four (least squares, noisy); a floorless power law
-// gives c = 0; too few points or an excess ≤ 0 cannot be fitted.
-func TestFloorFit(t *testing.T) {
-	law := func(c, a, b float64, ts ...float64) []float64 {
-		var es []float64
-		for _, x := range ts {
-			es = append(es, c+a*math.Pow(x/1e8, -b))
-		}
-		return es
-	}
-	for _, tc := range []struct {
-		name       string
-		ts, es     []float64
-		c, b       float64
-		cTol, bTol float64
-		maxSSE     float64
-		wantsOK    bool
-	}{
-		{"three budgets, floor", []float64{1e8, 2e8, 4e8}, law(0.005, 0.1, 1.5, 1e8, 2e8, 4e8), 0.005, 1.5, 1e-6, 1e-4, 1e-12, true},
-		{"three budgets, no floor", []float64{1e8, 2e8, 4e8}, law(0, 0.1, 1.2, 1e8, 2e8, 4e8), 0, 1.2, 1e-6, 1e-4, 1e-12, true},
-		{"uneven budgets", []float64{1e8, 3e8, 4e8, 1e9}, law(0.012, 0.08, 0.8, 1e8, 3e8, 4e8, 1e9), 0.012, 0.8, 1e-6, 1e-4, 1e-12, true},
-		// 0.0175 + 0.088·T^−1.7 rounded to 4 decimals and perturbed
-		{"four budgets, noisy", []float64{1e8, 2e8, 4e8, 8e8}, []float64{0.1051, 0.0439, 0.0262, 0.0201}, 0.0175, 1.7, 0.004, 0.6, 1e-2, true},
-		{"two budgets", []float64{1e8, 2e8}, []float64{0.1, 0.05}, 0, 0, 0, 0, 0, false},
-		{"an excess at 0", []float64{1e8, 2e8, 4e8}, []float64{0.1, 0.05, 0}, 0, 0, 0, 0, 0, false},
-		{"rising", []float64{1e8, 2e8, 4e8}, []float64{0.01, 0.02, 0.04}, 0, 0, 0, 0, 0, false},
-	} {
-		c, _, b, sse, ok := floorFit(tc.ts, tc.es)
-		if ok != tc.wantsOK {
-			t.Errorf("%s: ok %v, want %v (c %g b %g)", tc.name, ok, tc.wantsOK, c, b)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		if math.Abs(c-tc.c) > tc.cTol || math.Abs(b-tc.b) > tc.bTol || sse > tc.maxSSE {
-			t.Errorf("%s: c %.6f b %.4f sse %.2g, want c %.6f b %.4f", tc.name, c, b, sse, tc.c, tc.b)
-		}
-	}
-}
-
 // TestLadderFloor: (F′) beside the verdict holds when the fitted floor is
 // below CTW's excess (and says at which budget the fit reaches it), fails
 // when it is above (by this form, never), is undecided with fewer than
