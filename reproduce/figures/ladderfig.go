@@ -8,6 +8,7 @@ import (
 
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/plot"
+	"github.com/vomc/vomc/reproduce/powerfit"
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
 	gplot "gonum.org/v1/plot"
@@ -75,28 +76,30 @@ func ladderPoints(cfg study.Config, f ladderFamily, ex func(*eval.MethodResult) 
 
 // drawLadder draws LadderFile: two panels (over the reference, over CTW
 // when the reference is not CTW), one line per family through its seed
-// means, the seeds as marks, Markov(4)'s level as a horizontal line.
+// means, the seeds as marks, Markov(4)'s and CTW's levels as horizontal
+// lines, and the two post-hoc extrapolations of the two-layer family
+// (ladderFits) as thin dashed curves beyond the largest budget.
 func drawLadder(cfg study.Config, res *eval.Result, dir string) error {
 	ctwRes := results.First(res, "CTW")
-	panels := []struct {
-		title string
-		ex    func(*eval.MethodResult) float64
-	}{{"second-half excess over " + results.RefShort(res) + " (nats/symbol)", func(m *eval.MethodResult) float64 { return m.ExcessSecondHalf.Mean }}}
+	type panel struct {
+		title   string
+		ex      func(*eval.MethodResult) float64
+		overCTW bool
+	}
+	panels := []panel{{"second-half excess over " + results.RefShort(res) + " (nats/symbol)", func(m *eval.MethodResult) float64 { return m.ExcessSecondHalf.Mean }, false}}
 	if ctwRes != nil && ctwRes != res.Ref() {
-		panels = append(panels, struct {
-			title string
-			ex    func(*eval.MethodResult) float64
-		}{"second-half excess over CTW (nats/symbol)", func(m *eval.MethodResult) float64 {
+		panels = append(panels, panel{"second-half excess over CTW (nats/symbol)", func(m *eval.MethodResult) float64 {
 			return m.ExcessSecondHalf.Mean - ctwRes.ExcessSecondHalf.Mean
-		}})
+		}, true})
 	}
 	fams := ladderFamilies(cfg)
+	fits := ladderFits(cfg, fams, res)
 	mk := results.First(res, "Markov(k=4")
 	var plots []*gplot.Plot
 	for _, pn := range panels {
 		p := plot.NewStepPlot(fmt.Sprintf("Budget ladder: %s", pn.title), "training tokens (log scale)", pn.title)
 		p.X.Scale = gplot.LogScale{}
-		p.X.Tick.Marker = ladderTicks(cfg, fams)
+		p.X.Tick.Marker = ladderTicks(cfg, fams, fits)
 		p.Legend.ThumbnailWidth = vg.Points(28)
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for i, f := range fams {
@@ -121,8 +124,39 @@ func drawLadder(cfg study.Config, res *eval.Result, dir string) error {
 				lo, hi = min(lo, xy.X), max(hi, xy.X)
 			}
 		}
+		if len(fits) > 0 {
+			shift := 0.0
+			if pn.overCTW {
+				shift = ctwRes.ExcessSecondHalf.Mean
+			}
+			for _, fc := range fits {
+				l, err := plotter.NewLine(fc.points(shift))
+				if err != nil {
+					return err
+				}
+				sty := plot.MethodStyle(fc.family, false)
+				l.LineStyle = draw.LineStyle{Color: sty.Color, Width: vg.Points(0.9), Dashes: fc.dashes}
+				p.Add(l)
+				p.Legend.Add(fc.label, l)
+				hi = max(hi, fc.to)
+			}
+		}
 		if hi > 0 {
 			p.X.Min, p.X.Max = lo/1.3, hi*1.3
+		}
+		if ctwRes != nil && ctwRes != res.Ref() && hi > lo {
+			y := 0.0
+			if !pn.overCTW {
+				y = ctwRes.ExcessSecondHalf.Mean
+			}
+			cl, err := plotter.NewLine(plotter.XYs{{X: lo / 1.2, Y: y}, {X: hi * 1.2, Y: y}})
+			if err != nil {
+				return err
+			}
+			sty := plot.MethodStyle(len(fams)+1, false)
+			cl.LineStyle = draw.LineStyle{Color: sty.Color, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
+			p.Add(cl)
+			p.Legend.Add(ctwRes.Name, cl)
 		}
 		if mk != nil && hi > lo {
 			y := pn.ex(mk)
@@ -156,13 +190,16 @@ func drawLadder(cfg study.Config, res *eval.Result, dir string) error {
 	})
 }
 
-// ladderTicks marks the ladder's budgets on the token axis: "98.3M (×1)".
-func ladderTicks(cfg study.Config, fams []ladderFamily) gplot.ConstantTicks {
+// ladderTicks marks the ladder's budgets on the token axis, "98.3M (×1)",
+// and the doublings beyond them that the fitted laws reach, "(×8)".
+func ladderTicks(cfg study.Config, fams []ladderFamily, fits []fitCurve) gplot.ConstantTicks {
 	seen := map[int]bool{}
 	var ts gplot.ConstantTicks
+	top := 1
 	for _, f := range fams {
 		for _, m := range f.Models {
 			b := max(1, m.Budget)
+			top = max(top, b)
 			if seen[b] {
 				continue
 			}
@@ -171,5 +208,67 @@ func ladderTicks(cfg study.Config, fams []ladderFamily) gplot.ConstantTicks {
 			ts = append(ts, gplot.Tick{Value: tok, Label: fmt.Sprintf("%.3gM (×%d)", tok/1e6, b)})
 		}
 	}
+	to := 0.0
+	for _, fc := range fits {
+		to = max(to, fc.to)
+	}
+	for b := 2 * top; float64(b)*cfg.TrainTokens() <= to*(1+1e-9); b *= 2 {
+		ts = append(ts, gplot.Tick{Value: float64(b) * cfg.TrainTokens(), Label: fmt.Sprintf("(×%d)", b)})
+	}
 	return ts
+}
+
+// fitCurve is a fitted law drawn over the ladder figure: the family's
+// index (its colour), the legend label, the law and the token range.
+type fitCurve struct {
+	family   int
+	label    string
+	law      powerfit.Law
+	from, to float64
+	dashes   []vg.Length
+}
+
+// points samples the curve (excess minus shift) at 64 budgets, evenly
+// spaced in log tokens.
+func (fc fitCurve) points(shift float64) plotter.XYs {
+	const n = 64
+	xy := make(plotter.XYs, n)
+	for i := range xy {
+		t := fc.from * math.Pow(fc.to/fc.from, float64(i)/(n-1))
+		xy[i] = plotter.XY{X: t, Y: fc.law.At(t) - shift}
+	}
+	return xy
+}
+
+// ladderFits are the post-hoc extrapolations of the report's (E′) and (F′)
+// for the family the rule fits (two layers, learned positions): the
+// floorless power law and the law with a floor through its seed means
+// (second-half excess over the reference), drawn from its smallest budget
+// to 4× its largest. None when the family has fewer budgets than a law
+// needs.
+func ladderFits(cfg study.Config, fams []ladderFamily, res *eval.Result) []fitCurve {
+	for i, f := range fams {
+		base := f.Models[0]
+		if base.Sin || len(base.Heads) != 2 || !base.FF || !base.LN {
+			continue
+		}
+		line, _ := ladderPoints(cfg, f, func(m *eval.MethodResult) float64 { return m.ExcessSecondHalf.Mean }, res)
+		if len(line) < 2 {
+			return nil
+		}
+		ts, es := make([]float64, len(line)), make([]float64, len(line))
+		for k, xy := range line {
+			ts[k], es[k] = xy.X, xy.Y
+		}
+		from, to := ts[0], 4*ts[len(ts)-1]
+		var out []fitCurve
+		if law, ok := powerfit.Power(ts, es); ok && law.B > 0 {
+			out = append(out, fitCurve{i, f.Label + ": power law, post hoc", law, from, to, []vg.Length{vg.Points(5), vg.Points(2)}})
+		}
+		if law, ok := powerfit.Floor(ts, es); ok {
+			out = append(out, fitCurve{i, fmt.Sprintf("%s: with a floor (c = %.4f), post hoc", f.Label, law.C), law, from, to, []vg.Length{vg.Points(2), vg.Points(2)}})
+		}
+		return out
+	}
+	return nil
 }

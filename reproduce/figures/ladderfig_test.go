@@ -1,0 +1,95 @@
+package figures
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
+)
+
+// ladderResult is a constructed evaluation of the ladder preset's models:
+// the excess over Bayes of every model and seed from excess (by label
+// without the seed; seed 1 adds seedShift), CTW and Markov(4) beside.
+func ladderResult(cfg study.Config, excess map[string]float64, seedShift float64) *eval.Result {
+	res := &eval.Result{Methods: []eval.MethodResult{{Name: "Bayes(D=1..5)"}}}
+	add := func(name string, ex float64) {
+		m := eval.MethodResult{Name: name}
+		m.ExcessSecondHalf.Mean = ex
+		res.Methods = append(res.Methods, m)
+	}
+	add("CTW(D=5)", 0.0093)
+	add("Markov(k=4,α=0.5)", 0.0529)
+	for _, s := range cfg.Fig3Models {
+		m, err := study.ParseModel(s)
+		if err != nil {
+			continue
+		}
+		ex, ok := excess[results.RepLabel(m, 0)]
+		if !ok {
+			continue
+		}
+		for r := range cfg.SeedsOf(m) {
+			add(results.RepLabel(m, r), ex+float64(r)*seedShift)
+		}
+	}
+	return res
+}
+
+// TestLadderFits: the figure's extrapolations are the floorless and the
+// floor laws of the two-layer learned-position family, through its seed
+// means, from its smallest budget to 4× its largest; the figure is drawn
+// with them and its axis marks the doublings they reach.
+func TestLadderFits(t *testing.T) {
+	cfg, err := study.Preset("ladder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := map[string]float64{"TF(4,4)": 0.1546, "TF(4,4) ×2 steps": 0.0482, "TF(4,4) ×4 steps": 0.0220,
+		"TF(4,4) sin ×4 steps": 0.0182, "TF(4,4,4) ×4 steps": 0.0217}
+	res := ladderResult(cfg, ex, 0.001)
+	fams := ladderFamilies(cfg)
+	fits := ladderFits(cfg, fams, res)
+	if len(fits) != 2 {
+		t.Fatalf("%d fitted curves, want 2: %+v", len(fits), fits)
+	}
+	x1 := cfg.TrainTokens()
+	if fits[0].from != x1 || fits[0].to != 16*x1 {
+		t.Errorf("range %g..%g, want %g..%g", fits[0].from, fits[0].to, x1, 16*x1)
+	}
+	if !strings.Contains(fits[0].label, "TF(4,4): power law") || !strings.Contains(fits[1].label, "TF(4,4): with a floor (c = 0.01") {
+		t.Errorf("labels %q, %q", fits[0].label, fits[1].label)
+	}
+	// the floor law goes through the seed means (0.1551, 0.0487, 0.0225)
+	for i, want := range []float64{0.1551, 0.0487, 0.0225} {
+		if got := fits[1].law.At(x1 * math.Pow(2, float64(i))); math.Abs(got-want) > 1e-9 {
+			t.Errorf("floor law at ×%d: %.6f, want %.4f", 1<<i, got, want)
+		}
+	}
+	pts := fits[0].points(0.0093)
+	if first := pts[0]; first.X != x1 || math.Abs(first.Y-(fits[0].law.At(x1)-0.0093)) > 1e-12 {
+		t.Errorf("first point %+v", first)
+	}
+	var labels []string
+	for _, tk := range ladderTicks(cfg, fams, fits) {
+		labels = append(labels, tk.Label)
+	}
+	if got := strings.Join(labels, " "); !strings.Contains(got, "(×4) (×8) (×16)") {
+		t.Errorf("ticks %q", got)
+	}
+	dir := t.TempDir()
+	if err := drawLadder(cfg, res, dir); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, LadderFile)); err != nil || st.Size() == 0 {
+		t.Errorf("%s: %v", LadderFile, err)
+	}
+	// one budget only: nothing to fit
+	if f := ladderFits(cfg, fams, ladderResult(cfg, map[string]float64{"TF(4,4) ×4 steps": 0.02}, 0)); f != nil {
+		t.Errorf("fits from one budget: %+v", f)
+	}
+}
