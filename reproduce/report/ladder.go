@@ -222,32 +222,16 @@ func holdsIf(b bool) string {
 func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk *eval.MethodResult) string {
 	var xs, ys []float64
 	var pts []string
-	for _, s := range cfg.Fig3Models {
-		m, err := study.ParseModel(s)
-		if err != nil || m.Sin || len(m.Heads) != len(top.Heads) || !m.FF || !m.LN {
-			continue
-		}
-		sum, n := 0.0, 0
-		for r := range cfg.SeedsOf(m) {
-			if x := res.Method(results.RepLabel(m, r)); x != nil {
-				sum += x.ExcessSecondHalf.Mean
-				n++
-			}
-		}
-		if n == 0 {
-			continue
-		}
-		e := sum / float64(n)
-		tokens := float64(max(1, m.Budget)) * cfg.TrainTokens()
-		pt := fmt.Sprintf("%.3gM tokens: %.4f", tokens/1e6, e)
-		if n < cfg.SeedsOf(m) {
-			pt += fmt.Sprintf(" (%d of %d seeds)", n, cfg.SeedsOf(m))
+	for _, p := range ladderPoints(cfg, res, top, -1) {
+		pt := fmt.Sprintf("%.3gM tokens: %.4f", p.tokens/1e6, p.excess)
+		if p.n < p.of {
+			pt += fmt.Sprintf(" (%d of %d seeds)", p.n, p.of)
 		}
 		pts = append(pts, pt)
-		if e <= 0 {
+		if p.excess <= 0 {
 			return "cannot extrapolate: an excess is not above 0 (" + strings.Join(pts, "; ") + ")"
 		}
-		xs, ys = append(xs, math.Log(tokens)), append(ys, math.Log(e))
+		xs, ys = append(xs, math.Log(p.tokens)), append(ys, math.Log(p.excess))
 	}
 	target, ref := mk.ExcessSecondHalf.Mean, res.Methods[res.Reference].Name
 	if !(target > 0) {

@@ -10,11 +10,19 @@ import (
 	"github.com/vomc/vomc/reproduce/study"
 )
 
+// ladderPoint is one budget of the two-layer family of the rule's fit:
+// its training tokens, the second-half excess over the reference (mean
+// over the n of its of seeds that have results, or one seed's).
+type ladderPoint struct {
+	tokens, excess float64
+	n, of          int
+}
+
 // ladderPoints are the budgets of the two-layer family of top (learned
-// positions, as the rule's fit) in training tokens and the second-half
-// excess over the reference at each: the mean over the seeds with results
-// (seed < 0) or that of one seed.
-func ladderPoints(cfg study.Config, res *eval.Result, top study.Model, seed int) (ts, es []float64) {
+// positions, as the rule's fit) with results: the mean over the seeds
+// (seed < 0) or one seed's excess.
+func ladderPoints(cfg study.Config, res *eval.Result, top study.Model, seed int) []ladderPoint {
+	var out []ladderPoint
 	for _, s := range cfg.Fig3Models {
 		m, err := study.ParseModel(s)
 		if err != nil || m.Sin || len(m.Heads) != len(top.Heads) || !m.FF || !m.LN {
@@ -31,9 +39,16 @@ func ladderPoints(cfg study.Config, res *eval.Result, top study.Model, seed int)
 			}
 		}
 		if n > 0 {
-			ts = append(ts, float64(max(1, m.Budget))*cfg.TrainTokens())
-			es = append(es, sum/float64(n))
+			out = append(out, ladderPoint{float64(max(1, m.Budget)) * cfg.TrainTokens(), sum / float64(n), n, cfg.SeedsOf(m)})
 		}
+	}
+	return out
+}
+
+// tokensExcess splits points into their tokens and excesses.
+func tokensExcess(ps []ladderPoint) (ts, es []float64) {
+	for _, p := range ps {
+		ts, es = append(ts, p.tokens), append(es, p.excess)
 	}
 	return ts, es
 }
@@ -55,7 +70,7 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 	family := top
 	family.Budget = 0
 	claim := fmt.Sprintf("(F′) %s's second-half excess over %s as a power law with a floor, excess(T) = c + a·T^(−b): is the floor c below %s's %.4f?", family.Label(), ref, ctw.Name, target)
-	ts, es := ladderPoints(cfg, res, top, -1)
+	ts, es := tokensExcess(ladderPoints(cfg, res, top, -1))
 	law, ok := powerfit.Floor(ts, es)
 	if !ok {
 		return Check{Claim: claim, Verdict: undecided.String(),
@@ -79,7 +94,7 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 	}
 	var seeds []string
 	for s := range cfg.SeedsOf(top) {
-		sts, ses := ladderPoints(cfg, res, top, s)
+		sts, ses := tokensExcess(ladderPoints(cfg, res, top, s))
 		if sl, ok := powerfit.Floor(sts, ses); ok {
 			seeds = append(seeds, fmt.Sprintf("seed %d c = %.4f, b = %.2f", s, sl.C, sl.B))
 		} else {
