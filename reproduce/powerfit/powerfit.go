@@ -1,30 +1,49 @@
 // Package powerfit fits the power laws with which the budget ladder
 // extrapolates a model's excess loss (nats/symbol) against its training
 // budget T (tokens): excess(T) = a·T^(−b), by least squares in log–log
-// (Law), and excess(T) = c + a·T^(−b) with a floor c ≥ 0 (Floor).
+// (Power), and excess(T) = c + a·T^(−b) with a floor c ≥ 0, by least
+// squares in the excess (Floor).
 package powerfit
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
-// Law is excess(T) = C + A·T^(−B); C is 0 for a floorless law.
+// Law is excess(T) = C + A·(T/T0)^(−B) (T0 = 1 when zero); C is 0 for a
+// floorless law.
 type Law struct {
-	A, B, C float64
-	// SSE is the squared error of the fit in log space: Σ (ln(excess_i −
-	// C) − ln(A·T_i^(−B)))².
+	A, B, C, T0 float64
+	// SSE is the fit's squared error: Power's in log space, Σ (ln
+	// excess_i − ln(A·T_i^(−B)))²; Floor's in the excess itself (nats²),
+	// Σ (excess_i − law(T_i))².
 	SSE float64
 }
 
+// scale is T0, 1 when unset.
+func (l Law) scale() float64 {
+	if l.T0 > 0 {
+		return l.T0
+	}
+	return 1
+}
+
 // At is the law's excess at budget t.
-func (l Law) At(t float64) float64 { return l.C + l.A*math.Pow(t, -l.B) }
+func (l Law) At(t float64) float64 { return l.C + l.A*math.Pow(t/l.scale(), -l.B) }
 
 // Reaches is the budget at which the law's excess equals target, and
-// whether it ever does (target above the floor, B > 0).
+// whether it ever does (target above the floor, B > 0, a finite budget).
 func (l Law) Reaches(target float64) (float64, bool) {
-	if !(target > l.C) || !(l.B > 0) {
+	if !(target > l.C) || !(l.B > minB) {
 		return 0, false
 	}
-	return math.Pow(l.A/(target-l.C), 1/l.B), true
+	t := l.scale() * math.Pow(l.A/(target-l.C), 1/l.B)
+	return t, t > 0 && !math.IsInf(t, 0) && !math.IsNaN(t)
 }
+
+// minB is the least exponent that counts as a fall: a flat series fits
+// b = 0 up to rounding (≈ 1e-30), which must not read as a fall.
+const minB = 1e-9
 
 // Line is the least-squares line y = icept + slope·x.
 func Line(xs, ys []float64) (slope, icept float64) {
@@ -48,7 +67,8 @@ func mean(xs []float64) float64 {
 
 // Power fits the floorless law excess(T) = a·T^(−b) to the points (ts[i],
 // es[i]) by least squares in log–log; ok is false with fewer than two
-// points or an excess not above 0. B may come out ≤ 0 (no fall).
+// points, an excess not above 0, a value not finite, or all budgets equal.
+// B may come out ≤ 0 (no fall).
 func Power(ts, es []float64) (Law, bool) {
 	return fitAbove(ts, es, 0, 2)
 }
@@ -60,10 +80,13 @@ func fitAbove(ts, es []float64, c float64, minPoints int) (Law, bool) {
 	}
 	xs, ys := make([]float64, len(ts)), make([]float64, len(es))
 	for i := range ts {
-		if !(es[i]-c > 0) || !(ts[i] > 0) {
+		if !(es[i]-c > 0) || !(ts[i] > 0) || math.IsInf(es[i], 0) || math.IsInf(ts[i], 0) {
 			return Law{}, false
 		}
 		xs[i], ys[i] = math.Log(ts[i]), math.Log(es[i]-c)
+	}
+	if slices.Min(xs) == slices.Max(xs) {
+		return Law{}, false
 	}
 	slope, icept := Line(xs, ys)
 	l := Law{A: math.Exp(icept), B: -slope, C: c}
@@ -74,56 +97,87 @@ func fitAbove(ts, es []float64, c float64, minPoints int) (Law, bool) {
 	return l, true
 }
 
-// Floor fits excess(T) = c + a·T^(−b) (c ≥ 0, b > 0): for each floor c in
-// [0, min es) the law a·T^(−b) is fitted to es − c as Power does, and c is
-// the floor whose fit has the least squared error in log space (a grid,
-// then golden-section search in the best grid cell's neighbourhood: the
-// error need not be unimodal in c). With three budgets the three
-// parameters go through the points exactly (SSE 0) when the falls between
-// consecutive budgets shrink fast enough; a best floor of 0 is the
-// floorless law. ok is false with fewer than three points, an excess not
-// above 0, or no floor giving b > 0.
+// Floor fits excess(T) = c + a·(T/T0)^(−b) (c ≥ 0, a > 0, b > 0; T0 the
+// smallest budget) by least squares in the excess itself: for each b the
+// best c ≥ 0 and a are a linear least-squares fit of es on (T/T0)^(−b),
+// and b is found by a scan of log b over [1e-3, 30] and a golden-section
+// search between the best point's neighbours. (Searching over c instead,
+// with the log–log fit of Power at each c, misses floors close to the
+// smallest excess: there the error's well in c is narrower than any
+// practical grid.) With three budgets the law goes through the points
+// (SSE ≈ 0) whenever a floor ≥ 0 does; a best floor of 0 is a floorless
+// law fitted in the excess, not in log–log. ok is false with fewer than
+// three points, an excess not above 0 or not finite, all budgets equal, or
+// no fall (a ≤ 0 for every b: a flat or rising series).
 func Floor(ts, es []float64) (Law, bool) {
 	if len(ts) < 3 || len(ts) != len(es) {
 		return Law{}, false
 	}
-	lo := math.Inf(1)
-	for _, e := range es {
-		if !(e > 0) {
+	for i := range ts {
+		if !(es[i] > 0) || !(ts[i] > 0) || math.IsInf(es[i], 0) || math.IsInf(ts[i], 0) {
 			return Law{}, false
 		}
-		lo = min(lo, e)
 	}
-	sse := func(c float64) float64 {
-		if l, ok := fitAbove(ts, es, c, 3); ok && l.B > 0 {
-			return l.SSE
+	t0 := slices.Min(ts)
+	if slices.Max(ts) == t0 {
+		return Law{}, false
+	}
+	xs := make([]float64, len(ts))
+	fit := func(b float64) Law {
+		for i, t := range ts {
+			xs[i] = math.Pow(t/t0, -b)
 		}
-		return math.Inf(1)
+		mx, me := mean(xs), mean(es)
+		sxx, sxe := 0.0, 0.0
+		for i := range xs {
+			sxx += (xs[i] - mx) * (xs[i] - mx)
+			sxe += (xs[i] - mx) * (es[i] - me)
+		}
+		a, c := sxe/sxx, 0.0
+		if c = me - a*mx; c < 0 || sxx == 0 {
+			c, a = 0, 0
+			sx2, sxy := 0.0, 0.0
+			for i := range xs {
+				sx2 += xs[i] * xs[i]
+				sxy += xs[i] * es[i]
+			}
+			a = sxy / sx2
+		}
+		l := Law{A: a, B: b, C: c, T0: t0, SSE: math.Inf(1)}
+		if !(a > 1e-12*slices.Max(es)) { // no fall (up to rounding)
+			return l
+		}
+		l.SSE = 0
+		for i := range xs {
+			r := es[i] - c - a*xs[i]
+			l.SSE += r * r
+		}
+		return l
 	}
-	const grid = 2000
-	best, bestSSE := -1.0, math.Inf(1)
-	for k := 0; k < grid; k++ {
-		c := lo * float64(k) / grid
-		if s := sse(c); s < bestSSE {
-			best, bestSSE = c, s
+	const lo, hi, steps = -3.0, 1.4771212547196624, 4000 // log10 b from 1e-3 to 30
+	lb := func(k int) float64 { return lo + (hi-lo)*float64(k)/steps }
+	best, bestSSE := -1, math.Inf(1)
+	for k := 0; k <= steps; k++ {
+		if s := fit(math.Pow(10, lb(k))).SSE; s < bestSSE {
+			best, bestSSE = k, s
 		}
 	}
 	if best < 0 {
 		return Law{}, false
 	}
-	l, r := max(0, best-lo/grid), min(lo*(1-1e-12), best+lo/grid)
+	l, r := lb(max(0, best-1)), lb(min(steps, best+1))
 	g := (math.Sqrt(5) - 1) / 2
-	for range 100 {
+	for range 200 {
 		m1, m2 := r-g*(r-l), l+g*(r-l)
-		if sse(m1) <= sse(m2) {
+		if fit(math.Pow(10, m1)).SSE <= fit(math.Pow(10, m2)).SSE {
 			r = m2
 		} else {
 			l = m1
 		}
 	}
-	c := (l + r) / 2
-	if sse(c) > bestSSE {
-		c = best
+	law := fit(math.Pow(10, (l+r)/2))
+	if law.SSE > bestSSE {
+		law = fit(math.Pow(10, lb(best)))
 	}
-	return fitAbove(ts, es, c, 3)
+	return law, law.B > minB && !math.IsInf(law.SSE, 0)
 }

@@ -3,6 +3,7 @@ package powerfit
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -49,6 +50,41 @@ func TestFloor(t *testing.T) {
 	}
 }
 
+// TestFloorClosedForm: at three doubling budgets the floor has the closed
+// form c = (e1·e3 − e2²)/(e1 + e3 − 2·e2) when the falls shrink (e1 − e2 >
+// e2 − e3 > 0); Floor finds it for random triples, including results that
+// level off (a floor within 1e-4 of the last excess), and refuses flat ones.
+func TestFloorClosedForm(t *testing.T) {
+	ts := []float64{98.3e6, 196.6e6, 393.2e6}
+	r := rand.New(rand.NewPCG(7, 11))
+	cases := [][3]float64{{0.155, 0.046, 0.0455}, {0.1, 0.0501, 0.05}, {0.15545, 0.04605, 0.02205}}
+	for len(cases) < 300 {
+		e1 := 0.01 + 0.2*r.Float64()
+		d1 := e1 * r.Float64()
+		e2 := e1 - d1
+		d2 := d1 * r.Float64() * 0.999
+		if e3 := e2 - d2; e3 > 1e-6 {
+			cases = append(cases, [3]float64{e1, e2, e3})
+		}
+	}
+	for _, e := range cases {
+		want := (e[0]*e[2] - e[1]*e[1]) / (e[0] + e[2] - 2*e[1])
+		l, ok := Floor(ts, e[:])
+		if want < 0 { // the falls shrink too slowly for a floor ≥ 0
+			if ok && l.C > 1e-9*e[2] {
+				t.Errorf("%v: floor %g where the exact one is negative (%g)", e, l.C, want)
+			}
+			continue
+		}
+		if !ok || math.Abs(l.C-want) > 1e-7*e[2] || l.SSE > 1e-12 {
+			t.Errorf("%v: floor %.9f (ok %v, sse %.2g), want %.9f", e, l.C, ok, l.SSE, want)
+		}
+	}
+	if l, ok := Floor(ts, []float64{0.05, 0.05, 0.05}); ok {
+		t.Errorf("a flat series fitted: %+v", l)
+	}
+}
+
 // TestPower: the floorless fit recovers a·T^(−b) exactly, says where it
 // reaches a level, and refuses two few points or an excess ≤ 0; a law
 // that does not fall reaches nothing.
@@ -78,6 +114,15 @@ func TestPower(t *testing.T) {
 	floor := Law{A: 1, B: 1, C: 0.02}
 	if _, ok := floor.Reaches(0.01); ok {
 		t.Error("a law reaches a level below its floor")
+	}
+	if T, ok := (Law{A: 1, B: 1e-30}).Reaches(0.01); ok {
+		t.Errorf("a rounding-flat law reaches a level at %g", T)
+	}
+	if _, ok := Power([]float64{1e8, 1e8, 1e8}, []float64{0.1, 0.05, 0.02}); ok {
+		t.Error("equal budgets fitted")
+	}
+	if _, ok := Power(ts, []float64{0.1, math.Inf(1), 0.02}); ok {
+		t.Error("an infinite excess fitted")
 	}
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/vomc/vomc/eval"
@@ -81,8 +82,8 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 		pts = append(pts, fmt.Sprintf("%.3gM: %.4f", ts[i]/1e6, es[i]))
 	}
 	exact := "through the points"
-	if law.SSE > 1e-12 {
-		exact = fmt.Sprintf("least squares in log space, residual %.2g", law.SSE)
+	if rms := math.Sqrt(law.SSE / float64(len(ts))); rms > 1e-7 {
+		exact = fmt.Sprintf("least squares, rms residual %.2g nats/symbol", rms)
 	}
 	text := fmt.Sprintf("mean over seeds (%s): c = %.4f, b = %.2f (%s)", strings.Join(pts, "; "), law.C, law.B, exact)
 	verdict := fails.String()

@@ -46,6 +46,13 @@ func TestLadderFloor(t *testing.T) {
 	if v.Verdict != "budget artefact" {
 		t.Errorf("verdict %q: (F′) must not change it", v.Verdict)
 	}
+	// results that level off just above 0.0455: the floor lies within
+	// 2e-6 of the last excess, far above CTW (a search over c on a grid
+	// missed it and reported a floorless law that reaches CTW)
+	v = of([2]float64{0.155, 0.155}, [2]float64{0.046, 0.046}, [2]float64{0.0455, 0.0455})
+	if c := beside(t, v, "(F′)"); c.Verdict != fails.String() || !strings.Contains(c.Numbers, "c = 0.0455") {
+		t.Errorf("(F′) levelled off: %+v", c)
+	}
 	// two budgets only
 	res := resultsOf(1e-6, "Bayes(D=1..5)", 0.0, "CTW(D=5)", 0.0093, "Markov(k=4,α=0.5)", 0.0529,
 		"TF(4,4) ×2 steps", 0.05, "TF(4,4) ×4 steps", 0.02)

@@ -14,16 +14,17 @@ from pathlib import Path
 
 def load(d: Path) -> dict[tuple[int, str, str], dict[int, tuple[float, float]]]:
     """Map (threads, config, engine) to {rep: (tokens/s over the mean step, over the fastest step)}."""
-    out: dict[tuple[int, str, str], dict[int, float]] = {}
+    out: dict[tuple[int, str, str], dict[int, tuple[float, float]]] = {}
     for f in sorted(d.glob("t*-*-r*.json")):
-        t, engine, rep = f.stem.split("-")
         try:
-            reports = json.loads(f.read_text())
-        except (OSError, ValueError) as e:
-            print(f"skipping {f.name}: {e}")
+            t, engine, rep = f.stem.split("-")
+            key, r = int(t[1:]), int(rep[1:])
+            pairs = tokens_per_s(json.loads(f.read_text()))
+        except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError) as e:
+            print(f"skipping {f.name}: {e!r}")
             continue
-        for cfg, tps in tokens_per_s(reports):
-            out.setdefault((int(t[1:]), cfg, engine), {})[int(rep[1:])] = tps
+        for cfg, tps in pairs:
+            out.setdefault((key, cfg, engine), {})[r] = tps
     return out
 
 

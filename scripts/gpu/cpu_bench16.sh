@@ -40,9 +40,9 @@ run() { # run ENGINE T R: one report, $OUT/json/t$T-$ENGINE-r$R.json
 for t in $THREADS; do
   n=$REPS; [ "$t" -le 2 ] && n=$REPS_LOW
   for r in $(seq 1 "$n"); do
-    [ "$(left)" -lt 25 ] && break 2
+    [ "$(left)" -lt 25 ] && { echo "stop before threads=$t go rep $r (left $(left)s): the rest of THREADS=$THREADS not run" >> "$B"; break 2; }
     run go "$t" "$r"
-    [ "$(left)" -lt 20 ] && break 2
+    [ "$(left)" -lt 20 ] && { echo "stop before threads=$t torch rep $r (left $(left)s): the rest of THREADS=$THREADS not run" >> "$B"; break 2; }
     run torch "$t" "$r"
   done
 done

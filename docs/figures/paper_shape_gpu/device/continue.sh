@@ -31,7 +31,7 @@
 set -u
 T0=$(date +%s)
 OUT=${OUT:-$(mktemp -d)}; mkdir -p "$OUT"
-NAME=${NAME:?NAME: the run directory under .dev/ckpt}; FLAGS=${FLAGS:-}
+NAME=${NAME:?NAME: the run (its directory .dev/ckpt/NAME unless CKPT names another; keep basename CKPT = NAME)}; FLAGS=${FLAGS:-}
 DEV=${DEVICE:-cuda}; DEADLINE=${DEADLINE:-500}
 K=${K:-20000}; NK=${NK:-5120}; N=${N:-1536}; TESTK=${TESTK:-1024}
 V=.dev/vomc
@@ -46,21 +46,21 @@ $V data -A 3 -D 1,2,3,4,5 -K $K --NK $NK -N $N --fresh=false --seed 101 --out $W
 $V data -A 3 -D 1,2,3,4,5 -K $TESTK -N $N --seed 202 --out $W/test | tee -a "$OUT/run.log"
 
 budget=$(( $(left) - 60 ))
-if [ -f $R/checkpoint.safetensors ]; then
+if [ -f "$R/checkpoint.safetensors" ]; then
   log "resume $NAME (budget ${budget}s)"
-  timeout -s INT $budget $V train --out $R --resume --data $W/train --engine torch --checkpoint-every 250 > "$OUT/$NAME-train.log" 2>&1
+  timeout -s INT $budget $V train --out "$R" --resume --data $W/train --engine torch --checkpoint-every 250 > "$OUT/$NAME-train.log" 2>&1
 else
   log "start $NAME $FLAGS (budget ${budget}s)"
-  timeout -s INT $budget $V train --engine torch --device $DEV --data $W/train --out $R --checkpoint-every 250 --log-every 20 $FLAGS > "$OUT/$NAME-train.log" 2>&1
+  timeout -s INT $budget $V train --engine torch --device $DEV --data $W/train --out "$R" --checkpoint-every 250 --log-every 20 $FLAGS > "$OUT/$NAME-train.log" 2>&1
 fi
-rc=$?; [ -d $R ] && cat "$OUT/$NAME-train.log" >> $R/device.log
+rc=$?; [ -d "$R" ] && cat "$OUT/$NAME-train.log" >> "$R/device.log"
 log "train rc=$rc $(tail -c 400 "$OUT/$NAME-train.log" | tr '\n' ' ')"
 
-if [ -f $R/model.safetensors ] && [ $(left) -gt 25 ]; then
+if [ -f "$R/model.safetensors" ] && [ $(left) -gt 25 ]; then
   timeout -s INT $(( $(left) - 12 )) $V eval --data $W/test --methods "bayes,ctw,markov:k=1,markov:k=2,markov:k=3,markov:k=4,markov:k=5,tf:path=$R" \
-    --out $R/eval --workers $(nproc) --force > $W/eval.log 2>&1
+    --out "$R/eval" --workers $(nproc) --force > $W/eval.log 2>&1
   log "eval rc=$?"; grep -v '^windows' $W/eval.log | tail -12 | tee -a "$OUT/run.log"
 fi
-[ -f $R/checkpoint.safetensors ] && cp $R/checkpoint.safetensors "$OUT/$NAME-checkpoint.safetensors"
-[ -d $R ] && tar czf "$OUT/$NAME-run.tgz" --exclude=checkpoint.safetensors -C "$(dirname "$R")" "$(basename "$R")"
+[ -f "$R/checkpoint.safetensors" ] && cp "$R/checkpoint.safetensors" "$OUT/$NAME-checkpoint.safetensors"
+[ -d "$R" ] && tar czf "$OUT/$NAME-run.tgz" --exclude=checkpoint.safetensors -C "$(dirname "$R")" "$(basename "$R")"
 ls -la "$OUT"; log "end"
