@@ -124,50 +124,30 @@ func drawLadder(cfg study.Config, res *eval.Result, dir string) error {
 				lo, hi = min(lo, xy.X), max(hi, xy.X)
 			}
 		}
-		if len(fits) > 0 {
-			shift := 0.0
-			if pn.overCTW {
-				shift = ctwRes.ExcessSecondHalf.Mean
+		shift := 0.0
+		if pn.overCTW {
+			shift = ctwRes.ExcessSecondHalf.Mean
+		}
+		for _, fc := range fits {
+			if err := addLine(p, fc.label, fc.points(shift), fc.family, vg.Points(0.9), fc.dashes); err != nil {
+				return err
 			}
-			for _, fc := range fits {
-				l, err := plotter.NewLine(fc.points(shift))
-				if err != nil {
-					return err
-				}
-				sty := plot.MethodStyle(fc.family, false)
-				l.LineStyle = draw.LineStyle{Color: sty.Color, Width: vg.Points(0.9), Dashes: fc.dashes}
-				p.Add(l)
-				p.Legend.Add(fc.label, l)
-				hi = max(hi, fc.to)
-			}
+			hi = max(hi, fc.to)
 		}
 		if hi > 0 {
 			p.X.Min, p.X.Max = lo/1.3, hi*1.3
 		}
 		if ctwRes != nil && ctwRes != res.Ref() && hi > lo {
-			y := 0.0
-			if !pn.overCTW {
-				y = ctwRes.ExcessSecondHalf.Mean
-			}
-			cl, err := plotter.NewLine(plotter.XYs{{X: lo / 1.2, Y: y}, {X: hi * 1.2, Y: y}})
-			if err != nil {
+			y := ctwRes.ExcessSecondHalf.Mean - shift
+			if err := addLine(p, ctwRes.Name, plotter.XYs{{X: lo / 1.2, Y: y}, {X: hi * 1.2, Y: y}}, len(fams)+1, vg.Points(1.2), []vg.Length{vg.Points(1), vg.Points(2)}); err != nil {
 				return err
 			}
-			sty := plot.MethodStyle(len(fams)+1, false)
-			cl.LineStyle = draw.LineStyle{Color: sty.Color, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
-			p.Add(cl)
-			p.Legend.Add(ctwRes.Name, cl)
 		}
 		if mk != nil && hi > lo {
 			y := pn.ex(mk)
-			ml, err := plotter.NewLine(plotter.XYs{{X: lo / 1.2, Y: y}, {X: hi * 1.2, Y: y}})
-			if err != nil {
+			if err := addLine(p, mk.Name, plotter.XYs{{X: lo / 1.2, Y: y}, {X: hi * 1.2, Y: y}}, len(fams), vg.Points(1.2), []vg.Length{vg.Points(4), vg.Points(3)}); err != nil {
 				return err
 			}
-			sty := plot.MethodStyle(len(fams), false)
-			ml.LineStyle = draw.LineStyle{Color: sty.Color, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
-			p.Add(ml)
-			p.Legend.Add(mk.Name, ml)
 		}
 		plots = append(plots, p)
 	}
@@ -188,6 +168,19 @@ func drawLadder(cfg study.Config, res *eval.Result, dir string) error {
 			plot.DrawLegendRight(p, sub)
 		}
 	})
+}
+
+// addLine adds a line through xy to p, in the colour of method style i,
+// of width w and with dashes, and to its legend as label.
+func addLine(p *gplot.Plot, label string, xy plotter.XYs, i int, w vg.Length, dashes []vg.Length) error {
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return err
+	}
+	l.LineStyle = draw.LineStyle{Color: plot.MethodStyle(i, false).Color, Width: w, Dashes: dashes}
+	p.Add(l)
+	p.Legend.Add(label, l)
+	return nil
 }
 
 // ladderTicks marks the ladder's budgets on the token axis, "98.3M (×1)",
