@@ -70,31 +70,34 @@ func mean(xs []float64) float64 {
 // points, an excess not above 0, a value not finite, or all budgets equal.
 // B may come out ≤ 0 (no fall).
 func Power(ts, es []float64) (Law, bool) {
-	return fitAbove(ts, es, 0, 2)
-}
-
-// fitAbove fits a·T^(−b) to es − c in log–log.
-func fitAbove(ts, es []float64, c float64, minPoints int) (Law, bool) {
-	if len(ts) < minPoints || len(ts) != len(es) {
+	if !usable(ts, es, 2) {
 		return Law{}, false
 	}
 	xs, ys := make([]float64, len(ts)), make([]float64, len(es))
 	for i := range ts {
-		if !(es[i]-c > 0) || !(ts[i] > 0) || math.IsInf(es[i], 0) || math.IsInf(ts[i], 0) {
-			return Law{}, false
-		}
-		xs[i], ys[i] = math.Log(ts[i]), math.Log(es[i]-c)
-	}
-	if slices.Min(xs) == slices.Max(xs) {
-		return Law{}, false
+		xs[i], ys[i] = math.Log(ts[i]), math.Log(es[i])
 	}
 	slope, icept := Line(xs, ys)
-	l := Law{A: math.Exp(icept), B: -slope, C: c}
+	l := Law{A: math.Exp(icept), B: -slope}
 	for i := range xs {
 		r := ys[i] - (icept + slope*xs[i])
 		l.SSE += r * r
 	}
 	return l, true
+}
+
+// usable reports whether the points can be fitted: at least minPoints of
+// them, budgets and excesses above 0 and finite, not all budgets equal.
+func usable(ts, es []float64, minPoints int) bool {
+	if len(ts) < minPoints || len(ts) != len(es) {
+		return false
+	}
+	for i := range ts {
+		if !(es[i] > 0) || !(ts[i] > 0) || math.IsInf(es[i], 0) || math.IsInf(ts[i], 0) {
+			return false
+		}
+	}
+	return slices.Min(ts) != slices.Max(ts)
 }
 
 // Floor fits excess(T) = c + a·(T/T0)^(−b) (c ≥ 0, a > 0, b > 0; T0 the
@@ -110,32 +113,18 @@ func fitAbove(ts, es []float64, c float64, minPoints int) (Law, bool) {
 // three points, an excess not above 0 or not finite, all budgets equal, or
 // no fall (a ≤ 0 for every b: a flat or rising series).
 func Floor(ts, es []float64) (Law, bool) {
-	if len(ts) < 3 || len(ts) != len(es) {
+	if !usable(ts, es, 3) {
 		return Law{}, false
-	}
-	for i := range ts {
-		if !(es[i] > 0) || !(ts[i] > 0) || math.IsInf(es[i], 0) || math.IsInf(ts[i], 0) {
-			return Law{}, false
-		}
 	}
 	t0 := slices.Min(ts)
-	if slices.Max(ts) == t0 {
-		return Law{}, false
-	}
 	xs := make([]float64, len(ts))
 	fit := func(b float64) Law {
 		for i, t := range ts {
 			xs[i] = math.Pow(t/t0, -b)
 		}
-		mx, me := mean(xs), mean(es)
-		sxx, sxe := 0.0, 0.0
-		for i := range xs {
-			sxx += (xs[i] - mx) * (xs[i] - mx)
-			sxe += (xs[i] - mx) * (es[i] - me)
-		}
-		a, c := sxe/sxx, 0.0
-		if c = me - a*mx; c < 0 || sxx == 0 {
-			c, a = 0, 0
+		a, c := Line(xs, es)
+		if !(c >= 0) { // a floor below 0 (or no spread in xs): c = 0, a through the origin
+			c = 0
 			sx2, sxy := 0.0, 0.0
 			for i := range xs {
 				sx2 += xs[i] * xs[i]
