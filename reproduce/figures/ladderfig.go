@@ -241,8 +241,7 @@ func (fc fitCurve) points(shift float64) plotter.XYs {
 // needs.
 func ladderFits(cfg study.Config, fams []ladderFamily, res *eval.Result) []fitCurve {
 	for i, f := range fams {
-		base := f.Models[0]
-		if base.Sin || len(base.Heads) != 2 || !base.FF || !base.LN {
+		if !f.Models[0].Plain(2) {
 			continue
 		}
 		line, _ := ladderPoints(cfg, f, func(m *eval.MethodResult) float64 { return m.ExcessSecondHalf.Mean }, res)

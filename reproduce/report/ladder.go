@@ -76,7 +76,7 @@ func ladderModels(cfg study.Config) (top, half, deep study.Model, ok bool) {
 	best := 0
 	for _, s := range cfg.Fig3Models {
 		m, err := study.ParseModel(s)
-		if err != nil || m.Sin || !m.FF || !m.LN || len(m.Heads) != 2 {
+		if err != nil || !m.Plain(2) {
 			continue
 		}
 		if b := max(1, m.Budget); b > best {
@@ -89,14 +89,14 @@ func ladderModels(cfg study.Config) (top, half, deep study.Model, ok bool) {
 	var okHalf, okDeep bool
 	for _, s := range cfg.Fig3Models {
 		m, err := study.ParseModel(s)
-		if err != nil || m.Sin || !m.FF || !m.LN {
+		if err != nil {
 			continue
 		}
 		b := max(1, m.Budget)
 		switch {
-		case len(m.Heads) == 2 && 2*b == best:
+		case m.Architecture() == top.Architecture() && 2*b == best:
 			half, okHalf = m, true
-		case len(m.Heads) == 3 && b == best:
+		case m.Plain(3) && b == best:
 			deep, okDeep = m, true
 		}
 	}

@@ -19,14 +19,14 @@ type ladderPoint struct {
 	n, of          int
 }
 
-// ladderPoints are the budgets of the two-layer family of top (learned
-// positions, as the rule's fit) with results: the mean over the seeds
+// ladderPoints are the budgets of top's architecture (study.Model.
+// Architecture: the rule's fit) with results: the mean over the seeds
 // (seed < 0) or one seed's excess.
 func ladderPoints(cfg study.Config, res *eval.Result, top study.Model, seed int) []ladderPoint {
 	var out []ladderPoint
 	for _, s := range cfg.Fig3Models {
 		m, err := study.ParseModel(s)
-		if err != nil || m.Sin || len(m.Heads) != len(top.Heads) || !m.FF || !m.LN {
+		if err != nil || m.Architecture() != top.Architecture() {
 			continue
 		}
 		sum, n := 0.0, 0

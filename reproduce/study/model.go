@@ -82,6 +82,21 @@ func (m Model) Label() string {
 	return l
 }
 
+// Architecture is m's label without its budget: models with the same
+// Architecture differ only in how long they were trained (the rungs of a
+// budget ladder).
+func (m Model) Architecture() string {
+	m.Budget = 0
+	return m.Label()
+}
+
+// Plain reports whether m is a full transformer (feed-forward sub-layers
+// and LayerNorms) with learned positions and the given number of layers:
+// TF(4,4) for layers = 2, the architecture a ladder's rule reads.
+func (m Model) Plain(layers int) bool {
+	return !m.Sin && m.FF && m.LN && len(m.Heads) == layers
+}
+
 // Slug is a file-name-safe form of the spec, e.g. "1-1-1-noff".
 func (m Model) Slug() string {
 	s := strings.ReplaceAll(strings.Split(m.Spec, "-")[0], ",", "-")
