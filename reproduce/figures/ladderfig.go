@@ -41,13 +41,12 @@ func ladderFamilies(cfg study.Config) []ladderFamily {
 		if err != nil {
 			continue
 		}
-		base := m
-		base.Budget = 0
-		k, ok := idx[base.Label()]
+		arch := m.Architecture()
+		k, ok := idx[arch]
 		if !ok {
 			k = len(out)
-			idx[base.Label()] = k
-			out = append(out, ladderFamily{Label: base.Label()})
+			idx[arch] = k
+			out = append(out, ladderFamily{Label: arch})
 		}
 		out[k].Models = append(out[k].Models, m)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/vomc/vomc/reproduce/study"
 )
 
-// ladderPoint is one budget of the two-layer family of the rule's fit:
+// ladderPoint is one budget of the architecture of the rule's fit:
 // its training tokens, the second-half excess over the reference (mean
 // over the n of its of seeds that have results, or one seed's).
 type ladderPoint struct {
@@ -68,9 +68,7 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 		return Check{}, false
 	}
 	target, ref := ctw.ExcessSecondHalf.Mean, res.Methods[res.Reference].Name
-	family := top
-	family.Budget = 0
-	claim := fmt.Sprintf("(F′) %s's second-half excess over %s as a power law with a floor, excess(T) = c + a·T^(−b): is the floor c below %s's %.4f?", family.Label(), ref, ctw.Name, target)
+	claim := fmt.Sprintf("(F′) %s's second-half excess over %s as a power law with a floor, excess(T) = c + a·T^(−b): is the floor c below %s's %.4f?", top.Architecture(), ref, ctw.Name, target)
 	ts, es := tokensExcess(ladderPoints(cfg, res, top, -1))
 	law, ok := powerfit.Floor(ts, es)
 	if !ok {
