@@ -4,8 +4,11 @@ Reads the ladder's profile stages (profile.json: per layer-1 head, the mean
 attention weight on the previous key at each query position over the first
 100 test windows) and prints, per model, the mean over each eighth of the
 window of the best head's weight at each position (the window's last
-position, which has no training target, left out), and (B')'s least weight
-over positions 448..510 with the heads that are best and >= 0.9 there.
+position, which has no training target, left out), (B')'s least weight
+over positions 448..510 with the heads that are best and >= 0.9 there, and
+criterion (B) as written: the largest, over the heads, of a head's least
+weight over positions 448..511 (>= 0.9: (B) holds), and the best head's
+weight at position 511.
 
     python3 prev_by_eighth.py ../run/stages > prev_by_eighth.txt
 """
@@ -15,7 +18,7 @@ import sys
 
 
 def main(stages: str) -> None:
-    print(f"{'model':28s} {'0-63 … 448-511 (best head, mean per eighth)':52s} least 448..510  heads")
+    print(f"{'model':30s} {'0-63 … 448-511 (best head, mean per eighth)':52s} least 448..510  heads    (B) 448..511  at 511")
     for f in sorted(glob.glob(f"{stages}/profile-*/profile.json")):
         p = json.load(open(f))
         prev = p["prev"]
@@ -29,7 +32,8 @@ def main(stages: str) -> None:
             eighths.append(sum(best[q] for q in qs) / len(qs))
         late = range(n - 64, n - 1)
         heads = sorted(set(arg[q] for q in late if best[q] >= 0.9))
-        print(f"{p['model']:28s} {' '.join(f'{x:.2f}' for x in eighths):52s} {min(best[q] for q in late):.3f}          {heads}")
+        b = max(min(h[q] for q in range(n - 64, n)) for h in prev)
+        print(f"{p['model']:30s} {' '.join(f'{x:.2f}' for x in eighths):52s} {min(best[q] for q in late):.3f}          {str(heads):8s} {b:.3f}         {best[n - 1]:.3f}")
 
 
 if __name__ == "__main__":
