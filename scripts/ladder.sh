@@ -36,11 +36,12 @@ BIN=${BIN:-/tmp/vomc-ladder/vomc}
 REPORT_REV=${REPORT_REV:-HEAD}
 REPORT_BIN=${REPORT_BIN:-/tmp/vomc-ladder/vomc-report}
 # The verdict's models first (docs/figures/ladder/README.md: criteria A–D),
-# then the rest of the ladder.
+# then the rest of the ladder, the shorter runs first (so that a session
+# ends with as many finished models as it can).
 ORDER="train-tf-h4-4-x4 train-tf-h4-4-x4-s1 train-tf-h4-4-4-x4 train-tf-h4-4-x2 train-tf-h4-4-x2-s1
 train-tf-h4-4 train-tf-h4-4-s1 train-tf-h4-4-sin-x4 train-tf-h4-4-sin-x4-s1 train-tf-h4-4-sin-x2
-train-tf-h4-4-sin-x2-s1 train-tf-h4-4-sin train-tf-h4-4-sin-s1 train-tf-h4-4-4-x2 train-tf-h4-4-4
-train-tf-h4-4-4-4"
+train-tf-h4-4-sin-x2-s1 train-tf-h4-4-sin train-tf-h4-4-sin-s1 train-tf-h4-4-4 train-tf-h4-4-4-4
+train-tf-h4-4-4-x2"
 vomc() { nice -n 19 "$BIN" reproduce --preset ladder --out "$OUT" --code-key "$KEY" "$@"; }
 # build compiles the ladder's commit REV (not HEAD, not the working tree).
 build() {
