@@ -179,6 +179,9 @@ func ctwExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Chec
 		v = "already at or below"
 		text = fmt.Sprintf("%s's mean excess %.4f is already at or below %s's %.4f at the largest budget; %s", top.Label(), sum/float64(n), ctw.Name, ctw.ExcessSecondHalf.Mean, text)
 	}
+	if fit := powerResiduals(ladderPoints(cfg, res, top, -1)); fit != "" {
+		text += "; " + fit
+	}
 	return Check{Claim: fmt.Sprintf("(E′) the budget at which %s's excess over %s would equal %s's (the rule's fit)", top.Architecture(), res.Methods[res.Reference].Name, ctw.Name),
 		Verdict: v, Numbers: text}, true
 }

@@ -13,10 +13,12 @@ import (
 
 // ladderPoint is one budget of the architecture of the rule's fit:
 // its training tokens, the second-half excess over the reference (mean
-// over the n of its of seeds that have results, or one seed's).
+// over the n of its of seeds that have results, or one seed's) and the
+// half-width of its 95% interval over the test windows (the mean of the
+// seeds' half-widths).
 type ladderPoint struct {
-	tokens, excess float64
-	n, of          int
+	tokens, excess, half float64
+	n, of                int
 }
 
 // ladderPoints are the budgets of top's architecture (study.Model.
@@ -29,18 +31,19 @@ func ladderPoints(cfg study.Config, res *eval.Result, top study.Model, seed int)
 		if err != nil || m.Architecture() != top.Architecture() {
 			continue
 		}
-		sum, n := 0.0, 0
+		sum, half, n := 0.0, 0.0, 0
 		for r := range cfg.SeedsOf(m) {
 			if seed >= 0 && r != seed {
 				continue
 			}
 			if x := res.Method(results.RepLabel(m, r)); x != nil {
 				sum += x.ExcessSecondHalf.Mean
+				half += (x.ExcessSecondHalf.Hi - x.ExcessSecondHalf.Lo) / 2
 				n++
 			}
 		}
 		if n > 0 {
-			out = append(out, ladderPoint{float64(max(1, m.Budget)) * cfg.TrainTokens(), sum / float64(n), n, cfg.SeedsOf(m)})
+			out = append(out, ladderPoint{float64(max(1, m.Budget)) * cfg.TrainTokens(), sum / float64(n), half / float64(n), n, cfg.SeedsOf(m)})
 		}
 	}
 	return out
@@ -105,4 +108,30 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 	}
 	text += ". With as many parameters as budgets the form is solved, not tested: the floorless fit of (E′) and this one bracket what the ladder says"
 	return Check{Claim: claim, Verdict: verdict, Numbers: text}, true
+}
+
+// powerResiduals says whether the rule's floorless power law fits its
+// points within their test-window intervals: at each budget the residual
+// (excess − fit) beside the interval's half-width, and at how many
+// budgets it lies outside. Empty when there is no fit or no interval.
+func powerResiduals(ps []ladderPoint) string {
+	ts, es := tokensExcess(ps)
+	law, ok := powerfit.Power(ts, es)
+	if !ok || len(ps) < 3 { // two points: the line goes through them
+		return ""
+	}
+	var rs, hs []string
+	outside := 0
+	for _, p := range ps {
+		r := p.excess - law.At(p.tokens)
+		if !(p.half > 0) {
+			return ""
+		}
+		if math.Abs(r) > p.half {
+			outside++
+		}
+		rs, hs = append(rs, fmt.Sprintf("%+.4f", r)), append(hs, fmt.Sprintf("±%.4f", p.half))
+	}
+	return fmt.Sprintf("residuals of the fit (excess − fit) %s against the 95%% half-widths %s: outside at %d of %d budgets",
+		strings.Join(rs, ", "), strings.Join(hs, ", "), outside, len(ps))
 }

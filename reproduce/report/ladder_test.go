@@ -322,6 +322,30 @@ func TestLadderBeside(t *testing.T) {
 	if want := fmt.Sprintf("%.3g× the 1× budget", math.Exp((math.Log(target)-alpha)/beta)); !strings.Contains(c.Numbers, want) {
 		t.Errorf("(E′) %q, want %q", c.Numbers, want)
 	}
+	// The fit's residuals beside the intervals' half-widths (0.003 here,
+	// measured from the constructed windows): the log–log line through
+	// 0.08, 0.05, 0.02 misses each by more.
+	var rs []string
+	outside := 0
+	for b, label := range []string{"TF(4,4)", "TF(4,4) ×2 steps", "TF(4,4) ×4 steps"} {
+		x0, x1 := mg.Res.Method(label).ExcessSecondHalf, mg.Res.Method(label+" [seed 1]").ExcessSecondHalf
+		r := math.Exp(ly[b]) - math.Exp(alpha+beta*lx[b])
+		if math.Abs(r) > (x0.Hi-x0.Lo+x1.Hi-x1.Lo)/4 {
+			outside++
+		}
+		rs = append(rs, fmt.Sprintf("%+.4f", r))
+	}
+	if want := "residuals of the fit (excess − fit) " + strings.Join(rs, ", "); !strings.Contains(c.Numbers, want) {
+		t.Errorf("(E′) %q, want %q", c.Numbers, want)
+	}
+	if want := fmt.Sprintf("outside at %d of 3 budgets", outside); outside == 0 || !strings.Contains(c.Numbers, want) {
+		t.Errorf("(E′) %q, want %q (and the constructed points off the line)", c.Numbers, want)
+	}
+	// Points on a power law: residuals 0, inside.
+	onLaw := ladderResults(0.08, 0.04, 0.02, 0.015, 0.04)
+	if c := beside(t, findLadder(cfg, onLaw, nil), "(E′)"); !strings.Contains(c.Numbers, "outside at 0 of 3 budgets") {
+		t.Errorf("(E′) on an exact power law: %q", c.Numbers)
+	}
 	// TF(4,4) ×4 already below CTW: said, not extrapolated.
 	below := ladderResults(0.08, 0.05, 0.008, 0.015, 0.04)
 	if c := beside(t, findLadder(cfg, below, nil), "(E′)"); c.Verdict != "already at or below" || !strings.Contains(c.Numbers, "already at or below CTW(D=5)") {
