@@ -94,6 +94,9 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 	} else {
 		text += fmt.Sprintf("; the floor is %.4f above %s's %.4f, so by this form it never reaches it", law.C-target, ctw.Name, target)
 	}
+	if lo, hi, n, of := floorRange(ladderPoints(cfg, res, top, -1)); n > 0 {
+		text += fmt.Sprintf("; moving each budget's excess within its 95%% interval (lower end, mean, upper end: %d combinations, %d fitted) moves c over [%.4f, %.4f]", of, n, lo, hi)
+	}
 	var seeds []string
 	for s := range cfg.SeedsOf(top) {
 		sts, ses := tokensExcess(ladderPoints(cfg, res, top, s))
@@ -134,4 +137,26 @@ func powerResiduals(ps []ladderPoint) string {
 	}
 	return fmt.Sprintf("residuals of the fit (excess − fit) %s against the 95%% half-widths %s: outside at %d of %d budgets",
 		strings.Join(rs, ", "), strings.Join(hs, ", "), outside, len(ps))
+}
+
+// floorRange is the sensitivity of the floor fit to the test windows:
+// the least and largest floor c over the fits to every combination of
+// each point's excess at the lower end, the mean and the upper end of its
+// interval (3^len(ps) combinations, of which n could be fitted).
+func floorRange(ps []ladderPoint) (lo, hi float64, n, of int) {
+	ts, es := tokensExcess(ps)
+	lo, hi, of = math.Inf(1), math.Inf(-1), 1
+	for range ps {
+		of *= 3
+	}
+	moved := make([]float64, len(es))
+	for k := range of {
+		for i, j := 0, k; i < len(es); i, j = i+1, j/3 {
+			moved[i] = es[i] + float64(j%3-1)*ps[i].half
+		}
+		if law, ok := powerfit.Floor(ts, moved); ok {
+			lo, hi, n = min(lo, law.C), max(hi, law.C), n+1
+		}
+	}
+	return lo, hi, n, of
 }

@@ -46,6 +46,28 @@ func TestLadderFloor(t *testing.T) {
 	if v.Verdict != "budget artefact" {
 		t.Errorf("verdict %q: (F′) must not change it", v.Verdict)
 	}
+	// the same law with intervals of ±0.003: the floor moves with the
+	// points, around 0.0020, within what the fits to the moved points say
+	res3 := resultsOf(0.003, "Bayes(D=1..5)", 0.0, "CTW(D=5)", 0.0093, "Markov(k=4,α=0.5)", 0.0529,
+		"TF(4,4)", e(0), "TF(4,4) ×2 steps", e(1), "TF(4,4) ×4 steps", e(2))
+	c = beside(t, findLadder(cfg, mergedOf(res3), nil), "(F′)")
+	var lo, hi float64
+	var n, combos int
+	if i := strings.Index(c.Numbers, "mean, upper end: "); i < 0 {
+		t.Fatalf("(F′) %q: no sensitivity", c.Numbers)
+	} else if _, err := fmt.Sscanf(c.Numbers[i:], "mean, upper end: %d combinations, %d fitted) moves c over [%f, %f]", &combos, &n, &lo, &hi); err != nil {
+		t.Fatalf("(F′) %q: %v", c.Numbers, err)
+	}
+	if combos != 27 || n == 0 || !(lo < 0.002 && 0.002 < hi) || hi-lo < 0.001 {
+		t.Errorf("(F′) sensitivity %d of %d fitted, c in [%g, %g]: want 27 combinations around 0.0020 (%q)", n, combos, lo, hi, c.Numbers)
+	}
+	// with intervals of ±1e-6 the range is the fit itself
+	if _, _, _, of := floorRange([]ladderPoint{{1, e(0), 0, 1, 1}, {2, e(1), 0, 1, 1}, {4, e(2), 0, 1, 1}}); of != 27 {
+		t.Errorf("floorRange: %d combinations, want 27", of)
+	}
+	if lo, hi, n, _ := floorRange([]ladderPoint{{1, e(0), 0, 1, 1}, {2, e(1), 0, 1, 1}, {4, e(2), 0, 1, 1}}); n != 27 || math.Abs(lo-0.002) > 1e-9 || math.Abs(hi-0.002) > 1e-9 {
+		t.Errorf("floorRange without intervals: c in [%g, %g] from %d fits, want 0.002 from 27", lo, hi, n)
+	}
 	// results that level off just above 0.0455: the floor lies within
 	// 2e-6 of the last excess, far above CTW (a search over c on a grid
 	// missed it and reported a floorless law that reaches CTW)
