@@ -60,11 +60,12 @@ func tokensExcess(ps []ladderPoint) (ts, es []float64) {
 // floorExtrapolation is (F′) beside the verdict: the rule's power law with
 // a floor, excess(T) = c + a·T^(−b), fitted to the mean over seeds and to
 // each seed, and whether the floor lies below CTW's excess (then the budget
-// at which the fit reaches it) or not (then, by this form, TF(4,4) at this
-// size never reaches CTW's level). A three-budget ladder determines the
-// three parameters exactly: the form is solved, not tested, and the two
-// forms' answers bracket what the ladder can say. Not ok without CTW among
-// the methods or when CTW is the reference.
+// at which the fit reaches it) or not (then, by this form, TF(4,4) with
+// this model, data and schedule never reaches CTW's level), with the range
+// of c when each budget's excess moves within its interval (floorRange). A
+// three-budget ladder determines the three parameters exactly: the form is
+// solved, not tested. Not ok without CTW among the methods or when CTW is
+// the reference.
 func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Check, bool) {
 	ctw := results.First(res, "CTW")
 	if ctw == nil || res.Reference < 0 || res.Reference >= len(res.Methods) || res.Methods[res.Reference].Name == ctw.Name {
@@ -109,7 +110,7 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 	if len(seeds) > 1 {
 		text += "; by seed: " + strings.Join(seeds, ", ")
 	}
-	text += ". With as many parameters as budgets the form is solved, not tested: the floorless fit of (E′) and this one bracket what the ladder says"
+	text += ". With as many parameters as budgets the form is solved, not tested"
 	return Check{Claim: claim, Verdict: verdict, Numbers: text}, true
 }
 
