@@ -265,10 +265,11 @@ func ladderExtrapolation(cfg study.Config, res *eval.Result, top study.Model, mk
 
 // ladderSection is the report's section on the ladder: the rule's
 // verdict with its criteria, the extrapolation when inconclusive, the
-// ladder figures and every model's attention profile at every budget; its
+// ladder figures, the previous-symbol heads by budget (drawn into dir) and
+// every model's attention profile at every budget; its
 // tables are the post-hoc analyses beside the verdict and every model's
 // numbers.
-func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeline.Done, figDir string) (Finding, []string, []table) {
+func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeline.Done, figDir, dir string) (Finding, []string, []table, error) {
 	profiles := map[string]results.LadderProfile{}
 	var files []string
 	for _, name := range []string{figures.LadderFile, figures.LadderCurvesFile} {
@@ -276,6 +277,7 @@ func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeli
 			files = append(files, filepath.Join(figDir, name))
 		}
 	}
+	nfig := len(files) // the figures stage's, then every model's profile
 	for _, m := range cfg.Models() {
 		for r := range cfg.SeedsOf(m) {
 			d, ok := deps[results.ProfileStageName(m, r)]
@@ -291,6 +293,13 @@ func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeli
 				files = append(files, filepath.Join(d.Dir, results.LadderProfileFile))
 			}
 		}
+	}
+	// the previous-symbol heads of every model, by budget, in one figure
+	// (drawn here: the figures stage does not read the profiles)
+	if ok, err := figures.DrawLadderPrev(dir, cfg, profiles); err != nil {
+		return Finding{}, nil, nil, err
+	} else if ok {
+		files = slices.Insert(files, nfig, filepath.Join(dir, figures.LadderPrevFile))
 	}
 	v := findLadder(cfg, mg, profiles)
 	f := Finding{Claim: "The rule of docs/figures/ladder/README.md, fixed before the runs: a budget artefact if, in every seed, (A) TF(4,4) at the largest budget beats Markov(4), (B) its layer-1 previous-symbol head holds late in the window and (C) TF(4,4,4) at that budget is within 0.005 of it or better; not a budget artefact if (D) in every seed TF(4,4) is still above Markov(4) and its last doubling gained less than a tenth of its remaining gap; otherwise inconclusive, with the budget that would decide it.",
@@ -308,7 +317,7 @@ func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeli
 		f.Found += " The failures persist with four times the budget and barely move: they are not the budget's."
 	}
 	f.Summary = "the ladder's verdict is: " + v.Verdict
-	return f, files, ladderTables(cfg, mg.Res, v)
+	return f, files, ladderTables(cfg, mg.Res, v), nil
 }
 
 // ladderTables are the section's tables: the post-hoc analyses (v.Beside)

@@ -3,9 +3,13 @@ package report
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/reproduce/figures"
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
 	"gonum.org/v1/gonum/stat"
@@ -426,5 +430,45 @@ func TestLadderExtrapolationRange(t *testing.T) {
 	v = findLadder(cfg, ladderResults(0.12, 0.06, 0.03, 0.07, 0.07), ladderProfiles(0.5))
 	if !strings.Contains(v.Extrapolation, "it reaches") || strings.Contains(v.Extrapolation, "beyond") {
 		t.Errorf("target inside the fitted budgets: %q", v.Extrapolation)
+	}
+}
+
+// TestLadderSectionPrev: the section draws the previous-symbol heads by
+// budget into the report stage's directory from the profile stages, and
+// lists it before every model's own profile; without profiles, nothing.
+func TestLadderSectionPrev(t *testing.T) {
+	cfg, _ := study.Preset("ladder")
+	mg := ladderResults(0.08, 0.05, 0.02, 0.015, 0.04)
+	figDir, out := t.TempDir(), t.TempDir()
+	deps := map[string]*pipeline.Done{}
+	m, _ := study.ParseModel("4,4-x4")
+	for r := range cfg.SeedsOf(m) {
+		d := filepath.Join(t.TempDir(), "profile")
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := results.WriteJSON(d, results.LadderProfileJSON, holding(0.95)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, results.LadderProfileFile), []byte("png"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		deps[results.ProfileStageName(m, r)] = &pipeline.Done{Dir: d, Outputs: []string{results.LadderProfileJSON, results.LadderProfileFile}}
+	}
+	_, files, _, err := ladderSection(cfg, mg, deps, figDir, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := filepath.Join(out, figures.LadderPrevFile)
+	if len(files) != 3 || files[0] != prev {
+		t.Fatalf("files %v: want %s, then the two profiles", files, prev)
+	}
+	if _, err := os.Stat(prev); err != nil {
+		t.Fatal(err)
+	}
+	// without profiles: no figure
+	out2 := t.TempDir()
+	if _, files, _, err := ladderSection(cfg, mg, nil, figDir, out2); err != nil || len(files) != 0 {
+		t.Fatalf("without profiles: %v, %v", files, err)
 	}
 }

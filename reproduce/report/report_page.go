@@ -184,7 +184,8 @@ func Write(cfg study.Config, b Build, sc *pipeline.StageContext) ([]string, erro
 	d.CTWCol = d.Ref == "Bayes" && results.First(res, "CTW") != nil
 	d.Summary = summaryRows(cfg, mg, sc.Deps, d.CTWCol)
 	d.SummaryNote = summaryNote(cfg, res)
-	if d.Figures, err = figureSections(cfg, mg, sc.Deps); err != nil {
+	var drawn []string // figures drawn into the stage's own directory
+	if d.Figures, drawn, err = figureSections(cfg, mg, sc.Deps, sc.Dir); err != nil {
 		return nil, err
 	}
 	d.Stages, d.Cost = stagesAndCost(cfg, b, sc.Deps)
@@ -198,7 +199,7 @@ func Write(cfg study.Config, b Build, sc *pipeline.StageContext) ([]string, erro
 	if err := fsutil.WriteBytes(filepath.Join(sc.Dir, ReportTextFile), true, text.Bytes()); err != nil {
 		return nil, err
 	}
-	return []string{ReportFile, ReportTextFile}, fsutil.WriteBytes(filepath.Join(sc.Dir, ReportFile), true, buf.Bytes())
+	return append([]string{ReportFile, ReportTextFile}, drawn...), fsutil.WriteBytes(filepath.Join(sc.Dir, ReportFile), true, buf.Bytes())
 }
 
 // versions are the report's "versions" rows: vomc, Go, the git commit,
@@ -341,14 +342,23 @@ func (ss *sections) add(id, title string, files []string, f Finding, missing str
 // figureSections are the report's sections, one per figure: the ladder,
 // Figs. 3, 4, 5 and 8, the dynamics, Fig. 10 and the construction, each
 // with its figures (from the figures stage's directory) and its finding.
-func figureSections(cfg study.Config, mg *results.Merged, deps map[string]*pipeline.Done) (sections, error) {
+// drawn names the figures it drew into dir (the report stage's own), for
+// sections whose figures need records the figures stage does not read.
+func figureSections(cfg study.Config, mg *results.Merged, deps map[string]*pipeline.Done, dir string) (ss sections, drawn []string, err error) {
 	figDir := deps[results.StageFigures].Dir
 	res := mg.Res
-	var ss sections
 	if cfg.Ladder {
-		f, files, tables := ladderSection(cfg, mg, deps, figDir)
+		f, files, tables, lerr := ladderSection(cfg, mg, deps, figDir, dir)
+		if lerr != nil {
+			return nil, nil, lerr
+		}
+		for _, p := range files {
+			if filepath.Dir(p) == dir {
+				drawn = append(drawn, filepath.Base(p))
+			}
+		}
 		if err := ss.add("ladder", "The budget ladder: is Fig. 3's failure at depth 5 the training budget?", files, f, ""); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ss[len(ss)-1].Tables = tables
 	}
@@ -357,7 +367,7 @@ func figureSections(cfg study.Config, mg *results.Merged, deps map[string]*pipel
 		fig3Files = append(fig3Files, filepath.Join(figDir, figures.Fig3ZoomFile))
 	}
 	if err := ss.add("fig3", "Fig. 3 — transformers vs KN vs "+results.RefShort(res)+" (and CTW)", fig3Files, acrossReplicates(cfg, mg, findFig3), ""); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(cfg.Fig4Models) > 0 {
 		files := []string{filepath.Join(figDir, figures.Fig4File)}
@@ -365,38 +375,38 @@ func figureSections(cfg study.Config, mg *results.Merged, deps map[string]*pipel
 			files = append(files, filepath.Join(figDir, figures.Fig4CurvesFile))
 		}
 		if err := ss.add("fig4", "Fig. 4 — attention-only and single-head vs full transformers", files, acrossReplicates(cfg, mg, findFig4), ""); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	f5, f5files, f5missing := fig5Section(cfg, mg, deps)
 	if err := ss.add("fig5", "Fig. 5 — attention heatmaps and suffix matching", f5files, f5, f5missing); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f8, f8files, f8missing := fig8Section(cfg, mg, deps)
 	if err := ss.add("fig8", "Fig. 8 — normal vs synthetic two-layer transformers (TF 2-0)", f8files, f8, f8missing); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	knName := ""
 	if kn := results.First(res, "KN"); kn != nil {
 		knName = kn.Name
 	}
 	if dfiles, f, tables, ok, err := dynamicsSection(cfg, deps, figDir, knName); err != nil {
-		return nil, err
+		return nil, nil, err
 	} else if ok {
 		if err := ss.add("dynamics", "Training dynamics", dfiles, f, ""); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ss[len(ss)-1].Tables = tables
 	}
 	if err := ss.add("fig10", "Fig. 10 — PPM (method A: as is, normalised, with exclusion) vs transformers", []string{filepath.Join(figDir, figures.Fig10File)}, findFig10(cfg, mg), ""); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if mg.Construct != nil {
 		if err := ss.add("construct", "The (D+2)-layer constructed transformer vs CTW", []string{filepath.Join(figDir, figures.ConstructFile)}, findConstruct(cfg, mg), ""); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return ss, nil
+	return ss, drawn, nil
 }
 
 // stagesAndCost are the stage table's rows and the text on the run's cost
