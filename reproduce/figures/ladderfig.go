@@ -157,13 +157,19 @@ func drawLadder(cfg study.Config, res *eval.Result, dir string) error {
 	if len(plots) == 1 {
 		return plot.SavePlotLegendRight(plots[0], 9*vg.Inch, 5*vg.Inch, strings.TrimPrefix(filepath.Ext(path), "."), path, true)
 	}
-	return plot.SaveDrawing(path, true, "png", 9*vg.Inch, 9*vg.Inch, 0, func(c draw.Canvas) {
+	return saveStacked(path, plots, 9*vg.Inch, 9*vg.Inch)
+}
+
+// saveStacked writes plots one above the other, each with its legend on
+// the right, into a PNG of w × h at path.
+func saveStacked(path string, plots []*gplot.Plot, w, h vg.Length) error {
+	return plot.SaveDrawing(path, true, "png", w, h, 0, func(c draw.Canvas) {
 		c = plot.Padded(c, vg.Points(4))
-		h := (c.Max.Y - c.Min.Y) / vg.Length(len(plots))
+		ph := (c.Max.Y - c.Min.Y) / vg.Length(len(plots))
 		for i, p := range plots {
 			sub := c
-			sub.Max.Y = c.Max.Y - vg.Length(i)*h
-			sub.Min.Y = sub.Max.Y - h
+			sub.Max.Y = c.Max.Y - vg.Length(i)*ph
+			sub.Min.Y = sub.Max.Y - ph
 			plot.DrawLegendRight(p, sub)
 		}
 	})

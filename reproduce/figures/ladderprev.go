@@ -77,15 +77,5 @@ func DrawLadderPrev(dir string, cfg study.Config, profiles map[string]results.La
 	if len(plots) == 0 {
 		return false, nil
 	}
-	h := vg.Length(len(plots)) * 2.6 * vg.Inch
-	return true, plot.SaveDrawing(filepath.Join(dir, LadderPrevFile), true, "png", 9*vg.Inch, h, 0, func(c draw.Canvas) {
-		c = plot.Padded(c, vg.Points(4))
-		ph := (c.Max.Y - c.Min.Y) / vg.Length(len(plots))
-		for i, p := range plots {
-			sub := c
-			sub.Max.Y = c.Max.Y - vg.Length(i)*ph
-			sub.Min.Y = sub.Max.Y - ph
-			plot.DrawLegendRight(p, sub)
-		}
-	})
+	return true, saveStacked(filepath.Join(dir, LadderPrevFile), plots, 9*vg.Inch, vg.Length(len(plots))*2.6*vg.Inch)
 }
