@@ -18,17 +18,15 @@ import (
 const LadderPrevFile = "ladder_prev.png"
 
 // BestPrev is, at each query position q of a ladder profile, the weight on
-// key q−1 of the layer-1 head that puts the most there (whichever head it
-// is: the reading of criterion (B′)); nil without heads.
+// key q−1 of the layer-1 head that puts the most there (LadderProfile.Best:
+// the reading of criterion (B′)); nil without heads.
 func BestPrev(p results.LadderProfile) []float64 {
 	if len(p.Prev) == 0 {
 		return nil
 	}
 	best := make([]float64, len(p.Prev[0]))
-	for _, head := range p.Prev {
-		for q := range min(len(best), len(head)) {
-			best[q] = max(best[q], head[q])
-		}
+	for q := range best {
+		best[q], _ = p.Best(q)
 	}
 	return best
 }

@@ -33,18 +33,9 @@ func lateHoldAny(p results.LadderProfile) (worst float64, serving map[int]int, l
 		return worst, serving, last
 	}
 	n := len(p.Prev[0])
-	best := func(q int) (float64, int) {
-		w, head := math.Inf(-1), 0
-		for h, prev := range p.Prev {
-			if q < len(prev) && prev[q] > w {
-				w, head = prev[q], h+1
-			}
-		}
-		return w, head
-	}
 	worst = math.Inf(1)
 	for q := max(1, n-ladderLate); q < n-1; q++ {
-		w, h := best(q)
+		w, h := p.Best(q)
 		worst = min(worst, w)
 		if w >= ladderHold {
 			serving[h]++
@@ -53,7 +44,7 @@ func lateHoldAny(p results.LadderProfile) (worst float64, serving map[int]int, l
 	if math.IsInf(worst, 1) { // no late position with a target
 		worst = math.NaN()
 	}
-	last, _ = best(n - 1)
+	last, _ = p.Best(n - 1)
 	return worst, serving, last
 }
 

@@ -73,7 +73,8 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 	}
 	target, ref := ctw.ExcessSecondHalf.Mean, res.Methods[res.Reference].Name
 	claim := fmt.Sprintf("(F′) %s's second-half excess over %s as a power law with a floor, excess(T) = c + a·T^(−b): is the floor c below %s's %.4f?", top.Architecture(), ref, ctw.Name, target)
-	ts, es := tokensExcess(ladderPoints(cfg, res, top, -1))
+	ps := ladderPoints(cfg, res, top, -1)
+	ts, es := tokensExcess(ps)
 	law, ok := powerfit.Floor(ts, es)
 	if !ok {
 		return Check{Claim: claim, Verdict: undecided.String(),
@@ -95,7 +96,7 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 	} else {
 		text += fmt.Sprintf("; the floor is %.4f above %s's %.4f, so by this form it never reaches it", law.C-target, ctw.Name, target)
 	}
-	if lo, hi, n, of := floorRange(ladderPoints(cfg, res, top, -1)); n > 0 {
+	if lo, hi, n, of := floorRange(ps); n > 0 {
 		text += fmt.Sprintf("; moving each budget's excess within its 95%% interval (lower end, mean, upper end: %d combinations, %d fitted) moves c over [%.4f, %.4f]", of, n, lo, hi)
 	}
 	var seeds []string

@@ -199,6 +199,19 @@ type LadderProfile struct {
 	Scores []attnmap.HeadScore `json:"scores"`
 }
 
+// Best is the layer-1 head that puts the most weight on key q−1 at query
+// q, whichever head it is, and that weight: head is 1-based, 0 (with w =
+// −Inf) when no head has a value at q.
+func (p LadderProfile) Best(q int) (w float64, head int) {
+	w = math.Inf(-1)
+	for h, prev := range p.Prev {
+		if q >= 0 && q < len(prev) && prev[q] > w {
+			w, head = prev[q], h+1
+		}
+	}
+	return w, head
+}
+
 // TrainInfo is what a training stage records besides the weights.
 type TrainInfo struct {
 	Spec, Label, Name string
