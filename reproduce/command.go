@@ -130,8 +130,7 @@ func (c Command) runStage(ctx context.Context) error {
 func (c Command) runAll(ctx context.Context) error {
 	cfg, w := c.Config, c.Stdout
 	fmt.Fprintf(w, "effective configuration:\n%s\n", cfg.JSON())
-	fmt.Fprintf(w, "%d transformers × %d seed(s), ≤ %.3gM training tokens each (K times that for a -xK model); estimated training time on a 2-core AVX-512 machine: %.2f h\n",
-		len(cfg.Models()), cfg.NumSeeds(), cfg.TrainTokens()/1e6, cfg.EstimateHours())
+	fmt.Fprintf(w, "%s; estimated training time on a 2-core AVX-512 machine: %.2f h\n", cfg.CostSummary(), cfg.EstimateHours())
 	tor := c.Options.Engine.Torch()
 	if tor != nil {
 		fmt.Fprintf(w, "engine torch (device %s): the estimate above is the Go engine's; see docs/transformers.md, Training on a GPU\n", tor.Device)

@@ -421,9 +421,9 @@ func stagesAndCost(cfg study.Config, b Build, deps map[string]*pipeline.Done) ([
 	if resumed > 0 {
 		recorded += fmt.Sprintf(", the %d resumed training stage%s with the training time of their earlier invocations", resumed, plural(resumed))
 	}
-	cost := fmt.Sprintf("Stages took %.0f s (%.2f h) in all, %s. Each transformer sees at most %.3gM training tokens; "+
-		"the estimate for training all %d models on a 2-core AVX-512 machine (≈ 165k tokens/s for a 2-layer E=64 N=512 model, scaled by model cost) is %.2f h.",
-		total, total/3600, recorded, cfg.TrainTokens()/1e6, len(cfg.Models()), cfg.EstimateHours())
+	cost := fmt.Sprintf("Stages took %.0f s (%.2f h) in all, %s. The run trains %s; "+
+		"the estimate for training them all on a 2-core AVX-512 machine (≈ 165k tokens/s for a 2-layer E=64 N=512 model, scaled by model cost) is %.2f h.",
+		total, total/3600, recorded, cfg.CostSummary(), cfg.EstimateHours())
 	return rows, cost
 }
 

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"fmt"
 	"math"
 )
 
@@ -37,6 +38,59 @@ func (c Config) TrainTokens() float64 {
 		total = math.Min(total, float64(c.MaxSteps)*float64(c.Batch)*float64(c.N))
 	}
 	return total
+}
+
+// TrainingRuns is the number of transformers trained: every model's
+// replicates (SeedsOf), summed over Models.
+func (c Config) TrainingRuns() int {
+	n := 0
+	for _, m := range c.Models() {
+		n += c.SeedsOf(m)
+	}
+	return n
+}
+
+// MaxTrainTokens is the largest TrainTokens of any model: TrainTokens
+// times the largest Budget (K of a -xK model), or TrainTokens without
+// one.
+func (c Config) MaxTrainTokens() float64 {
+	k := 1
+	for _, m := range c.Models() {
+		k = max(k, m.Budget)
+	}
+	return float64(k) * c.TrainTokens()
+}
+
+// CostSummary says, in one sentence fragment, how many transformers a
+// run trains and how many tokens each sees at most, e.g. "16 transformers
+// (10 models, 1–2 seeds each), ≤ 98.3M training tokens each at the 1×
+// budget, 393M for the largest (-x4)".
+func (c Config) CostSummary() string {
+	ms := c.Models()
+	lo, hi := 0, 0
+	for i, m := range ms {
+		k := c.SeedsOf(m)
+		if i == 0 || k < lo {
+			lo = k
+		}
+		hi = max(hi, k)
+	}
+	seeds := fmt.Sprintf("%d seed%s each", hi, plural(hi))
+	if lo != hi {
+		seeds = fmt.Sprintf("%d–%d seeds each", lo, hi)
+	}
+	s := fmt.Sprintf("%d transformer%s (%d model%s, %s), ≤ %.3gM training tokens each", c.TrainingRuns(), plural(c.TrainingRuns()), len(ms), plural(len(ms)), seeds, c.TrainTokens()/1e6)
+	if mx := c.MaxTrainTokens(); mx > c.TrainTokens() {
+		s += fmt.Sprintf(" at the 1× budget, %.3gM for the largest (-x%d)", mx/1e6, int(math.Round(mx/c.TrainTokens())))
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // EstimateHours is the estimated training time of all models and all
