@@ -92,6 +92,10 @@ stop)
 	;;
 finish)
 	build
+	# The data first (ignored by git: a fresh clone has none), so that
+	# --list-stages can tell a trained model (done) from one waiting on it.
+	vomc --stage data-train
+	vomc --stage data-test
 	stages=$(vomc --list-stages | awk '$1 !~ /^#/ {print $2, $3, $4}')
 	if awk '$2 == "train" && $3 != "done" {bad = 1} END {exit !bad}' <<<"$stages"; then
 		echo "ladder: training stages not done yet (scripts/ladder.sh status; scripts/ladder.sh run):" >&2
