@@ -25,23 +25,25 @@ const ladderLate = 64
 const ladderHold = 0.9
 
 // lateHold is the best layer-1 head's least mean weight on the previous
-// key over the last ladderLate query positions, and that head (1-based;
-// 0 without a profile).
-func lateHold(p results.LadderProfile) (worst float64, head int) {
+// key over the last ladderLate query positions, that head (1-based; 0
+// without a profile) and the 0-based query position of its least.
+func lateHold(p results.LadderProfile) (worst float64, head, at int) {
 	worst = math.Inf(-1)
 	for h, prev := range p.Prev {
-		w := math.Inf(1)
+		w, wq := math.Inf(1), 0
 		for q := max(1, len(prev)-ladderLate); q < len(prev); q++ {
-			w = min(w, prev[q])
+			if prev[q] < w {
+				w, wq = prev[q], q
+			}
 		}
 		if w > worst {
-			worst, head = w, h+1
+			worst, head, at = w, h+1, wq
 		}
 	}
 	if head == 0 {
 		worst = math.NaN()
 	}
-	return worst, head
+	return worst, head, at
 }
 
 // interval95 is the 95% paired t-interval of the second-half contrast.
@@ -133,14 +135,14 @@ func findLadder(cfg study.Config, mg *results.Merged, profiles map[string]result
 			Verdict: pairedVerdict(okA, a), Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", m, lo, hi)})
 		// (B) the previous-symbol head holds late in the window
 		p, okP := profiles[results.RepLabel(top, s)]
-		w, h := math.NaN(), 0
+		w, h, at := math.NaN(), 0, 0
 		if okP {
-			w, h = lateHold(p)
+			w, h, at = lateHold(p)
 		}
 		b := okP && w >= ladderHold
 		allB = allB && b
 		v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(B) seed %d: a layer-1 head keeps ≥ %g of its attention on the previous key at every one of the last %d query positions (mean over %d test windows)", s, ladderHold, ladderLate, results.LadderProfileWindows),
-			Verdict: holdsIf(b), Numbers: fmt.Sprintf("best head %d: least mean weight %.3f", h, w)})
+			Verdict: holdsIf(b), Numbers: fmt.Sprintf("best head %d: least mean weight %.4f (at query position %d, 0-based)", h, w, at)})
 		// (C) depth does not hurt
 		c := false
 		claimC := fmt.Sprintf("(C) seed %d: %s is within %g of %s or better (upper end below +%g)", s, deep.Label(), Margin, results.RepLabel(top, s), Margin)

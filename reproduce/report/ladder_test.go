@@ -472,3 +472,39 @@ func TestLadderSectionPrev(t *testing.T) {
 		t.Fatalf("without profiles: %v, %v", files, err)
 	}
 }
+
+// TestLateHold checks criterion B's number: the best head by its least
+// weight over the last ladderLate positions, and where that least is.
+func TestLateHold(t *testing.T) {
+	const n = 100
+	flat := func(v float64) []float64 {
+		s := make([]float64, n)
+		for i := 1; i < n; i++ {
+			s[i] = v
+		}
+		return s
+	}
+	dip := func(v float64, q int, at float64) []float64 {
+		s := flat(v)
+		s[q] = at
+		return s
+	}
+	for _, tc := range []struct {
+		name     string
+		prev     [][]float64
+		w        float64
+		head, at int
+	}{
+		{"one head holds", [][]float64{flat(0.5), flat(0.95)}, 0.95, 2, n - ladderLate},
+		{"dip at the last position", [][]float64{dip(0.99, n-1, 0.001), dip(0.97, n-5, 0.2)}, 0.2, 2, n - 5},
+		{"early dip ignored", [][]float64{dip(0.92, 3, 0)}, 0.92, 1, n - ladderLate},
+		{"no profile", nil, math.NaN(), 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, h, at := lateHold(results.LadderProfile{Prev: tc.prev})
+			if h != tc.head || at != tc.at || !(w == tc.w || math.IsNaN(w) && math.IsNaN(tc.w)) {
+				t.Errorf("lateHold = %v, head %d, at %d; want %v, head %d, at %d", w, h, at, tc.w, tc.head, tc.at)
+			}
+		})
+	}
+}
