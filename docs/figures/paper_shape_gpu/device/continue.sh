@@ -8,10 +8,11 @@
 # call's training log also as $NAME-train.log).
 #
 # Here, before the call. The tree that travels (tracked files + .dev) must stay under 64 MiB: the
-# tracked tree is ≈ 33 MiB (2026-11-28; check it), so the binary goes gzipped (≈ 11 MiB) and the run directory carries only
-# what resuming needs (a 4-layer checkpoint alone is 15.1 MiB):
+# tracked tree is ≈ 43 MiB (2026-11-28 12:40, after the ladder; check it), so the binary goes xz-compressed
+# (≈ 7.9 MiB; gzip: 10.6) and the run directory carries only what resuming needs (a 4-layer checkpoint alone
+# is 15.1 MiB; tracked + binary + a committed TF(8,8) checkpoint ≈ 60 MiB):
 #   grep -qx /.dev/ .git/info/exclude || echo /.dev/ >> .git/info/exclude
-#   rm -rf .dev && mkdir -p .dev/ckpt/NAME && CGO_ENABLED=0 go build -ldflags="-s -w" -o .dev/vomc ./cmd/vomc && gzip .dev/vomc
+#   rm -rf .dev && mkdir -p .dev/ckpt/NAME && CGO_ENABLED=0 go build -ldflags="-s -w" -o .dev/vomc ./cmd/vomc && xz -9e .dev/vomc
 #   cp docs/figures/paper_shape_gpu/device/continue.sh .dev/
 #   to resume a committed run, nothing to copy: pass CKPT=docs/figures/paper_shape_gpu/ckpt/NAME (tracked, it travels
 #   with the tree; a TF(8,8) checkpoint is ≈ 9.5 MiB, a 4-layer one 15.1 MiB: check the total)
@@ -35,7 +36,12 @@ NAME=${NAME:?NAME: the run (its directory .dev/ckpt/NAME unless CKPT names anoth
 DEV=${DEVICE:-cuda}; DEADLINE=${DEADLINE:-500}
 K=${K:-20000}; NK=${NK:-5120}; N=${N:-1536}; TESTK=${TESTK:-1024}
 V=.dev/vomc
-[ -x $V ] || { gunzip -c .dev/vomc.gz > $V && chmod +x $V; } || { echo "no .dev/vomc or .dev/vomc.gz"; exit 2; }
+unpack() { # .dev/vomc.xz (smaller) or .dev/vomc.gz; xz(1) or, without it, Python's lzma
+	if [ -f .dev/vomc.xz ]; then
+		if command -v xz >/dev/null; then xz -dc .dev/vomc.xz; else python3 -c 'import lzma,sys; sys.stdout.buffer.write(lzma.open(".dev/vomc.xz").read())'; fi
+	else gunzip -c .dev/vomc.gz; fi
+}
+[ -x $V ] || { unpack > $V && chmod +x $V; } || { echo "no .dev/vomc, .dev/vomc.xz or .dev/vomc.gz"; exit 2; }
 W=$(mktemp -d); R=${CKPT:-.dev/ckpt/$NAME}; mkdir -p "$(dirname "$R")"
 left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
 log() { echo "[$(( $(date +%s) - T0 ))s] $*" | tee -a "$OUT/run.log"; }
