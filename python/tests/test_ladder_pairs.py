@@ -57,3 +57,10 @@ def test_load_and_main(pairs, tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert "3 test windows" in out
     assert "TF(4,4)" in out and "+0.1000 [+0.1000, +0.1000]" in out
+
+
+def test_main_without_stages(pairs, tmp_path: Path, monkeypatch) -> None:
+    """Without eval stages (a fresh clone before finish) main says what to run."""
+    monkeypatch.setattr("sys.argv", ["pairs.py", str(tmp_path)])
+    with pytest.raises(SystemExit, match="scripts/ladder.sh finish"):
+        pairs.main()

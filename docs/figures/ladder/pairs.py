@@ -57,6 +57,9 @@ def main() -> None:
     here = os.path.dirname(os.path.abspath(__file__))
     stages = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "run", "stages")
     M = load(stages)
+    if not M:
+        raise SystemExit(f"pairs.py: no eval-*/results.json under {stages} (they are git-ignored: "
+                         "run scripts/ladder.sh finish first, about 6 minutes)")
     names = sorted(M)
     bayes, ctw, mk4 = one(names, "Bayes"), one(names, "CTW"), one(names, "Markov(k=4")
     print(f"{len(M[bayes])} test windows; t = {t_quantile(len(M[bayes]) - 1):.4f}")
