@@ -18,8 +18,12 @@ import sys
 
 
 def main(stages: str) -> None:
-    print(f"{'model':30s} {'0-63 … 448-511 (best head, mean per eighth)':52s} least 448..510  heads    (B) 448..511  at 511")
-    for f in sorted(glob.glob(f"{stages}/profile-*/profile.json")):
+    files = sorted(glob.glob(f"{stages}/profile-*/profile.json"))
+    if not files:
+        raise SystemExit(f"prev_by_eighth.py: no profile-*/profile.json under {stages} (they are git-ignored: "
+                         "run scripts/ladder.sh finish first)")
+    print(f"{'model':30s} {'0-63 … 448-511 (best head, mean per eighth; 448-510 in the last)':52s} least 448..510  heads    (B) 448..511  at 511")
+    for f in files:
         p = json.load(open(f))
         prev = p["prev"]
         n = len(prev[0])
@@ -37,4 +41,6 @@ def main(stages: str) -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        raise SystemExit("usage: prev_by_eighth.py STAGES (e.g. docs/figures/ladder/run/stages)")
     main(sys.argv[1])
