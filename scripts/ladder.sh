@@ -75,6 +75,8 @@ run)
 	;;
 status)
 	[ -x "$BIN" ] || build
+	# the training data (git-ignored, seconds to make): without it a trained stage lists as waiting
+	vomc --stage data-train >/dev/null
 	vomc --list-stages | grep -E 'train|#'
 	for d in "$OUT"/stages/train-tf-*; do
 		[ -f "$d/train.jsonl" ] || continue

@@ -57,7 +57,7 @@ func ladderFamilies(cfg study.Config) []ladderFamily {
 // over seeds (the line) and every seed (the marks), from ex.
 func ladderPoints(cfg study.Config, f ladderFamily, ex func(*eval.MethodResult) float64, res *eval.Result) (line, seeds plotter.XYs) {
 	for _, m := range f.Models {
-		tokens := float64(max(1, m.Budget)) * cfg.TrainTokens()
+		tokens := cfg.ModelTrainTokens(m)
 		s, n := 0.0, 0
 		for r := range cfg.SeedsOf(m) {
 			if x := res.Method(results.RepLabel(m, r)); x != nil {

@@ -26,17 +26,22 @@ const ladderHold = 0.9
 
 // lateHold is the best layer-1 head's least mean weight on the previous
 // key over the last ladderLate query positions, that head (1-based; 0
-// without a profile) and the 0-based query position of its least.
+// without a profile) and the 0-based query position of its least. A
+// head with a NaN there, or without positions ≥ 1, cannot be the best.
 func lateHold(p results.LadderProfile) (worst float64, head, at int) {
 	worst = math.Inf(-1)
 	for h, prev := range p.Prev {
-		w, wq := math.Inf(1), 0
+		w, wq := math.Inf(1), -1
 		for q := max(1, len(prev)-ladderLate); q < len(prev); q++ {
+			if math.IsNaN(prev[q]) {
+				wq = -1
+				break
+			}
 			if prev[q] < w {
 				w, wq = prev[q], q
 			}
 		}
-		if w > worst {
+		if wq >= 0 && w > worst {
 			worst, head, at = w, h+1, wq
 		}
 	}
@@ -44,6 +49,17 @@ func lateHold(p results.LadderProfile) (worst float64, head, at int) {
 		worst = math.NaN()
 	}
 	return worst, head, at
+}
+
+// lateHoldText is criterion B's number.
+func lateHoldText(profiled bool, w float64, head, at int) string {
+	switch {
+	case !profiled:
+		return "no attention profile"
+	case head == 0:
+		return "no layer-1 head with a weight at every late position"
+	}
+	return fmt.Sprintf("best head %d: least mean weight %.4f (at query position %d, 0-based)", head, w, at)
 }
 
 // interval95 is the 95% paired t-interval of the second-half contrast.
@@ -142,7 +158,7 @@ func findLadder(cfg study.Config, mg *results.Merged, profiles map[string]result
 		b := okP && w >= ladderHold
 		allB = allB && b
 		v.Criteria = append(v.Criteria, Check{Claim: fmt.Sprintf("(B) seed %d: a layer-1 head keeps ≥ %g of its attention on the previous key at every one of the last %d query positions (mean over %d test windows)", s, ladderHold, ladderLate, results.LadderProfileWindows),
-			Verdict: holdsIf(b), Numbers: fmt.Sprintf("best head %d: least mean weight %.4f (at query position %d, 0-based)", h, w, at)})
+			Verdict: holdsIf(b), Numbers: lateHoldText(okP, w, h, at)})
 		// (C) depth does not hurt
 		c := false
 		claimC := fmt.Sprintf("(C) seed %d: %s is within %g of %s or better (upper end below +%g)", s, deep.Label(), Margin, results.RepLabel(top, s), Margin)

@@ -189,7 +189,7 @@ func ladderTable(cfg study.Config, res *eval.Result, mk *eval.MethodResult) tabl
 		if err != nil {
 			continue
 		}
-		tokens := float64(max(1, m.Budget)) * cfg.TrainTokens()
+		tokens := cfg.ModelTrainTokens(m)
 		for r := range cfg.SeedsOf(m) {
 			label := results.RepLabel(m, r)
 			x := res.Method(label)

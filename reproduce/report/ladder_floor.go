@@ -43,7 +43,7 @@ func ladderPoints(cfg study.Config, res *eval.Result, top study.Model, seed int)
 			}
 		}
 		if n > 0 {
-			out = append(out, ladderPoint{float64(max(1, m.Budget)) * cfg.TrainTokens(), sum / float64(n), half / float64(n), n, cfg.SeedsOf(m)})
+			out = append(out, ladderPoint{cfg.ModelTrainTokens(m), sum / float64(n), half / float64(n), n, cfg.SeedsOf(m)})
 		}
 	}
 	return out

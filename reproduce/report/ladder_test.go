@@ -499,6 +499,8 @@ func TestLateHold(t *testing.T) {
 		{"dip at the last position", [][]float64{dip(0.99, n-1, 0.001), dip(0.97, n-5, 0.2)}, 0.2, 2, n - 5},
 		{"early dip ignored", [][]float64{dip(0.92, 3, 0)}, 0.92, 1, n - ladderLate},
 		{"no profile", nil, math.NaN(), 0, 0},
+		{"a NaN disqualifies its head", [][]float64{dip(0.99, n-3, math.NaN()), flat(0.5)}, 0.5, 2, n - ladderLate},
+		{"too short a profile", [][]float64{{0}}, math.NaN(), 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, h, at := lateHold(results.LadderProfile{Prev: tc.prev})

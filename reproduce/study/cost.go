@@ -28,16 +28,28 @@ func (m Model) EstimateTokensPerSecond(c Config) float64 {
 	return MeasuredRate / per
 }
 
-// TrainTokens is the number of training tokens a model sees at most: the
-// step limit times batch·N, or epochs times the training windows.
+// TrainTokens is the number of training tokens a model of the study's
+// budget (no -xK suffix) sees at most: the step limit times batch·N, or
+// epochs times the training windows, whichever is smaller.
 func (c Config) TrainTokens() float64 {
+	return c.trainTokens(1)
+}
+
+// ModelTrainTokens is the number of training tokens model m sees at most:
+// as TrainTokens, with its step limit (or, without one, its epoch limit)
+// times m.Budget, as Model.TrainConfig sets them. When the epoch limit
+// binds, a -xK model sees no more tokens than TrainTokens.
+func (c Config) ModelTrainTokens(m Model) float64 {
+	return c.trainTokens(max(1, m.Budget))
+}
+
+func (c Config) trainTokens(k int) float64 {
 	windows := float64(c.TrainTrees) * (1 - c.ValFrac) * float64(c.TrainNK/c.N)
 	perEpoch := windows * float64(c.N)
-	total := perEpoch * float64(c.Epochs)
 	if c.MaxSteps > 0 {
-		total = math.Min(total, float64(c.MaxSteps)*float64(c.Batch)*float64(c.N))
+		return math.Min(perEpoch*float64(c.Epochs), float64(k*c.MaxSteps)*float64(c.Batch)*float64(c.N))
 	}
-	return total
+	return perEpoch * float64(k*c.Epochs)
 }
 
 // TrainingRuns is the number of transformers trained: every model's
@@ -50,40 +62,45 @@ func (c Config) TrainingRuns() int {
 	return n
 }
 
-// MaxTrainTokens is the largest TrainTokens of any model: TrainTokens
-// times the largest Budget (K of a -xK model), or TrainTokens without
-// one.
-func (c Config) MaxTrainTokens() float64 {
-	k := 1
-	for _, m := range c.Models() {
-		k = max(k, m.Budget)
-	}
-	return float64(k) * c.TrainTokens()
-}
-
 // CostSummary says, in one sentence fragment, how many transformers a
 // run trains and how many tokens each sees at most, e.g. "16 transformers
-// (10 models, 1–2 seeds each), ≤ 98.3M training tokens each at the 1×
-// budget, 393M for the largest (-x4)".
+// (10 models, 1–2 seeds each), 98.3M–393M training tokens each (98.3M at
+// ×1, 393M at ×4)".
 func (c Config) CostSummary() string {
 	ms := c.Models()
-	lo, hi := 0, 0
-	for i, m := range ms {
-		k := c.SeedsOf(m)
-		if i == 0 || k < lo {
-			lo = k
+	if len(ms) == 0 {
+		return "no transformers"
+	}
+	lo, hi := c.SeedsOf(ms[0]), c.SeedsOf(ms[0])
+	tlo, thi := c.ModelTrainTokens(ms[0]), c.ModelTrainTokens(ms[0])
+	blo, bhi := max(1, ms[0].Budget), max(1, ms[0].Budget)
+	for _, m := range ms[1:] {
+		k, t := c.SeedsOf(m), c.ModelTrainTokens(m)
+		lo, hi = min(lo, k), max(hi, k)
+		if t < tlo {
+			tlo, blo = t, max(1, m.Budget)
 		}
-		hi = max(hi, k)
+		if t > thi {
+			thi, bhi = t, max(1, m.Budget)
+		}
 	}
 	seeds := fmt.Sprintf("%d seed%s each", hi, plural(hi))
 	if lo != hi {
 		seeds = fmt.Sprintf("%d–%d seeds each", lo, hi)
 	}
-	s := fmt.Sprintf("%d transformer%s (%d model%s, %s), ≤ %.3gM training tokens each", c.TrainingRuns(), plural(c.TrainingRuns()), len(ms), plural(len(ms)), seeds, c.TrainTokens()/1e6)
-	if mx := c.MaxTrainTokens(); mx > c.TrainTokens() {
-		s += fmt.Sprintf(" at the 1× budget, %.3gM for the largest (-x%d)", mx/1e6, int(math.Round(mx/c.TrainTokens())))
+	s := fmt.Sprintf("%d transformer%s (%d model%s, %s), ", c.TrainingRuns(), plural(c.TrainingRuns()), len(ms), plural(len(ms)), seeds)
+	if tlo == thi {
+		return s + fmt.Sprintf("≤ %s training tokens each", tokens(thi))
 	}
-	return s
+	return s + fmt.Sprintf("≤ %s–%s training tokens each (%s at ×%d, %s at ×%d)", tokens(tlo), tokens(thi), tokens(tlo), blo, tokens(thi), bhi)
+}
+
+// tokens writes a token count with three significant digits in M or G.
+func tokens(t float64) string {
+	if t >= 1e9 {
+		return fmt.Sprintf("%.3gG", t/1e9)
+	}
+	return fmt.Sprintf("%.3gM", t/1e6)
 }
 
 func plural(n int) string {
@@ -99,7 +116,7 @@ func plural(n int) string {
 func (c Config) EstimateHours() float64 {
 	s := 0.0
 	for _, m := range c.Models() {
-		s += float64(c.SeedsOf(m)) * c.TrainTokens() * float64(max(1, m.Budget)) / m.EstimateTokensPerSecond(c)
+		s += float64(c.SeedsOf(m)) * c.ModelTrainTokens(m) / m.EstimateTokensPerSecond(c)
 	}
 	return s / 3600
 }

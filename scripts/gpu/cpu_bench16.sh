@@ -25,11 +25,19 @@ T0=$(date +%s)
 OUT=${OUT:-$(mktemp -d)}; mkdir -p "$OUT/json"
 DEADLINE=${DEADLINE:-280}; THREADS=${THREADS:-1 2 4 8 16}; REPS_LOW=${REPS_LOW:-3}; REPS=${REPS:-1}
 PY=${VOMC_PYTHON:-python3}
-V=.dev/vomc; B="$OUT/cpu16.txt"
-for z in .dev/*.xz; do # the binaries travel xz-compressed; xz(1) or, without it, Python's lzma
-	[ -f "$z" ] && [ ! -x "${z%.xz}" ] || continue
-	if command -v xz >/dev/null; then xz -dc "$z"; else python3 -c 'import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' "$z"; fi > "${z%.xz}" && chmod +x "${z%.xz}"
+B="$OUT/cpu16.txt"
+# The binaries travel xz-compressed; each is unpacked outside the tree (nothing left to travel), with
+# xz(1) or, without it, Python's lzma; an uncompressed .dev/NAME is used as it is.
+U=$(mktemp -d)
+for z in .dev/*.xz; do
+	[ -f "$z" ] || continue
+	u="$U/$(basename "${z%.xz}")"
+	{ if command -v xz >/dev/null; then xz -dc "$z"; else $PY -c 'import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' "$z"; fi > "$u.part" &&
+		chmod +x "$u.part" && mv "$u.part" "$u"; } || { echo "cannot unpack $z" >&2; exit 2; }
 done
+bin() { if [ -x "$U/$1" ]; then echo "$U/$1"; else echo ".dev/$1"; fi; }
+V=$(bin vomc); CPUT=$(bin cpu.test); KT=$(bin kernels.test)
+[ -x "$V" ] || { echo "no .dev/vomc or .dev/vomc.xz" >&2; exit 2; }
 left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
 { echo "# cpu_bench16.sh $(date -u)"; nproc; lscpu | grep -iE 'model name|flags' | cut -c1-300
   $PY -c "import torch;print('torch',torch.__version__)" 2>&1; } > "$B"
@@ -58,13 +66,13 @@ if [ "$(left)" -gt 30 ]; then
   echo "## profile threads=1 C1,C2" >> "$B"
   timeout $(( $(left) - 5 )) $V bench train --threads 1 --configs C1,C2 --steps 3 --warmup 1 --profile >> "$B" 2>&1
 fi
-if [ "$(left)" -gt 25 ] && [ -x .dev/cpu.test ]; then
+if [ "$(left)" -gt 25 ] && [ -x "$CPUT" ]; then
   echo "## attention fused vs GEMM, 1 thread" >> "$B"
-  timeout $(( $(left) - 5 )) .dev/cpu.test -test.run '^$' -test.bench Attention -test.cpu 1 -test.benchtime 10x >> "$B" 2>&1
+  timeout $(( $(left) - 5 )) "$CPUT" -test.run '^$' -test.bench Attention -test.cpu 1 -test.benchtime 10x >> "$B" 2>&1
 fi
-if [ "$(left)" -gt 25 ] && [ -x .dev/kernels.test ]; then
+if [ "$(left)" -gt 25 ] && [ -x "$KT" ]; then
   echo "## GEMMs of C1, 1 thread" >> "$B"
-  GOMAXPROCS=1 timeout $(( $(left) - 5 )) .dev/kernels.test -test.run '^$' -test.bench 'Gemm/C1/.*/avx' -test.benchtime 100ms >> "$B" 2>&1
+  GOMAXPROCS=1 timeout $(( $(left) - 5 )) "$KT" -test.run '^$' -test.bench 'Gemm/C1/.*/avx' -test.benchtime 100ms >> "$B" 2>&1
 fi
 echo "end at $(( $(date +%s) - T0 ))s" >> "$B"
 cat "$B"

@@ -22,7 +22,7 @@ def main(stages: str) -> None:
     if not files:
         raise SystemExit(f"prev_by_eighth.py: no profile-*/profile.json under {stages} (they are git-ignored: "
                          "run scripts/ladder.sh finish first)")
-    print(f"{'model':30s} {'0-63 … 448-511 (best head, mean per eighth; 448-510 in the last)':52s} least 448..510  heads    (B) 448..511  at 511")
+    print(f"{'model':30s} {'0-63 … 448-511 (best head, mean per eighth; 448-510 in the last)':66s} least 448..510  heads    (B) 448..511  at 511")
     for f in files:
         p = json.load(open(f))
         prev = p["prev"]
@@ -37,7 +37,7 @@ def main(stages: str) -> None:
         late = range(n - 64, n - 1)
         heads = sorted(set(arg[q] for q in late if best[q] >= 0.9))
         b = max(min(h[q] for q in range(n - 64, n)) for h in prev)
-        print(f"{p['model']:30s} {' '.join(f'{x:.2f}' for x in eighths):52s} {min(best[q] for q in late):.3f}          {str(heads):8s} {b:.3f}         {best[n - 1]:.3f}")
+        print(f"{p['model']:30s} {' '.join(f'{x:.2f}' for x in eighths):66s} {min(best[q] for q in late):.3f}          {str(heads):8s} {b:.3f}         {best[n - 1]:.3f}")
 
 
 if __name__ == "__main__":

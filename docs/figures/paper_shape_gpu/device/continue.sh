@@ -41,7 +41,11 @@ unpack() { # .dev/vomc.xz (smaller) or .dev/vomc.gz; xz(1) or, without it, Pytho
 		if command -v xz >/dev/null; then xz -dc .dev/vomc.xz; else python3 -c 'import lzma,sys; sys.stdout.buffer.write(lzma.open(".dev/vomc.xz").read())'; fi
 	else gunzip -c .dev/vomc.gz; fi
 }
-[ -x $V ] || { unpack > $V && chmod +x $V; } || { echo "no .dev/vomc, .dev/vomc.xz or .dev/vomc.gz"; exit 2; }
+if [ -f .dev/vomc.xz ] || [ -f .dev/vomc.gz ]; then # unpacked outside the tree (nothing left to travel), each call
+	V=$(mktemp -d)/vomc
+	{ unpack > "$V.part" && chmod +x "$V.part" && mv "$V.part" "$V"; } || { echo "cannot unpack .dev/vomc.xz or .dev/vomc.gz"; exit 2; }
+fi
+[ -x "$V" ] || { echo "no .dev/vomc, .dev/vomc.xz or .dev/vomc.gz"; exit 2; }
 W=$(mktemp -d); R=${CKPT:-.dev/ckpt/$NAME}; mkdir -p "$(dirname "$R")"
 left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
 log() { echo "[$(( $(date +%s) - T0 ))s] $*" | tee -a "$OUT/run.log"; }
