@@ -10,7 +10,6 @@ import (
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // LadderPrevFile is the ladder's previous-symbol heads by budget
@@ -55,16 +54,13 @@ func DrawLadderPrev(dir string, cfg study.Config, profiles map[string]results.La
 				for q, w := range best {
 					xy[q] = plotter.XY{X: float64(q), Y: w}
 				}
-				l, err := plotter.NewLine(xy)
-				if err != nil {
+				var dashes []vg.Length // seed 0 solid, later seeds dashed
+				if r > 0 {
+					dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+				}
+				if err := addLine(p, fmt.Sprintf("×%d, seed %d", max(1, m.Budget), r), xy, i, vg.Points(1.1), dashes); err != nil {
 					return false, err
 				}
-				l.LineStyle = draw.LineStyle{Color: plot.MethodStyle(i, false).Color, Width: vg.Points(1.1)}
-				if r > 0 {
-					l.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-				}
-				p.Add(l)
-				p.Legend.Add(fmt.Sprintf("×%d, seed %d", max(1, m.Budget), r), l)
 				lines++
 			}
 		}
