@@ -64,8 +64,8 @@ func (c Config) TrainingRuns() int {
 
 // CostSummary says, in one sentence fragment, how many transformers a
 // run trains and how many tokens each sees at most, e.g. "16 transformers
-// (10 models, 1–2 seeds each), 98.3M–393M training tokens each (98.3M at
-// ×1, 393M at ×4)".
+// (10 models, 1–2 seeds each), ≤ 98.3M–393M training tokens each (98.3M
+// at ×1, 393M at ×4)" (the form TestCostSummary checks).
 func (c Config) CostSummary() string {
 	ms := c.Models()
 	if len(ms) == 0 {
