@@ -104,8 +104,9 @@ finish)
 		awk '$2 == "train" && $3 != "done" {print "  " $1}' <<<"$stages" >&2
 		exit 1
 	fi
-	# Everything that runs a model, with the ladder's engine (REV).
-	for s in $(awk '$2 == "data" || $2 == "eval" {print $1}' <<<"$stages"); do
+	# Everything that runs a model, with the ladder's engine (REV); the
+	# data is done above.
+	for s in $(awk '$2 == "eval" {print $1}' <<<"$stages"); do
 		vomc --stage "$s"
 	done
 	# The figures and the report (no model runs) with REPORT_REV's code:
