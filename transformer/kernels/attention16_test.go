@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -236,6 +238,102 @@ func TestAttentionHead16Prefix(t *testing.T) {
 			if dqP[i] != dqF[i] || dkP[i] != dkF[i] || dvP[i] != dvF[i] {
 				t.Fatalf("T'=%d: gradients at %d differ from T=%d's: dq %v/%v dk %v/%v dv %v/%v", tp, i, T, dqP[i], dqF[i], dkP[i], dkF[i], dvP[i], dvF[i])
 			}
+		}
+	}
+}
+
+// BenchmarkAttentionHead16 measures the fused kernels of one head on the
+// C1 (T = 256) and C2 (T = 512) lengths, rows strided as in the engine's
+// qkv (ld = 3·64). GFLOP/cpu-s counts the useful multiply-adds of the
+// causal products, 2·16·T(T+1)/2 flops each: two in the forward (scores,
+// weighted values), five in the backward (scores again, dP, dV, dK, dQ);
+// the exponentials are not counted.
+func BenchmarkAttentionHead16(b *testing.B) {
+	ks := Best()
+	if !ks.HasAttention16() {
+		b.Skipf("kernel set %s has no fused attention", ks.Name())
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, T := range []int{256, 512} {
+		const ld, hs = 192, 16
+		x := func(sd float64) []float32 {
+			v := make([]float32, T*ld)
+			for i := range v {
+				v[i] = float32(sd * r.NormFloat64())
+			}
+			return v
+		}
+		q, k, v, do := x(2), x(2), x(1), x(1)
+		out, lse := make([]float32, T*hs), make([]float32, T)
+		dq, dk, dv := make([]float32, T*ld), make([]float32, T*ld), make([]float32, T*ld)
+		scratch := make([]float32, Attention16Scratch(T))
+		scale := float32(0.25)
+		ks.AttentionHead16Forward(out, hs, lse, q, k, v, ld, T, scale, scratch)
+		product := 2 * 16 * float64(T) * float64(T+1) / 2
+		for _, c := range []struct {
+			name     string
+			products int
+			f        func()
+		}{
+			{"fwd", 2, func() { ks.AttentionHead16Forward(out, hs, lse, q, k, v, ld, T, scale, scratch) }},
+			{"bwd", 5, func() { ks.AttentionHead16Backward(dq, dk, dv, do, hs, q, k, v, ld, lse, T, scale, scratch) }},
+		} {
+			b.Run(fmt.Sprintf("T%d/%s", T, c.name), func(b *testing.B) {
+				t0 := cpuTime()
+				for i := 0; i < b.N; i++ {
+					c.f()
+				}
+				if cpu := cpuTime() - t0; cpu > 0 {
+					b.ReportMetric(float64(c.products)*product*float64(b.N)/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+				}
+			})
+		}
+	}
+}
+
+// TestAttn16Exp2Poly checks the polynomial of 2^r, r ∈ [−½, ½], in the
+// fused attention kernels (exp2Poly in attngen.go): its relative error is
+// ≤ 2e-8 evaluated in float64 and ≤ 2 ulp of float32 with the kernels' float32
+// Horner evaluation (fused multiply-adds), and the assembly loads exactly
+// these coefficients.
+func TestAttn16Exp2Poly(t *testing.T) {
+	coef := [6]uint32{0x3f317218, 0x3e75fdee, 0x3d635774, 0x3c1d96a7, 0x3aaf9f24, 0x3920fdc7}
+	var c [6]float32
+	for i, b := range coef {
+		c[i] = math.Float32frombits(b)
+	}
+	worst64, worst32 := 0.0, 0.0
+	const n = 1 << 18
+	for i := 0; i <= n; i++ {
+		r := float32(-0.5 + float64(i)/n)
+		want := math.Exp2(float64(r))
+		p64 := float64(c[5])
+		for k := 4; k >= 0; k-- {
+			p64 = p64*float64(r) + float64(c[k])
+		}
+		p64 = p64*float64(r) + 1
+		p32 := c[5]
+		for k := 4; k >= 0; k-- {
+			p32 = float32(math.FMA(float64(p32), float64(r), float64(c[k])))
+		}
+		p32 = float32(math.FMA(float64(p32), float64(r), 1))
+		worst64 = max(worst64, math.Abs(p64/want-1))
+		worst32 = max(worst32, math.Abs(float64(p32)/want-1))
+	}
+	t.Logf("relative error: %.3g (float64), %.3g = %.2f ulp (float32)", worst64, worst32, worst32*(1<<24))
+	if worst64 > 2e-8 || worst32 > 2.0/(1<<24) {
+		t.Errorf("2^r polynomial: relative error %.3g in float64 (want ≤ 2e-8), %.3g in float32 (want ≤ 2 ulp)", worst64, worst32)
+	}
+	if Best().Name() != "avx512" {
+		return
+	}
+	src, err := os.ReadFile("attention16_avx512_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range coef {
+		if want := fmt.Sprintf("MOVL $0x%08x, AX", b); strings.Count(string(src), want) != 2 {
+			t.Errorf("the assembly loads %q %d times, want 2 (forward and backward)", want, strings.Count(string(src), want))
 		}
 	}
 }

@@ -14,8 +14,10 @@
 // Lanes at or past nq, and lanes i < j−r0 of key j (the causal mask),
 // get weight exactly 0. Register plan: Z0–Z15 hold 16 vectors of the
 // block (Qᵀ, dOᵀ, rows of dO or Q, or 16 accumulators), Z16–Z18 are
-// temporaries, Z19–Z29 the exp constants (EXPCONSTS), Z30 and Z31 the
-// per-lane max or log-sum-exp and the scale.
+// temporaries, Z19–Z25 the constants of 2^x (exp2Consts), Z26 log₂e, Z30
+// and Z31 the per-lane max or log-sum-exp and the scale; where a pass
+// works on two keys at once (pairLoop) the second key's temporaries are
+// registers that pass leaves free.
 package main
 
 import (
@@ -140,21 +142,79 @@ func endKeyLoop(label string, rows bool) {
 	emit("\tJLT %s", label)
 }
 
-// dot16 sets Z16 = Σ_d Z_d · row[d] (the row at SI, broadcast element by
-// element) as two sums, over even d and odd d (the latter in the register
-// odd), each in the order of d, then added: two chains of 8 FMAs instead
-// of one of 16.
-func dot16(odd string) {
-	emit("\tVMULPS.BCST (SI), Z0, Z16")
-	emit("\tVMULPS.BCST 4(SI), Z1, %s", odd)
-	for d := 2; d < 16; d++ {
-		acc := "Z16"
-		if d%2 == 1 {
-			acc = odd
-		}
-		emit("\tVFMADD231PS.BCST %d(SI), Z%d, %s", 4*d, d, acc)
+// dot16 sets acc[0] = Σ_d Z_d · row[d] (the row at address row, e.g.
+// "(SI)", broadcast element by element) as len(acc) sums, sum c over the
+// d ≡ c (mod len(acc)) in the order of d, then added pairwise ((s0 + s1)
+// + (s2 + s3) for four): short chains of FMAs instead of one of 16.
+func dot16(row string, acc ...string) {
+	c := len(acc)
+	for d := 0; d < c; d++ {
+		emit("\tVMULPS.BCST %s, Z%d, %s", at(row, 4*d), d, acc[d])
 	}
-	emit("\tVADDPS %s, Z16, Z16", odd)
+	for d := c; d < 16; d++ {
+		emit("\tVFMADD231PS.BCST %s, Z%d, %s", at(row, 4*d), d, acc[d%c])
+	}
+	for w := 1; w < c; w *= 2 {
+		for k := 0; k+w < c; k += 2 * w {
+			emit("\tVADDPS %s, %s, %s", acc[k+w], acc[k], acc[k])
+		}
+	}
+}
+
+// at returns the address addr ("(SI)", "64(R14)", "(SI)(R9*1)") moved by
+// off bytes.
+func at(addr string, off int) string {
+	if i := strings.IndexByte(addr, '('); i > 0 {
+		var base int
+		fmt.Sscanf(addr[:i], "%d", &base)
+		off += base
+		addr = addr[i:]
+	}
+	if off == 0 {
+		return addr
+	}
+	return fmt.Sprintf("%d%s", off, addr)
+}
+
+// exp2Poly are c1..c6 of the polynomial 1 + c1·r + … + c6·r⁶ ≈ 2^r on
+// [−½, ½] (float32 bit patterns; TestAttn16Exp2Poly checks their accuracy
+// and that the assembly holds them): fitted for the least largest
+// relative error (≈ 2e-9 before the coefficients are rounded to float32,
+// 1.6e-8 after, ≈ 1.3 ulp with the float32 Horner evaluation of the
+// kernels).
+var exp2Poly = [6]uint32{0x3f317218, 0x3e75fdee, 0x3d635774, 0x3c1d96a7, 0x3aaf9f24, 0x3920fdc7}
+
+// exp2Consts sets Z19 = 1 and Z20..Z25 = c1..c6 of exp2Poly (AX is
+// clobbered).
+func exp2Consts() {
+	emit("\tMOVL $0x3f800000, AX")
+	emit("\tVPBROADCASTD AX, Z19")
+	for i, c := range exp2Poly {
+		emit("\tMOVL $0x%08x, AX", c)
+		emit("\tVPBROADCASTD AX, Z%d", 20+i)
+	}
+}
+
+// log2e sets reg = log₂ e (AX is clobbered).
+func log2e(reg string) {
+	emit("\tMOVL $0x3fb8aa3b, AX")
+	emit("\tVPBROADCASTD AX, %s", reg)
+}
+
+// exp2Masked sets x = 2^x on the lanes of mask and 0 on the others, with t
+// and p as temporaries (constants of exp2Consts): n = round(x), r = x − n
+// (exact, |r| ≤ ½), 2^r by exp2Poly, then VSCALEFPS multiplies by 2^n,
+// underflowing to 0 for very negative x. Lanes off the mask may hold
+// anything, ±Inf and NaN included: they are zeroed by the last
+// instruction.
+func exp2Masked(x, t, p, mask string) {
+	emit("\tVRNDSCALEPS $0, %s, %s", x, t)
+	emit("\tVSUBPS %s, %s, %s", t, x, x)
+	emit("\tVMOVAPS Z25, %s", p)
+	for c := 24; c >= 19; c-- {
+		emit("\tVFMADD213PS Z%d, %s, %s", c, x, p)
+	}
+	emit("\tVSCALEFPS.Z %s, %s, %s, %s", t, p, mask, x)
 }
 
 // outer16 adds to Z_i the broadcast lane i of the scratch vector at R14
@@ -165,22 +225,105 @@ func outer16(x string) {
 	}
 }
 
-// reduce16 adds to Z16 Σ_i lane i of the scratch vector at R14 times Z_i:
-// the even i into Z16 and the odd i into Z17, each in the order of i, then
-// Z17 to Z16 (two chains of 8 FMAs).
-func reduce16() {
-	emit("\tVMULPS.BCST 4(R14), Z1, Z17")
+// reduce16 adds to acc Σ_i lane i of the scratch vector at scr times Z_i:
+// the even i into acc and the odd i into odd, each in the order of i, then
+// odd to acc (two chains of 8 FMAs).
+func reduce16(scr, acc, odd string) {
+	emit("\tVMULPS.BCST %s, Z1, %s", at(scr, 4), odd)
 	for i := 0; i < 16; i++ {
 		if i == 1 {
 			continue
 		}
-		acc := "Z16"
+		a := acc
 		if i%2 == 1 {
-			acc = "Z17"
+			a = odd
 		}
-		emit("\tVFMADD231PS.BCST %d(R14), Z%d, %s", 4*i, i, acc)
+		emit("\tVFMADD231PS.BCST %s, Z%d, %s", at(scr, 4*i), i, a)
 	}
-	emit("\tVADDPS Z17, Z16, Z16")
+	emit("\tVADDPS %s, %s, %s", odd, acc, acc)
+}
+
+// capture returns the lines that f emits, without emitting them.
+func capture(f func()) []string {
+	saved := out.String()
+	out.Reset()
+	f()
+	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	out.Reset()
+	out.WriteString(saved)
+	return got
+}
+
+// pairLoop writes a loop over keys j = 0..n−1 two at a time (BX = j, CX =
+// n, DX = r0), then one last key when n is odd. R14 walks the n×16
+// scratch at scrOff (64 bytes a key) and SI the rows at rowOff (R9 = ld
+// bytes apart), when rowOff ≥ 0. body(u, row, scr, mask) writes key j+u's
+// work, its row at row, its scratch vector at scr and, when masks is set,
+// its causal lanes in the mask register (K1, K2; see causalMask); the two
+// keys' instructions are interleaved line by line, so the two chains of
+// dependent operations overlap (the results are those of one key at a
+// time: each key's operations, and the order of what two keys add to one
+// register, are unchanged). flush, when non-nil, runs after the pair
+// whose second key ends a block of 16 (blockEnd). step, when non-nil,
+// advances other pointers by the given number of keys.
+func pairLoop(label string, scrOff, rowOff int, masks bool, body func(u int, row, scr, mask string), flush func(), step func(keys int)) {
+	emit("\tMOVQ %d(R15), R14", scrOff)
+	if rowOff >= 0 {
+		emit("\tMOVQ %d(R15), SI", rowOff)
+	}
+	emit("\tXORQ BX, BX")
+	emit("\tMOVL $0xffff, R12")
+	emit("%s:", label)
+	emit("\tLEAQ 1(BX), AX")
+	emit("\tCMPQ AX, CX")
+	emit("\tJGE %s_tail", label)
+	if masks {
+		// j is even and so is r0: j and j+1 are both below r0 or both not.
+		for u, k := range []string{"K1", "K2"} {
+			emit("\tMOVL R12, AX")
+			emit("\tANDL R10, AX")
+			emit("\tKMOVW AX, %s", k)
+			emit("\tCMPQ BX, DX")
+			emit("\tJLT %s_m%d", label, u)
+			emit("\tSHLL $1, R12")
+			emit("%s_m%d:", label, u)
+		}
+	}
+	a := capture(func() { body(0, "(SI)", "(R14)", "K1") })
+	b := capture(func() { body(1, "(SI)(R9*1)", "64(R14)", "K2") })
+	for i := 0; i < max(len(a), len(b)); i++ {
+		if i < len(a) {
+			out.WriteString(a[i] + "\n")
+		}
+		if i < len(b) {
+			out.WriteString(b[i] + "\n")
+		}
+	}
+	if flush != nil {
+		emit("\tMOVL BX, AX")
+		emit("\tANDL $15, AX")
+		emit("\tCMPL AX, $14")
+		emit("\tJNE %s_nb", label)
+		flush()
+		emit("%s_nb:", label)
+	}
+	if rowOff >= 0 {
+		emit("\tLEAQ (SI)(R9*2), SI")
+	}
+	if step != nil {
+		step(2)
+	}
+	emit("\tADDQ $128, R14")
+	emit("\tADDQ $2, BX")
+	emit("\tJMP %s", label)
+	emit("%s_tail:", label)
+	emit("\tCMPQ BX, CX")
+	emit("\tJGE %s_end", label)
+	if masks {
+		causalMask()
+	}
+	body(0, "(SI)", "(R14)", "K1") // an even key: it never ends a block
+	emit("%s_end:", label)
 }
 
 // blockEnd runs flush after key j (BX) when j is the last key of a block
@@ -203,11 +346,15 @@ func blockEnd(label string, flush func()) {
 // scrOff (reduce16): dv from p and dO, dk from dS and Q.
 func reduceRowsPass(rowsOff, rowsLd, scrOff, dstOff int, rowsLabel, loop string) {
 	loadRows(rowsOff, rowsLd, rowsLabel)
-	keyLoop(loop, scrOff, dstOff)
-	emit("\tVMOVUPS (SI), Z16")
-	reduce16()
-	emit("\tVMOVUPS Z16, (SI)")
-	endKeyLoop(loop, true)
+	pairLoop(loop, scrOff, dstOff, false, func(u int, row, scr, _ string) {
+		acc, odd := "Z16", "Z17"
+		if u == 1 {
+			acc, odd = "Z18", "Z19"
+		}
+		emit("\tVMOVUPS %s, %s", row, acc)
+		reduce16(scr, acc, odd)
+		emit("\tVMOVUPS %s, %s", acc, row)
+	}, nil, nil)
 }
 
 // zero16 sets Z0..Z15 to 0.
@@ -231,31 +378,37 @@ func forward() {
 	emit("\t// pass 1: scores s_j = Qᵀ·k_j to p[j], their per-lane max (valid keys) in Z30")
 	emit("\tMOVL $0xff800000, AX")
 	emit("\tVPBROADCASTD AX, Z30")
-	keyLoop("fscore", offP, offK)
-	dot16("Z17")
-	emit("\tVMOVUPS Z16, (R14)")
-	causalMask()
-	emit("\tVMAXPS Z16, Z30, K1, Z30")
-	endKeyLoop("fscore", true)
-	emit("\t// pass 2: p[j] ← exp(scale·(s_j − max)) on the key's lanes, else 0; Z0 = Σ_j p[j]")
+	pairLoop("fscore", offP, offK, true, func(u int, row, scr, mask string) {
+		acc := []string{"Z16", "Z17"}
+		if u == 1 {
+			acc = []string{"Z18", "Z19"}
+		}
+		dot16(row, acc...)
+		emit("\tVMOVUPS %s, %s", acc[0], scr)
+		emit("\tVMAXPS %s, Z30, %s, Z30", acc[0], mask)
+	}, nil, nil)
+	emit("\t// pass 2: p[j] ← 2^((s_j − max)·scale·log₂e) on the key's lanes, else 0; Z0 = Σ_j p[j]")
 	emit("\t// (each block of 16 keys summed in Z1, then added to Z0)")
-	emit("\tEXPCONSTS")
+	log2e("Z26")
+	emit("\tVMULPS Z26, Z31, Z31")
+	exp2Consts()
 	emit("\tVPXORD Z0, Z0, Z0")
 	emit("\tVPXORD Z1, Z1, Z1")
-	keyLoop("fexp", offP, -1)
-	emit("\tVMOVUPS (R14), Z16")
-	emit("\tVSUBPS Z30, Z16, Z16")
-	emit("\tVMULPS Z31, Z16, Z16")
-	emit("\tEXP(Z16, Z17)")
-	causalMask()
-	emit("\tVMOVAPS.Z Z16, K1, Z16")
-	emit("\tVMOVUPS Z16, (R14)")
-	emit("\tVADDPS Z16, Z1, Z1")
-	blockEnd("fexp", func() {
+	pairLoop("fexp", offP, -1, true, func(u int, _, scr, mask string) {
+		x, t, p := "Z16", "Z17", "Z18"
+		if u == 1 {
+			x, t, p = "Z2", "Z3", "Z4"
+		}
+		emit("\tVMOVUPS %s, %s", scr, x)
+		emit("\tVSUBPS Z30, %s, %s", x, x)
+		emit("\tVMULPS Z31, %s, %s", x, x)
+		exp2Masked(x, t, p, mask)
+		emit("\tVMOVUPS %s, %s", x, scr)
+		emit("\tVADDPS %s, Z1, Z1", x)
+	}, func() {
 		emit("\tVADDPS Z1, Z0, Z0")
 		emit("\tVPXORD Z1, Z1, Z1")
-	})
-	endKeyLoop("fexp", false)
+	}, nil)
 	emit("\tVADDPS Z1, Z0, Z0")
 	emit("\t// ml: max, sum, 1/sum")
 	emit("\tMOVQ %d(R15), AX", offMl)
@@ -292,31 +445,45 @@ func backward() {
 	emit("\tVBROADCASTSS %d(R15), Z31", offScale)
 	emit("\tMOVQ %d(R15), AX", offMl)
 	emit("\tVMOVUPS (AX), Z30")
-	emit("\tEXPCONSTS")
-	emit("\t// pass 1: p[j] ← exp(scale·Qᵀ·k_j − lse) on the key's lanes, else 0")
-	keyLoop("bp", offP, offK)
-	dot16("Z17")
-	emit("\tVFMSUB213PS Z30, Z31, Z16")
-	emit("\tEXP(Z16, Z17)")
-	causalMask()
-	emit("\tVMOVAPS.Z Z16, K1, Z16")
-	emit("\tVMOVUPS Z16, (R14)")
-	endKeyLoop("bp", true)
+	emit("\t// pass 1: p[j] ← scale·Qᵀ·k_j − lse, then 2^(log₂e·that) on the key's lanes, else 0")
+	pairLoop("bs", offP, offK, false, func(u int, row, scr, _ string) {
+		acc := []string{"Z16", "Z17"}
+		if u == 1 {
+			acc = []string{"Z18", "Z19"}
+		}
+		dot16(row, acc...)
+		emit("\tVFMSUB213PS Z30, Z31, %s", acc[0])
+		emit("\tVMOVUPS %s, %s", acc[0], scr)
+	}, nil, nil)
+	exp2Consts()
+	log2e("Z26")
+	pairLoop("bp", offP, -1, true, func(u int, _, scr, mask string) {
+		x, t, p := "Z16", "Z17", "Z18"
+		if u == 1 {
+			x, t, p = "Z0", "Z1", "Z2"
+		}
+		emit("\tVMOVUPS %s, %s", scr, x)
+		emit("\tVMULPS Z26, %s, %s", x, x)
+		exp2Masked(x, t, p, mask)
+		emit("\tVMOVUPS %s, %s", x, scr)
+	}, nil, nil)
 	emit("\t// pass 2: ds[j] ← dp_j = dOᵀ·v_j; Z17 = Σ_j p[j]·dp_j (by blocks of 16 keys in Z19)")
 	loadCols(offDot, offLdt)
 	emit("\tVPXORD Z17, Z17, Z17")
 	emit("\tVPXORD Z19, Z19, Z19")
 	emit("\tMOVQ %d(R15), DI", offP)
-	keyLoop("bdp", offDs, offV)
-	dot16("Z18")
-	emit("\tVMOVUPS Z16, (R14)")
-	emit("\tVFMADD231PS (DI), Z16, Z19")
-	emit("\tADDQ $64, DI")
-	blockEnd("bdp", func() {
+	pairLoop("bdp", offDs, offV, false, func(u int, row, scr, _ string) {
+		acc, p := []string{"Z16", "Z18"}, "(DI)"
+		if u == 1 {
+			acc, p = []string{"Z20", "Z21"}, "64(DI)"
+		}
+		dot16(row, acc...)
+		emit("\tVMOVUPS %s, %s", acc[0], scr)
+		emit("\tVFMADD231PS %s, %s, Z19", p, acc[0])
+	}, func() {
 		emit("\tVADDPS Z19, Z17, Z17")
 		emit("\tVPXORD Z19, Z19, Z19")
-	})
-	endKeyLoop("bdp", true)
+	}, func(keys int) { emit("\tADDQ $%d, DI", 64*keys) })
 	emit("\tVADDPS Z19, Z17, Z17")
 	emit("\t// pass 3: ds[j] ← scale·p[j]·(dp_j − Σ)")
 	emit("\tMOVQ %d(R15), DI", offP)
