@@ -364,6 +364,25 @@ func zero16() {
 	}
 }
 
+// prefetch16 asks for the 16 rows first, first+1, … (first a register or
+// an immediate "$16") of the rows at ptrOff, stride bytes apart (a
+// register), to be brought into the cache: the rows the next query block
+// adds to the work, so that they arrive from memory while this block runs.
+// A prefetch does not fault, so rows past the last (the last block) are
+// harmless. AX and SI are clobbered.
+func prefetch16(ptrOff int, first, stride string) {
+	emit("\tMOVQ %s, AX", first)
+	emit("\tIMULQ %s, AX", stride)
+	emit("\tMOVQ %d(R15), SI", ptrOff)
+	emit("\tADDQ AX, SI")
+	for i := 0; i < 16; i++ {
+		emit("\tPREFETCHT0 (SI)")
+		if i < 15 {
+			emit("\tADDQ %s, SI", stride)
+		}
+	}
+}
+
 func loopRegs() {
 	emit("\tMOVQ %d(R15), R9", offLd)
 	emit("\tMOVQ %d(R15), CX", offN)
@@ -374,6 +393,9 @@ func forward() {
 	header("attn16FwdAVX512", "Forward of one query block (attention16.go, attn16Args).")
 	loadCols(offQt, offLdt)
 	loopRegs()
+	emit("\t// the keys and values of the next block")
+	prefetch16(offK, "CX", "R9")
+	prefetch16(offV, "CX", "R9")
 	emit("\tVBROADCASTSS %d(R15), Z31", offScale)
 	emit("\t// pass 1: scores s_j = Qᵀ·k_j to p[j], their per-lane max (valid keys) in Z30")
 	emit("\tMOVL $0xff800000, AX")
@@ -442,6 +464,14 @@ func backward() {
 	header("attn16BwdAVX512", "Backward of one query block (attention16.go, attn16Args).")
 	loadCols(offQt, offLdt)
 	loopRegs()
+	emit("\t// what the next block adds: keys, values and their gradients, its queries, dO and dq")
+	for _, off := range []int{offK, offV, offDk, offDv} {
+		prefetch16(off, "CX", "R9")
+	}
+	prefetch16(offQ, "$16", "R9")
+	prefetch16(offOut, "$16", "R9")
+	emit("\tMOVQ %d(R15), R11", offLdo)
+	prefetch16(offDo, "$16", "R11")
 	emit("\tVBROADCASTSS %d(R15), Z31", offScale)
 	emit("\tMOVQ %d(R15), AX", offMl)
 	emit("\tVMOVUPS (AX), Z30")
