@@ -174,10 +174,17 @@ func (t *timedBackend) Zero(x backend.Tensor) {
 	t.add(r, t0)
 }
 
+// Copy in the backward pass sets a residual stream's gradient before
+// LayerNorm's backward pass adds to it (transformer.Model.Backward): it is
+// counted with the residual adds.
 func (t *timedBackend) Copy(dst, src backend.Tensor) {
 	t0 := time.Now()
 	t.Backend.Copy(dst, src)
-	t.add(RowOtherOps, t0)
+	r := RowOtherOps
+	if t.bwd {
+		r = RowResidualBwd
+	}
+	t.add(r, t0)
 }
 
 func (t *timedBackend) EncoderForward(out backend.Tensor, tok backend.Tokens, wte, pos backend.Tensor, B, T, C int) {

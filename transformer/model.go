@@ -535,7 +535,9 @@ func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
 	// input gradient with setDinp, the activation's backward pass) or, when
 	// that op accumulates (LayerNorm's and attention's backward passes),
 	// cleared right before it, so that it is in cache when the op reads
-	// it.
+	// it; a residual stream's gradient is set to the residual branch's
+	// (Copy) and LayerNorm's backward pass adds its own to it, one pass
+	// instead of clearing and adding after.
 
 	be.CrossEntropyBackward(d.logits, s.probs, tok, scale, B, T, A)
 	x := s.encoded
@@ -563,10 +565,11 @@ func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
 			be.ActivationBackward(c.activation(), db.fch.Prefix(BT*4*C), lb.fch.Prefix(BT*4*C), db.fcha.Prefix(BT*4*C))
 			be.MatmulBackward(db.ln2, lg.fcw, lg.fcb, db.fch, lb.ln2, lp.fcw, BT, C, 4*C, true)
 			if c.LayerNorm {
-				be.Zero(db.res2.Prefix(BT * C))
+				be.Copy(db.res2.Prefix(BT*C), db.res3.Prefix(BT*C))
 				be.LayerNormBackward(db.res2, lg.ln2w, lg.ln2b, db.ln2, lb.res2, lp.ln2w, lb.ln2Mean, lb.ln2Rstd, BT, C)
+			} else {
+				be.Add(db.res2.Prefix(BT*C), db.res2, db.res3)
 			}
-			be.Add(db.res2.Prefix(BT*C), db.res2, db.res3)
 		}
 		// res2 = x + proj(attn(qkv(ln1(x)))); the QKV product writes
 		// ln1 (without LayerNorm, the layer input's gradient) first
@@ -575,10 +578,11 @@ func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
 		be.AttentionBackward(db.qkv, db.atty, lb.qkv, lb.lse.Prefix(B*c.Heads[l]*T), B, T, C, c.Heads[l])
 		be.MatmulBackward(db.ln1, lg.qkvw, lg.qkvb, db.qkv, lb.ln1, lp.qkvw, BT, C, 3*C, true)
 		if c.LayerNorm {
-			be.Zero(dxin.Prefix(BT * C))
+			be.Copy(dxin.Prefix(BT*C), db.res2.Prefix(BT*C))
 			be.LayerNormBackward(dxin, lg.ln1w, lg.ln1b, db.ln1, xin, lp.ln1w, lb.ln1Mean, lb.ln1Rstd, BT, C)
+		} else {
+			be.Add(dxin.Prefix(BT*C), dxin, db.res2)
 		}
-		be.Add(dxin.Prefix(BT*C), dxin, db.res2)
 	}
 	var dwpe backend.Tensor
 	if c.Positional == Learned {
