@@ -8,7 +8,7 @@ import (
 )
 
 // TestGeneratedAsmCurrent runs the generators (asmgen.go for each
-// instruction set, attngen.go) and checks that the checked-in assembly is
+// instruction set, attngen.go, gelugen.go) and checks that the checked-in assembly is
 // what they write now (run go generate after changing them).
 func TestGeneratedAsmCurrent(t *testing.T) {
 	if testing.Short() {
@@ -21,7 +21,7 @@ func TestGeneratedAsmCurrent(t *testing.T) {
 	}
 	for _, f := range []struct{ gen, isa, file string }{
 		{"asmgen.go", "avx512", "gemm_avx512_amd64.s"}, {"asmgen.go", "avx2", "gemm_avx2_amd64.s"},
-		{"attngen.go", "", "attention16_avx512_amd64.s"},
+		{"attngen.go", "", "attention16_avx512_amd64.s"}, {"gelugen.go", "", "gelu_avx512_amd64.s"},
 	} {
 		args := []string{"run", f.gen}
 		if f.isa != "" {

@@ -4,8 +4,6 @@
 
 #include "textflag.h"
 
-#include "vecmath_avx512_amd64.h"
-
 // func attn16FwdAVX512(a *attn16Args)
 // Forward of one query block (attention16.go, attn16Args).
 TEXT ·attn16FwdAVX512(SB), NOSPLIT, $0-8

@@ -569,8 +569,6 @@ func main() {
 	emit("")
 	emit("#include \"textflag.h\"")
 	emit("")
-	emit("#include \"vecmath_avx512_amd64.h\"")
-	emit("")
 	forward()
 	emit("")
 	backward()

@@ -4,7 +4,8 @@
 
 // The AVX2 + FMA vector kernels of the avx2 set (8-float ymm vectors):
 // the same algorithms as the AVX-512 ones (softmax_exp_avx512_amd64.s, gelu_avx512_amd64.s,
-// layernorm_avx512_amd64.s, add_avx512_amd64.s) and the portable Go versions. AVX2 has
+// layernorm_avx512_amd64.s, add_avx512_amd64.s) and the portable Go versions (the AVX-512
+// GELU evaluates 1/(1 + p·z) and e^−z² otherwise: gelugen.go). AVX2 has
 // no mask registers: the tail of n mod 8 values is read with VMASKMOVPS
 // under a lane mask from tailmask<> (masked lanes are not accessed and
 // load as 0) and written with plain stores of 4, 2 and 1 lanes

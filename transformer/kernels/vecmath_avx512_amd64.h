@@ -1,5 +1,5 @@
 // Macros shared by the AVX-512 vector-math kernels (softmax_exp_avx512_amd64.s,
-// gelu_avx512_amd64.s, layernorm_avx512_amd64.s).
+// layernorm_avx512_amd64.s; gelu_avx512_amd64.s is written by gelugen.go).
 
 // Vector exp for AVX-512, the same algorithm as exp32 in softmax.go:
 // n = round(x·log2 e), r = x − n·ln2hi − n·ln2lo (|r| ≤ ln2/2), e^r by its
