@@ -532,12 +532,12 @@ func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
 	}
 	g := &a.gv
 	// Every activation gradient is written by its first op (a product's
-	// input gradient with setDinp, the activation's backward pass) or, when
-	// that op accumulates (LayerNorm's and attention's backward passes),
-	// cleared right before it, so that it is in cache when the op reads
-	// it; a residual stream's gradient is set to the residual branch's
-	// (Copy) and LayerNorm's backward pass adds its own to it, one pass
-	// instead of clearing and adding after.
+	// input gradient with setDinp, the activation's and attention's
+	// backward passes) or, when that op accumulates (LayerNorm's backward
+	// pass), cleared right before it, so that it is in cache when the op
+	// reads it; a residual stream's gradient is set to the residual
+	// branch's (Copy) and LayerNorm's backward pass adds its own to it, one
+	// pass instead of clearing and adding after.
 
 	be.CrossEntropyBackward(d.logits, s.probs, tok, scale, B, T, A)
 	x := s.encoded
@@ -574,7 +574,6 @@ func (m *Model) Backward(a *Activations, grads backend.Tensor, scale float32) {
 		// res2 = x + proj(attn(qkv(ln1(x)))); the QKV product writes
 		// ln1 (without LayerNorm, the layer input's gradient) first
 		be.MatmulBackward(db.atty, lg.projw, lg.projb, db.res2, lb.atty, lp.projw, BT, C, C, true)
-		be.Zero(db.qkv.Prefix(BT * 3 * C))
 		be.AttentionBackward(db.qkv, db.atty, lb.qkv, lb.lse.Prefix(B*c.Heads[l]*T), B, T, C, c.Heads[l])
 		be.MatmulBackward(db.ln1, lg.qkvw, lg.qkvb, db.qkv, lb.ln1, lp.qkvw, BT, C, 3*C, true)
 		if c.LayerNorm {

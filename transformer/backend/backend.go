@@ -180,8 +180,9 @@ type Backend interface {
 	// e^{q_t·k_{t2}/√hs}, from which the backward pass recomputes the
 	// weights: no B·NH·T² matrix is kept.
 	AttentionForward(out, lse, qkv Tensor, B, T, C, NH int)
-	// AttentionBackward accumulates dqkv (B,T,3C) from dout (B,T,C) with
-	// the forward's qkv and lse.
+	// AttentionBackward sets dqkv (B,T,3C) to the gradient from dout
+	// (B,T,C) with the forward's qkv and lse (what dqkv held is not
+	// read).
 	AttentionBackward(dqkv, dout, qkv, lse Tensor, B, T, C, NH int)
 	// AttentionWeights writes the weights of AttentionForward: out
 	// (B,NH,T,T), whose row i of window b, head h holds

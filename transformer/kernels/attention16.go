@@ -17,7 +17,7 @@ import "fmt"
 // Backward (P_ij = exp(scale·s_ij − lse_i), dP_ij = dO_i·v_j):
 //
 //	dS_ij = scale·P_ij·(dP_ij − Σ_{j'≤i} P_ij'·dP_ij'),
-//	dv_j += Σ_i P_ij·dO_i,  dk_j += Σ_i dS_ij·q_i,  dq_i += Σ_j dS_ij·k_j.
+//	dv_j = Σ_i P_ij·dO_i,  dk_j = Σ_i dS_ij·q_i,  dq_i = Σ_j dS_ij·k_j.
 //
 // Each exponential is evaluated as 2^x with x = log₂e·(its argument):
 // x = n + r, n = round(x), 2^r by a degree-6 polynomial (≈ 1.3 ulp,
@@ -145,9 +145,9 @@ func (ks *Set) AttentionHead16Forward(out []float32, ldo int, lse, q, k, v []flo
 	}
 }
 
-// AttentionHead16Backward adds to dq, dk and dv (T rows of 16, ld apart)
+// AttentionHead16Backward sets dq, dk and dv (T rows of 16, ld apart) to
 // the gradients of AttentionHead16Forward's output from dout (T rows, ldo
-// apart), with the forward's q, k, v and lse. scratch holds
+// apart), with the forward's q, k, v and lse; what they held is not read. scratch holds
 // Attention16Scratch(T) floats. The set must have the kernels.
 func (ks *Set) AttentionHead16Backward(dq, dk, dv, dout []float32, ldo int, q, k, v []float32, ld int, lse []float32, T int, scale float32, scratch []float32) {
 	if T <= 0 {

@@ -1046,7 +1046,7 @@ bds_pre:
 	INCQ BX
 	CMPQ BX, CX
 	JLT bds
-	// pass 4: dv_j += Σ_i p[j][i]·dO_i (rows of dO in Z_i)
+	// pass 4: dv_j += Σ_i p[j][i]·dO_i (rows of dO in Z_i; dv_j = … for j ≥ r0)
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -1136,8 +1136,14 @@ bdv:
 	LEAQ 1(BX), AX
 	CMPQ AX, CX
 	JGE bdv_tail
-	VMOVUPS (SI), Z16
-	VMOVUPS (SI)(R9*1), Z18
+	XORL AX, AX
+	CMPQ BX, DX
+	JGE bdv_o2
+	MOVL $0xffff, AX
+bdv_o2:
+	KMOVW AX, K3
+	VMOVUPS.Z (SI), K3, Z16
+	VMOVUPS.Z (SI)(R9*1), K3, Z18
 	VMULPS.BCST 4(R14), Z1, Z17
 	VMULPS.BCST 68(R14), Z1, Z19
 	VFMADD231PS.BCST (R14), Z0, Z16
@@ -1181,7 +1187,13 @@ bdv:
 bdv_tail:
 	CMPQ BX, CX
 	JGE bdv_end
-	VMOVUPS (SI), Z16
+	XORL AX, AX
+	CMPQ BX, DX
+	JGE bdv_o1
+	MOVL $0xffff, AX
+bdv_o1:
+	KMOVW AX, K3
+	VMOVUPS.Z (SI), K3, Z16
 	VMULPS.BCST 4(R14), Z1, Z17
 	VFMADD231PS.BCST (R14), Z0, Z16
 	VFMADD231PS.BCST 8(R14), Z2, Z16
@@ -1201,7 +1213,7 @@ bdv_tail:
 	VADDPS Z17, Z16, Z16
 	VMOVUPS Z16, (SI)
 bdv_end:
-	// pass 5: dk_j += Σ_i ds[j][i]·q_i (rows of Q in Z_i)
+	// pass 5: dk_j += Σ_i ds[j][i]·q_i (rows of Q in Z_i; dk_j = … for j ≥ r0)
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -1291,8 +1303,14 @@ bdk:
 	LEAQ 1(BX), AX
 	CMPQ AX, CX
 	JGE bdk_tail
-	VMOVUPS (SI), Z16
-	VMOVUPS (SI)(R9*1), Z18
+	XORL AX, AX
+	CMPQ BX, DX
+	JGE bdk_o2
+	MOVL $0xffff, AX
+bdk_o2:
+	KMOVW AX, K3
+	VMOVUPS.Z (SI), K3, Z16
+	VMOVUPS.Z (SI)(R9*1), K3, Z18
 	VMULPS.BCST 4(R14), Z1, Z17
 	VMULPS.BCST 68(R14), Z1, Z19
 	VFMADD231PS.BCST (R14), Z0, Z16
@@ -1336,7 +1354,13 @@ bdk:
 bdk_tail:
 	CMPQ BX, CX
 	JGE bdk_end
-	VMOVUPS (SI), Z16
+	XORL AX, AX
+	CMPQ BX, DX
+	JGE bdk_o1
+	MOVL $0xffff, AX
+bdk_o1:
+	KMOVW AX, K3
+	VMOVUPS.Z (SI), K3, Z16
 	VMULPS.BCST 4(R14), Z1, Z17
 	VFMADD231PS.BCST (R14), Z0, Z16
 	VFMADD231PS.BCST 8(R14), Z2, Z16
@@ -1356,7 +1380,7 @@ bdk_tail:
 	VADDPS Z17, Z16, Z16
 	VMOVUPS Z16, (SI)
 bdk_end:
-	// pass 6: dq_i += Σ_j ds[j][i]·k_j (each block of 16 keys in Z_i, the
+	// pass 6: dq_i = Σ_j ds[j][i]·k_j (each block of 16 keys in Z_i, the
 	// block sums added in order into the 16 rows at acc)
 	MOVQ 152(R15), DI
 	VPXORD Z0, Z0, Z0
@@ -1493,82 +1517,66 @@ bdq_pre:
 	VADDPS 960(DI), Z15, Z15
 	MOVQ 80(R15), DI
 	MOVQ 56(R15), R13
-	VADDPS (DI), Z0, Z0
 	VMOVUPS Z0, (DI)
 	CMPQ R13, $1
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z1, Z1
 	VMOVUPS Z1, (DI)
 	CMPQ R13, $2
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z2, Z2
 	VMOVUPS Z2, (DI)
 	CMPQ R13, $3
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z3, Z3
 	VMOVUPS Z3, (DI)
 	CMPQ R13, $4
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z4, Z4
 	VMOVUPS Z4, (DI)
 	CMPQ R13, $5
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z5, Z5
 	VMOVUPS Z5, (DI)
 	CMPQ R13, $6
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z6, Z6
 	VMOVUPS Z6, (DI)
 	CMPQ R13, $7
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z7, Z7
 	VMOVUPS Z7, (DI)
 	CMPQ R13, $8
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z8, Z8
 	VMOVUPS Z8, (DI)
 	CMPQ R13, $9
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z9, Z9
 	VMOVUPS Z9, (DI)
 	CMPQ R13, $10
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z10, Z10
 	VMOVUPS Z10, (DI)
 	CMPQ R13, $11
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z11, Z11
 	VMOVUPS Z11, (DI)
 	CMPQ R13, $12
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z12, Z12
 	VMOVUPS Z12, (DI)
 	CMPQ R13, $13
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z13, Z13
 	VMOVUPS Z13, (DI)
 	CMPQ R13, $14
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z14, Z14
 	VMOVUPS Z14, (DI)
 	CMPQ R13, $15
 	JLE bdone
 	ADDQ R9, DI
-	VADDPS (DI), Z15, Z15
 	VMOVUPS Z15, (DI)
 bdone:
 	VZEROUPPER

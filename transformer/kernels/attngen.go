@@ -254,19 +254,39 @@ func capture(f func()) []string {
 	return got
 }
 
+// What pairLoop sets in mask registers for the keys of a turn.
+const (
+	causalMasks = 1 << iota // K1, K2: the keys' causal lanes
+	oldKeys                 // K3: whether the keys are below r0
+)
+
+// oldKeysMask sets K3 to all lanes when key j (BX) is below r0 (DX), else
+// to none (AX is clobbered).
+func oldKeysMask(label string) {
+	emit("\tXORL AX, AX")
+	emit("\tCMPQ BX, DX")
+	emit("\tJGE %s", label)
+	emit("\tMOVL $0xffff, AX")
+	emit("%s:", label)
+	emit("\tKMOVW AX, K3")
+}
+
 // pairLoop writes a loop over keys j = 0..n−1 two at a time (BX = j, CX =
 // n, DX = r0), then one last key when n is odd. R14 walks the n×16
 // scratch at scrOff (64 bytes a key) and SI the rows at rowOff (R9 = ld
 // bytes apart), when rowOff ≥ 0. body(u, row, scr, mask) writes key j+u's
-// work, its row at row, its scratch vector at scr and, when masks is set,
-// its causal lanes in the mask register (K1, K2; see causalMask); the two
+// work, its row at row, its scratch vector at scr and, with causalMasks in
+// regs, its causal lanes in the mask register (K1, K2; see causalMask);
+// with oldKeys, K3 is all lanes for keys below r0 (rows that earlier
+// blocks wrote) and none for the block's own keys. The two
 // keys' instructions are interleaved line by line, so the two chains of
 // dependent operations overlap (the results are those of one key at a
 // time: each key's operations, and the order of what two keys add to one
 // register, are unchanged). flush, when non-nil, runs after the pair
 // whose second key ends a block of 16 (blockEnd). step, when non-nil,
 // advances other pointers by the given number of keys.
-func pairLoop(label string, scrOff, rowOff int, masks bool, body func(u int, row, scr, mask string), flush func(), step func(keys int)) {
+func pairLoop(label string, scrOff, rowOff int, regs int, body func(u int, row, scr, mask string), flush func(), step func(keys int)) {
+	masks := regs&causalMasks != 0
 	emit("\tMOVQ %d(R15), R14", scrOff)
 	if rowOff >= 0 {
 		emit("\tMOVQ %d(R15), SI", rowOff)
@@ -288,6 +308,9 @@ func pairLoop(label string, scrOff, rowOff int, masks bool, body func(u int, row
 			emit("\tSHLL $1, R12")
 			emit("%s_m%d:", label, u)
 		}
+	}
+	if regs&oldKeys != 0 {
+		oldKeysMask(label + "_o2")
 	}
 	a := capture(func() { body(0, "(SI)", "(R14)", "K1") })
 	b := capture(func() { body(1, "(SI)(R9*1)", "64(R14)", "K2") })
@@ -322,6 +345,9 @@ func pairLoop(label string, scrOff, rowOff int, masks bool, body func(u int, row
 	if masks {
 		causalMask()
 	}
+	if regs&oldKeys != 0 {
+		oldKeysMask(label + "_o1")
+	}
 	body(0, "(SI)", "(R14)", "K1") // an even key: it never ends a block
 	emit("%s_end:", label)
 }
@@ -343,15 +369,17 @@ func blockEnd(label string, flush func()) {
 // reduceRowsPass writes a backward pass that adds to each key's row at
 // dstOff (ld apart) the 16 block rows at rowsOff (rowsLd apart, loaded
 // once into Z0..Z15) weighted by the key's 16 lanes of the scratch at
-// scrOff (reduce16): dv from p and dO, dk from dS and Q.
+// scrOff (reduce16): dv from p and dO, dk from dS and Q. The rows of the
+// block's own keys (j ≥ r0) are new: their sums start at 0, not at what
+// the row held (the kernel sets dk and dv).
 func reduceRowsPass(rowsOff, rowsLd, scrOff, dstOff int, rowsLabel, loop string) {
 	loadRows(rowsOff, rowsLd, rowsLabel)
-	pairLoop(loop, scrOff, dstOff, false, func(u int, row, scr, _ string) {
+	pairLoop(loop, scrOff, dstOff, oldKeys, func(u int, row, scr, _ string) {
 		acc, odd := "Z16", "Z17"
 		if u == 1 {
 			acc, odd = "Z18", "Z19"
 		}
-		emit("\tVMOVUPS %s, %s", row, acc)
+		emit("\tVMOVUPS.Z %s, K3, %s", row, acc)
 		reduce16(scr, acc, odd)
 		emit("\tVMOVUPS %s, %s", acc, row)
 	}, nil, nil)
@@ -400,7 +428,7 @@ func forward() {
 	emit("\t// pass 1: scores s_j = Qᵀ·k_j to p[j], their per-lane max (valid keys) in Z30")
 	emit("\tMOVL $0xff800000, AX")
 	emit("\tVPBROADCASTD AX, Z30")
-	pairLoop("fscore", offP, offK, true, func(u int, row, scr, mask string) {
+	pairLoop("fscore", offP, offK, causalMasks, func(u int, row, scr, mask string) {
 		acc := []string{"Z16", "Z17"}
 		if u == 1 {
 			acc = []string{"Z18", "Z19"}
@@ -416,7 +444,7 @@ func forward() {
 	exp2Consts()
 	emit("\tVPXORD Z0, Z0, Z0")
 	emit("\tVPXORD Z1, Z1, Z1")
-	pairLoop("fexp", offP, -1, true, func(u int, _, scr, mask string) {
+	pairLoop("fexp", offP, -1, causalMasks, func(u int, _, scr, mask string) {
 		x, t, p := "Z16", "Z17", "Z18"
 		if u == 1 {
 			x, t, p = "Z2", "Z3", "Z4"
@@ -476,7 +504,7 @@ func backward() {
 	emit("\tMOVQ %d(R15), AX", offMl)
 	emit("\tVMOVUPS (AX), Z30")
 	emit("\t// pass 1: p[j] ← scale·Qᵀ·k_j − lse, then 2^(log₂e·that) on the key's lanes, else 0")
-	pairLoop("bs", offP, offK, false, func(u int, row, scr, _ string) {
+	pairLoop("bs", offP, offK, 0, func(u int, row, scr, _ string) {
 		acc := []string{"Z16", "Z17"}
 		if u == 1 {
 			acc = []string{"Z18", "Z19"}
@@ -487,7 +515,7 @@ func backward() {
 	}, nil, nil)
 	exp2Consts()
 	log2e("Z26")
-	pairLoop("bp", offP, -1, true, func(u int, _, scr, mask string) {
+	pairLoop("bp", offP, -1, causalMasks, func(u int, _, scr, mask string) {
 		x, t, p := "Z16", "Z17", "Z18"
 		if u == 1 {
 			x, t, p = "Z0", "Z1", "Z2"
@@ -502,7 +530,7 @@ func backward() {
 	emit("\tVPXORD Z17, Z17, Z17")
 	emit("\tVPXORD Z19, Z19, Z19")
 	emit("\tMOVQ %d(R15), DI", offP)
-	pairLoop("bdp", offDs, offV, false, func(u int, row, scr, _ string) {
+	pairLoop("bdp", offDs, offV, 0, func(u int, row, scr, _ string) {
 		acc, p := []string{"Z16", "Z18"}, "(DI)"
 		if u == 1 {
 			acc, p = []string{"Z20", "Z21"}, "64(DI)"
@@ -525,11 +553,11 @@ func backward() {
 	emit("\tVMOVUPS Z16, (R14)")
 	emit("\tADDQ $64, DI")
 	endKeyLoop("bds", false)
-	emit("\t// pass 4: dv_j += Σ_i p[j][i]·dO_i (rows of dO in Z_i)")
+	emit("\t// pass 4: dv_j += Σ_i p[j][i]·dO_i (rows of dO in Z_i; dv_j = … for j ≥ r0)")
 	reduceRowsPass(offDo, offLdo, offP, offDv, "bdorows", "bdv")
-	emit("\t// pass 5: dk_j += Σ_i ds[j][i]·q_i (rows of Q in Z_i)")
+	emit("\t// pass 5: dk_j += Σ_i ds[j][i]·q_i (rows of Q in Z_i; dk_j = … for j ≥ r0)")
 	reduceRowsPass(offQ, offLd, offDs, offDk, "bqrows", "bdk")
-	emit("\t// pass 6: dq_i += Σ_j ds[j][i]·k_j (each block of 16 keys in Z_i, the")
+	emit("\t// pass 6: dq_i = Σ_j ds[j][i]·k_j (each block of 16 keys in Z_i, the")
 	emit("\t// block sums added in order into the 16 rows at acc)")
 	emit("\tMOVQ %d(R15), DI", offAcc)
 	zero16()
@@ -553,7 +581,6 @@ func backward() {
 	emit("\tMOVQ %d(R15), DI", offOut)
 	emit("\tMOVQ %d(R15), R13", offNq)
 	validRows("DI", "R9", "bdone", func(i int) {
-		emit("\tVADDPS (DI), Z%d, Z%d", i, i)
 		emit("\tVMOVUPS Z%d, (DI)", i)
 	})
 	emit("\tVZEROUPPER")

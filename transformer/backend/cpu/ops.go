@@ -213,7 +213,7 @@ func attentionForward(ks *kernels.Set, k kernels.Kernel, fused bool, out, lse, q
 	attnPool.Put(t)
 }
 
-// attentionBackward accumulates dqkv (B,T,3C) from dout (B,T,C), using the
+// attentionBackward sets dqkv (B,T,3C) from dout (B,T,C), using the
 // forward's qkv and lse. Work is split over (b, h) pairs, which write
 // disjoint parts of dqkv; per block of query rows r0..r1−1, the weights
 // P = exp(Q·Kᵀ/√hs − lse) are recomputed (Set.ScaledExp), then with
@@ -300,6 +300,11 @@ func (a *attnTask) RunPart(bh int) {
 		return
 	}
 	dq, dk, dv := a.dqkv[base:], a.dqkv[base+C:], a.dqkv[base+2*C:]
+	for t := 0; t < T; t++ { // the products below add to them
+		clear(dq[t*C3 : t*C3+hs])
+		clear(dk[t*C3 : t*C3+hs])
+		clear(dv[t*C3 : t*C3+hs])
+	}
 	do := a.dout[ob:]
 	transposeHead(a.ks, vt, v, T, hs, C3)
 	for r0 := 0; r0 < T; r0 += attnRB {

@@ -254,8 +254,8 @@ func (be *Backend) AttentionForward(out, lse, qkv backend.Tensor, B, T, C, NH in
 		ptr(po), ptr(pl), ptr(pq), i32(T), i32(C), i32(NH), i32(hs), attnScale(hs))
 }
 
-// AttentionBackward accumulates dqkv: a query pass (D_i and dq) and a key
-// pass (dk, dv).
+// AttentionBackward sets dqkv: cleared, then a query pass (D_i and dq)
+// and a key pass (dk, dv) that add to it.
 func (be *Backend) AttentionBackward(dqkv, dout, qkv, lse backend.Tensor, B, T, C, NH int) {
 	be.enter()
 	defer be.exit()
@@ -270,6 +270,7 @@ func (be *Backend) AttentionBackward(dqkv, dout, qkv, lse backend.Tensor, B, T, 
 	if B*NH*T == 0 {
 		return
 	}
+	must(be.d.memset32(pdq, 0, uint64(B*T*3*C)))
 	D := be.workspace(4 * uint64(B*NH*T))
 	grid := [3]uint32{uint32(B * NH), uint32(ceilDiv(T, 64)), 1}
 	be.launch(fmt.Sprintf("k_attn_bwd_q_%d", m), grid, [3]uint32{64, 1, 1},
