@@ -65,7 +65,7 @@ func refAttention(qkv, dout []float32, B, T, C, NH int) (out, dqkv []float64) {
 // partial last blocks, heads of 4..16) against the float64 reference with
 // the portable, SIMD and naive kernels, and with the default backend (the
 // fused kernels of head size 16 where its set has them), forward with and
-// without kept weights, and backward (which accumulates into dqkv).
+// without kept weights, and backward (which sets dqkv: it is filled with NaN first).
 func TestAttentionBlocks(t *testing.T) {
 	ks := map[string]kernels.Kernel{"blocked": &kernels.Blocked{}, "naive": kernels.Naive{}}
 	for _, info := range kernels.Sets() {

@@ -299,7 +299,8 @@ func BenchmarkAttentionHead16(b *testing.B) {
 // fused attention kernels (exp2Poly in attngen.go): its relative error is
 // ≤ 2e-8 evaluated in float64 and ≤ 2 ulp of float32 with the kernels' float32
 // Horner evaluation (fused multiply-adds), and the assembly loads exactly
-// these coefficients.
+// these coefficients: the attention kernels' (attngen.go) and the GELU
+// kernels' (gelugen.go, a copy of them).
 func TestAttn16Exp2Poly(t *testing.T) {
 	coef := [6]uint32{0x3f317218, 0x3e75fdee, 0x3d635774, 0x3c1d96a7, 0x3aaf9f24, 0x3920fdc7}
 	var c [6]float32
@@ -331,13 +332,18 @@ func TestAttn16Exp2Poly(t *testing.T) {
 	if Best().Name() != "avx512" {
 		return
 	}
-	src, err := os.ReadFile("attention16_avx512_amd64.s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range coef {
-		if want := fmt.Sprintf("MOVL $0x%08x, AX", b); strings.Count(string(src), want) != 2 {
-			t.Errorf("the assembly loads %q %d times, want 2 (forward and backward)", want, strings.Count(string(src), want))
+	for _, f := range []struct {
+		file string
+		n    int
+	}{{"attention16_avx512_amd64.s", 2}, {"gelu_avx512_amd64.s", 3}} {
+		src, err := os.ReadFile(f.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range coef {
+			if want := fmt.Sprintf("MOVL $0x%08x, AX", b); strings.Count(string(src), want) != f.n {
+				t.Errorf("%s loads %q %d times, want %d (once a kernel)", f.file, want, strings.Count(string(src), want), f.n)
+			}
 		}
 	}
 }

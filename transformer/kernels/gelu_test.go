@@ -108,3 +108,54 @@ func TestGeluBackwardSet(t *testing.T) {
 		}
 	}
 }
+
+// TestGeluLengths compares each SIMD set's GELU kernels with the portable
+// ones on random inputs of every length 1..100 (whole pairs of vectors,
+// one more whole vector, the masked tail, in every combination): the same
+// function within float32 rounding of the two evaluations (1e-6·(1 + |x|)
+// absolute), nothing written past n, and dinp's previous values added to
+// (GeluBackward) or ignored (GeluBackwardSet).
+func TestGeluLengths(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	for _, s := range simdSets() {
+		fwd, bwd, set := s.vec.geluForward, s.vec.geluBackward, s.vec.geluBackwardSet
+		if fwd == nil || bwd == nil || set == nil {
+			continue
+		}
+		for n := 1; n <= 100; n++ {
+			x, dout, d0 := make([]float32, n), make([]float32, n), make([]float32, n)
+			for i := range x {
+				x[i], dout[i], d0[i] = float32(3*r.NormFloat64()), float32(r.NormFloat64()), float32(r.NormFloat64())
+			}
+			wantF, wantB := make([]float32, n), append([]float32(nil), d0...)
+			geluForwardGo(wantF, x)
+			geluBackwardGo(wantB, x, dout)
+			wantS := make([]float32, n)
+			geluBackwardGo(wantS, x, dout)
+			gotF := append(make([]float32, n), 9)
+			gotB := append(append([]float32(nil), d0...), 9)
+			gotS := make([]float32, n+1)
+			for i := range gotS {
+				gotS[i] = float32(math.NaN())
+			}
+			gotS[n] = 9
+			fwd(&gotF[0], &x[0], n)
+			bwd(&gotB[0], &x[0], &dout[0], n)
+			set(&gotS[0], &x[0], &dout[0], n)
+			for i := 0; i < n; i++ {
+				tol := 1e-6 * (1 + math.Abs(float64(x[i]))) * (1 + math.Abs(float64(dout[i])))
+				for _, c := range []struct {
+					what      string
+					got, want float32
+				}{{"forward", gotF[i], wantF[i]}, {"backward", gotB[i], wantB[i]}, {"backward (set)", gotS[i], wantS[i]}} {
+					if d := math.Abs(float64(c.got) - float64(c.want)); !(d <= tol) {
+						t.Fatalf("%s %s n=%d: [%d] (x=%v) = %v, portable %v", s.name, c.what, n, i, x[i], c.got, c.want)
+					}
+				}
+			}
+			if gotF[n] != 9 || gotB[n] != 9 || gotS[n] != 9 {
+				t.Fatalf("%s n=%d: wrote past the end", s.name, n)
+			}
+		}
+	}
+}

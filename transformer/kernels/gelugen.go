@@ -51,7 +51,8 @@ var rA = [5]string{"Z19", "Z20", "Z21", "Z22", "Z23"}
 var rC = [6]string{"Z13", "Z14", "Z15", "Z16", "Z17", "Z18"}
 
 // The constants as float32 bit patterns (A&S 7.1.26, gelu.go's erfP and
-// erfA1..erfA5; the 2^r polynomial of attngen.go's exp2Poly).
+// erfA1..erfA5; the 2^r polynomial of attngen.go's exp2Poly, a copy that
+// TestAttn16Exp2Poly checks).
 var (
 	bitsA   = [5]uint32{0x3e827906, 0xbe91a98e, 0x3fb5f0e3, 0xbfba00e3, 0x3f87dc22}
 	bitsC   = [6]uint32{0x3f317218, 0x3e75fdee, 0x3d635774, 0x3c1d96a7, 0x3aaf9f24, 0x3920fdc7}
