@@ -26,6 +26,8 @@ import (
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
+	"github.com/vomc/vomc/transformer/kernels"
 	"github.com/vomc/vomc/transformer/trainrun"
 )
 
@@ -281,8 +283,16 @@ func genLR(out string) error {
 
 // genModels: small transformers with random parameters (every tensor
 // uniform, LayerNorm gains around 1), written by WriteSafetensors, and
-// their logits on random inputs.
+// their logits on random inputs, computed with the portable kernel set
+// (pure Go: the same bytes on every amd64 machine, whichever SIMD sets it
+// has — those agree with it to float32 rounding, not bit for bit).
 func genModels(out string) error {
+	ks, err := kernels.Lookup("portable")
+	if err != nil {
+		return err
+	}
+	be := cpu.New(ks)
+	defer be.Close()
 	type ref struct {
 		Name   string
 		Config transformer.Config
@@ -320,7 +330,7 @@ func genModels(out string) error {
 				}
 			}
 		}
-		m, err := transformer.FromParams(cfg, flat)
+		m, err := transformer.FromParamsOn(be, cfg, flat)
 		if err != nil {
 			return err
 		}
