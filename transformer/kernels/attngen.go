@@ -119,12 +119,13 @@ func keyLoop(label string, scrOff, rowOff int) {
 	emit("%s:", label)
 }
 
-// causalMask sets K1 to key j's lanes: the valid lanes (R10) that are at
-// or past j−r0 (R12 = 0xffff << max(0, j−r0), advanced by endKeyLoop).
-func causalMask() {
+// causalMask sets the mask register k to key j's lanes: the valid lanes
+// (R10) that are at or past j−r0 (R12 = 0xffff << max(0, j−r0), advanced
+// by endKeyLoop or pairLoop).
+func causalMask(k string) {
 	emit("\tMOVL R12, AX")
 	emit("\tANDL R10, AX")
-	emit("\tKMOVW AX, K1")
+	emit("\tKMOVW AX, %s", k)
 }
 
 // endKeyLoop advances the loop of keyLoop (and the causal mask).
@@ -287,22 +288,14 @@ func oldKeysMask(label string) {
 // advances other pointers by the given number of keys.
 func pairLoop(label string, scrOff, rowOff int, regs int, body func(u int, row, scr, mask string), flush func(), step func(keys int)) {
 	masks := regs&causalMasks != 0
-	emit("\tMOVQ %d(R15), R14", scrOff)
-	if rowOff >= 0 {
-		emit("\tMOVQ %d(R15), SI", rowOff)
-	}
-	emit("\tXORQ BX, BX")
-	emit("\tMOVL $0xffff, R12")
-	emit("%s:", label)
+	keyLoop(label, scrOff, rowOff)
 	emit("\tLEAQ 1(BX), AX")
 	emit("\tCMPQ AX, CX")
 	emit("\tJGE %s_tail", label)
 	if masks {
 		// j is even and so is r0: j and j+1 are both below r0 or both not.
 		for u, k := range []string{"K1", "K2"} {
-			emit("\tMOVL R12, AX")
-			emit("\tANDL R10, AX")
-			emit("\tKMOVW AX, %s", k)
+			causalMask(k)
 			emit("\tCMPQ BX, DX")
 			emit("\tJLT %s_m%d", label, u)
 			emit("\tSHLL $1, R12")
@@ -323,12 +316,7 @@ func pairLoop(label string, scrOff, rowOff int, regs int, body func(u int, row, 
 		}
 	}
 	if flush != nil {
-		emit("\tMOVL BX, AX")
-		emit("\tANDL $15, AX")
-		emit("\tCMPL AX, $14")
-		emit("\tJNE %s_nb", label)
-		flush()
-		emit("%s_nb:", label)
+		blockEnd(label, 14, flush) // the pair's second key, j+1, ends the block
 	}
 	if rowOff >= 0 {
 		emit("\tLEAQ (SI)(R9*2), SI")
@@ -343,7 +331,7 @@ func pairLoop(label string, scrOff, rowOff int, regs int, body func(u int, row, 
 	emit("\tCMPQ BX, CX")
 	emit("\tJGE %s_end", label)
 	if masks {
-		causalMask()
+		causalMask("K1")
 	}
 	if regs&oldKeys != 0 {
 		oldKeysMask(label + "_o1")
@@ -352,15 +340,16 @@ func pairLoop(label string, scrOff, rowOff int, regs int, body func(u int, row, 
 	emit("%s_end:", label)
 }
 
-// blockEnd runs flush after key j (BX) when j is the last key of a block
-// of 16 (j mod 16 = 15): sums over keys are kept per block of 16 keys and
+// blockEnd runs flush when key BX + (15 − last) is the last key of a block
+// of 16, that is when BX mod 16 = last (15 after one key, 14 after a pair
+// whose second key ends the block): sums over keys are kept per block of 16 keys and
 // the block sums added in order (less rounding than one running sum over
 // up to T keys; the blocks start at multiples of 16 whatever T, so the
 // result does not depend on T). AX is clobbered.
-func blockEnd(label string, flush func()) {
+func blockEnd(label string, last int, flush func()) {
 	emit("\tMOVL BX, AX")
 	emit("\tANDL $15, AX")
-	emit("\tCMPL AX, $15")
+	emit("\tCMPL AX, $%d", last)
 	emit("\tJNE %s_nb", label)
 	flush()
 	emit("%s_nb:", label)
@@ -567,7 +556,7 @@ func backward() {
 	keyLoop("bdq", offDs, offK)
 	emit("\tVMOVUPS (SI), Z16")
 	outer16("Z16")
-	blockEnd("bdq", func() {
+	blockEnd("bdq", 15, func() {
 		for i := 0; i < 16; i++ {
 			emit("\tVADDPS %d(DI), Z%d, Z%d", 64*i, i, i)
 			emit("\tVMOVUPS Z%d, %d(DI)", i, 64*i)
