@@ -35,14 +35,21 @@ REV=${REV:-bdf9e8d}
 BIN=${BIN:-/tmp/vomc-ladder/vomc}
 REPORT_REV=${REPORT_REV:-HEAD}
 REPORT_BIN=${REPORT_BIN:-/tmp/vomc-ladder/vomc-report}
+# The ×8 rung (issue 45; pre-registered in docs/figures/ladder/README.md,
+# "The next rung"): x8.json adds TF(4,4)-x8 (two seeds) and TF(4,4)-sin-x8
+# (seed 0) to the preset's models; every stage trained before keeps its
+# hash (checked with --list-stages). CONFIG= (empty) gives the ladder as it
+# was before the rung, e.g. for a finish without the ×8 models.
+CONFIG=${CONFIG-docs/figures/ladder/x8.json}
 # The verdict's models first (docs/figures/ladder/README.md: criteria A–D),
 # then the rest of the ladder, the shorter runs first (so that a session
 # ends with as many finished models as it can).
 ORDER="train-tf-h4-4-x4 train-tf-h4-4-x4-s1 train-tf-h4-4-4-x4 train-tf-h4-4-x2 train-tf-h4-4-x2-s1
 train-tf-h4-4 train-tf-h4-4-s1 train-tf-h4-4-sin-x4 train-tf-h4-4-sin-x4-s1 train-tf-h4-4-sin-x2
 train-tf-h4-4-sin-x2-s1 train-tf-h4-4-sin train-tf-h4-4-sin-s1 train-tf-h4-4-4 train-tf-h4-4-4-4
-train-tf-h4-4-4-x2"
-vomc() { nice -n 19 "$BIN" reproduce --preset ladder --out "$OUT" --code-key "$KEY" "$@"; }
+train-tf-h4-4-4-x2
+train-tf-h4-4-x8 train-tf-h4-4-x8-s1"
+vomc() { nice -n 19 "$BIN" reproduce --preset ladder --out "$OUT" --code-key "$KEY" ${CONFIG:+--config "$CONFIG"} "$@"; }
 # build compiles the ladder's commit REV (not HEAD, not the working tree).
 build() {
 	local rev
