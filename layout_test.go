@@ -23,6 +23,7 @@ var layers = [][]string{
 	{"markov", "kn", "ppm", "npy", "source", "plot", "pipeline"},
 	{"ctw", "dataset", "compress", "leafprior"},
 	{"bayes", "construct", "transformer"},
+	{"trainrun"}, // the training driver: flags, run directories, budgets, the torch engine's subprocess
 	{"synth", "attnmap", "perf"},
 	{"methods"},
 	{"experiment"},

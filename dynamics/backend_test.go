@@ -9,11 +9,11 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // TestRunBackend: Run loads the snapshots on the backend it is given.

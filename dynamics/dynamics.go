@@ -50,7 +50,7 @@ import (
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/parallel"
 	"github.com/vomc/vomc/predict"
-	"github.com/vomc/vomc/transformer/trainrun"
+	"github.com/vomc/vomc/trainrun"
 )
 
 // ErrNoSnapshots is returned (wrapped) for a run directory without

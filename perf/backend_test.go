@@ -5,10 +5,10 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // TestBenchEngineBackend: the Go engine's benchmark runs on the engine's

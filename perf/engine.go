@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/kernels"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // 'vomc bench train' as a library call: the training throughput of

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/internal/sysmem"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 func TestParseTrainBenches(t *testing.T) {

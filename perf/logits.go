@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // Logits are a trained model's logits on one window ('vomc bench logits',

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vomc/vomc/transformer/trainrun"
+	"github.com/vomc/vomc/trainrun"
 )
 
 // TestOpProfileAddsUp runs a profiled benchmark at 1 and 2 threads and

@@ -15,7 +15,7 @@ import (
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/synth"
-	"github.com/vomc/vomc/transformer/trainrun"
+	"github.com/vomc/vomc/trainrun"
 )
 
 // TestSynthEncodingsGraph checks the Fig. 8 stages under several

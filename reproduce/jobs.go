@@ -12,7 +12,7 @@ import (
 
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce/study"
-	"github.com/vomc/vomc/transformer/trainrun"
+	"github.com/vomc/vomc/trainrun"
 )
 
 // DefaultJobs is the number of stages a run computes at once on threads

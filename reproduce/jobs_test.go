@@ -16,7 +16,7 @@ import (
 	"github.com/vomc/vomc/pipeline"
 
 	"github.com/vomc/vomc/reproduce/study"
-	"github.com/vomc/vomc/transformer/trainrun"
+	"github.com/vomc/vomc/trainrun"
 )
 
 // TestDefaultJobs: one stage per two cores on the Go engine, at most 4,

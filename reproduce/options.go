@@ -7,8 +7,8 @@ import (
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce/study"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer/backend"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // Options are the run's settings that are not part of the study's

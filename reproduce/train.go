@@ -11,8 +11,8 @@ import (
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // trainData is the training set of the study, split by tree

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vomc/vomc/transformer/trainrun"
+	"github.com/vomc/vomc/trainrun"
 )
 
 // Flags are the flags of 'vomc synth': most go straight into the options

@@ -9,9 +9,9 @@ import (
 
 	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // Training runs of synth models go through the run driver of package

@@ -13,8 +13,8 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // TestTrainDirResume trains a synth model in a run directory (TrainDir),

@@ -11,7 +11,7 @@ import (
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/perf"
-	"github.com/vomc/vomc/transformer/trainrun"
+	"github.com/vomc/vomc/trainrun"
 )
 
 // benchCommands are the sub-commands of 'vomc bench'.

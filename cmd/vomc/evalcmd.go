@@ -11,7 +11,7 @@ import (
 	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
-	"github.com/vomc/vomc/transformer/trainrun"
+	"github.com/vomc/vomc/trainrun"
 )
 
 func runEval(args []string) error {

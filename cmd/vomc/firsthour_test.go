@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/plot"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // Issue 35: a researcher's first hour — each test reproduces a complaint.

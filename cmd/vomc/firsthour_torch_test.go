@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // TestTorchProgressAgrees: the torch engine's bar counts epochs as the

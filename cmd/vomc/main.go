@@ -22,10 +22,10 @@ import (
 	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // version is the vomc release this binary was built from.

@@ -6,7 +6,7 @@ import (
 	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/source/treefile"
 	"github.com/vomc/vomc/synth"
-	"github.com/vomc/vomc/transformer/trainrun"
+	"github.com/vomc/vomc/trainrun"
 )
 
 // The names the tests use for the libraries' files, types and functions.

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/synth"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // TestTrainingFlagsDeclared: the training flags of 'vomc train' and 'vomc

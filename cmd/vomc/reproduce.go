@@ -13,7 +13,7 @@ import (
 	"github.com/vomc/vomc/internal/cli"
 	"github.com/vomc/vomc/reproduce"
 	"github.com/vomc/vomc/reproduce/study"
-	"github.com/vomc/vomc/transformer/trainrun"
+	"github.com/vomc/vomc/trainrun"
 )
 
 func runReproduce(args []string) error {

@@ -19,8 +19,8 @@ import (
 
 	"github.com/vomc/vomc/dynamics"
 	"github.com/vomc/vomc/safetensors"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // torchCPU is the torch engine on the CPU, checked once per test process

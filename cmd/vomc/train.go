@@ -13,8 +13,8 @@ import (
 
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/synth"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // flags that may be given together with --resume (the others are taken

@@ -20,7 +20,7 @@ import (
 	"github.com/vomc/vomc/reproduce/figures"
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
-	"github.com/vomc/vomc/transformer/trainrun"
+	"github.com/vomc/vomc/trainrun"
 )
 
 // ReportFile is the report's file name.

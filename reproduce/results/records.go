@@ -13,8 +13,8 @@ import (
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/synth"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // ConstructInfo is the comparison of the construction with CTW.

@@ -14,8 +14,8 @@ import (
 
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/synth"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 // Config is the whole study's configuration. Every field can be set by

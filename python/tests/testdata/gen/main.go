@@ -25,10 +25,10 @@ import (
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
-	"github.com/vomc/vomc/transformer/trainrun"
 )
 
 func main() {

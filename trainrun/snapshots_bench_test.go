@@ -27,7 +27,7 @@ import (
 // distinct steps). A warm-up run comes first, and the two runs alternate
 // their order between iterations.
 //
-//	go test ./transformer/trainrun -run '^$' -bench SnapshotOverhead -benchtime 3x
+//	go test ./trainrun -run '^$' -bench SnapshotOverhead -benchtime 3x
 func BenchmarkSnapshotOverhead(b *testing.B) {
 	const benchSteps = 20
 	dir := filepath.Join(b.TempDir(), "data")
