@@ -48,6 +48,8 @@ type Inference struct {
 	hostProbs, hostRow []float32
 	// scratch of the batched predictor (reused, see predict_batch.go)
 	scratch batchScratch
+	// host copies of an intervened layer (reused, see intervened.go)
+	patch patchScratch
 }
 
 // InferenceFloats is the number of float32 elements of an Inference of
@@ -124,6 +126,15 @@ func (in *Inference) Free() error {
 // Forward bit for bit on a backend whose ops do not depend on where their
 // operands lie (the CPU and CUDA backends).
 func (m *Model) ForwardInfer(in *Inference, inputs []byte, B, T int) {
+	m.forwardInfer(in, inputs, B, T, nil)
+}
+
+// forwardInfer is ForwardInfer with an attention hook: when hook is not
+// nil, it sees each layer's attention output (heads concatenated) before
+// the layer's output projection, and may change it (an intervention) or
+// copy it (the reference pass of one). With a nil hook the op calls are
+// ForwardInfer's.
+func (m *Model) forwardInfer(in *Inference, inputs []byte, B, T int, hook attentionHook) {
 	c := m.Config
 	if B < 1 || T < 1 || T > c.Context || B*T > in.Rows || len(inputs) != B*T {
 		panic(fmt.Sprintf("transformer: ForwardInfer on (%d,%d) with %d inputs, buffers hold %d rows of up to %d", B, T, len(inputs), in.Rows, c.Context))
@@ -147,6 +158,9 @@ func (m *Model) ForwardInfer(in *Inference, inputs []byte, B, T int) {
 			be.MatmulForward(qkv, x, lp.qkvw, lp.qkvb, BT, C, 3*C)
 		}
 		be.AttentionForward(atty, backend.Tensor{}, qkv, B, T, C, c.Heads[l])
+		if hook != nil {
+			hook.attention(in, l, atty, qkv, inputs, B, T)
+		}
 		be.MatmulForward(y, atty, lp.projw, lp.projb, BT, C, C)
 		be.Add(y, x, y)
 		if !c.FeedForward {

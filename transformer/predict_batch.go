@@ -49,6 +49,12 @@ func (c Config) BatchWindows(n int) int {
 // lengths of outs do not match or a symbol is outside the alphabet, and
 // an error when the backend cannot allocate the buffers.
 func (m *Model) PredictBatch(xs [][]byte, outs [][]float64) error {
+	return m.predictBatchChecked(xs, outs, nil)
+}
+
+// predictBatchChecked is PredictBatch with the attention hook of every
+// pass (nil: the intact model).
+func (m *Model) predictBatchChecked(xs [][]byte, outs [][]float64, hook attentionHook) error {
 	A := m.Config.Alphabet
 	if len(outs) != len(xs) {
 		return fmt.Errorf("transformer: %d outputs for %d windows", len(outs), len(xs))
@@ -66,12 +72,13 @@ func (m *Model) PredictBatch(xs [][]byte, outs [][]float64) error {
 		return err
 	}
 	defer m.ipool.put(in)
-	m.predictBatch(in, xs, outs)
+	m.predictBatch(in, xs, outs, hook)
 	return nil
 }
 
-// predictBatch is PredictBatch on checked inputs.
-func (m *Model) predictBatch(in *Inference, xs [][]byte, outs [][]float64) {
+// predictBatch is PredictBatch on checked inputs, every pass with the
+// attention hook (nil: none).
+func (m *Model) predictBatch(in *Inference, xs [][]byte, outs [][]float64, hook attentionHook) {
 	N, A := m.Config.Context, m.Config.Alphabet
 	sc := &in.scratch
 	if cap(sc.inputs) < in.Rows {
@@ -100,7 +107,7 @@ func (m *Model) predictBatch(in *Inference, xs [][]byte, outs [][]float64) {
 		for b := range B {
 			copy(inputs[b*T:(b+1)*T], xs[sc.keys[k+b]&(1<<32-1)][:T])
 		}
-		m.ForwardInfer(in, inputs, B, T)
+		m.forwardInfer(in, inputs, B, T, hook)
 		probs := in.Probs()
 		for b := range B {
 			out := outs[sc.keys[k+b]&(1<<32-1)]
@@ -123,7 +130,7 @@ func (m *Model) predictBatch(in *Inference, xs [][]byte, outs [][]float64) {
 		for b, r := range sc.slide {
 			copy(inputs[b*N:(b+1)*N], xs[r.j][r.i-N:r.i])
 		}
-		m.ForwardInfer(in, inputs, B, N)
+		m.forwardInfer(in, inputs, B, N, hook)
 		for b, r := range sc.slide {
 			predict.FromFloat32(outs[r.j][r.i*A:(r.i+1)*A], in.ProbRow(b, N-1))
 		}

@@ -48,6 +48,7 @@ func (m *Model) NewState() predict.State { return &state{m: m} }
 
 type state struct {
 	m    *Model
+	hook attentionHook // nil: the intact model
 	hist []byte
 }
 
@@ -62,7 +63,7 @@ func (s *state) Predict(p []float64) {
 	in := s.m.inference()
 	defer s.m.ipool.put(in)
 	w := s.hist[max(0, n-N):]
-	s.m.ForwardInfer(in, w, 1, len(w))
+	s.m.forwardInfer(in, w, 1, len(w), s.hook)
 	predict.FromFloat32(p, in.ProbRow(0, len(w)-1))
 }
 
@@ -74,7 +75,11 @@ func (s *state) Predict(p []float64) {
 // batched as PredictBatch batches them. The forward-only buffers
 // (Inference) come from the model's pool (safe for concurrent calls); it
 // panics if the backend cannot allocate them.
-func (m *Model) PredictSequence(x []byte, out []float64) {
+func (m *Model) PredictSequence(x []byte, out []float64) { m.predictSequence(x, out, nil) }
+
+// predictSequence is PredictSequence with the attention hook of every
+// pass (nil: the intact model).
+func (m *Model) predictSequence(x []byte, out []float64, hook attentionHook) {
 	n, A := len(x), m.Config.Alphabet
 	if n == 0 {
 		return
@@ -87,7 +92,7 @@ func (m *Model) PredictSequence(x []byte, out []float64) {
 	defer m.ipool.put(in)
 	sc := &in.scratch
 	sc.one[0], sc.oneOut[0] = x, out
-	m.predictBatch(in, sc.one[:], sc.oneOut[:])
+	m.predictBatch(in, sc.one[:], sc.oneOut[:], hook)
 	sc.one[0], sc.oneOut[0] = nil, nil
 }
 

@@ -14,6 +14,10 @@ type refModel struct {
 	// encDelta, when non-nil, is added to the embedding output (B,T,E), so
 	// that finite differences can probe the gradient with respect to it.
 	encDelta []float64
+	// weights, when non-nil, may replace the attention weights of head m
+	// of layer l at query t of window x (T symbols): a non-nil result
+	// (t+1 weights) is used in place of the softmax.
+	weights func(l, m, t int, x []byte) []float64
 }
 
 func newRef(cfg Config, flat []float64) *refModel {
@@ -132,6 +136,11 @@ func (r *refModel) forward(x []byte, B, T int) ([][][]float64, float64) {
 					for t2 := range sc {
 						sc[t2] = math.Exp(sc[t2] - mx)
 						z += sc[t2]
+					}
+					if r.weights != nil {
+						if w := r.weights(l, m, t, x[b*T:(b+1)*T]); w != nil {
+							sc, z = w, 1
+						}
 					}
 					for t2 := range sc {
 						for i := 0; i < hs; i++ {

@@ -19,3 +19,16 @@ func TestEmulatorPredictBatch(t *testing.T) {
 		comparePredict(t, be, cfg, 1e-5)
 	}
 }
+
+// TestEmulatorIntervene: an intervened model (every ablation mode, both
+// patterns) predicts on the emulated device what it predicts on the CPU
+// backend, to float32 tolerance.
+func TestEmulatorIntervene(t *testing.T) {
+	be := emuBackend(t)
+	small := transformer.DefaultConfig(2, 2, 16, 12, 3)
+	noff := small
+	noff.FeedForward, noff.LayerNorm = false, false
+	for _, cfg := range []transformer.Config{small, noff} {
+		compareIntervened(t, be, cfg, 1e-5)
+	}
+}

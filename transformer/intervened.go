@@ -1,0 +1,318 @@
+package transformer
+
+import (
+	"fmt"
+
+	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/transformer/backend"
+)
+
+var _ predict.BatchPredictor = (*Intervened)(nil)
+
+// attentionHook sees a layer's attention output (B,T,C), heads
+// concatenated, between the attention and the layer's output projection
+// of a forward-only pass (forwardInfer), with the layer's q, k, v (B,T,3C)
+// and the pass's inputs (B,T).
+type attentionHook interface {
+	attention(in *Inference, l int, atty, qkv backend.Tensor, inputs []byte, B, T int)
+}
+
+// patchScratch are the host copies an intervened layer works on, kept in
+// an Inference so that a pass allocates nothing once they have grown.
+type patchScratch struct {
+	atty, qkv []float32
+	acc       []float64
+}
+
+// grow returns (*buf)[:n], reallocating when it is too short.
+func grow[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	*buf = (*buf)[:n]
+	return *buf
+}
+
+// Intervened is a model with an Intervention: a predictor whose forward
+// passes are the model's, except that after the attention of a layer with
+// intervened heads the layer's attention output is copied to the host,
+// those heads' entries are replaced, and it is copied back before the
+// output projection. Layers without intervened heads run exactly as in
+// the model (the same op calls on the same operands), as does everything
+// when no head is touched. Every backend with Upload and Download runs it
+// (the CPU backend; the CUDA backend, at the cost of the two copies per
+// intervened layer and pass).
+//
+// It shares the model's parameters and buffer pool: the model must
+// outlive it, and freeing the model frees its buffers. Like the model it
+// is safe for concurrent use as a predictor.
+type Intervened struct {
+	m      *Model
+	iv     Intervention
+	layers [][]headPatch // by layer, the heads intervened on
+	needV  []bool        // by layer: a pattern reads the values
+}
+
+// headPatch is what replaces one head's output.
+type headPatch struct {
+	head, hs int
+	mode     Ablation // 0 for a pattern
+	pat      Pattern
+	mean     []float32 // (N, hs): AblateMean
+	refs     []float32 // (R, N, hs): AblateResample, and the reference pass
+}
+
+// Intervene returns the model with the intervention iv, after checking it
+// (Intervention.Check). For the mean and resample modes it first runs the
+// intact model over the reference windows' first N symbols and keeps the
+// ablated heads' outputs (R·N·hs floats a head for resample, N·hs for
+// mean); an allocation the backend cannot make is an error.
+func (m *Model) Intervene(iv Intervention) (*Intervened, error) {
+	c := m.Config
+	if err := iv.Check(c); err != nil {
+		return nil, err
+	}
+	x := &Intervened{m: m, iv: iv, layers: make([][]headPatch, c.Layers), needV: make([]bool, c.Layers)}
+	for _, h := range iv.Ablate {
+		x.layers[h.Layer] = append(x.layers[h.Layer], headPatch{head: h.Head, hs: c.Embed / c.Heads[h.Layer], mode: iv.Mode})
+	}
+	for _, p := range iv.Patterns {
+		h := p.Head
+		x.layers[h.Layer] = append(x.layers[h.Layer], headPatch{head: h.Head, hs: c.Embed / c.Heads[h.Layer], pat: p.Pattern})
+		x.needV[h.Layer] = true
+	}
+	if iv.needsReferences() {
+		if err := x.reference(); err != nil {
+			return nil, err
+		}
+	}
+	return x, nil
+}
+
+// reference runs the intact model over the reference windows and keeps
+// the ablated heads' outputs: all of them (resample), or their mean at
+// each position (mean), summed in float64 in window order.
+func (x *Intervened) reference() error {
+	m, N, R := x.m, x.m.Config.Context, len(x.iv.References)
+	in, err := m.poolInference()
+	if err != nil {
+		return fmt.Errorf("transformer: the intervention's reference pass: %w", err)
+	}
+	defer m.ipool.put(in)
+	for l := range x.layers {
+		for i := range x.layers[l] {
+			p := &x.layers[l][i]
+			p.refs = make([]float32, R*N*p.hs)
+		}
+	}
+	Bmax := in.Rows / N
+	inputs := make([]byte, 0, Bmax*N)
+	for lo := 0; lo < R; lo += Bmax {
+		B := min(Bmax, R-lo)
+		inputs = inputs[:0]
+		for _, r := range x.iv.References[lo : lo+B] {
+			inputs = append(inputs, r[:N]...)
+		}
+		m.forwardInfer(in, inputs, B, N, referenceHook{x, lo})
+	}
+	if x.iv.Mode != AblateMean {
+		return nil
+	}
+	for l := range x.layers {
+		for i := range x.layers[l] {
+			p := &x.layers[l][i]
+			p.mean = make([]float32, N*p.hs)
+			sum := make([]float64, N*p.hs)
+			for r := range R {
+				for k, v := range p.refs[r*N*p.hs : (r+1)*N*p.hs] {
+					sum[k] += float64(v)
+				}
+			}
+			for k, s := range sum {
+				p.mean[k] = float32(s / float64(R))
+			}
+			p.refs = nil
+		}
+	}
+	return nil
+}
+
+// referenceHook copies the ablated heads' outputs of a pass over the
+// reference windows lo, lo+1, … into their refs.
+type referenceHook struct {
+	x  *Intervened
+	lo int
+}
+
+func (h referenceHook) attention(in *Inference, l int, atty, _ backend.Tensor, _ []byte, B, T int) {
+	ps := h.x.layers[l]
+	if len(ps) == 0 {
+		return
+	}
+	C := h.x.m.Config.Embed
+	a := grow(&in.patch.atty, B*T*C)
+	in.be.Download(a, atty)
+	for _, p := range ps {
+		for b := range B {
+			for t := range T {
+				copy(p.refs[((h.lo+b)*T+t)*p.hs:][:p.hs], a[(b*T+t)*C+p.head*p.hs:][:p.hs])
+			}
+		}
+	}
+}
+
+// attention replaces the intervened heads' outputs of layer l.
+func (x *Intervened) attention(in *Inference, l int, atty, qkv backend.Tensor, inputs []byte, B, T int) {
+	ps := x.layers[l]
+	if len(ps) == 0 {
+		return
+	}
+	C := x.m.Config.Embed
+	a := grow(&in.patch.atty, B*T*C)
+	in.be.Download(a, atty)
+	var v []float32
+	if x.needV[l] {
+		v = grow(&in.patch.qkv, B*T*3*C)
+		in.be.Download(v, qkv)
+	}
+	for _, p := range ps {
+		for b := range B {
+			w := window{a: a[b*T*C : (b+1)*T*C], x: inputs[b*T : (b+1)*T], C: C}
+			if v != nil {
+				w.v = v[b*T*3*C : (b+1)*T*3*C]
+			}
+			switch {
+			case p.pat.Kind == PatternOffset:
+				p.offset(w)
+			case p.pat.Kind == PatternSuffix:
+				p.suffix(w, grow(&in.patch.acc, p.hs))
+			default:
+				p.ablate(w, x.m.Config.Context, x.iv.Seed)
+			}
+		}
+	}
+	in.be.Upload(atty, a)
+}
+
+// window is one window of a pass: its attention output a (T,C), its q, k,
+// v (T,3C) when a pattern needs them, and its symbols.
+type window struct {
+	a, v []float32
+	x    []byte
+	C    int
+}
+
+// row is head p's output at position t of w.
+func (p *headPatch) row(w window, t int) []float32 {
+	return w.a[t*w.C+p.head*p.hs:][:p.hs]
+}
+
+// value is head p's value vector at position j of w.
+func (p *headPatch) value(w window, j int) []float32 {
+	return w.v[j*3*w.C+2*w.C+p.head*p.hs:][:p.hs]
+}
+
+// ablate replaces the head's output at every position of w by 0, the
+// mean at that position, or a reference window's output there.
+func (p *headPatch) ablate(w window, N int, seed uint64) {
+	R := len(p.refs) / max(1, N*p.hs)
+	h := resampleStart(seed)
+	for t, s := range w.x {
+		row := p.row(w, t)
+		switch p.mode {
+		case AblateZero:
+			clear(row)
+		case AblateMean:
+			copy(row, p.mean[t*p.hs:])
+		case AblateResample:
+			h = resampleStep(h, s)
+			copy(row, p.refs[(resampleIndex(h, R)*N+t)*p.hs:])
+		}
+	}
+}
+
+// offset sets the head's output at t to its value at max(t−d, 0): the
+// attention with weight 1 on that key.
+func (p *headPatch) offset(w window) {
+	for t := range w.x {
+		copy(p.row(w, t), p.value(w, max(t-p.pat.N, 0)))
+	}
+}
+
+// suffix sets the head's output at t to the mean of its values at the
+// keys j < t with x_{j−k..j−1} = x_{t−k+1..t} (summed in float64 in key
+// order), or at every key 0..t when there is none (PatternSuffix).
+func (p *headPatch) suffix(w window, acc []float64) {
+	k := p.pat.N
+	for t := range w.x {
+		clear(acc)
+		n := 0
+		if t >= k-1 {
+			s := string(w.x[t-k+1 : t+1])
+			for j := k; j < t; j++ {
+				if string(w.x[j-k:j]) == s {
+					n++
+					for i, v := range p.value(w, j) {
+						acc[i] += float64(v)
+					}
+				}
+			}
+		}
+		if n == 0 {
+			for j := 0; j <= t; j++ {
+				for i, v := range p.value(w, j) {
+					acc[i] += float64(v)
+				}
+			}
+			n = t + 1
+		}
+		for i, s := range acc {
+			p.row(w, t)[i] = float32(s / float64(n))
+		}
+	}
+}
+
+// resampleStart, resampleStep and resampleIndex choose resample's
+// reference window for position t: an FNV-1a hash of the seed and the
+// pass's symbols x_0..x_t, mixed (SplitMix64's finaliser) and reduced
+// modulo R.
+func resampleStart(seed uint64) uint64 { return 0xcbf29ce484222325 ^ mix64(seed) }
+
+func resampleStep(h uint64, s byte) uint64 { return (h ^ uint64(s)) * 0x100000001b3 }
+
+func resampleIndex(h uint64, R int) int { return int(mix64(h) % uint64(R)) }
+
+func mix64(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// Model is the intervened model.
+func (x *Intervened) Model() *Model { return x.m }
+
+// Intervention is the intervention.
+func (x *Intervened) Intervention() Intervention { return x.iv }
+
+// Name is the model's name with the intervention, e.g.
+// "TF(L=2,H=[4,4],E=64,N=256)[ablate=L1H2:mode=zero]".
+func (x *Intervened) Name() string { return x.m.Name() + "[" + x.iv.String() + "]" }
+
+// AlphabetSize is A.
+func (x *Intervened) AlphabetSize() int { return x.m.Config.Alphabet }
+
+// NewState is Model.NewState with the intervention.
+func (x *Intervened) NewState() predict.State { return &state{m: x.m, hook: x} }
+
+// PredictSequence is Model.PredictSequence with the intervention.
+func (x *Intervened) PredictSequence(xs []byte, out []float64) { x.m.predictSequence(xs, out, x) }
+
+// PredictBatch is Model.PredictBatch with the intervention: each window's
+// predictions are those of PredictSequence (bit for bit on the CPU
+// backend).
+func (x *Intervened) PredictBatch(xs [][]byte, outs [][]float64) error {
+	return x.m.predictBatchChecked(xs, outs, x)
+}
+
+// BatchWindows is Model.BatchWindows.
+func (x *Intervened) BatchWindows(n int) int { return x.m.BatchWindows(n) }
