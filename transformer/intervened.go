@@ -21,7 +21,8 @@ type attentionHook interface {
 // an Inference so that a pass allocates nothing once they have grown.
 type patchScratch struct {
 	atty, qkv []float32
-	acc       []float64
+	acc, sums []float64      // suffix patterns' running sums
+	index     map[string]int // a context's index in sums
 }
 
 // grow returns (*buf)[:n], reallocating when it is too short.
@@ -185,7 +186,7 @@ func (x *Intervened) attention(in *Inference, l int, atty, qkv backend.Tensor, i
 			case p.pat.Kind == PatternOffset:
 				p.offset(w)
 			case p.pat.Kind == PatternSuffix:
-				p.suffix(w, grow(&in.patch.acc, p.hs))
+				p.suffix(w, &in.patch)
 			default:
 				p.ablate(w, x.m.Config.Context, x.iv.Seed)
 			}
@@ -240,36 +241,48 @@ func (p *headPatch) offset(w window) {
 }
 
 // suffix sets the head's output at t to the mean of its values at the
-// keys j < t with x_{j−k..j−1} = x_{t−k+1..t} (summed in float64 in key
-// order), or at every key 0..t when there is none (PatternSuffix).
-func (p *headPatch) suffix(w window, acc []float64) {
-	k := p.pat.N
+// keys j < t with x_{j−k..j−1} = x_{t−k+1..t}, or at every key 0..t when
+// there is none (PatternSuffix). The sums are running float64 sums in key
+// order, one per distinct context (sc.index), so a window costs O(T·hs).
+func (p *headPatch) suffix(w window, sc *patchScratch) {
+	k, hs := p.pat.N, p.hs
+	s := string(w.x) // the contexts are substrings of s
+	if sc.index == nil {
+		sc.index = map[string]int{}
+	}
+	clear(sc.index)
+	sums := grow(&sc.sums, 0)
+	all := grow(&sc.acc, hs)
+	clear(all)
+	var counts []int
 	for t := range w.x {
-		clear(acc)
-		n := 0
+		if j := t - 1; j >= k { // key j joins the sum of its context
+			i, ok := sc.index[s[j-k:j]]
+			if !ok {
+				i = len(counts)
+				sc.index[s[j-k:j]] = i
+				counts = append(counts, 0)
+				sums = append(sums, make([]float64, hs)...)
+			}
+			counts[i]++
+			for d, v := range p.value(w, j) {
+				sums[i*hs+d] += float64(v)
+			}
+		}
+		for d, v := range p.value(w, t) {
+			all[d] += float64(v)
+		}
+		row, mean, n := p.row(w, t), all, t+1
 		if t >= k-1 {
-			s := string(w.x[t-k+1 : t+1])
-			for j := k; j < t; j++ {
-				if string(w.x[j-k:j]) == s {
-					n++
-					for i, v := range p.value(w, j) {
-						acc[i] += float64(v)
-					}
-				}
+			if i, ok := sc.index[s[t-k+1:t+1]]; ok {
+				mean, n = sums[i*hs:(i+1)*hs], counts[i]
 			}
 		}
-		if n == 0 {
-			for j := 0; j <= t; j++ {
-				for i, v := range p.value(w, j) {
-					acc[i] += float64(v)
-				}
-			}
-			n = t + 1
-		}
-		for i, s := range acc {
-			p.row(w, t)[i] = float32(s / float64(n))
+		for d, v := range mean {
+			row[d] = float32(v / float64(n))
 		}
 	}
+	sc.sums = sums
 }
 
 // resampleStart, resampleStep and resampleIndex choose resample's
