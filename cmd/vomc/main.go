@@ -66,7 +66,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "vomc: there is no command %q; use 'vomc %s'\n", name, right)
 		return 2
 	}
-	fmt.Fprintf(os.Stderr, "vomc: unknown command %q%s\nRun 'vomc help' for the list of commands.\n", name, cli.DidYouMean(name, slices.Sorted(maps.Keys(commands)), ""))
+	fmt.Fprintf(os.Stderr, "vomc: unknown command %q%s\nRun 'vomc help' for the list of commands.\n", name, opterr.DidYouMean(name, slices.Sorted(maps.Keys(commands)), "", false))
 	return 2
 }
 

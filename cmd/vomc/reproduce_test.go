@@ -26,6 +26,14 @@ func TestReproduceConfig(t *testing.T) {
 			t.Errorf("--set %v accepted", bad)
 		}
 	}
+	for _, set := range []string{"model_seeds=2,2=3", `model_seeds={"2,2":3}`} {
+		if cfg, err := reproduceConfig("tiny", "", []string{set}); err != nil || cfg.ModelSeeds["2,2"] != 3 || len(cfg.ModelSeeds) != 1 {
+			t.Errorf("--set %s: model_seeds %v, %v", set, cfg.ModelSeeds, err)
+		}
+	}
+	if _, err := studyConfig("tiny", "", []string{"preset=small"}, 0); err == nil || !strings.Contains(err.Error(), "use --preset small") {
+		t.Errorf("--set preset=small: %v", err)
+	}
 	if _, err := reproduceConfig("huge", "", nil); err == nil {
 		t.Error("unknown preset accepted")
 	}

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/vomc/vomc/internal/opterr"
 )
 
 // UsageError marks an error in the command line itself.
@@ -109,35 +111,12 @@ func flagMessage(fs *flag.FlagSet, err error) string {
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-		return fmt.Sprintf("unknown flag --%s%s", name, DidYouMean(name, names, "--"))
+		return fmt.Sprintf("unknown flag --%s%s", name, opterr.DidYouMean(name, names, "--", false))
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return fmt.Sprintf("--%s needs a value (--%s X or --%s=X)", name, name, name)
 	}
 	return strings.Replace(msg, "for flag -", "for flag --", 1)
-}
-
-// DidYouMean is `; did you mean "x"?` for the candidate closest to s by
-// edit distance (Levenshtein) when it is close — at most 2 edits and
-// at most half of s, or s (3 letters or more) a prefix of it — else "".
-func DidYouMean(s string, candidates []string, prefix string) string {
-	best, bd := "", 1<<30
-	for _, c := range candidates {
-		d := 2 * distance(strings.ToLower(s), strings.ToLower(c))
-		if d > 4 || d > len(s) {
-			d = 1 << 20
-		}
-		if strings.HasPrefix(c, s) && len(s) >= 3 {
-			d = min(d, 5)
-		}
-		if d < bd {
-			best, bd = c, d
-		}
-	}
-	if bd > 5 {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %s%s?", prefix, best)
 }
 
 // Interleaved reorders args so that the flag package, which stops at the
@@ -179,24 +158,4 @@ func Interleaved(fs *flag.FlagSet, args []string) []string {
 func isBoolFlag(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
-}
-
-// distance is the Levenshtein edit distance between a and b (bytes).
-func distance(a, b string) int {
-	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

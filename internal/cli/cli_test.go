@@ -40,13 +40,3 @@ func TestParseArgs(t *testing.T) {
 		}
 	}
 }
-
-func TestDidYouMean(t *testing.T) {
-	names := []string{"layers", "layernorm", "lr", "methods", "train", "data", "out"}
-	for s, want := range map[string]string{"layer": "; did you mean --layers?", "method": "; did you mean --methods?",
-		"trian": "; did you mean --train?", "xyzzy": "", "ou": "; did you mean --out?", "q": ""} {
-		if got := DidYouMean(s, names, "--"); got != want {
-			t.Errorf("DidYouMean(%q) = %q, want %q", s, got, want)
-		}
-	}
-}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/trainrun"
@@ -384,7 +385,7 @@ func Layered(preset, file string, sets []string) (Config, error) {
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok {
-			return cfg, fmt.Errorf("override %q: want key=value", s)
+			return cfg, opterr.Bad("reproduce", "override", s, "key=value")
 		}
 		if err := cfg.Set(k, v); err != nil {
 			return cfg, err
@@ -408,85 +409,154 @@ func jsonName(f reflect.StructField) string {
 	return name
 }
 
-// Set sets the field whose JSON key is key from its textual value: numbers
-// and booleans as Go parses them; integer lists as "1,2,3"; string lists
-// (model lists) separated by ';' ("4;4,4;4,4,4"); any value starting with
-// '[' as JSON. Keys are case-sensitive except that a '-' may stand for '_'.
+// Set sets the field whose JSON key is key from its textual value (the
+// forms of SetForm): numbers and booleans as Go parses them; integer lists
+// as "1,2,3"; string lists (model lists) separated by ';' ("4;4,4;4,4,4");
+// maps of model to count as "SPEC=N;SPEC=N" ("2,2=3;2=1", the last '='
+// of each part separating the count); any value starting with '[' or '{'
+// as JSON. An empty value empties a list or a map. Keys are
+// case-sensitive except that a '-' may stand for '_'. The preset is not a
+// key to set: it is where the configuration starts (Layered's preset).
+// Errors are *opterr.Error naming the key, the value and the accepted
+// form.
 func (c *Config) Set(key, value string) error {
 	key = strings.ReplaceAll(strings.TrimSpace(key), "-", "_")
+	value = strings.TrimSpace(value)
 	v := reflect.ValueOf(c).Elem()
 	t := v.Type()
 	for i := range t.NumField() {
 		if jsonName(t.Field(i)) != key {
 			continue
 		}
+		if key == "preset" {
+			return &opterr.Error{Pkg: "reproduce", Option: key, Value: value,
+				Msg: " cannot be set: the preset is where the configuration starts; choose it as the preset"}
+		}
 		f := v.Field(i)
-		value = strings.TrimSpace(value)
-		if strings.HasPrefix(value, "[") {
-			p := reflect.New(f.Type())
-			if err := json.Unmarshal([]byte(value), p.Interface()); err != nil {
-				return fmt.Errorf("reproduce: %s=%s: %w", key, value, err)
-			}
-			f.Set(p.Elem())
-			return nil
-		}
-		bad := func(err error) error {
-			return fmt.Errorf("reproduce: %s=%q: not a valid %s (%v)", key, value, f.Type(), err)
-		}
-		switch f.Kind() {
-		case reflect.Int:
-			n, err := strconv.Atoi(value)
-			if err != nil {
-				return bad(err)
-			}
-			f.SetInt(int64(n))
-		case reflect.Uint64:
-			n, err := strconv.ParseUint(value, 10, 64)
-			if err != nil {
-				return bad(err)
-			}
-			f.SetUint(n)
-		case reflect.Float64:
-			x, err := strconv.ParseFloat(value, 64)
-			if err != nil {
-				return bad(err)
-			}
-			f.SetFloat(x)
-		case reflect.Bool:
-			b, err := strconv.ParseBool(value)
-			if err != nil {
-				return bad(err)
-			}
-			f.SetBool(b)
-		case reflect.String:
-			f.SetString(value)
-		case reflect.Slice:
-			switch f.Type().Elem().Kind() {
-			case reflect.Int:
-				var xs []int
-				for _, s := range strings.Split(value, ",") {
-					n, err := strconv.Atoi(strings.TrimSpace(s))
-					if err != nil {
-						return bad(err)
-					}
-					xs = append(xs, n)
-				}
-				f.Set(reflect.ValueOf(xs))
-			case reflect.String:
-				var xs []string
-				for _, s := range strings.Split(value, ";") {
-					if s = strings.TrimSpace(s); s != "" {
-						xs = append(xs, s)
-					}
-				}
-				f.Set(reflect.ValueOf(xs))
-			}
+		if err := setField(f, value); err != nil {
+			return &opterr.Error{Pkg: "reproduce", Option: key, Value: value, Want: SetForm(f.Type()), Err: err}
 		}
 		return nil
 	}
-	ks := Keys()
+	ks := slices.DeleteFunc(Keys(), func(k string) bool { return k == "preset" })
 	sort.Strings(ks)
-	return fmt.Errorf("reproduce: unknown key %q (keys: %s)", key, strings.Join(ks, ", "))
+	return opterr.Unknown("reproduce", "key", key, ks)
+}
+
+// SetForm is the textual form Set accepts for a field of type t.
+func SetForm(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Uint64:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Int {
+			return `integers separated by ',' ("1,2,3") or a JSON array`
+		}
+		return `names separated by ';' ("4;4,4") or a JSON array`
+	case reflect.Map:
+		return `SPEC=N separated by ';' ("2,2=3;2=1") or a JSON object ({"2,2":3})`
+	}
+	return "JSON"
+}
+
+// setField sets f from value (Set's forms).
+func setField(f reflect.Value, value string) error {
+	if strings.HasPrefix(value, "[") || strings.HasPrefix(value, "{") {
+		p := reflect.New(f.Type())
+		dec := json.NewDecoder(strings.NewReader(value))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(p.Interface()); err != nil {
+			return err
+		}
+		f.Set(p.Elem())
+		return nil
+	}
+	var x any
+	var err error
+	switch f.Kind() {
+	case reflect.Int:
+		x, err = strconv.Atoi(value)
+	case reflect.Uint64:
+		x, err = strconv.ParseUint(value, 10, 64)
+	case reflect.Float64:
+		x, err = strconv.ParseFloat(value, 64)
+	case reflect.Bool:
+		x, err = strconv.ParseBool(value)
+	case reflect.String:
+		x = value
+	case reflect.Slice:
+		x, err = parseList(f.Type(), value)
+	case reflect.Map:
+		x, err = parseCounts(f.Type(), value)
+	default:
+		err = fmt.Errorf("no textual form for %s", f.Type())
+	}
+	if err != nil {
+		return err
+	}
+	f.Set(reflect.ValueOf(x).Convert(f.Type()))
+	return nil
+}
+
+// parseList reads a list of type t from "1,2,3" (integers) or "a;b;c"
+// (strings).
+func parseList(t reflect.Type, value string) (any, error) {
+	switch t.Elem().Kind() {
+	case reflect.Int:
+		var xs []int
+		for _, s := range strings.Split(value, ",") {
+			if s = strings.TrimSpace(s); s == "" && value == "" {
+				break
+			}
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				return nil, err
+			}
+			xs = append(xs, n)
+		}
+		return xs, nil
+	case reflect.String:
+		var xs []string
+		for _, s := range strings.Split(value, ";") {
+			if s = strings.TrimSpace(s); s != "" {
+				xs = append(xs, s)
+			}
+		}
+		return xs, nil
+	}
+	return nil, fmt.Errorf("no textual form for %s", t)
+}
+
+// parseCounts reads a map of name to count (type t) from "SPEC=N;SPEC=N".
+func parseCounts(t reflect.Type, value string) (any, error) {
+	if t != reflect.TypeFor[map[string]int]() {
+		return nil, fmt.Errorf("no textual form for %s", t)
+	}
+	var m map[string]int
+	for _, part := range strings.Split(value, ";") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		i := strings.LastIndex(part, "=")
+		if i < 0 {
+			return nil, fmt.Errorf("%q has no '='", part)
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(part[i+1:]))
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			m = map[string]int{}
+		}
+		m[strings.TrimSpace(part[:i])] = n
+	}
+	return m, nil
 }
 
 // Prior is the prior of the training and test trees. An unknown Leaves

@@ -32,7 +32,7 @@ func TestSetAndLoad(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Set("nope", "1"); err == nil || !strings.Contains(err.Error(), "unknown key") {
+	if err := c.Set("nope", "1"); err == nil || !strings.Contains(err.Error(), `key "nope" is unknown`) {
 		t.Errorf("unknown key: %v", err)
 	}
 	if err := c.Set("N", "abc"); err == nil {
