@@ -111,3 +111,46 @@ func TestHelpExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownFlagsEveryCommand: an unknown flag of every command and
+// sub-command gets a did-you-mean (cli.Parse, the one place flags are
+// parsed): every flag of its -h with its first letter dropped, and words of
+// compound flags ("--steps" for --max-steps).
+func TestUnknownFlagsEveryCommand(t *testing.T) {
+	cmds := [][]string{{"tree", "sample"}, {"tree", "show"}, {"bench", "train"}, {"bench", "compress"}, {"bench", "logits"}}
+	for name := range commands {
+		if name != "version" && name != "tree" {
+			cmds = append(cmds, []string{name})
+		}
+	}
+	tried := 0
+	for _, c := range cmds {
+		_, out := stderrOf(t, append(c, "-h")...)
+		_, flags, _ := strings.Cut(out, "\nFlags:\n")
+		for _, line := range strings.Split(flags, "\n") {
+			f := strings.Fields(line)
+			if len(f) == 0 || !strings.HasPrefix(line, "  -") {
+				continue
+			}
+			name := strings.TrimLeft(f[0], "-")
+			if len(name) < 4 {
+				continue
+			}
+			typo := strings.TrimLeft(name[1:], "-")
+			args := append(append([]string{}, c...), "--"+typo)
+			if code, out := stderrOf(t, args...); code != 2 || !strings.Contains(out, "unknown flag --"+typo+"; did you mean --") {
+				t.Errorf("vomc %s: exit %d, want 2 and a did-you-mean:\n%s", strings.Join(args, " "), code, out)
+			}
+			tried++
+		}
+	}
+	if tried < 100 {
+		t.Errorf("tried %d flags, want the flags of every command (≥ 100)", tried)
+	}
+	for _, c := range [][]string{{"train", "--steps", "5"}, {"synth", "--steps", "5"}, {"eval", "--reference-method", "ctw"}, {"eval", "--plot", "ctw"}} {
+		code, out := stderrOf(t, c...)
+		if code != 2 || !strings.Contains(out, "; did you mean --") {
+			t.Errorf("vomc %s: exit %d, want a did-you-mean:\n%s", strings.Join(c, " "), code, out)
+		}
+	}
+}

@@ -129,8 +129,8 @@ func Hyphenated(name string) string {
 // for the candidate x closest to s, or "" when none is close. A candidate
 // is close when it is at most 2 edits (Levenshtein, ignoring case) and at
 // most half of s away, when s (3 letters or more) begins it, or when s is
-// one of its words (the parts between '-' or '_': "steps" for
-// "max-steps"). Among close candidates the fewest edits win, then the
+// one of its words or it one of the words of s (the parts between '-' or
+// '_': "steps" for "max-steps", "reference" for "reference-method"). Among close candidates the fewest edits win, then the
 // first.
 func DidYouMean(s string, candidates []string, prefix string, quote bool) string {
 	best, bd := "", 1<<30
@@ -142,7 +142,7 @@ func DidYouMean(s string, candidates []string, prefix string, quote bool) string
 		if strings.HasPrefix(c, s) && len(s) >= 3 {
 			d = min(d, 5)
 		}
-		if len(s) >= 3 && isWordOf(strings.ToLower(s), strings.ToLower(c)) {
+		if ls, lc := strings.ToLower(s), strings.ToLower(c); len(s) >= 3 && isWordOf(ls, lc) || len(c) >= 3 && isWordOf(lc, ls) {
 			d = min(d, 5)
 		}
 		if d < bd {

@@ -29,7 +29,7 @@ func TestDidYouMean(t *testing.T) {
 	for s, want := range map[string]string{"layer": "; did you mean --layers?", "method": "; did you mean --methods?",
 		"trian": "; did you mean --train?", "xyzzy": "", "ou": "; did you mean --out?", "q": "",
 		"steps": "; did you mean --max-steps?", "frac": "; did you mean --val-frac?", "max": "; did you mean --max-steps?",
-		"step": ""} {
+		"step": "", "data-dir": "; did you mean --data?", "max-steps-x": "; did you mean --max-steps?"} {
 		if got := DidYouMean(s, names, "--", false); got != want {
 			t.Errorf("DidYouMean(%q) = %q, want %q", s, got, want)
 		}
