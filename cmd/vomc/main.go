@@ -22,6 +22,7 @@ import (
 	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cpu"
@@ -110,7 +111,7 @@ func hint(err error) string {
 		text string
 	}{{fsutil.ErrExists, "use --force to overwrite"}, {pipeline.ErrSubmitted, "use --force to replace it"},
 		{dynamics.ErrNoSnapshots, "train it with 'vomc train --snapshots log:20' or --snapshot-every S"},
-		{methods.ErrUnfinished, "continue it with 'vomc train --out DIR --resume'"}, {trainrun.ErrResumable, "continue the run with --resume"}} {
+		{methods.ErrUnfinished, "continue it with 'vomc train --out DIR --resume'"}, {trainrun.ErrResumable, "continue the run with --resume"}, {study.ErrPreset, "choose it with --preset"}} {
 		if errors.Is(err, h.err) {
 			return " (" + h.text + ")"
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"os"
 	"os/signal"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/internal/cli"
-	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/reproduce"
 	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/trainrun"
@@ -73,10 +71,7 @@ func runReproduce(args []string) error {
 // and the --set overrides, layered (study.Layered), with --seeds if given.
 func studyConfig(preset, file string, sets []string, seeds int) (study.Config, error) {
 	cfg, err := study.Layered(preset, file, sets)
-	var oe *opterr.Error
 	switch {
-	case errors.As(err, &oe) && oe.Option == "preset":
-		return cfg, usagef("--set preset=%s: the preset is where the configuration starts; use --preset %[1]s", oe.Value)
 	case err != nil:
 		return cfg, asUsage(err)
 	case seeds < 0:

@@ -31,8 +31,8 @@ func TestReproduceConfig(t *testing.T) {
 			t.Errorf("--set %s: model_seeds %v, %v", set, cfg.ModelSeeds, err)
 		}
 	}
-	if _, err := studyConfig("tiny", "", []string{"preset=small"}, 0); err == nil || !strings.Contains(err.Error(), "use --preset small") {
-		t.Errorf("--set preset=small: %v", err)
+	if code, out := stderrOf(t, "reproduce", "--set", "preset=small", "--dry-run"); code != 2 || !strings.Contains(out, "cannot be set: the preset is where the configuration starts (choose it with --preset)") {
+		t.Errorf("--set preset=small: exit %d:\n%s", code, out)
 	}
 	if _, err := reproduceConfig("huge", "", nil); err == nil {
 		t.Error("unknown preset accepted")

@@ -14,20 +14,26 @@ import (
 	"github.com/vomc/vomc/internal/opterr"
 )
 
-// UsageError marks an error in the command line itself.
-type UsageError struct{ Msg string }
+// UsageError marks an error in the command line itself: Msg, and the
+// error it was made from, if any (Err, for errors.Is and errors.As).
+type UsageError struct {
+	Msg string
+	Err error
+}
 
 func (e UsageError) Error() string { return e.Msg }
 
+func (e UsageError) Unwrap() error { return e.Err }
+
 // Usagef is a UsageError of the formatted message.
-func Usagef(format string, a ...any) error { return UsageError{fmt.Sprintf(format, a...)} }
+func Usagef(format string, a ...any) error { return UsageError{Msg: fmt.Sprintf(format, a...)} }
 
 // AsUsage makes a non-nil err a usage error.
 func AsUsage(err error) error {
 	if err == nil {
 		return nil
 	}
-	return UsageError{err.Error()}
+	return UsageError{err.Error(), err}
 }
 
 // UsageOf makes err a usage error, its message after prefix, when it is
@@ -35,7 +41,7 @@ func AsUsage(err error) error {
 func UsageOf[E error](err error, prefix string) error {
 	var e E
 	if errors.As(err, &e) {
-		return UsageError{prefix + err.Error()}
+		return UsageError{prefix + err.Error(), err}
 	}
 	return err
 }
@@ -84,7 +90,7 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		fs.Usage()
 		return err
 	case err != nil:
-		return UsageError{flagMessage(fs, err)}
+		return UsageError{Msg: flagMessage(fs, err)}
 	}
 	return nil
 }

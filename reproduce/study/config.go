@@ -3,6 +3,7 @@ package study
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -409,6 +410,10 @@ func jsonName(f reflect.StructField) string {
 	return name
 }
 
+// ErrPreset is (wrapped in) the error of setting the key "preset" with
+// Set: the preset is chosen before any key is set.
+var ErrPreset = errors.New("the preset is chosen, not set")
+
 // Set sets the field whose JSON key is key from its textual value (the
 // forms of SetForm): numbers and booleans as Go parses them; integer lists
 // as "1,2,3"; string lists (model lists) separated by ';' ("4;4,4;4,4,4");
@@ -429,8 +434,8 @@ func (c *Config) Set(key, value string) error {
 			continue
 		}
 		if key == "preset" {
-			return &opterr.Error{Pkg: "reproduce", Option: key, Value: value,
-				Msg: " cannot be set: the preset is where the configuration starts; choose it as the preset"}
+			return &opterr.Error{Pkg: "reproduce", Option: key, Value: value, Err: ErrPreset,
+				Msg: " cannot be set: the preset is where the configuration starts"}
 		}
 		f := v.Field(i)
 		if err := setField(f, value); err != nil {
