@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vomc/vomc/models"
 )
 
 // shotPath is where a browser test saves its screenshot: into
@@ -336,6 +338,48 @@ func TestBrowserDemo(t *testing.T) {
 	}
 	if png, err = b.screenshot(); err == nil {
 		os.WriteFile(shotPath(t, "explore_demo_step1500.png"), png, 0o644)
+	}
+}
+
+// TestBrowserDemoDepth5 opens the depth-5 demo set (models.Demos[1]: the
+// ladder's TF(4,4)-x4 and TF(4,4)-sin-x4 beside the undertrained
+// d5-tf44-e32, on the first windows of the ladder's test set) as 'vomc
+// explore --demo --model SET' does, checks the page at a late position and
+// saves a screenshot. -short skips it, as TestBrowserDemo.
+func TestBrowserDemoDepth5(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the depth-5 demo in the browser is checked in the full suite (without -short)")
+	}
+	t.Parallel()
+	b := startBrowser(t, 1400, 1000)
+	o, err := Demo(models.Demos[1], nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.ModelNames(); len(got) != len(models.Demos[1]) {
+		t.Fatalf("models %v, want %v", got, models.Demos[1])
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	const w, q = 0, 400
+	if err := b.navigate(fmt.Sprintf("%s/#w=%d&t=%d", ts.URL, w, q)); err != nil {
+		t.Fatal(err)
+	}
+	win, _ := s.Window(w)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	if err := b.waitFor(ctx, `!!(window.vomcExplore && vomcExplore.state.pos && !vomcExplore.state.pos.labels_pending && vomcExplore.state.map)`); err != nil {
+		t.Fatal(err)
+	}
+	checkPage(t, b, s, win, q)
+	if png, err := b.screenshot(); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(shotPath(t, "explore_demo_d5.png"), png, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

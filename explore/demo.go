@@ -82,6 +82,16 @@ func Demo(names []string, data *dataset.Dataset, dataName string) (Options, erro
 // DefaultDemo are the shipped models --demo opens by default.
 func DefaultDemo() []string { return append([]string(nil), models.Default...) }
 
+// DemoSets are the sets of shipped models that open together
+// (models.Demos), each as a --model value: comma-separated names.
+func DemoSets() []string {
+	var sets []string
+	for _, d := range models.Demos {
+		sets = append(sets, strings.Join(d, ","))
+	}
+	return sets
+}
+
 // DemoNames lists the shipped models with their descriptions.
 func DemoNames() string {
 	var b strings.Builder

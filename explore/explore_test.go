@@ -580,7 +580,8 @@ func TestLossesJSON(t *testing.T) {
 }
 
 // TestDemoModels opens every shipped model as --demo does (its recipe's
-// test data generated in memory) and answers a click.
+// test data generated in memory) and answers a click, and each demo set
+// (models.Demos) together.
 func TestDemoModels(t *testing.T) {
 	for _, name := range models.Names() {
 		o, err := Demo([]string{name}, nil, "")
@@ -598,7 +599,12 @@ func TestDemoModels(t *testing.T) {
 			t.Errorf("%s: %d heads, %d ω", name, len(p.Heads), len(p.Omega))
 		}
 	}
-	if _, err := Demo([]string{"d3-tf44", "d5-tf44-e32"}, nil, ""); err == nil || !strings.Contains(err.Error(), "different data") {
+	for _, set := range models.Demos {
+		if _, err := Demo(set, nil, ""); err != nil {
+			t.Errorf("demo set %v: %v", set, err)
+		}
+	}
+	if _, err := Demo([]string{"d3-tf44", "d5-tf44-x4"}, nil, ""); err == nil || !strings.Contains(err.Error(), "different data") {
 		t.Errorf("models of different data together: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/events"
 )
 
 // Source names what to explore, as 'vomc explore' is given it: model
@@ -24,7 +25,7 @@ const MaxTune = 2000
 
 // Open returns o with the models, the data set and the tuning windows that
 // src names (Models, Data, DataName, Tune, TuneNote); o's other fields are
-// kept.
+// kept. With src.Demo it logs the demo sets (DemoSets) on o.Events.
 func Open(src Source, o Options) (Options, error) {
 	var names []string
 	for _, m := range strings.Split(src.Models, ",") {
@@ -45,6 +46,7 @@ func Open(src Source, o Options) (Options, error) {
 			return o, fmt.Errorf("%w\nshipped models:\n%s", err, DemoNames())
 		}
 		o.Models, o.Data, o.DataName = d.Models, d.Data, d.DataName
+		events.Or(o.Events).Log("shipped models that open together (--demo --model SET): " + strings.Join(DemoSets(), " | "))
 	} else {
 		if len(names) == 0 || ds == nil {
 			return o, errors.New("explore: a model directory and a data set are needed (or the demo)")

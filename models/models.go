@@ -1,11 +1,12 @@
 // Package models holds small transformers trained with vomc that ship with
 // it, so that 'vomc explore --demo' can show a trained model from a fresh
 // clone (or from an installed binary) without training one first. Each
-// model is a directory written by 'vomc train' (config.json,
-// model.safetensors, train.jsonl, optionally snapshots/ and the
-// dynamics/ of 'vomc dynamics') with recipe.json (the exact commands that
-// made its data and the model, and the demo's test data), a README.md and
-// SHA256SUMS; the files are embedded in the binary.
+// model is a directory written by 'vomc train' or by a training stage of
+// 'vomc reproduce' (config.json, model.safetensors, train.jsonl,
+// optionally snapshots/ and the dynamics/ of 'vomc dynamics') with
+// recipe.json (the exact commands that made its data and the model, and
+// the demo's test data), a README.md and SHA256SUMS; the files are
+// embedded in the binary.
 package models
 
 import (
@@ -16,11 +17,19 @@ import (
 	"strings"
 )
 
-//go:embed d3-tf44-e32 d3-tf44 d5-tf44-e32
+//go:embed d3-tf44-e32 d3-tf44 d5-tf44-e32 d5-tf44-x4 d5-tf44-sin-x4
 var files embed.FS
 
+// Demos are the sets of shipped models that 'vomc explore --demo' offers:
+// the models of a set share their recipe's test data, so they open
+// together on one page. The first set is Default.
+var Demos = [][]string{
+	{"d3-tf44-e32", "d3-tf44"},
+	{"d5-tf44-x4", "d5-tf44-sin-x4", "d5-tf44-e32"},
+}
+
 // Default are the models 'vomc explore --demo' opens.
-var Default = []string{"d3-tf44-e32", "d3-tf44"}
+var Default = Demos[0]
 
 // Names lists the shipped models.
 func Names() []string {

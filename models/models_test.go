@@ -21,9 +21,14 @@ func TestShipped(t *testing.T) {
 	if len(Names()) == 0 {
 		t.Fatal("no shipped model")
 	}
-	for _, d := range Default {
-		if _, err := FS(d); err != nil {
-			t.Errorf("default model: %v", err)
+	for _, set := range Demos {
+		if len(set) == 0 {
+			t.Error("an empty demo set")
+		}
+		for _, d := range set {
+			if _, err := FS(d); err != nil {
+				t.Errorf("demo model: %v", err)
+			}
 		}
 	}
 	for _, name := range Names() {

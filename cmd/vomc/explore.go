@@ -32,7 +32,7 @@ func parseExplore(args []string) (*exploreCmd, error) {
 	fs.StringVar(&c.static, "static", "", "write one self-contained HTML page for --window to this file and exit (no server)")
 	fs.IntVar(&c.window, "window", 0, "the window shown first (with --static: the page's window)")
 	fs.IntVar(&c.pos, "t", -1, "the query position shown first (-1: near the end of the window)")
-	fs.BoolVar(&c.src.Demo, "demo", false, "open shipped models (--model NAMES to choose; default: "+strings.Join(explore.DefaultDemo(), ",")+") on test data generated from their recipe in memory")
+	fs.BoolVar(&c.src.Demo, "demo", false, "open shipped models on test data generated from their recipe in memory; --model NAMES chooses them (default: "+strings.Join(explore.DefaultDemo(), ",")+"; sets that open together: "+strings.Join(explore.DemoSets(), " | ")+")")
 	fs.IntVar(&c.o.HeadWindows, "head-windows", explore.DefaultHeadWindows, "windows of the head labels' null test (the first ones of --data)")
 	fs.IntVar(&c.o.MeanWindows, "mean-windows", explore.DefaultMeanWindows, "windows of the mean loss curves")
 	fs.IntVar(&c.o.MaxK, "max-k", 0, "largest offset d and suffix length k of the head hypotheses (0: D+1)")
