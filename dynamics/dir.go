@@ -8,7 +8,6 @@ import (
 
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/opterr"
-	"github.com/vomc/vomc/methods"
 )
 
 // Check checks cfg's numbers and reference methods before any work:
@@ -18,10 +17,10 @@ func (cfg RunConfig) Check() error {
 	if cfg.Windows == 1 || cfg.Windows < 0 || cfg.MaxK < 1 || cfg.HeadWindows == 0 || cfg.HeadWindows < -1 {
 		return opterr.New("dynamics", "%s ≥ 2, %s ≥ 1 and %s ≥ 1 (or -1) please", "Windows MaxK HeadWindows")
 	}
-	if cfg.Methods == "" {
+	if len(cfg.Methods) == 0 {
 		return nil
 	}
-	if err := methods.Check(cfg.Methods); err != nil {
+	if err := cfg.Methods.Check(); err != nil {
 		return opterr.New("dynamics", "%s: %v", "Methods", err)
 	}
 	return nil

@@ -107,8 +107,8 @@ type Options struct {
 	// every snapshot).
 	Windows [][]byte
 	// References are the predictors the model is compared with; Excess
-	// names the one excess losses are measured against (empty: the first
-	// whose name starts with "Bayes", else "CTW", else the first).
+	// names the one excess losses are measured against (empty: the first;
+	// Run chooses it by kind with methods.Reference).
 	References []Reference
 	Excess     string
 	// HeadWindows is the number of probe windows the head labels are

@@ -26,12 +26,12 @@ import (
 
 // DefaultMethods are the reference predictors of a prior of maximum depth
 // D: the unigram, Markov(k) for k = 1..D, Kneser–Ney and CTW.
-func DefaultMethods(D int) string {
+func DefaultMethods(D int) methods.List {
 	parts := []string{"unigram"}
 	for k := 1; k <= D; k++ {
 		parts = append(parts, fmt.Sprintf("markov:k=%d", k))
 	}
-	return strings.Join(append(parts, "kn", "ctw"), ",")
+	return methods.MustParse(strings.Join(append(parts, "kn", "ctw"), ","))
 }
 
 // RunConfig describes a measurement of a training run.
@@ -50,7 +50,7 @@ type RunConfig struct {
 	Train string
 	// Methods are the reference specifications (package methods; empty:
 	// DefaultMethods of the data's prior, with its λ and α).
-	Methods string
+	Methods methods.List
 	// HeadWindows, MaxK and Null configure the head labels (Options).
 	HeadWindows, MaxK int
 	Null              attnmap.NullOptions
@@ -102,7 +102,7 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 	}
 	probe := all[:nw]
 	d := methods.DefaultsFor(ds.Config().Prior)
-	refs, err := references(cfg, d, probe)
+	refs, excess, err := references(cfg, d, probe)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 		}
 		return m, nil
 	}
-	pts, err := Measure(ctx, snaps, load, Options{Windows: probe, References: refs, HeadWindows: cfg.HeadWindows,
+	pts, err := Measure(ctx, snaps, load, Options{Windows: probe, References: refs, Excess: excess, HeadWindows: cfg.HeadWindows,
 		MaxK: cfg.MaxK, Null: cfg.Null, Workers: cfg.Workers, Events: cfg.Events, Checkpoint: cfg.Checkpoint, Identity: identity(cfg)})
 	if err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 	for _, ref := range refs {
 		r.References = append(r.References, ref.Name)
 	}
-	r.Excess = refs[excessIndex(refs, "")].Name
+	r.Excess = excess
 	return r, nil
 }
 
@@ -143,58 +143,53 @@ func identity(cfg RunConfig) string {
 
 // references are the reference predictors of cfg.Methods (empty:
 // DefaultMethods of the data's prior, whose defaults are d), Kneser–Ney
-// tuned on the windows of cfg.Train or else on the probe windows.
-func references(cfg RunConfig, d methods.Defaults, probe [][]byte) ([]Reference, error) {
+// tuned on the windows of cfg.Train or else on the probe windows, and the
+// name of the excesses' reference among them (methods.Reference: by kind,
+// the exact Bayes predictor, else CTW, else the first).
+func references(cfg RunConfig, d methods.Defaults, probe [][]byte) ([]Reference, string, error) {
 	d.Tune, d.TuneNote = probe, "the probe windows"
 	if cfg.Train != "" {
 		tds, err := dataset.ReadWindows(cfg.Train)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		d.Tune, d.TuneNote = experiment.Windows(tds), "the windows of "+cfg.Train
 	}
-	spec := cfg.Methods
-	if spec == "" {
-		spec = DefaultMethods(d.D)
+	list := cfg.Methods
+	if len(list) == 0 {
+		list = DefaultMethods(d.D)
 		// Where CTW(D) is not the Bayes predictor of the data's prior
 		// (mixed depths, non-Dirichlet leaves), the exact one is measured
 		// too, and the excess is over it.
 		if p := d.Prior; p != nil && !ctwIsBayes(*p) {
-			spec += ",bayes"
+			list = append(list, methods.MustParse("bayes")...)
 		}
 	}
-	built, err := methods.Build(spec, d)
+	built, err := methods.Build(list, d)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var refs []Reference
 	for _, b := range built {
 		refs = append(refs, Reference{Name: b.Predictor.Name(), P: b.Predictor})
 	}
-	return refs, nil
+	ex, err := methods.Reference(built, "")
+	return refs, refs[ex].Name, err
 }
 
 // excessIndex is the index of the excess reference (see Options.Excess):
-// the one named name, or with name empty the first whose name starts with
-// "Bayes" (the exact Bayes predictor), else "CTW", else 0; −1 when a given
-// name is missing.
+// the one named name, or with name empty the first; −1 when a given name
+// is missing.
 func excessIndex(refs []Reference, name string) int {
-	if name != "" {
-		for i, r := range refs {
-			if r.Name == name {
-				return i
-			}
-		}
-		return -1
+	if name == "" {
+		return 0
 	}
-	for _, prefix := range []string{"Bayes", "CTW"} {
-		for i, r := range refs {
-			if strings.HasPrefix(r.Name, prefix) {
-				return i
-			}
+	for i, r := range refs {
+		if r.Name == name {
+			return i
 		}
 	}
-	return 0
+	return -1
 }
 
 // ctwIsBayes reports whether CTW with the prior's (D, λ, α) is its exact

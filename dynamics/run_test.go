@@ -106,11 +106,11 @@ func TestBayesReference(t *testing.T) {
 		{source.Prior{A: 3, Depths: []int{2}, Lambda: 0.15, Alpha: []float64{0.5}, Leaves: source.Mixed}, "Bayes(D=2,λ=0.15,α=0.5,mixed 0.5 sparse z=0.5)"},
 	} {
 		d := methods.DefaultsFor(tc.prior)
-		refs, err := references(RunConfig{}, d, [][]byte{{0, 1, 2, 0}, {1, 1, 2, 0}})
+		refs, got, err := references(RunConfig{}, d, [][]byte{{0, 1, 2, 0}, {1, 1, 2, 0}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := refs[excessIndex(refs, "")].Name; got != tc.want {
+		if refs[excessIndex(refs, got)].Name != got || got != tc.want {
 			t.Errorf("%+v: excess over %s, want %s", tc.prior, got, tc.want)
 		}
 	}

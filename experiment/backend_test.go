@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
@@ -32,7 +33,7 @@ func TestRunEvalBackend(t *testing.T) {
 	if err := m.SaveSafetensors(p("m.safetensors")); err != nil {
 		t.Fatal(err)
 	}
-	o := EvalOptions{Data: p("ds"), Methods: "ctw,tf:path=" + p("m.safetensors"), Out: p("small"),
+	o := EvalOptions{Data: p("ds"), Methods: methods.MustParse("ctw,tf:path=" + p("m.safetensors")), Out: p("small"),
 		Backend: cpu.New(kernels.Default(), cpu.WithMemoryLimit(1<<10))}
 	if _, err := RunEval(context.Background(), o); !errors.Is(err, backend.ErrOutOfMemory) {
 		t.Fatalf("a 1 KiB backend: %v, want out of memory", err)

@@ -39,9 +39,13 @@ type EvalOptions struct {
 	// Yona (2004) instead (EvalHalf), writing HalfFile into Out.
 	Half bool
 
-	Train     string // data set on which KN's δ is tuned ("": the evaluated windows)
-	Methods   string // method list (package methods)
-	Reference string // reference method name ("": the CTW method)
+	Train   string       // data set on which KN's δ is tuned ("": the evaluated windows)
+	Methods methods.List // the methods, parsed once (methods.Parse)
+	// Reference names the reference of the excesses (methods.Find: a
+	// method's label, its spec in any spelling, or its bare kind when one
+	// method has it); "": the first bayes method, else the first ctw,
+	// else the first method (methods.Reference).
+	Reference string
 	Out       string // output directory (WriteOutputs)
 	Export    string // directory for every method's distributions as .npy ("": none)
 	Workers   int
@@ -136,9 +140,9 @@ func CheckEvalOutputs(ev events.Sink, out, export string, half, force bool) erro
 }
 
 // CheckEvalMemory reads the headers of the data set (and the tuning set,
-// if any) and refuses evaluating spec on it with workers when the estimate
+// if any) and refuses evaluating list on it with workers when the estimate
 // (EvalMemoryEstimate) exceeds limit (bytes; 0: no check; sysmem.Limit).
-func CheckEvalMemory(data, train, spec string, workers int, limit int64) error {
+func CheckEvalMemory(data, train string, list methods.List, workers int, limit int64) error {
 	h, err := dataset.ReadHeader(data)
 	if err != nil {
 		return err
@@ -153,23 +157,23 @@ func CheckEvalMemory(data, train, spec string, workers int, limit int64) error {
 		w.Tune, w.TuneN = th.Windows, th.N
 	}
 	W := int64(h.Windows)
-	return sysmem.Limit(fmt.Sprintf("evaluating %s (%d windows of N=%d)", data, h.Windows, h.N), EvalMemoryEstimate(spec, W*int64(h.N)+4*W, w), limit)
+	return sysmem.Limit(fmt.Sprintf("evaluating %s (%d windows of N=%d)", data, h.Windows, h.N), EvalMemoryEstimate(list, W*int64(h.N)+4*W, w), limit)
 }
 
 // EvalMemoryEstimate estimates the peak memory of RunEval evaluating the
-// methods of spec on w: the process itself (sysmem.Base), the evaluated
+// methods of list on w: the process itself (sysmem.Base), the evaluated
 // data (dataBytes: symbols and tree indices) with a slice header per
 // window, the tuning windows (w.Tune of them, none when KN tunes on the
 // evaluated ones), the methods' states (methods.MemoryEstimate) and the
 // result accumulators.
-func EvalMemoryEstimate(spec string, dataBytes int64, w methods.Workload) int64 {
+func EvalMemoryEstimate(list methods.List, dataBytes int64, w methods.Workload) int64 {
 	est := sysmem.Base + dataBytes + 24*int64(w.Windows)
 	if w.Tune > 0 {
 		est += int64(w.Tune) * (int64(w.TuneN) + 4 + 24)
 	}
-	est += methods.MemoryEstimate(spec, w)
+	est += methods.MemoryEstimate(list, w)
 	// per-position accumulators: results, and up to 2 chunks per worker
-	M := int64(len(strings.Split(spec, ",")))
+	M := int64(len(list))
 	return est + M*int64(w.N)*8*8*int64(2*max(1, w.Workers)+2)
 }
 
@@ -255,8 +259,11 @@ func (o EvalOptions) setTuning(d *methods.Defaults) error {
 		d.Tune = d.Windows
 		d.TuneNote = fmt.Sprintf("the %d evaluated windows (oracle tuning)", len(d.Windows))
 	}
-	if strings.Contains(o.Methods, "kn") && !strings.Contains(o.Methods, "delta") {
-		fmt.Fprintf(o.log, "tuning KN's δ on %s …\n", d.TuneNote)
+	for _, s := range o.Methods {
+		if _, fixed := s.Value("delta"); s.Kind == "kn" && !fixed {
+			fmt.Fprintf(o.log, "tuning KN's δ on %s …\n", d.TuneNote)
+			break
+		}
 	}
 	return nil
 }
@@ -319,10 +326,10 @@ func (o EvalOptions) runHalf(x []byte, d methods.Defaults) (*EvalReport, error) 
 }
 
 // EvalHalf returns the table of the half-file log-loss of each method of
-// spec (defaults d): learn on x's first half, freeze, and average −log2 P
+// list (defaults d): learn on x's first half, freeze, and average −log2 P
 // on the second half (compress.HalfLogLoss), in bits/symbol.
-func EvalHalf(x []byte, spec string, d methods.Defaults) (string, error) {
-	built, err := methods.Build(spec, d)
+func EvalHalf(x []byte, list methods.List, d methods.Defaults) (string, error) {
+	built, err := methods.Build(list, d)
 	if err != nil {
 		return "", err
 	}

@@ -29,7 +29,7 @@ func TestRunEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log strings.Builder
-	o := EvalOptions{Data: p("ds"), Methods: "ctw,kn", Out: p("ev"), Export: p("exp"), Workers: 2, Events: events.Writer(&log)}
+	o := EvalOptions{Data: p("ds"), Methods: methods.MustParse("ctw,kn"), Out: p("ev"), Export: p("exp"), Workers: 2, Events: events.Writer(&log)}
 	rep, err := RunEval(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestRunEval(t *testing.T) {
 		t.Errorf("existing outputs: %v", err)
 	}
 	os.WriteFile(p("x.txt"), []byte(strings.Repeat("abcab", 40)), 0o644)
-	f := EvalOptions{File: p("x.txt"), Mode: symbols.Text, N: 50, D: 2, Lambda: 0.15, Alpha: 0.5, Methods: "ctw,unigram", Out: p("evf"), Workers: 1}
+	f := EvalOptions{File: p("x.txt"), Mode: symbols.Text, N: 50, D: 2, Lambda: 0.15, Alpha: 0.5, Methods: methods.MustParse("ctw,unigram"), Out: p("evf"), Workers: 1}
 	if rep, err := RunEval(context.Background(), f); err != nil || rep.Result.Windows != 4 {
 		t.Errorf("file: %v", err)
 	}
@@ -60,14 +60,14 @@ func TestRunEval(t *testing.T) {
 	if _, err := RunEval(context.Background(), f); err == nil || !strings.Contains(err.Error(), "outside 0..200") {
 		t.Errorf("window longer than the file: %v", err)
 	}
-	if err := CheckEvalMemory(p("ds"), "", "ctw", 1, 1<<20); err == nil || !strings.Contains(err.Error(), "needs about") {
+	if err := CheckEvalMemory(p("ds"), "", methods.MustParse("ctw"), 1, 1<<20); err == nil || !strings.Contains(err.Error(), "needs about") {
 		t.Errorf("CheckEvalMemory over the limit: %v", err)
 	}
 }
 
 func TestEvalHalf(t *testing.T) {
 	x := []byte(strings.Repeat("\x00\x01\x01", 100))
-	s, err := EvalHalf(x, "ctw,unigram", methods.Defaults{A: 2, D: 2, Lambda: 0.5, Alpha: 0.5})
+	s, err := EvalHalf(x, methods.MustParse("ctw,unigram"), methods.Defaults{A: 2, D: 2, Lambda: 0.5, Alpha: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,8 +75,8 @@ func TestEvalHalf(t *testing.T) {
 	if len(lines) != 4 || !strings.Contains(lines[0], "learn x[1..150], freeze, test x[151..300]") {
 		t.Errorf("table:\n%s", s)
 	}
-	if _, err := EvalHalf(x, "nope", methods.Defaults{A: 2}); err == nil {
-		t.Error("an unknown method accepted")
+	if _, err := EvalHalf(x, methods.MustParse("bayes"), methods.Defaults{A: 2}); err == nil {
+		t.Error("bayes without a prior accepted")
 	}
 }
 

@@ -36,10 +36,10 @@ var Outputs = struct{ JSON, CSV, Summary, PNG, SVG string }{
 	"results.json", "results.csv", "summary.txt", "loss.png", "loss.svg",
 }
 
-// Evaluate builds the methods of spec with defaults d and evaluates them in
-// context on the windows (each from a fresh state).
-func Evaluate(ctx context.Context, windows [][]byte, spec string, d methods.Defaults, cfg eval.Config) (*eval.Result, []methods.Built, error) {
-	built, err := methods.Build(spec, d)
+// Evaluate builds the methods of list with defaults d and evaluates them
+// in context on the windows (each from a fresh state).
+func Evaluate(ctx context.Context, windows [][]byte, list methods.List, d methods.Defaults, cfg eval.Config) (*eval.Result, []methods.Built, error) {
+	built, err := methods.Build(list, d)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,10 +123,10 @@ func WriteOutputs(res *eval.Result, dir string, force bool, opts plot.Options) e
 // QuickConfig is the small default experiment of `vomc quickstart`.
 type QuickConfig struct {
 	Prior   source.Prior
-	K       int    // test windows (one fresh sequence per tree)
-	KTrain  int    // training windows for tuning KN's δ
-	N       int    // window length
-	Methods string // method specification (package methods)
+	K       int // test windows (one fresh sequence per tree)
+	KTrain  int // training windows for tuning KN's δ
+	N       int // window length
+	Methods methods.List
 	Seed    uint64
 	Workers int
 	// Events receives the progress of the stages (tasks "train set",
@@ -141,7 +141,7 @@ type QuickConfig struct {
 // an order-D Markov estimator and the unigram.
 func DefaultQuick() QuickConfig {
 	return QuickConfig{Prior: source.PaperPrior(3), K: 1000, KTrain: 200, N: 256,
-		Methods: "ctw,kn,ppm,markov,unigram", Seed: 1}
+		Methods: methods.MustParse("ctw,kn,ppm,markov,unigram"), Seed: 1}
 }
 
 // Quickstart checks its outputs (CheckQuickstartOutputs), builds a

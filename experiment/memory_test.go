@@ -9,7 +9,7 @@ import (
 // TestEvalMemoryEstimate pins the estimate (the values of the former
 // package memest) and checks that workers and a tuning set add to it.
 func TestEvalMemoryEstimate(t *testing.T) {
-	const spec = "ctw,kn,ppm,unigram"
+	spec := methods.MustParse("ctw,kn,ppm,unigram")
 	w := methods.Workload{A: 3, D: 3, Windows: 10, N: 100, Workers: 1}
 	if est := EvalMemoryEstimate(spec, 1000, w); est != 25331784 {
 		t.Errorf("estimate %d, was 25331784", est)

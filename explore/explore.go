@@ -83,7 +83,7 @@ type Options struct {
 	TuneNote string
 	// Methods are the reference methods (package methods; empty:
 	// DefaultMethods of the data set's prior).
-	Methods string
+	Methods methods.List
 	// HeadWindows are the windows of the head labels' null test (0:
 	// DefaultHeadWindows), MaxK the largest offset d and suffix length k
 	// tested (0: D+1), Seed the seed of its permutations.
@@ -102,12 +102,12 @@ type Options struct {
 
 // DefaultMethods is the default reference list for a prior of maximum depth
 // D: the exact Bayes predictor, CTW, Kneser–Ney and Markov(k), k = 1..D.
-func DefaultMethods(D int) string {
+func DefaultMethods(D int) methods.List {
 	s := []string{"bayes", "ctw", "kn"}
 	for k := 1; k <= max(D, 1); k++ {
 		s = append(s, fmt.Sprintf("markov:k=%d", k))
 	}
-	return strings.Join(s, ",")
+	return methods.MustParse(strings.Join(s, ","))
 }
 
 // Server holds the models, the data and the references, and answers the
@@ -336,31 +336,24 @@ func (s *Server) buildReferences() error {
 		}
 		d.TuneNote = fmt.Sprintf("the first %d windows of %s", n, s.dataName())
 	}
-	spec := s.opts.Methods
-	if spec == "" {
-		spec = DefaultMethods(s.D)
-	}
-	var list []string
-	for _, m := range strings.Split(spec, ",") {
-		if m = strings.TrimSpace(m); m != "" {
-			list = append(list, m)
-		}
+	list := s.opts.Methods
+	if len(list) == 0 {
+		list = DefaultMethods(s.D)
 	}
 	for _, m := range list {
-		name, _, _ := strings.Cut(m, ":")
-		if name == "tf" || name == "synth" || name == "npy" {
-			return fmt.Errorf("explore: method %q: models are given as model directories, not as methods", m)
+		if m.Kind == "tf" || m.Kind == "synth" || m.Kind == "npy" {
+			return fmt.Errorf("explore: method %q: models are given as model directories, not as methods", m.Text())
 		}
-		bs, err := methods.Build(m, d)
+		bs, err := methods.Build(methods.List{m}, d)
 		if err != nil {
-			if name == "bayes" && s.opts.Methods == "" {
+			if m.Kind == "bayes" && len(s.opts.Methods) == 0 {
 				s.notes = append(s.notes, fmt.Sprintf("no exact Bayes predictor: %v", err))
 				continue
 			}
 			return fmt.Errorf("explore: %w", err)
 		}
 		for _, b := range bs {
-			s.refs = append(s.refs, reference{Name: b.Predictor.Name(), Spec: b.Spec, Note: b.Note, P: b.Predictor})
+			s.refs = append(s.refs, reference{Name: b.Predictor.Name(), Spec: b.Spec.Text(), Note: b.Note, P: b.Predictor})
 			switch p := b.Predictor.(type) {
 			case *ctw.Predictor:
 				if s.ctw == nil {
@@ -372,7 +365,7 @@ func (s *Server) buildReferences() error {
 		}
 	}
 	if s.ctw == nil { // ω needs a CTW of the data's prior, shown or not
-		bs, err := methods.Build("ctw", d)
+		bs, err := methods.Build(methods.MustParse("ctw"), d)
 		if err != nil {
 			return fmt.Errorf("explore: %w", err)
 		}

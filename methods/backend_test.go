@@ -23,11 +23,11 @@ func TestTFBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5, Backend: cpu.New(kernels.Default(), cpu.WithMemoryLimit(1<<10))}
-	if _, err := Build("tf:path="+file, d); !errors.Is(err, backend.ErrOutOfMemory) {
+	if _, err := parseBuild("tf:path="+file, d); !errors.Is(err, backend.ErrOutOfMemory) {
 		t.Fatalf("a 1 KiB backend: %v, want out of memory", err)
 	}
 	d.Backend = cpu.New(kernels.Default())
-	if _, err := Build("tf:path="+file, d); err != nil {
+	if _, err := parseBuild("tf:path="+file, d); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -44,17 +44,18 @@ func TestSynthBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := Defaults{A: 2, D: 2, Lambda: 0.15, Alpha: 0.5, Backend: cpu.New(kernels.Default(), cpu.WithMemoryLimit(1<<6))}
-	if _, err := Build("synth:path="+file, d); !errors.Is(err, backend.ErrOutOfMemory) {
+	if _, err := parseBuild("synth:path="+file, d); !errors.Is(err, backend.ErrOutOfMemory) {
 		t.Fatalf("a 64-byte backend: %v, want out of memory", err)
 	}
 	d.Backend = cpu.New(kernels.Default())
-	if _, err := Build("synth:path="+file, d); err != nil {
+	if _, err := parseBuild("synth:path="+file, d); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // TestUsesBackend: the lists whose models run on Defaults.Backend are
-// those with a tf or synth method, and a bad method is an error.
+// those with a tf or synth method (in any case), and a bad method is an
+// error.
 func TestUsesBackend(t *testing.T) {
 	for _, c := range []struct {
 		list    string
@@ -72,7 +73,8 @@ func TestUsesBackend(t *testing.T) {
 		{"ctw,:x=1", false, true},
 		{"tf:path=a:path=b", false, true},
 	} {
-		got, err := UsesBackend(c.list)
+		l, err := Parse(c.list)
+		got := err == nil && l.UsesBackend()
 		if got != c.want || (err != nil) != c.wantErr {
 			t.Errorf("UsesBackend(%q) = %v, %v; want %v, error %v", c.list, got, err, c.want, c.wantErr)
 		}

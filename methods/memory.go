@@ -3,8 +3,6 @@ package methods
 import (
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/kn"
@@ -24,62 +22,86 @@ type Workload struct {
 }
 
 // MemoryEstimate estimates the memory the methods of list hold while they
-// evaluate w: per worker a count-based state of at most one node per
-// context of the window (ctw.MemoryEstimate at the method's depth) for
+// evaluate w, each by its kind's estimate (kinds): per worker a
+// count-based state of at most one node per context of the window
+// (ctw.MemoryEstimate at the method's depth D, order or k, else w.D) for
 // ctw, ppm, markov, construct and kn; for kn without a fixed delta also
 // the δ tuning (kn.TuneMemoryEstimate and a state per worker); an npy
 // method's distributions; twice a tf or synth model's files (its weights,
 // read and in memory) and, for tf, per worker the forward-only buffers of
 // a batch of windows (transformer.Config.PredictionBytes, from the model
 // file's header) and the batch's distributions (windows × N × A
-// float64s, see eval's batches); for bayes a CTW state per depth 0..D per worker
-// (the prior's depths are at most D) and the sparse leaves' memo at its
-// cap (leafprior.MemoEntries entries). Other methods count nothing.
-func MemoryEstimate(list string, w Workload) int64 {
-	W, n := int64(w.Windows), int64(w.N)
-	tuneW, tuneN := w.Windows, w.N
-	if w.Tune > 0 {
-		tuneW, tuneN = w.Tune, w.TuneN
-	}
-	workers := int64(max(1, w.Workers))
+// float64s, see eval's batches); for bayes a CTW state per depth 0..D per
+// worker (the prior's depths are at most D) and the sparse leaves' memo
+// at its cap (leafprior.MemoEntries entries). Other methods count nothing.
+func MemoryEstimate(list List, w Workload) int64 {
 	est := int64(0)
-	for _, item := range strings.Split(list, ",") {
-		parts := strings.Split(strings.TrimSpace(item), ":")
-		name, params := parts[0], map[string]string{}
-		for _, p := range parts[1:] {
-			k, v, _ := strings.Cut(p, "=")
-			params[k] = v
-		}
-		depth := w.D
-		for _, k := range []string{"D", "order", "k"} {
-			if v, err := strconv.Atoi(params[k]); err == nil && v >= 0 {
-				depth = v
-			}
-		}
-		state := ctw.MemoryEstimate(ctw.Config{A: w.A, D: depth}, n)
-		switch name {
-		case "ctw", "ppm", "markov", "construct":
-			est += workers * state
-		case "kn":
-			est += workers * state
-			if _, fixed := params["delta"]; !fixed {
-				est += kn.TuneMemoryEstimate(tuneW, tuneN, depth) + workers*state
-			}
-		case "bayes":
-			for d := 0; d <= depth; d++ {
-				est += workers * ctw.MemoryEstimate(ctw.Config{A: w.A, D: d}, n)
-			}
-			est += leafprior.MemoEntries * int64(64+8*w.A)
-		case "npy":
-			est += W * n * int64(w.A) * 8
-		case "tf":
-			est += 2 * pathBytes(params["path"])
-			est += workers * tfBatchBytes(params["path"], w)
-		case "synth":
-			est += 2 * pathBytes(params["path"])
+	for _, s := range list {
+		if f := kinds[s.Kind].memory; f != nil {
+			est += f(s, w)
 		}
 	}
 	return est
+}
+
+// workers is w.Workers, at least 1.
+func (w Workload) workers() int64 { return int64(max(1, w.Workers)) }
+
+// state is a count-based state's memory at depth D on windows of w.
+func (w Workload) state(D int) int64 {
+	return ctw.MemoryEstimate(ctw.Config{A: w.A, D: D}, int64(w.N))
+}
+
+// stateMemory is the estimate of a count-based method whose depth is the
+// parameter depth (w.D when not given): a state per worker.
+func stateMemory(depth string) func(Spec, Workload) int64 {
+	return func(s Spec, w Workload) int64 {
+		return w.workers() * w.state((&args{Spec: s}).int(depth, w.D))
+	}
+}
+
+// knMemory is kn's estimate: a state per worker, and without a fixed
+// delta the tuning's (on the Tune windows, else the evaluated ones).
+func knMemory(s Spec, w Workload) int64 {
+	a := &args{Spec: s}
+	depth := a.int("order", w.D)
+	est := w.workers() * w.state(depth)
+	if _, fixed := a.float("delta", 0); !fixed {
+		tuneW, tuneN := w.Windows, w.N
+		if w.Tune > 0 {
+			tuneW, tuneN = w.Tune, w.TuneN
+		}
+		est += kn.TuneMemoryEstimate(tuneW, tuneN, depth) + w.workers()*w.state(depth)
+	}
+	return est
+}
+
+// bayesMemory is bayes's estimate: a CTW state per depth 0..w.D per
+// worker and the sparse leaves' memo at its cap.
+func bayesMemory(_ Spec, w Workload) int64 {
+	est := int64(0)
+	for d := 0; d <= w.D; d++ {
+		est += w.workers() * w.state(d)
+	}
+	return est + leafprior.MemoEntries*int64(64+8*w.A)
+}
+
+// npyMemory is npy's estimate: the distributions, windows × N × A float64s.
+func npyMemory(_ Spec, w Workload) int64 {
+	return int64(w.Windows) * int64(w.N) * int64(w.A) * 8
+}
+
+// tfMemory is tf's estimate: twice the model's files and a batch per
+// worker (tfBatchBytes).
+func tfMemory(s Spec, w Workload) int64 {
+	path, _ := s.Value("path")
+	return 2*pathBytes(path) + w.workers()*tfBatchBytes(path, w)
+}
+
+// synthMemory is synth's estimate: twice the model's files.
+func synthMemory(s Spec, _ Workload) int64 {
+	path, _ := s.Value("path")
+	return 2 * pathBytes(path)
 }
 
 // tfBatchBytes is what one worker evaluating the tf model at path (a

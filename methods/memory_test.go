@@ -11,26 +11,26 @@ import (
 
 func TestMemoryEstimate(t *testing.T) {
 	w := Workload{A: 3, D: 3, Windows: 10, N: 100, Workers: 1}
-	one := MemoryEstimate("ctw", w)
-	kn := MemoryEstimate("ctw,kn", w)
-	knFixed := MemoryEstimate("ctw,kn:delta=0.5", w)
+	one := MemoryEstimate(MustParse("ctw"), w)
+	kn := MemoryEstimate(MustParse("ctw,kn"), w)
+	knFixed := MemoryEstimate(MustParse("ctw,kn:delta=0.5"), w)
 	w.Workers = 2
-	two := MemoryEstimate("ctw", w)
+	two := MemoryEstimate(MustParse("ctw"), w)
 	if !(0 < one && one < two && one < kn && knFixed < kn) {
 		t.Errorf("1 worker %d, 2 workers %d, +kn %d, +kn with δ %d", one, two, kn, knFixed)
 	}
 	w.Workers = 1
-	if d, s := MemoryEstimate("ctw:D=1", w), MemoryEstimate("ctw:D=2", w); d >= s || s >= one {
+	if d, s := MemoryEstimate(MustParse("ctw:D=1"), w), MemoryEstimate(MustParse("ctw:D=2"), w); d >= s || s >= one {
 		t.Errorf("depth 1: %d, 2: %d, 3: %d", d, s, one)
 	}
-	if u := MemoryEstimate("unigram", w); u != 0 {
+	if u := MemoryEstimate(MustParse("unigram"), w); u != 0 {
 		t.Errorf("unigram: %d", u)
 	}
-	if n := MemoryEstimate("npy:path=x.npy", w); n != 10*100*3*8 {
+	if n := MemoryEstimate(MustParse("npy:path=x.npy"), w); n != 10*100*3*8 {
 		t.Errorf("npy: %d", n)
 	}
 	// bayes: a CTW state per depth 0..D and the sparse memo's cap
-	if b := MemoryEstimate("bayes", w); b <= one+leafprior.MemoEntries*(64+8*3) {
+	if b := MemoryEstimate(MustParse("bayes"), w); b <= one+leafprior.MemoEntries*(64+8*3) {
 		t.Errorf("bayes: %d, CTW at D=3 %d", b, one)
 	}
 }
@@ -50,7 +50,7 @@ func TestPathBytes(t *testing.T) {
 		t.Errorf("missing: %d", n)
 	}
 	w := Workload{A: 2, D: 1, Windows: 1, N: 1, Workers: 1}
-	if est := MemoryEstimate("tf:path="+dir, w) - MemoryEstimate("tf:path="+filepath.Join(dir, "missing"), w); est != 240 {
+	if est := MemoryEstimate(MustParse("tf:path="+dir), w) - MemoryEstimate(MustParse("tf:path="+filepath.Join(dir, "missing")), w); est != 240 {
 		t.Errorf("tf weights counted %d", est)
 	}
 }
@@ -65,9 +65,9 @@ func TestMemoryEstimateTF(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := Workload{A: 3, D: 3, Windows: 100, N: cfg.Context, Workers: 1}
-	one := MemoryEstimate("tf:path="+dir, w)
+	one := MemoryEstimate(MustParse("tf:path="+dir), w)
 	w.Workers = 3
-	three := MemoryEstimate("tf:path="+dir, w)
+	three := MemoryEstimate(MustParse("tf:path="+dir), w)
 	batch := (cfg.BatchWindows(cfg.Context) + 3) / 4 * 4
 	per := int64(cfg.PredictionBytes()) + int64(batch*cfg.Context*3*8)
 	if files := 2 * pathBytes(dir); one != files+per || three != files+3*per {
@@ -77,7 +77,7 @@ func TestMemoryEstimateTF(t *testing.T) {
 		t.Errorf("per worker %d bytes, less than one window's forward-only buffers", per)
 	}
 	// a file, not a directory, is read too
-	if f := MemoryEstimate("tf:path="+filepath.Join(dir, "model.safetensors"), w); f != 2*pathBytes(filepath.Join(dir, "model.safetensors"))+3*per {
+	if f := MemoryEstimate(MustParse("tf:path="+filepath.Join(dir, "model.safetensors")), w); f != 2*pathBytes(filepath.Join(dir, "model.safetensors"))+3*per {
 		t.Errorf("model file: %d", f)
 	}
 }

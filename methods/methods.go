@@ -1,6 +1,6 @@
-// Package methods turns textual method specifications, as typed on vomc's
-// command line, into predictors. A specification is a comma-separated list
-// of methods, each a name followed by colon-separated parameters:
+// Package methods turns method specifications, as typed on vomc's command
+// line, into predictors. A list is comma-separated; each method is a kind
+// followed by colon-separated parameters:
 //
 //	bayes                                    (the exact Bayes predictor of the data set's own prior)
 //	ctw[:D=5][:lambda=0.15][:alpha=0.5][:init=pad|condition|shorter][:form=blend|theorem1|ratio]
@@ -20,6 +20,15 @@
 // "TF(L=2,H=[4,4],E=64,N=256)@run1" with the directory's base name after
 // the @, so that several runs of one architecture can be compared, or
 // LABEL when given. Paths may not contain ':' or ','.
+//
+// A list is parsed once, at the edge (Parse, or List as a flag value),
+// into a List of typed Specs; everything after reads that value: Check
+// (the files exist), MemoryEstimate, Build, the labels and Find (which
+// method a name such as --reference means). Kinds and parameter names are
+// matched without regard to case, and so are keyword values (init, form,
+// escape, booleans, inf); paths and labels are taken as typed. Every
+// kind's parameters are one table (kinds), so a parameter added there is
+// parsed, checked and offered as a did-you-mean before any work.
 package methods
 
 import (
@@ -89,270 +98,144 @@ func DefaultsFor(p source.Prior) Defaults {
 	return d
 }
 
-// Built is one constructed method with a note on how it was configured
-// (e.g. the tuned δ).
+// Built is one constructed method: its spec, its predictor (whose Name is
+// the method's label) and a note on how it was configured (e.g. the tuned
+// δ).
 type Built struct {
-	Spec      string
+	Spec      Spec
 	Predictor predict.Predictor
 	Note      string
 }
 
-// spec is one parsed method: name and parameters.
-type spec struct {
-	text, name string
-	params     map[string]string
-	used       map[string]bool
-}
-
-func parseOne(s string) (*spec, error) {
-	parts := strings.Split(strings.TrimSpace(s), ":")
-	sp := &spec{text: s, name: strings.ToLower(parts[0]), params: map[string]string{}, used: map[string]bool{}}
-	if sp.name == "" {
-		return nil, fmt.Errorf("methods: empty method name in %q", s)
-	}
-	for _, p := range parts[1:] {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok {
-			v = "true"
-		}
-		k = strings.ToLower(strings.TrimSpace(k))
-		if _, dup := sp.params[k]; dup {
-			return nil, fmt.Errorf("methods: %q gives %s twice", s, k)
-		}
-		sp.params[k] = strings.TrimSpace(v)
-	}
-	return sp, nil
-}
-
-func (sp *spec) str(k, def string) string {
-	sp.used[k] = true
-	if v, ok := sp.params[k]; ok {
-		return v
-	}
-	return def
-}
-
-func (sp *spec) int(k string, def int) (int, error) {
-	sp.used[k] = true
-	v, ok := sp.params[k]
-	if !ok {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, fmt.Errorf("methods: %q: %s=%q is not an integer", sp.text, k, v)
-	}
-	return n, nil
-}
-
-func (sp *spec) float(k string, def float64) (float64, bool, error) {
-	sp.used[k] = true
-	v, ok := sp.params[k]
-	if !ok {
-		return def, false, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		return 0, false, fmt.Errorf("methods: %q: %s=%q is not a number", sp.text, k, v)
-	}
-	return f, true, nil
-}
-
-func (sp *spec) flag(k string) (bool, error) {
-	sp.used[k] = true
-	v, ok := sp.params[k]
-	if !ok {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, fmt.Errorf("methods: %q: %s=%q is not a boolean", sp.text, k, v)
-	}
-	return b, nil
-}
-
-// prior reads the CTW prior parameters D, lambda and alpha of a ctw or
-// construct spec, defaulting to d's.
-func (sp *spec) prior(d Defaults) (D int, lambda, alpha float64, err error) {
-	if D, err = sp.int("d", d.D); err != nil {
-		return
-	}
-	if lambda, _, err = sp.float("lambda", d.Lambda); err != nil {
-		return
-	}
-	alpha, _, err = sp.float("alpha", d.Alpha)
-	return
-}
-
-// unused reports a parameter the method does not know.
-func (sp *spec) unused() error {
-	for k := range sp.params {
-		if !sp.used[k] {
-			return fmt.Errorf("methods: %q: unknown parameter %q for %s", sp.text, k, sp.name)
-		}
-	}
-	return nil
-}
-
-// Build parses a comma-separated list of specifications and constructs the
-// predictors, tuning KN's discount on d.Tune where needed.
-func Build(list string, d Defaults) ([]Built, error) {
-	if err := Check(list); err != nil {
+// Build constructs the predictors of list with the defaults d, tuning
+// KN's discount on d.Tune where needed. It checks the whole list first
+// (List.Check), so that a missing file in the fifth method is reported
+// before the first is tuned, and refuses two methods with the same label.
+func Build(list List, d Defaults) ([]Built, error) {
+	if err := list.Check(); err != nil {
 		return nil, err
 	}
-	var out []Built
-	for _, s := range strings.Split(list, ",") {
-		if strings.TrimSpace(s) == "" {
-			continue
-		}
-		sp, err := parseOne(s)
-		if err != nil {
-			return nil, err
-		}
-		b, err := build(sp, d)
-		if err != nil {
-			return nil, err
-		}
-		if err := sp.unused(); err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("methods: no method in %q", list)
-	}
+	out := make([]Built, 0, len(list))
 	seen := map[string]string{}
-	for _, b := range out {
-		if prev, dup := seen[b.Predictor.Name()]; dup {
-			return nil, fmt.Errorf("methods: %q and %q are the same method %s", prev, b.Spec, b.Predictor.Name())
+	for _, s := range list {
+		a := &args{Spec: s}
+		b, err := kinds[s.Kind].build(a, d)
+		b.Spec = s
+		if err != nil {
+			return nil, err
 		}
-		seen[b.Predictor.Name()] = b.Spec
+		if err := a.unread(); err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[b.Predictor.Name()]; dup {
+			return nil, fmt.Errorf("methods: %q and %q are the same method %s", prev, s.text, b.Predictor.Name())
+		}
+		seen[b.Predictor.Name()] = s.text
+		out = append(out, b)
 	}
 	return out, nil
 }
 
-// UsesBackend reports whether a method of list loads a model onto
-// Defaults.Backend (tf and synth), so that a caller opens a compute device
-// only for a list that has one. It parses the names only: a list with a
-// bad method is an error here or in Build.
-func UsesBackend(list string) (bool, error) {
-	for _, s := range strings.Split(list, ",") {
-		if strings.TrimSpace(s) == "" {
-			continue
-		}
-		sp, err := parseOne(s)
-		if err != nil {
-			return false, err
-		}
-		if sp.name == "tf" || sp.name == "synth" {
-			return true, nil
-		}
-	}
-	return false, nil
-}
+// Parameters shared by several kinds: the CTW prior's (ctw, construct),
+// the fixed orders' (kn, ppm) and the model files' (tf, synth, npy).
+var (
+	depthParam  = paramDef{name: "D", value: intValue(0)}
+	lambdaParam = paramDef{name: "lambda", value: floatValue}
+	alphaParam  = paramDef{name: "alpha", value: floatValue}
+	orderParam  = paramDef{name: "order", value: intValue(0)}
+	labelParam  = paramDef{name: "name", value: textValue}
+)
 
-// builders construct each method from its parsed spec and the defaults;
-// unigram is markov with k = 0.
-var builders = map[string]func(*spec, Defaults) (Built, error){
-	"bayes":     buildBayes,
-	"ctw":       buildCTW,
-	"kn":        buildKN,
-	"ppm":       buildPPM,
-	"markov":    buildMarkov,
-	"unigram":   buildMarkov,
-	"tf":        buildTF,
-	"construct": buildConstruct,
-	"synth":     buildSynth,
-	"npy":       buildNPY,
-}
-
-// build constructs the method sp names with its builder.
-func build(sp *spec, d Defaults) (Built, error) {
-	f, ok := builders[sp.name]
-	if !ok {
-		return Built{Spec: sp.text}, fmt.Errorf("methods: unknown method %q (bayes, ctw, kn, ppm, markov, unigram, tf, construct, synth, npy)", sp.name)
-	}
-	return f(sp, d)
+// kinds are the method kinds of Names: each one's parameters (in the
+// order of the package documentation), whether its model runs on
+// Defaults.Backend, its builder and its memory estimate (MemoryEstimate;
+// nil: nothing counted). A parameter added here is parsed, checked,
+// canonicalised and offered as a did-you-mean everywhere; its builder
+// must read it (Build refuses a parameter its builder ignores).
+var kinds = map[string]kindDef{
+	"bayes": {build: buildBayes, memory: bayesMemory},
+	"ctw": {params: []paramDef{depthParam, lambdaParam, alphaParam,
+		{name: "init", value: keyword("pad", "condition", "shorter")},
+		{name: "form", value: keyword("blend", "theorem1", "ratio")}},
+		build: buildCTW, memory: stateMemory("D")},
+	"kn": {params: []paramDef{orderParam, {name: "delta", value: floatValue}, {name: "cont", value: boolValue, flag: true}},
+		build: buildKN, memory: knMemory},
+	"ppm": {params: []paramDef{orderParam, {name: "escape", value: keyword("A", "C", "D")},
+		{name: "excl", value: boolValue, flag: true}, {name: "norm", value: boolValue, flag: true}},
+		build: buildPPM, memory: stateMemory("order")},
+	"markov": {params: []paramDef{{name: "k", value: intValue(0)}, {name: "alpha", value: floatValue},
+		{name: "init", value: keyword("pad", "shorter")}},
+		build: buildMarkov, memory: stateMemory("k")},
+	"unigram": {params: []paramDef{{name: "alpha", value: floatValue}, {name: "init", value: keyword("pad", "shorter")}},
+		build: buildMarkov},
+	"tf": {params: []paramDef{{name: "path", value: textValue, required: "DIR (a directory written by 'vomc train', or a .safetensors file)"}, labelParam},
+		backend: true, build: buildTF, memory: tfMemory},
+	"construct": {params: []paramDef{depthParam, lambdaParam, alphaParam, {name: "c", value: positiveOrInf}},
+		build: buildConstruct, memory: stateMemory("D")},
+	"synth": {params: []paramDef{{name: "path", value: textValue, required: "DIR (a directory written by 'vomc synth', or its model.safetensors)"}, labelParam},
+		backend: true, build: buildSynth, memory: synthMemory},
+	"npy": {params: []paramDef{{name: "path", value: textValue, required: "FILE.npy (shape (windows, N, A))"}, labelParam},
+		build: buildNPY, memory: npyMemory},
 }
 
 // buildBayes makes the exact Bayes predictor of the data's prior d.Prior
 // (bayes): the posterior mixture over its (depth, leaf kind) components.
-func buildBayes(sp *spec, d Defaults) (Built, error) {
-	b := Built{Spec: sp.text}
+func buildBayes(a *args, d Defaults) (Built, error) {
+	var b Built
 	if d.Prior == nil {
-		return b, fmt.Errorf("methods: %q: bayes needs the data's prior, read from a vomc data set's manifest (this data has none)", sp.text)
+		return b, fmt.Errorf("methods: %q: bayes needs the data's prior, read from a vomc data set's manifest (this data has none)", a.text)
 	}
 	if d.Prior.A != d.A {
-		return b, fmt.Errorf("methods: %q: the prior has alphabet size %d, the data %d", sp.text, d.Prior.A, d.A)
+		return b, fmt.Errorf("methods: %q: the prior has alphabet size %d, the data %d", a.text, d.Prior.A, d.A)
 	}
 	p, err := bayes.New(*d.Prior)
 	if err != nil {
-		return b, fmt.Errorf("methods: %q: %w", sp.text, err)
+		return b, fmt.Errorf("methods: %q: %w", a.text, err)
 	}
 	b.Predictor = p
 	b.Note = fmt.Sprintf("the exact Bayes predictor of the data's prior: a posterior mixture over %d (depth, leaf kind) component(s)", p.Components())
 	return b, nil
 }
 
+// prior reads the CTW prior parameters D, lambda and alpha of a ctw or
+// construct spec, defaulting to d's.
+func (a *args) prior(d Defaults) (D int, lambda, alpha float64) {
+	D = a.int("D", d.D)
+	lambda, _ = a.float("lambda", d.Lambda)
+	alpha, _ = a.float("alpha", d.Alpha)
+	return D, lambda, alpha
+}
+
 // buildCTW makes a CTW predictor
 // (ctw[:D=][:lambda=][:alpha=][:init=pad|condition|shorter][:form=blend|theorem1|ratio]).
-func buildCTW(sp *spec, d Defaults) (Built, error) {
-	b := Built{Spec: sp.text}
-	D, lam, alpha, err := sp.prior(d)
+func buildCTW(a *args, d Defaults) (Built, error) {
+	var b Built
+	D, lam, alpha := a.prior(d)
+	init, err := ctw.ParseInit(a.str("init", "pad"))
 	if err != nil {
 		return b, err
 	}
-	init, err := ctw.ParseInit(sp.str("init", "pad"))
-	if err != nil {
-		return b, err
-	}
-	form, err := sp.ctwForm()
-	if err != nil {
-		return b, err
-	}
+	form := map[string]ctw.Form{"blend": ctw.Blend, "theorem1": ctw.Theorem1, "ratio": ctw.Ratio}[a.str("form", "blend")]
 	p, err := ctw.New(ctw.Config{A: d.A, D: D, Lambda: lam, Alpha: alpha, Init: init, Form: form})
 	b.Predictor = p
 	return b, err
-}
-
-// ctwForm reads the form parameter of a ctw spec (default blend).
-func (sp *spec) ctwForm() (ctw.Form, error) {
-	switch f := sp.str("form", "blend"); f {
-	case "blend":
-		return ctw.Blend, nil
-	case "theorem1":
-		return ctw.Theorem1, nil
-	case "ratio":
-		return ctw.Ratio, nil
-	default:
-		return 0, fmt.Errorf("methods: %q: unknown CTW form %q (blend, theorem1, ratio)", sp.text, f)
-	}
 }
 
 // buildKN makes an interpolated Kneser-Ney predictor
 // (kn[:order=][:delta=][:cont]); without delta the discount δ is the one
 // of least mean loss (nats per symbol) on the training windows d.Tune,
 // which the note records.
-func buildKN(sp *spec, d Defaults) (Built, error) {
-	b := Built{Spec: sp.text}
-	order, err := sp.int("order", d.D)
-	if err != nil {
-		return b, err
-	}
-	cont, err := sp.flag("cont")
-	if err != nil {
-		return b, err
-	}
-	opts := kn.Options{Continuation: cont}
-	delta, given, err := sp.float("delta", 0)
-	if err != nil {
-		return b, err
-	}
+func buildKN(a *args, d Defaults) (Built, error) {
+	var b Built
+	order := a.int("order", d.D)
+	opts := kn.Options{Continuation: a.flag("cont")}
+	delta, given := a.float("delta", 0)
 	if !given {
 		if len(d.Tune) == 0 {
-			return b, fmt.Errorf("methods: %q: no delta given and no training windows to tune it on", sp.text)
+			return b, fmt.Errorf("methods: %q: no delta given and no training windows to tune it on", a.text)
 		}
 		var loss float64
+		var err error
 		delta, loss, err = kn.Tune(d.Tune, d.A, order, opts)
 		if err != nil {
 			return b, err
@@ -365,67 +248,27 @@ func buildKN(sp *spec, d Defaults) (Built, error) {
 }
 
 // buildPPM makes a PPM predictor (ppm[:order=][:escape=A|C|D][:excl][:norm]).
-func buildPPM(sp *spec, d Defaults) (Built, error) {
-	b := Built{Spec: sp.text}
-	order, err := sp.int("order", d.D)
-	if err != nil {
-		return b, err
-	}
-	esc, err := sp.ppmEscape()
-	if err != nil {
-		return b, err
-	}
-	excl, err := sp.flag("excl")
-	if err != nil {
-		return b, err
-	}
-	norm, err := sp.flag("norm")
-	if err != nil {
-		return b, err
-	}
-	p, err := ppm.New(d.A, order, ppm.Options{Method: esc, Exclusion: excl, Normalize: norm})
+func buildPPM(a *args, d Defaults) (Built, error) {
+	var b Built
+	esc := map[string]ppm.Method{"A": ppm.MethodA, "C": ppm.MethodC, "D": ppm.MethodD}[a.str("escape", "A")]
+	p, err := ppm.New(d.A, a.int("order", d.D), ppm.Options{Method: esc, Exclusion: a.flag("excl"), Normalize: a.flag("norm")})
 	b.Predictor = p
 	return b, err
-}
-
-// ppmEscape reads the escape parameter of a ppm spec (A, C or D, in any
-// case; default A).
-func (sp *spec) ppmEscape() (ppm.Method, error) {
-	switch e := strings.ToUpper(sp.str("escape", "A")); e {
-	case "A":
-		return ppm.MethodA, nil
-	case "C":
-		return ppm.MethodC, nil
-	case "D":
-		return ppm.MethodD, nil
-	default:
-		return 0, fmt.Errorf("methods: %q: unknown PPM escape method %q (A, C, D)", sp.text, e)
-	}
 }
 
 // buildMarkov makes the order-k Dirichlet(α) Markov estimator
 // (markov[:k=][:alpha=0.5][:init=pad|shorter]), or the unigram one
 // (k = 0; unigram[:alpha=0.5][:init=…]).
-func buildMarkov(sp *spec, d Defaults) (Built, error) {
-	b := Built{Spec: sp.text}
+func buildMarkov(a *args, d Defaults) (Built, error) {
+	var b Built
 	k := 0
-	var err error
-	if sp.name == "markov" {
-		if k, err = sp.int("k", d.D); err != nil {
-			return b, err
-		}
+	if a.Kind == "markov" {
+		k = a.int("k", d.D)
 	}
-	alpha, _, err := sp.float("alpha", 0.5)
-	if err != nil {
-		return b, err
-	}
+	alpha, _ := a.float("alpha", 0.5)
 	var opts markov.Options
-	switch v := sp.str("init", "pad"); v {
-	case "pad":
-	case "shorter":
+	if a.str("init", "pad") == "shorter" {
 		opts.Init = markov.Shorter
-	default:
-		return b, fmt.Errorf("methods: %q: unknown init %q (pad, shorter)", sp.text, v)
 	}
 	p, err := markov.New(d.A, k, alpha, opts)
 	b.Predictor = p
@@ -436,17 +279,12 @@ func buildMarkov(sp *spec, d Defaults) (Built, error) {
 // (construct[:D=][:lambda=][:alpha=][:c=inf]); c, the factor of every W_K,
 // is a positive number (softmax attention) or inf (the exact hard-attention
 // limit).
-func buildConstruct(sp *spec, d Defaults) (Built, error) {
-	b := Built{Spec: sp.text}
-	D, lam, alpha, err := sp.prior(d)
-	if err != nil {
-		return b, err
-	}
+func buildConstruct(a *args, d Defaults) (Built, error) {
+	var b Built
+	D, lam, alpha := a.prior(d)
 	c := math.Inf(1)
-	if v := sp.str("c", "inf"); v != "inf" {
-		if c, err = strconv.ParseFloat(v, 64); err != nil || !(c > 0) {
-			return b, fmt.Errorf("methods: %q: c=%q is not a positive number or inf", sp.text, v)
-		}
+	if v := a.str("c", "inf"); v != "inf" {
+		c, _ = strconv.ParseFloat(v, 64) // a positive number (ParseSpec)
 	}
 	p, err := construct.New(construct.Config{A: d.A, D: D, Lambda: lam, Alpha: alpha, C: c})
 	b.Predictor = p
@@ -466,30 +304,27 @@ func (n namedModel) Name() string { return n.name }
 var _ predict.SequencePredictor = namedModel{}
 
 // buildTF loads a trained transformer (tf:path=DIR[:name=LABEL]).
-func buildTF(sp *spec, d Defaults) (Built, error) {
-	b := Built{Spec: sp.text}
-	path := sp.str("path", "")
-	if path == "" {
-		return b, fmt.Errorf("methods: %q: tf needs path=DIR (a directory written by 'vomc train', or a .safetensors file)", sp.text)
-	}
+func buildTF(a *args, d Defaults) (Built, error) {
+	var b Built
+	path := a.str("path", "") // required (ParseSpec)
 	file := path
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		file = filepath.Join(path, "model.safetensors")
 		if _, err := os.Stat(file); err != nil {
 			if _, cerr := os.Stat(filepath.Join(path, "checkpoint.safetensors")); cerr == nil {
-				return b, fmt.Errorf("methods: %q: %s has a checkpoint but no model.safetensors: %w", sp.text, path, ErrUnfinished)
+				return b, fmt.Errorf("methods: %q: %s has a checkpoint but no model.safetensors: %w", a.text, path, ErrUnfinished)
 			}
 		}
 	}
 	m, err := transformer.LoadSafetensorsOn(d.Backend, file)
 	if err != nil {
 		if strings.Contains(err.Error(), `"vomc-torch-module"`) {
-			return b, fmt.Errorf("methods: %q: %w; this is a model of the PyTorch engine's own module (e.g. --arch lstm), which tf cannot run: write its predictions with 'vomc predict --model %s --data DATA --out P.npy' and evaluate them as npy:path=P.npy", sp.text, err, path)
+			return b, fmt.Errorf("methods: %q: %w; this is a model of the PyTorch engine's own module (e.g. --arch lstm), which tf cannot run: write its predictions with 'vomc predict --model %s --data DATA --out P.npy' and evaluate them as npy:path=P.npy", a.text, err, path)
 		}
-		return b, fmt.Errorf("methods: %q: %w", sp.text, err)
+		return b, fmt.Errorf("methods: %q: %w", a.text, err)
 	}
 	if m.Config.Alphabet != d.A {
-		return b, fmt.Errorf("methods: %q: the model has alphabet size %d, the data %d", sp.text, m.Config.Alphabet, d.A)
+		return b, fmt.Errorf("methods: %q: the model has alphabet size %d, the data %d", a.text, m.Config.Alphabet, d.A)
 	}
 	// the run's directory names the model; a loose file its base name
 	base := filepath.Base(filepath.Clean(path))
@@ -497,7 +332,7 @@ func buildTF(sp *spec, d Defaults) (Built, error) {
 		base = filepath.Base(filepath.Dir(filepath.Clean(path)))
 	}
 	base = strings.TrimSuffix(base, ".safetensors")
-	b.Predictor = namedModel{m, sp.str("name", m.Name()+"@"+base)}
+	b.Predictor = namedModel{m, a.str("name", m.Name()+"@"+base)}
 	b.Note = fmt.Sprintf("%s: %d parameters, context N=%d (longer windows slide)", file, m.Config.NumParams(), m.Config.Context)
 	return b, nil
 }
@@ -505,24 +340,21 @@ func buildTF(sp *spec, d Defaults) (Built, error) {
 // buildSynth loads a synthetic "TF 2-0" model (synth:path=DIR[:name=LABEL]):
 // DIR/model.safetensors, or DIR itself when it is a file. Its name is the
 // paper's label of its variant (e.g. "TF 2-0 w/ all counts"), or LABEL.
-func buildSynth(sp *spec, d Defaults) (Built, error) {
-	b := Built{Spec: sp.text}
-	path := sp.str("path", "")
-	if path == "" {
-		return b, fmt.Errorf("methods: %q: synth needs path=DIR (a directory written by 'vomc synth', or its model.safetensors)", sp.text)
-	}
+func buildSynth(a *args, d Defaults) (Built, error) {
+	var b Built
+	path := a.str("path", "") // required (ParseSpec)
 	file := path
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		file = filepath.Join(path, "model.safetensors")
 	}
 	m, err := synth.LoadOn(d.Backend, file)
 	if err != nil {
-		return b, fmt.Errorf("methods: %q: %w", sp.text, err)
+		return b, fmt.Errorf("methods: %q: %w", a.text, err)
 	}
 	if m.Config.A != d.A {
-		return b, fmt.Errorf("methods: %q: the model has alphabet size %d, the data %d", sp.text, m.Config.A, d.A)
+		return b, fmt.Errorf("methods: %q: the model has alphabet size %d, the data %d", a.text, m.Config.A, d.A)
 	}
-	m.DisplayName = sp.str("name", "")
+	m.DisplayName = a.str("name", "")
 	b.Predictor = m
 	b.Note = fmt.Sprintf("%s: %s, D=%d, %d features, %d parameters, context %d (longer windows slide)",
 		file, synth.ShortName(m.Config.Variant), m.Config.D, m.Config.Features(), m.Config.NumParams(), m.Config.Context)

@@ -17,7 +17,7 @@ import (
 func TestBuild(t *testing.T) {
 	d := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5,
 		Tune: [][]byte{{0, 1, 2, 0, 1, 2, 0, 1, 2, 1, 1, 0}, {2, 2, 1, 0, 2, 2, 1, 0, 2, 2}}, TuneNote: "test windows"}
-	bs, err := Build("ctw, ctw:D=3:lambda=0.3:init=shorter:form=ratio, kn:delta=0.5, kn:order=1, ppm:escape=C:excl, markov:k=1, unigram:alpha=1", d)
+	bs, err := parseBuild("ctw, ctw:D=3:lambda=0.3:init=shorter:form=ratio, kn:delta=0.5, kn:order=1, ppm:escape=C:excl, markov:k=1, unigram:alpha=1", d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,12 +37,12 @@ func TestBuild(t *testing.T) {
 		t.Errorf("KN note %q", bs[3].Note)
 	}
 	for _, bad := range []string{"", "nope", "ctw:D=x", "ctw:foo=1", "ctw:lambda=2", "ppm:escape=Q", "kn:order=2:order=3", "ctw,ctw", "markov:init=condition", "ctw:form=fast"} {
-		if _, err := Build(bad, d); err == nil {
-			t.Errorf("Build(%q) accepted", bad)
+		if _, err := parseBuild(bad, d); err == nil {
+			t.Errorf("parseBuild(%q) accepted", bad)
 		}
 	}
 	d.Tune = nil
-	if _, err := Build("kn", d); err == nil {
+	if _, err := parseBuild("kn", d); err == nil {
 		t.Error("kn without delta or tuning windows accepted")
 	}
 }
@@ -66,7 +66,7 @@ func TestBuildTF(t *testing.T) {
 	run1, m1 := save("run1", 1, 3)
 	run2, _ := save("run2", 2, 3)
 	d := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
-	bs, err := Build("ctw,tf:path="+run1+",tf:path="+run2+",tf:path="+filepath.Join(run1, "model.safetensors")+":name=first", d)
+	bs, err := parseBuild("ctw,tf:path="+run1+",tf:path="+run2+",tf:path="+filepath.Join(run1, "model.safetensors")+":name=first", d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,8 +96,8 @@ func TestBuildTF(t *testing.T) {
 	os.WriteFile(filepath.Join(ckptOnly, "checkpoint.safetensors"), []byte("x"), 0o644)
 	for _, bad := range []string{"tf", "tf:path=" + filepath.Join(dir, "missing"), "tf:path=" + run4, "tf:path=" + run1 + ":foo=1",
 		"tf:path=" + run1 + ",tf:path=" + run1, "tf:path=" + ckptOnly} {
-		if _, err := Build(bad, d); err == nil {
-			t.Errorf("Build(%q) accepted", bad)
+		if _, err := parseBuild(bad, d); err == nil {
+			t.Errorf("parseBuild(%q) accepted", bad)
 		} else if strings.Contains(bad, "unfinished") && (!strings.Contains(err.Error(), "has not finished") || strings.Contains(err.Error(), "--")) {
 			t.Errorf("unfinished run: %v", err)
 		}
@@ -108,7 +108,7 @@ func TestBuildTF(t *testing.T) {
 // CTW (Theorem 2 made a transformer).
 func TestConstruct(t *testing.T) {
 	d := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
-	bs, err := Build("ctw,construct,construct:c=1e6", d)
+	bs, err := parseBuild("ctw,construct,construct:c=1e6", d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +129,8 @@ func TestConstruct(t *testing.T) {
 		t.Error("finite and infinite c share a name")
 	}
 	for _, bad := range []string{"construct:c=-1", "construct:c=x", "construct:D=0"} {
-		if _, err := Build(bad, d); err == nil {
-			t.Errorf("Build(%q) accepted", bad)
+		if _, err := parseBuild(bad, d); err == nil {
+			t.Errorf("parseBuild(%q) accepted", bad)
 		}
 	}
 }
@@ -145,22 +145,22 @@ func TestDefaultsFor(t *testing.T) {
 // (DefaultsFor), refused without one or with another alphabet.
 func TestBuildBayes(t *testing.T) {
 	p := source.Prior{A: 3, Depths: []int{1, 2, 3}, Lambda: 0.15, Alpha: []float64{0.5}}
-	b, err := Build("bayes", DefaultsFor(p))
+	b, err := parseBuild("bayes", DefaultsFor(p))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := b[0].Predictor.Name(); got != "Bayes(D=1..3,λ=0.15,α=0.5)" {
 		t.Errorf("name %q", got)
 	}
-	if _, err := Build("bayes", Defaults{A: 3, D: 3, Lambda: 0.15, Alpha: 0.5}); err == nil || !strings.Contains(err.Error(), "prior") {
+	if _, err := parseBuild("bayes", Defaults{A: 3, D: 3, Lambda: 0.15, Alpha: 0.5}); err == nil || !strings.Contains(err.Error(), "prior") {
 		t.Errorf("no prior: error %v", err)
 	}
 	d := DefaultsFor(p)
 	d.A = 4
-	if _, err := Build("bayes", d); err == nil {
+	if _, err := parseBuild("bayes", d); err == nil {
 		t.Error("alphabet mismatch: no error")
 	}
-	if _, err := Build("bayes:D=3", DefaultsFor(p)); err == nil {
+	if _, err := parseBuild("bayes:D=3", DefaultsFor(p)); err == nil {
 		t.Error("bayes takes no parameters: no error")
 	}
 }
@@ -174,12 +174,18 @@ func TestCheckFirst(t *testing.T) {
 		{"ctw,kn,ppmm", `unknown method "ppmm"; did you mean "ppm"?`},
 		{"ctw,kn,ppmm", "methods: bayes, ctw, kn, ppm, markov, unigram, tf, construct, synth, npy"},
 		{"markov:k=3,ctw:lamda=0.2", `ctw takes no parameter "lamda"; did you mean "lambda"?`},
-		{"bayes:D=3", `bayes takes no parameter "d"`},
+		{"bayes:D=3", `bayes takes no parameter "D" (its parameters: none)`},
+		{"ctw:d=3:D=4", `gives D twice`},
+		{"ctw:init=shoter", `init="shoter" is not one of pad, condition, shorter; did you mean "shorter"?`},
+		{"ctw:LAMBDA", `lambda needs a value`},
+		{"tf:name=x", `tf needs path=DIR`},
+		{"kn:order=-1", `order="-1" is below 0`},
+		{"ctw:", `empty parameter name`},
 		{"kn,tf:path=/no/such/run", "no such file or directory"},
 		{"xyzzy", `unknown method "xyzzy" (methods:`},
 		{" , ", "no method"},
 	} {
-		_, err := Build(c.list, d)
+		_, err := parseBuild(c.list, d)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one containing %q", c.list, err, c.want)
 		}
@@ -206,26 +212,25 @@ func TestTorchModuleHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := DefaultsFor(source.Prior{A: 3, Depths: []int{2}, Lambda: 0.15, Alpha: []float64{0.5}})
-	_, err := Build("tf:path="+dir, d)
+	_, err := parseBuild("tf:path="+dir, d)
 	if err == nil || !strings.Contains(err.Error(), "vomc predict --model "+dir) || !strings.Contains(err.Error(), "npy:path=") {
 		t.Errorf("error %v", err)
 	}
 }
 
-// TestKnownParams keeps Check's parameter lists, the builders and the
-// package documentation in step: every parameter Check accepts is read by
-// its builder (a spec giving all of them builds; one the builder did not
-// read would fail Build's unused-parameter check only after earlier
-// methods were tuned), and each is named in the method's line of the
+// TestKnownParams keeps the kinds table, the builders and the package
+// documentation in step: every kind of Names has an entry, a spec giving
+// every parameter of its kind builds (Build refuses a parameter its
+// builder ignores), and each parameter is named in the kind's line of the
 // package documentation.
 func TestKnownParams(t *testing.T) {
 	values := map[string]string{
-		"ctw/d": "2", "ctw/lambda": "0.2", "ctw/alpha": "0.5", "ctw/init": "condition", "ctw/form": "ratio",
+		"ctw/D": "2", "ctw/lambda": "0.2", "ctw/alpha": "0.5", "ctw/init": "condition", "ctw/form": "ratio",
 		"kn/order": "2", "kn/delta": "0.7", "kn/cont": "true",
-		"ppm/order": "2", "ppm/escape": "C", "ppm/excl": "true", "ppm/norm": "false",
+		"ppm/order": "2", "ppm/escape": "C", "ppm/excl": "true", "ppm/norm": "true",
 		"markov/k": "1", "markov/alpha": "1", "markov/init": "shorter",
 		"unigram/alpha": "1", "unigram/init": "shorter",
-		"construct/d": "1", "construct/lambda": "0.3", "construct/alpha": "0.5", "construct/c": "50",
+		"construct/D": "1", "construct/lambda": "0.3", "construct/alpha": "0.5", "construct/c": "50",
 	}
 	src, err := os.ReadFile("methods.go")
 	if err != nil {
@@ -234,16 +239,19 @@ func TestKnownParams(t *testing.T) {
 	docLine := func(name string) string {
 		for _, l := range strings.Split(string(src), "\n") {
 			if strings.HasPrefix(l, "//\t"+name+"[") || strings.HasPrefix(l, "//\t"+name+":") || l == "//\t"+name || strings.HasPrefix(l, "//\t"+name+" ") {
-				return strings.ToLower(l)
+				return l
 			}
 		}
 		return ""
 	}
+	if len(kinds) != len(Names) {
+		t.Errorf("%d kinds, %d names", len(kinds), len(Names))
+	}
 	d := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
 	for _, name := range Names {
-		params, ok := knownParams[name]
-		if !ok {
-			t.Errorf("%s: no parameter list", name)
+		k, ok := kinds[name]
+		if !ok || k.build == nil {
+			t.Errorf("%s: not in the kinds table", name)
 			continue
 		}
 		doc := docLine(name)
@@ -251,27 +259,41 @@ func TestKnownParams(t *testing.T) {
 			t.Errorf("%s: no line in the package documentation", name)
 		}
 		spec := name
-		for _, k := range params {
-			if !strings.Contains(doc, ":"+k+"=") && !strings.Contains(doc, "["+k+"]") && !strings.Contains(doc, ":"+k+"]") {
-				t.Errorf("%s: parameter %q is not in its documentation line %q", name, k, doc)
+		for i, p := range k.params {
+			if !strings.Contains(doc, ":"+p.name+"=") && !strings.Contains(doc, "["+p.name+"]") && !strings.Contains(doc, ":"+p.name+"]") {
+				t.Errorf("%s: parameter %q is not in its documentation line %q", name, p.name, doc)
 			}
-			v, ok := values[name+"/"+k]
+			for _, q := range k.params[:i] {
+				if strings.EqualFold(p.name, q.name) {
+					t.Errorf("%s: parameters %q and %q differ only in case", name, q.name, p.name)
+				}
+			}
+			v, ok := values[name+"/"+p.name]
 			if !ok {
-				if k != "path" && k != "name" { // files: TestBuildTF and the synth/npy tests
-					t.Errorf("%s: parameter %q has no test value", name, k)
+				if p.name != "path" && p.name != "name" { // files: TestBuildTF and the synth/npy tests
+					t.Errorf("%s: parameter %q has no test value", name, p.name)
 				}
 				continue
 			}
-			spec += ":" + k + "=" + v
+			spec += ":" + p.name + "=" + v
 		}
 		if name == "tf" || name == "synth" || name == "npy" || name == "bayes" {
-			continue // need files or a data set's prior (TestBuildTF, TestBuildBayes)
+			continue // need files or a data set's prior (TestBuildTF, TestBuildBayes, TestSpellings)
 		}
-		if _, err := Build(spec, d); err != nil {
+		if _, err := parseBuild(spec, d); err != nil {
 			t.Errorf("%s with every accepted parameter: %v", spec, err)
 		}
 	}
-	if err := Check("unigram:k=2"); err == nil {
-		t.Error("unigram:k=2 passed Check, but the unigram builder does not read k")
+	if _, err := Parse("unigram:k=2"); err == nil {
+		t.Error("unigram:k=2 parsed, but the unigram builder does not read k")
 	}
+}
+
+// parseBuild is Parse, then Build.
+func parseBuild(list string, d Defaults) ([]Built, error) {
+	l, err := Parse(list)
+	if err != nil {
+		return nil, err
+	}
+	return Build(l, d)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -166,18 +165,12 @@ func (s *npyState) Observe(a byte) { s.x = append(s.x, a) }
 var _ predict.SequencePredictor = (*NPYPredictor)(nil)
 
 // buildNPY loads npy:path=P.npy[:name=LABEL].
-func buildNPY(sp *spec, d Defaults) (Built, error) {
-	b := Built{Spec: sp.text}
-	path := sp.str("path", "")
-	if path == "" {
-		return b, fmt.Errorf("methods: %q: npy needs path=FILE.npy (shape (windows, N, A))", sp.text)
-	}
-	if _, err := os.Stat(path); err != nil {
-		return b, fmt.Errorf("methods: %q: %w", sp.text, err)
-	}
-	p, err := LoadNPY(path, sp.str("name", ""), d.Windows, d.A)
+func buildNPY(a *args, d Defaults) (Built, error) {
+	var b Built
+	path := a.str("path", "") // required (ParseSpec), present (List.Check)
+	p, err := LoadNPY(path, a.str("name", ""), d.Windows, d.A)
 	if err != nil {
-		return b, fmt.Errorf("methods: %q: %w", sp.text, err)
+		return b, fmt.Errorf("methods: %q: %w", a.text, err)
 	}
 	b.Predictor = p
 	b.Note = fmt.Sprintf("%s: distributions of %d windows × %d positions × %d symbols", path, len(d.Windows), p.N, p.A)

@@ -50,7 +50,7 @@ func TestNPYRoundTrip(t *testing.T) {
 	ws[5] = append([]byte(nil), ws[4]...) // a duplicate window
 	copy(ws[6][:20], ws[7][:20])          // a shared prefix
 	d := Defaults{A: A, D: 2, Lambda: 0.15, Alpha: 0.5, Windows: ws}
-	bs, err := Build("ctw", d)
+	bs, err := parseBuild("ctw", d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestNPYRoundTrip(t *testing.T) {
 	if _, err := ExportNPY(dir, false, ws, Predictors(bs)); err == nil {
 		t.Error("export replaced an existing file without force")
 	}
-	back, err := Build("npy:path="+paths[0]+":name=back", d)
+	back, err := parseBuild("npy:path="+paths[0]+":name=back", d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,10 +188,10 @@ func TestNPYValidation(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
 	}
-	if _, err := Build("npy:path="+filepath.Join(dir, "ok.npy"), Defaults{A: A}); err == nil {
+	if _, err := parseBuild("npy:path="+filepath.Join(dir, "ok.npy"), Defaults{A: A}); err == nil {
 		t.Error("npy without evaluated windows accepted")
 	}
-	if _, err := Build("npy", Defaults{A: A, Windows: ws}); err == nil {
+	if _, err := parseBuild("npy", Defaults{A: A, Windows: ws}); err == nil {
 		t.Error("npy without path accepted")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/experiment"
+	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/reproduce/results"
@@ -38,7 +39,7 @@ func runConstruct(ctx context.Context, cfg study.Config, sc *pipeline.StageConte
 	}
 	ws := experiment.Windows(test)[:cfg.ConstructWindows]
 	start := time.Now()
-	res, built, err := experiment.Evaluate(ctx, ws, "ctw,construct", defaults(cfg), eval.Config{Workers: cfg.Workers, Events: events.Prefix(sc.Events, sc.Label)})
+	res, built, err := experiment.Evaluate(ctx, ws, methods.MustParse("ctw,construct"), defaults(cfg), eval.Config{Workers: cfg.Workers, Events: events.Prefix(sc.Events, sc.Label)})
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
@@ -93,7 +92,11 @@ func baselinesStage(cfg study.Config) pipeline.Stage {
 				d.Tune = d.Tune[:results.KNTuneWindows]
 			}
 			d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
-			res, built, err := experiment.Evaluate(ctx, experiment.Windows(test), bspec, d, eval.Config{Workers: cfg.Workers, Events: events.Prefix(sc.Events, sc.Label)})
+			list, err := methods.Parse(bspec)
+			if err != nil {
+				return nil, err
+			}
+			res, built, err := experiment.Evaluate(ctx, experiment.Windows(test), list, d, eval.Config{Workers: cfg.Workers, Events: events.Prefix(sc.Events, sc.Label)})
 			if err != nil {
 				return nil, err
 			}
@@ -104,7 +107,7 @@ func baselinesStage(cfg study.Config) pipeline.Stage {
 			// windows, to select the best
 			var mk []predict.Predictor
 			for _, b := range built {
-				if strings.HasPrefix(b.Predictor.Name(), "Markov") {
+				if b.Spec.Kind == "markov" {
 					mk = append(mk, b.Predictor)
 				}
 			}
@@ -154,7 +157,7 @@ func evalModelStage(cfg study.Config, m study.Model, r int, opts Options) pipeli
 // evalWithRefs evaluates the references (refSpec: Bayes, the reference of
 // the excesses, and CTW) and p on the windows and saves the result.
 func evalWithRefs(ctx context.Context, cfg study.Config, sc *pipeline.StageContext, ws [][]byte, ps ...predict.Predictor) ([]string, error) {
-	built, err := methods.Build(refSpec, defaults(cfg))
+	built, err := methods.Build(methods.MustParse(refSpec), defaults(cfg))
 	if err != nil {
 		return nil, err
 	}

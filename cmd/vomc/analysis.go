@@ -47,7 +47,7 @@ func runDynamics(args []string) error {
 	fs.StringVar(&cfg.Data, "data", "", "test data set (the probe windows)")
 	fs.StringVar(&cfg.Train, "train", "", "data set on which Kneser–Ney's discount is tuned (default: the probe windows)")
 	fs.IntVar(&cfg.Windows, "windows", 200, "number of probe windows (the first ones of --data)")
-	fs.StringVar(&cfg.Methods, "methods", "", "reference methods (default: unigram, markov:k=1..D, kn, ctw for the data's prior)")
+	fs.Var(&cfg.Methods, "methods", "reference methods (default: unigram, markov:k=1..D, kn, ctw for the data's prior)")
 	fs.IntVar(&cfg.HeadWindows, "head-windows", 50, "probe windows the head labels are computed on (-1: no head labels); 50 as in reproduce's dynamics stage")
 	fs.Uint64Var(&cfg.Null.Seed, "null-seed", 1, "seed of the head labels' permutation test (reproduce's dynamics stage uses the study's seed)")
 	fs.IntVar(&cfg.MaxK, "max-k", 3, "largest offset d and suffix length k of the head hypotheses")

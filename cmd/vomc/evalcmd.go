@@ -16,7 +16,7 @@ import (
 
 func runEval(args []string) error {
 	fs := newFlags("eval")
-	o := experiment.EvalOptions{}
+	o := experiment.EvalOptions{Methods: methods.MustParse("ctw,kn,ppm,unigram")}
 	backendName := fs.String("backend", "cpu", "tf: and synth: methods: "+trainrun.BackendUsage)
 	fs.StringVar(&o.Data, "data", "", "data set directory (from 'vomc data')")
 	fs.StringVar(&o.File, "file", "", "a symbol file instead of a data set")
@@ -27,9 +27,9 @@ func runEval(args []string) error {
 	fs.Float64Var(&o.Lambda, "lambda", 0.15, "with --file: default CTW stop probability λ")
 	fs.Float64Var(&o.Alpha, "alpha", 0.5, "with --file: default CTW Dirichlet α")
 	fs.StringVar(&o.Train, "train", "", "data set on which KN's δ is tuned (default: the evaluated windows themselves)")
-	fs.StringVar(&o.Methods, "methods", "ctw,kn,ppm,unigram", "methods to evaluate (see above)")
+	fs.Var(&o.Methods, "methods", "methods to evaluate (see above)")
 	fs.BoolVar(&o.Half, "half", false, "with --file: the protocol of Begleiter, El-Yaniv and Yona (2004) instead: learn on the first half of the file, freeze, and report the average log-loss in bits/symbol on the second half")
-	fs.StringVar(&o.Reference, "reference", "", "reference method name for the excess (default: the CTW method)")
+	fs.StringVar(&o.Reference, "reference", "", "the reference of the excesses, named by its spec (any spelling), its label, or its kind when one method has it (default: the first bayes method, else the first ctw, else the first method)")
 	fs.StringVar(&o.Out, "out", "", "output directory")
 	fs.IntVar(&o.Workers, "workers", runtime.GOMAXPROCS(0), "worker goroutines")
 	fs.BoolVar(&o.Force, "force", false, "overwrite existing output files")
@@ -43,8 +43,7 @@ func runEval(args []string) error {
 	if err := checkEval(&o); err != nil {
 		return err
 	}
-	uses, _ := methods.UsesBackend(o.Methods) // checked by checkEval
-	be, done, err := trainrun.Spec{Backend: *backendName, CPU: compute()}.OpenBackend(uses)
+	be, done, err := trainrun.Spec{Backend: *backendName, CPU: compute()}.OpenBackend(o.Methods.UsesBackend())
 	if err != nil {
 		return trainError(err, "eval", o.Out)
 	}
@@ -74,7 +73,7 @@ func checkEval(o *experiment.EvalOptions) error {
 	case o.Out == "":
 		return usagef("--out DIR is required")
 	}
-	return asUsage(methods.Check(o.Methods))
+	return asUsage(o.Methods.Check())
 }
 
 func runPlot(args []string) error {
@@ -102,14 +101,14 @@ func runQuickstart(args []string) error {
 	fs.IntVar(&q.N, "N", q.N, "window length")
 	D := fs.Int("D", 3, "maximum depth D of the prior")
 	fs.Float64Var(&q.Prior.Lambda, "lambda", q.Prior.Lambda, "stop probability λ")
-	fs.StringVar(&q.Methods, "methods", q.Methods, "methods (see 'vomc eval -h')")
+	fs.Var(&q.Methods, "methods", "methods (see 'vomc eval -h')")
 	fs.Uint64Var(&q.Seed, "seed", q.Seed, "random seed")
 	fs.IntVar(&q.Workers, "workers", runtime.GOMAXPROCS(0), "worker goroutines")
 	force := fs.Bool("force", false, "overwrite the outputs of an earlier run")
 	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}
-	if err := methods.Check(q.Methods); err != nil { // before any work
+	if err := q.Methods.Check(); err != nil { // before any work
 		return asUsage(err)
 	}
 	ev := newSink(os.Stdout)

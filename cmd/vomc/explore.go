@@ -26,7 +26,7 @@ func parseExplore(args []string) (*exploreCmd, error) {
 	fs.StringVar(&c.src.Models, "model", "", "model directories written by 'vomc train', comma-separated (with --demo: names of shipped models)")
 	fs.StringVar(&c.src.Data, "data", "", "data set directory (from 'vomc data'): the windows shown")
 	fs.StringVar(&c.src.Train, "train", "", "data set on whose windows Kneser–Ney's discount is tuned (default: the first 200 windows of --data)")
-	fs.StringVar(&c.o.Methods, "methods", "", "reference methods (default: bayes,ctw,kn,markov:k=1..D of the data's prior; bayes is left out where the prior has no exact Bayes predictor)")
+	fs.Var(&c.o.Methods, "methods", "reference methods (default: bayes,ctw,kn,markov:k=1..D of the data's prior; bayes is left out where the prior has no exact Bayes predictor)")
 	fs.StringVar(&c.host, "host", "127.0.0.1", "interface to serve on; anything but a loopback address makes the page readable from other machines (a warning is printed)")
 	fs.IntVar(&c.port, "port", 0, "port (0: a free one)")
 	fs.StringVar(&c.static, "static", "", "write one self-contained HTML page for --window to this file and exit (no server)")

@@ -160,7 +160,7 @@ func TestEvalMemory(t *testing.T) {
 		ds := filepath.Join(dir, fmt.Sprintf("d%d", c.D))
 		runOK(t, "data", "-A", fmt.Sprint(c.A), "-D", fmt.Sprint(c.D), "-K", fmt.Sprint(c.K), "-N", fmt.Sprint(c.N), "--out", ds)
 		W := int64(c.K)
-		est := experiment.EvalMemoryEstimate("ctw,kn,ppm,unigram", W*int64(c.N)+4*W, methods.Workload{A: c.A, D: c.D, Windows: c.K, N: c.N, Workers: 2})
+		est := experiment.EvalMemoryEstimate(methods.MustParse("ctw,kn,ppm,unigram"), W*int64(c.N)+4*W, methods.Workload{A: c.A, D: c.D, Windows: c.K, N: c.N, Workers: 2})
 		within2(t, fmt.Sprintf("eval A=%d D=%d K=%d N=%d", c.A, c.D, c.K, c.N), est,
 			peakOf(t, "eval", "--data", ds, "--workers", "2", "--force", "--out", filepath.Join(dir, fmt.Sprintf("out%d", c.D))))
 	}

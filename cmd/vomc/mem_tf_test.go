@@ -32,7 +32,7 @@ func TestEvalMemoryTF(t *testing.T) {
 	const K, N = 8, 1536
 	runOK(t, "data", "-A", "3", "-D", "3", "-K", "8", "-N", "1536", "--out", data)
 	spec := "tf:path=" + model
-	est := experiment.EvalMemoryEstimate(spec, K*N+4*K, methods.Workload{A: 3, D: 3, Windows: K, N: N, Workers: 2})
+	est := experiment.EvalMemoryEstimate(methods.MustParse(spec), K*N+4*K, methods.Workload{A: 3, D: 3, Windows: K, N: N, Workers: 2})
 	within2(t, "eval tf E=128 N=1536, 8 windows, 2 workers", est,
 		peakOf(t, "eval", "--data", data, "--methods", spec, "--workers", "2", "--force", "--out", filepath.Join(dir, "out")))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/vomc/vomc/attnmap"
 	"github.com/vomc/vomc/experiment"
+	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/source/treefile"
 	"github.com/vomc/vomc/synth"
@@ -42,7 +43,11 @@ var sharedTreesWarning = experiment.SharedTreesWarning
 // checkEvalMemory refuses evaluating spec on the data set data (tuned on
 // train) when its estimate exceeds the available memory.
 func checkEvalMemory(data, train, spec string, workers int) error {
-	return experiment.CheckEvalMemory(data, train, spec, workers, memoryLimit())
+	list, err := methods.Parse(spec)
+	if err != nil {
+		return err
+	}
+	return experiment.CheckEvalMemory(data, train, list, workers, memoryLimit())
 }
 
 // reproduceConfig is study.Layered with its errors as usage errors.
