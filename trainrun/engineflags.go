@@ -37,9 +37,13 @@ func (s *Spec) AddFlags(fs *flag.FlagSet) {
 
 // OpenBackend is the compute backend of s for models that run on one:
 // with need, the engine's (NewEngine: a GPU is opened only then), else
-// s.CPU once s is checked (Validate); done releases it.
+// s.CPU once s is checked (Validate); done releases it. Without need a
+// backend other than the CPU would have no effect: an *OptionError.
 func (s Spec) OpenBackend(need bool) (be backend.Backend, done func(), err error) {
 	if !need {
+		if s.Backend != "" && s.Backend != "cpu" {
+			return nil, nil, &OptionError{Option: "backend", Value: s.Backend, Msg: " has no effect: none of the methods runs on a backend (tf: and synth: methods do)"}
+		}
 		return s.CPU, func() {}, s.Validate()
 	}
 	eng, err := NewEngine(s)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/events"
+	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -81,36 +82,13 @@ type TrainOptions struct {
 	OnStep func(step int)
 }
 
-// OptionError is a bad setting of a new run: Option names it (a field of
-// TrainOptions in lower case, or a TrainConfig field's JSON name; "" when
-// Msg says it all) and Msg follows the name ("lr" + ": learning rate
-// NaN"). Msg names the options Also, if any, by %s verbs. Err is the
+// OptionError is a bad setting of a new run (vomc's one option-error
+// type, opterr.Error): Option names it (a field of TrainOptions in lower
+// case, or a TrainConfig field's JSON name; "" when Msg says it all),
+// Value is the value given, if shown, and Msg follows ("lr" + ": learning
+// rate NaN"), naming the options Also, if any, by %s verbs. Err is the
 // underlying error, if any.
-type OptionError struct {
-	Option, Msg string
-	Also        []string
-	Err         error
-}
-
-func (e *OptionError) Error() string { return e.Text(func(o string) string { return o }) }
-
-// Text is the message with every option it names written as name(option).
-func (e *OptionError) Text(name func(option string) string) string {
-	msg := e.Msg
-	if len(e.Also) > 0 {
-		args := make([]any, len(e.Also))
-		for i, o := range e.Also {
-			args[i] = name(o)
-		}
-		msg = fmt.Sprintf(msg, args...)
-	}
-	if e.Option == "" {
-		return msg
-	}
-	return name(e.Option) + msg
-}
-
-func (e *OptionError) Unwrap() error { return e.Err }
+type OptionError = opterr.Error
 
 // DivergedError is a Go-engine run whose training diverged: the last good
 // checkpoint, written at step Step, stays at Checkpoint; LR is the run's

@@ -28,7 +28,9 @@ func TestComputeChosenOnce(t *testing.T) {
 // TestBackendFlag: --backend is checked before any output; a CUDA device
 // that cannot be opened is an error of train, bench train and eval with a
 // method whose model runs on the backend (tf, synth; on this machine when
-// it has no GPU), and eval without one (ctw, construct) does not open it.
+// it has no GPU), and eval without one (ctw, construct) refuses a
+// --backend other than cpu, which would have no effect (issue 46: a flag
+// that is accepted takes effect).
 func TestBackendFlag(t *testing.T) {
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
@@ -49,9 +51,12 @@ func TestBackendFlag(t *testing.T) {
 			t.Errorf("%s was written by a command with a bad --backend", d)
 		}
 	}
-	// ctw and construct do not need the device, so --backend cuda works
-	// anywhere with them
-	runOK(t, "eval", "--backend", "cuda", "--data", p("ds"), "--methods", "ctw,construct", "--out", p("e2"))
+	// ctw and construct do not run on a backend: --backend cuda would do
+	// nothing, and is refused
+	if code, out := stderrOf(t, "eval", "--backend", "cuda", "--data", p("ds"), "--methods", "ctw,construct", "--out", p("e2")); code != 2 || !strings.Contains(out, `--backend "cuda" has no effect`) {
+		t.Errorf("eval --backend cuda --methods ctw,construct: exit %d\n%s", code, out)
+	}
+	runOK(t, "eval", "--backend", "cpu", "--data", p("ds"), "--methods", "ctw,construct", "--out", p("e2"))
 	// a synth method's model runs on the backend (as a tf method's)
 	sm, err := synth.New(synth.Config{Variant: synth.TF20, A: 2, D: 1, Context: 16}, 1)
 	if err != nil {

@@ -56,8 +56,8 @@ func runBenchTrain(args []string) error {
 	asJSON := fs.Bool("json", false, "print the reports as JSON instead of a table")
 	spec := trainrun.Spec{CPU: compute(), Torch: &trainrun.Torch{}}
 	spec.AddFlags(fs)
-	fs.BoolVar(&o.Plain, "plain", true, "torch engine: also time a plain eager float32 PyTorch loop")
-	fs.BoolVar(&o.Profile, "profile", false, "go engine: time every backend op, at 1 thread and at --threads, and print a per-op table")
+	fs.BoolVar(&o.Plain, "plain", true, "with --engine torch: also time a plain eager float32 PyTorch loop")
+	fs.BoolVar(&o.Profile, "profile", false, "with --engine go: time every backend op, at 1 thread and at --threads, and print a per-op table")
 	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}

@@ -66,13 +66,14 @@ func runTree(args []string) error {
 	}
 	var pf source.PriorSpec
 	var fs *flag.FlagSet
+	seed := new(uint64)
 	if args[0] == "sample" {
 		fs = newFlags("tree sample")
 		pf.AddFlags(fs, "3")
+		fs.Uint64Var(seed, "seed", 1, "random seed")
 	} else {
 		fs = newFlags("tree show")
 	}
-	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("out", "", "comma-separated output files: .json, .svg, .png, .dot")
 	force := fs.Bool("force", false, "overwrite existing output files")
 	n, want := 0, ""

@@ -22,21 +22,21 @@ func runEval(args []string) error {
 	fs.StringVar(&o.File, "file", "", "a symbol file instead of a data set")
 	fs.Var(&o.Mode, "mode", "with --file: text (default) or raw")
 	fs.StringVar(&o.Alphabet, "alphabet", "", "with --file (text): alphabet in symbol order (default: characters present, sorted)")
-	fs.IntVar(&o.N, "N", 0, "with --file: cut the file into windows of N symbols (0: the whole file is one window)")
+	fs.IntVar(&o.N, "N", 0, "with --file, without --half: cut the file into windows of N symbols (0: the whole file is one window)")
 	fs.IntVar(&o.D, "D", 3, "with --file: default depth/order of the methods")
 	fs.Float64Var(&o.Lambda, "lambda", 0.15, "with --file: default CTW stop probability λ")
 	fs.Float64Var(&o.Alpha, "alpha", 0.5, "with --file: default CTW Dirichlet α")
-	fs.StringVar(&o.Train, "train", "", "data set on which KN's δ is tuned (default: the evaluated windows themselves)")
+	fs.StringVar(&o.Train, "train", "", "without --half: data set on which KN's δ is tuned (default: the evaluated windows themselves)")
 	fs.Var(&o.Methods, "methods", "methods to evaluate (see above)")
 	fs.BoolVar(&o.Half, "half", false, "with --file: the protocol of Begleiter, El-Yaniv and Yona (2004) instead: learn on the first half of the file, freeze, and report the average log-loss in bits/symbol on the second half")
-	fs.StringVar(&o.Reference, "reference", "", "the reference of the excesses, named by its spec (any spelling), its label, or its kind when one method has it (default: the first bayes method, else the first ctw, else the first method)")
+	fs.StringVar(&o.Reference, "reference", "", "without --half: the reference of the excesses, named by its spec (any spelling), its label, or its kind when one method has it (default: the first bayes method, else the first ctw, else the first method)")
 	fs.StringVar(&o.Out, "out", "", "output directory")
-	fs.IntVar(&o.Workers, "workers", runtime.GOMAXPROCS(0), "worker goroutines")
+	fs.IntVar(&o.Workers, "workers", runtime.GOMAXPROCS(0), "without --half: worker goroutines")
 	fs.BoolVar(&o.Force, "force", false, "overwrite existing output files")
-	fs.BoolVar(&o.Slide, "slide", false, "accept tf/synth models whose context is shorter than the windows (they slide; a warning is kept in results.json)")
-	fs.StringVar(&o.Export, "export", "", "also write every method's distributions to DIR/<method>.npy (float64, shape (windows, N, A), the npy method's layout)")
+	fs.BoolVar(&o.Slide, "slide", false, "without --half: accept tf/synth models whose context is shorter than the windows (they slide; a warning is kept in results.json)")
+	fs.StringVar(&o.Export, "export", "", "without --half: also write every method's distributions to DIR/<method>.npy (float64, shape (windows, N, A), the npy method's layout)")
 	var pf plot.LossFlags
-	pf.AddFlags(fs)
+	inMode(fs, "without --half", func() { pf.AddFlags(fs) })
 	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}
@@ -68,8 +68,6 @@ func checkEval(o *experiment.EvalOptions) error {
 	switch {
 	case (o.Data == "") == (o.File == ""):
 		return usagef("give exactly one of --data and --file")
-	case o.Half && o.File == "":
-		return usagef("--half needs --file")
 	case o.Out == "":
 		return usagef("--out DIR is required")
 	}

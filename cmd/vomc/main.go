@@ -135,7 +135,7 @@ var gracefulCommands = map[string]bool{"train": true, "synth": true, "reproduce"
 // The command-line plumbing (package cli) under the names the commands use.
 type usageError = cli.UsageError
 
-var usagef, asUsage, parse, parseArgs, givenFlags = cli.Usagef, cli.AsUsage, cli.Parse, cli.ParseArgs, cli.Given
+var usagef, asUsage, parse, parseArgs, givenFlags, inMode = cli.Usagef, cli.AsUsage, cli.Parse, cli.ParseArgs, cli.Given, cli.InMode
 
 func usageOf[E error](err error, prefix string) error { return cli.UsageOf[E](err, prefix) }
 

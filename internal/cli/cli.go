@@ -92,7 +92,80 @@ func Parse(fs *flag.FlagSet, args []string) error {
 	case err != nil:
 		return UsageError{Msg: flagMessage(fs, err)}
 	}
+	return CheckModes(fs)
+}
+
+// CheckModes refuses a flag given on the command line that would have no
+// effect: one whose usage begins with the modes it is for, up to a colon,
+// when one of them is off. The modes are "with --NAME" (NAME is set: not
+// empty, 0 or false), "with --NAME VALUE" (NAME's value is VALUE) and
+// "without --NAME" (NAME is not set), separated by ", " (a later mode
+// without "with"/"without" takes the previous one's); a parenthesised
+// word is a comment, and a mode naming no flag of fs is ignored:
+//
+//	fs.IntVar(&n, "N", 0, "with --file, without --half: cut the file into windows of N symbols")
+func CheckModes(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil {
+			err = checkMode(fs, f)
+		}
+	})
+	return err
+}
+
+// checkMode is CheckModes for the flag f.
+func checkMode(fs *flag.FlagSet, f *flag.Flag) error {
+	modes, _, ok := strings.Cut(f.Usage, ":")
+	if !ok || !strings.HasPrefix(modes, "with ") && !strings.HasPrefix(modes, "without ") {
+		return nil
+	}
+	with := true
+	for _, m := range strings.Split(modes, ", ") {
+		if rest, ok := strings.CutPrefix(m, "without "); ok {
+			m, with = rest, false
+		} else if rest, ok := strings.CutPrefix(m, "with "); ok {
+			m, with = rest, true
+		}
+		words := strings.Fields(m)
+		if len(words) == 0 || !strings.HasPrefix(words[0], "-") {
+			continue
+		}
+		mf := fs.Lookup(strings.TrimLeft(words[0], "-"))
+		if mf == nil {
+			continue
+		}
+		v := mf.Value.String()
+		set := v != "" && v != "0" && v != "false"
+		switch {
+		case len(words) > 1 && !strings.HasPrefix(words[1], "("):
+			if with && v != words[1] {
+				return Usagef("--%s has no effect unless --%s is %s", f.Name, mf.Name, words[1])
+			}
+		case with && !set:
+			return Usagef("--%s has no effect without --%s", f.Name, mf.Name)
+		case !with && set:
+			return Usagef("--%s has no effect with --%s", f.Name, mf.Name)
+		}
+	}
 	return nil
+}
+
+// InMode defines flags (define's) on fs that are for mode only ("without
+// --half"): their usage begins with it, for CheckModes.
+func InMode(fs *flag.FlagSet, mode string, define func()) {
+	before := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { before[f.Name] = true })
+	define()
+	fs.VisitAll(func(f *flag.Flag) {
+		switch {
+		case before[f.Name]:
+		case strings.HasPrefix(f.Usage, "with ") || strings.HasPrefix(f.Usage, "without "):
+			f.Usage = mode + ", " + f.Usage
+		default:
+			f.Usage = mode + ": " + f.Usage
+		}
+	})
 }
 
 // ParseArgs is Parse wanting n positional arguments (n < 0: at least

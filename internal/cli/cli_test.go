@@ -40,3 +40,44 @@ func TestParseArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckModes: a flag given outside the modes its usage names is
+// refused, naming the flag and the mode; inside them, or without a mode,
+// it is accepted.
+func TestCheckModes(t *testing.T) {
+	newFS := func() *flag.FlagSet {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.String("file", "", "a file")
+		fs.Bool("half", false, "with --file: half")
+		fs.Int("N", 0, "with --file, without --half: windows")
+		fs.String("ff", "exact", "exact or mlp")
+		fs.Int("width", 0, "with --ff mlp: width")
+		fs.String("alphabet", "", "with --file (text): alphabet")
+		fs.Int("free", 0, "with or without anything: no mode (no flag named)")
+		InMode(fs, "without --half", func() { fs.Bool("bits", false, "bits") })
+		return fs
+	}
+	for _, c := range []struct {
+		args []string
+		want string // "" accepted
+	}{
+		{[]string{"--file", "f", "-N", "3"}, ""},
+		{[]string{"-N", "3"}, "--N has no effect without --file"},
+		{[]string{"--file", "f", "--half", "-N", "3"}, "--N has no effect with --half"},
+		{[]string{"--half"}, "--half has no effect without --file"},
+		{[]string{"--width", "3"}, "--width has no effect unless --ff is mlp"},
+		{[]string{"--ff", "mlp", "--width", "3"}, ""},
+		{[]string{"--alphabet", "ab", "--file", "f"}, ""},
+		{[]string{"--free", "1"}, ""},
+		{[]string{"--bits"}, ""},
+		{[]string{"--file", "f", "--half", "--bits"}, "--bits has no effect with --half"},
+	} {
+		err := Parse(newFS(), c.args)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || err.Error() != c.want) {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
+		}
+	}
+	if u := newFS().Lookup("bits").Usage; u != "without --half: bits" {
+		t.Errorf("InMode: usage %q", u)
+	}
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFlagsWithoutEffect: a flag that would have no effect in the mode the
+// command line chose is refused before any work, naming the flag and the
+// mode (issue 46: a flag that is accepted takes effect).
+func TestFlagsWithoutEffect(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "--data", "d", "-D", "4", "--out", "o"}, "--D has no effect without --file"},
+		{[]string{"eval", "--data", "d", "--alphabet", "ab", "--out", "o"}, "--alphabet has no effect without --file"},
+		{[]string{"eval", "--data", "d", "--half", "--out", "o"}, "--half has no effect without --file"},
+		{[]string{"eval", "--file", "f", "--half", "-N", "8", "--out", "o"}, "--N has no effect with --half"},
+		{[]string{"eval", "--file", "f", "--half", "--train", "t", "--out", "o"}, "--train has no effect with --half"},
+		{[]string{"eval", "--file", "f", "--half", "--export", "x", "--out", "o"}, "--export has no effect with --half"},
+		{[]string{"eval", "--file", "f", "--half", "--smooth", "3", "--out", "o"}, "--smooth has no effect with --half"},
+		{[]string{"construct", "--c-points", "5"}, "--c-points has no effect without --error-plot"},
+		{[]string{"construct", "--width", "5"}, "--width has no effect unless --ff is mlp"},
+		{[]string{"construct", "--random", "20", "--input", "012"}, "--input has no effect with --random"},
+		{[]string{"construct", "--seed", "2"}, "--seed has no effect without --random"},
+		{[]string{"explore", "--demo", "--static", "p.html", "--port", "8000"}, "--port has no effect with --static"},
+		{[]string{"explore", "--demo", "--force"}, "--force has no effect without --static"},
+		{[]string{"attention", "--model", "m", "--file", "f", "--window", "3", "--out", "o"}, "--window has no effect without --data"},
+		{[]string{"attention", "--model", "m", "--data", "d", "--start", "3", "--out", "o"}, "--start has no effect without --file"},
+		{[]string{"reproduce", "--force", "--dry-run"}, "--force has no effect without --slurm"},
+		{[]string{"train", "--allow-unverified", "--out", "o"}, "--allow-unverified has no effect without --resume"},
+		{[]string{"bench", "train", "--profile", "--engine", "torch"}, "--profile has no effect unless --engine is go"},
+		{[]string{"tree", "show", "--seed", "3", "t.json"}, "unknown flag --seed"},
+	} {
+		code, out := stderrOf(t, c.args...)
+		if code != 2 || !strings.Contains(out, c.want) {
+			t.Errorf("vomc %s: exit %d, want 2 and %q:\n%s", strings.Join(c.args, " "), code, c.want, out)
+		}
+	}
+}
