@@ -3,7 +3,7 @@
 // method learns the source in context, as in the paper's Fig. 3), and
 // reports per-position mean log-loss with confidence intervals, window and
 // second-half summaries, and every method's excess loss over a reference
-// method (by default CTW) with paired confidence intervals.
+// method (by default the first) with paired confidence intervals.
 //
 // # Conventions
 //
@@ -80,10 +80,8 @@ type Config struct {
 	// ≤ 0 means runtime.GOMAXPROCS(0). The result does not depend on it.
 	Workers int
 	// Reference is the exact Name of the method that excesses are measured
-	// against. Empty selects the first method whose Name starts with
-	// "Bayes" (the exact Bayes predictor of the data's prior, package
-	// bayes), else the first whose Name starts with "CTW", else the first
-	// method.
+	// against; empty: the first. (Which method is the reference is decided
+	// by the caller, which knows the methods' kinds: methods.Reference.)
 	Reference string
 	// Confidence is the two-sided confidence level of all intervals, in
 	// (0, 1); 0 means DefaultConfidence (0.95).
@@ -371,16 +369,6 @@ func validate(windows [][]byte, A int, preds []predict.Predictor, cfg Config) (i
 			return 0, 0, fmt.Errorf("eval: reference method %q not among the predictors (%s)", cfg.Reference, strings.Join(all, ", "))
 		}
 		ref = r
-	} else {
-		ref = -1
-		for _, prefix := range []string{"Bayes", "CTW"} {
-			for m, p := range preds {
-				if ref < 0 && strings.HasPrefix(p.Name(), prefix) {
-					ref = m
-				}
-			}
-		}
-		ref = max(ref, 0)
 	}
 	conf := cfg.Confidence
 	if conf == 0 {

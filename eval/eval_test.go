@@ -190,7 +190,7 @@ func TestEvaluateMatchesBruteForce(t *testing.T) {
 	const n, N, A = 37, 41, 3 // n not a multiple of the chunk size; odd N
 	windows := markovWindows(1, n, N, A)
 	preds := preds3()
-	res, err := eval.Evaluate(context.Background(), windows, A, preds, eval.Config{Workers: 2})
+	res, err := eval.Evaluate(context.Background(), windows, A, preds, eval.Config{Workers: 2, Reference: "CTW-ish bigram"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestEvaluateMatchesBruteForce(t *testing.T) {
 		t.Fatalf("bad header %+v", res)
 	}
 	if res.Reference != 2 {
-		t.Fatalf("reference = %d, want 2 (name starts with CTW)", res.Reference)
+		t.Fatalf("reference = %d, want 2 (named)", res.Reference)
 	}
 	crit, _, _ := eval.CriticalValue(n, 0.95)
 	if res.Critical != crit || res.CIMethod != "student-t" {
@@ -401,7 +401,8 @@ func TestReferenceSelection(t *testing.T) {
 		want  int
 	}{
 		{[]predict.Predictor{uniform{"a", 3}, laplace{"b", 3}}, "", 0},
-		{[]predict.Predictor{uniform{"a", 3}, laplace{"CTW(D=3)", 3}}, "", 1},
+		{[]predict.Predictor{uniform{"a", 3}, laplace{"CTW(D=3)", 3}}, "", 0}, // no name prefix: methods.Reference chooses by kind
+		{[]predict.Predictor{uniform{"a", 3}, laplace{"CTW(D=3)", 3}}, "CTW(D=3)", 1},
 		{[]predict.Predictor{uniform{"a", 3}, laplace{"CTW(D=3)", 3}}, "a", 0},
 	} {
 		res, err := eval.Evaluate(context.Background(), w, 3, tc.preds, eval.Config{Reference: tc.ref})
@@ -485,7 +486,7 @@ func TestSingleWindowNaN(t *testing.T) {
 func TestJSONRoundTrip(t *testing.T) {
 	windows := markovWindows(9, 30, 20, 3)
 	res, err := eval.Evaluate(context.Background(), windows, 3, preds3(), eval.Config{
-		Labels: map[string]string{"dataset": "test", "seed": "9"},
+		Reference: "CTW-ish bigram", Labels: map[string]string{"dataset": "test", "seed": "9"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -526,7 +527,7 @@ func TestJSONRoundTrip(t *testing.T) {
 
 func TestCSV(t *testing.T) {
 	windows := markovWindows(10, 12, 9, 3)
-	res, err := eval.Evaluate(context.Background(), windows, 3, preds3(), eval.Config{})
+	res, err := eval.Evaluate(context.Background(), windows, 3, preds3(), eval.Config{Reference: "CTW-ish bigram"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,7 +580,7 @@ func TestCSV(t *testing.T) {
 
 func TestSummaryTable(t *testing.T) {
 	windows := markovWindows(11, 25, 30, 3)
-	res, err := eval.Evaluate(context.Background(), windows, 3, preds3(), eval.Config{})
+	res, err := eval.Evaluate(context.Background(), windows, 3, preds3(), eval.Config{Reference: "CTW-ish bigram"})
 	if err != nil {
 		t.Fatal(err)
 	}

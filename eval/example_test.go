@@ -20,7 +20,7 @@ func ExampleEvaluate() {
 		laplace{"unigram", 3},
 		bigram{"CTW-ish bigram", 3},
 	}
-	res, err := eval.Evaluate(context.Background(), windows, 3, preds, eval.Config{Workers: 2})
+	res, err := eval.Evaluate(context.Background(), windows, 3, preds, eval.Config{Workers: 2, Reference: "CTW-ish bigram"})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -88,6 +88,9 @@ type EvalReport struct {
 func RunEval(ctx context.Context, o EvalOptions) (*EvalReport, error) {
 	o.Events = events.Or(o.Events)
 	o.log = events.LogWriter(o.Events)
+	if err := o.CheckMethods(); err != nil {
+		return nil, err
+	}
 	if err := CheckEvalOutputs(o.Events, o.Out, o.Export, o.Half, o.Force); err != nil {
 		return nil, err
 	}
@@ -111,6 +114,20 @@ func RunEval(ctx context.Context, o EvalOptions) (*EvalReport, error) {
 		return nil, err
 	}
 	return o.evaluate(ctx, d, labels)
+}
+
+// CheckMethods checks the methods before any work: their files
+// (methods.List.Check), and that the reference names one of them where
+// that can be known before they are built (methods.List.CheckName: a name
+// written as a spec; a label is checked once they are built).
+func (o EvalOptions) CheckMethods() error {
+	if err := o.Methods.Check(); err != nil || o.Reference == "" {
+		return err
+	}
+	if err := o.Methods.CheckName(o.Reference); err != nil {
+		return fmt.Errorf("reference method: %w", err)
+	}
+	return nil
 }
 
 // SlideError refuses models whose context is shorter than the windows

@@ -37,7 +37,8 @@ var Outputs = struct{ JSON, CSV, Summary, PNG, SVG string }{
 }
 
 // Evaluate builds the methods of list with defaults d and evaluates them
-// in context on the windows (each from a fresh state).
+// in context on the windows (each from a fresh state). cfg.Reference
+// names the reference as methods.Reference reads it (empty: by kind).
 func Evaluate(ctx context.Context, windows [][]byte, list methods.List, d methods.Defaults, cfg eval.Config) (*eval.Result, []methods.Built, error) {
 	built, err := methods.Build(list, d)
 	if err != nil {
@@ -68,8 +69,16 @@ func SlideWarning(built []methods.Built, windows [][]byte) string {
 	return fmt.Sprintf("the windows (N=%d) are longer than the context of %s: past its context a model predicts from a sliding window of its last symbols, so its loss there is not in-context learning over the whole window", N, strings.Join(short, ", "))
 }
 
-// evaluateBuilt evaluates the built methods in context on the windows.
+// evaluateBuilt evaluates the built methods in context on the windows,
+// the excesses over the method cfg.Reference means (methods.Reference: a
+// label, a spec in any spelling or a bare kind; empty: by kind, the first
+// bayes, else ctw, else the first method).
 func evaluateBuilt(ctx context.Context, windows [][]byte, built []methods.Built, d methods.Defaults, cfg eval.Config) (*eval.Result, []methods.Built, error) {
+	ref, err := methods.Reference(built, cfg.Reference)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Reference = built[ref].Predictor.Name()
 	if cfg.Labels == nil {
 		cfg.Labels = map[string]string{}
 	}

@@ -22,25 +22,13 @@ func Find(built []Built, name string) (int, error) {
 			return i, nil
 		}
 	}
-	if s, err := ParseSpec(name); err == nil {
-		for i, b := range built {
-			if b.Spec.String() == s.String() {
-				return i, nil
-			}
-		}
-		if len(s.params) == 0 {
-			found := -1
-			for i, b := range built {
-				if b.Spec.Kind == s.Kind {
-					if found >= 0 {
-						return 0, fmt.Errorf("%q is ambiguous: %s and %s are both %s methods (name one by its spec or label)", name, built[found].Spec.text, b.Spec.text, s.Kind)
-					}
-					found = i
-				}
-			}
-			if found >= 0 {
-				return found, nil
-			}
+	list := make(List, len(built))
+	for i, b := range built {
+		list[i] = b.Spec
+	}
+	if s, ok := asSpec(name); ok {
+		if i, err := list.matchSpec(name, s); err != nil || i >= 0 {
+			return i, err
 		}
 	}
 	var all, cands []string
@@ -49,6 +37,68 @@ func Find(built []Built, name string) (int, error) {
 		cands = append(cands, b.Spec.text, b.Predictor.Name())
 	}
 	return 0, fmt.Errorf("no method %q%s among %s", name, suggest(name, cands), strings.Join(all, ", "))
+}
+
+// CheckName checks, before any work, a name that Find will look up among
+// l's methods once they are built: a name written as a specification must
+// mean one of them (the same canonical form, or a bare kind exactly one
+// has), unless a method is labelled so (name=); any other name is a label,
+// which only Find can check.
+func (l List) CheckName(name string) error {
+	name = strings.TrimSpace(name)
+	s, ok := asSpec(name)
+	if !ok {
+		return nil // a label
+	}
+	for _, m := range l {
+		if v, ok := m.Value("name"); ok && v == name {
+			return nil
+		}
+	}
+	i, err := l.matchSpec(name, s)
+	if err == nil && i < 0 {
+		texts := make([]string, len(l))
+		for j, m := range l {
+			texts[j] = m.text
+		}
+		err = fmt.Errorf("no method %q%s among %s", name, suggest(name, texts), strings.Join(texts, ", "))
+	}
+	return err
+}
+
+// asSpec reads name as a specification: a bare kind (even one with
+// required parameters, "tf"), or a whole spec; ok is false when it is
+// neither (then it can only be a label).
+func asSpec(name string) (s Spec, ok bool) {
+	if k := strings.ToLower(name); kinds[k].build != nil {
+		return Spec{Kind: k, text: name}, true
+	}
+	s, err := ParseSpec(name)
+	return s, err == nil
+}
+
+// matchSpec is the index of the method of l that s (typed as name) means:
+// the one of the same canonical form, else, s a bare kind, the one method
+// of that kind; −1 when none, an error when several have the kind.
+func (l List) matchSpec(name string, s Spec) (int, error) {
+	for i, m := range l {
+		if m.String() == s.String() {
+			return i, nil
+		}
+	}
+	if len(s.params) > 0 {
+		return -1, nil
+	}
+	found := -1
+	for i, m := range l {
+		if m.Kind == s.Kind {
+			if found >= 0 {
+				return 0, fmt.Errorf("%q is ambiguous: %s and %s are both %s methods (name one by its spec or label)", name, l[found].text, m.text, s.Kind)
+			}
+			found = i
+		}
+	}
+	return found, nil
 }
 
 // Reference returns the index in built of the reference of every excess:

@@ -14,7 +14,7 @@ import (
 func ExampleLossVsPosition() {
 	// Evaluate three methods on 50 windows of length 512 …
 	preds := []predict.Predictor{uniform{3}, markov{"unigram", 3, 0}, markov{"CTW-like order-2", 3, 2}}
-	res, err := eval.Evaluate(context.Background(), windows(1, 50, 512, 3), 3, preds, eval.Config{})
+	res, err := eval.Evaluate(context.Background(), windows(1, 50, 512, 3), 3, preds, eval.Config{Reference: "CTW-like order-2"})
 	if err != nil {
 		fmt.Println(err)
 		return

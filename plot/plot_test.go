@@ -135,7 +135,7 @@ func sampleResult(t testing.TB, n, N int) *eval.Result {
 		markov{"CTW-like order-2 (KT)", 3, 2},
 		markov{"order-3 (KT)", 3, 3},
 	}
-	res, err := eval.Evaluate(context.Background(), windows(5, n, N, 3), 3, preds, eval.Config{})
+	res, err := eval.Evaluate(context.Background(), windows(5, n, N, 3), 3, preds, eval.Config{Reference: "CTW-like order-2 (KT)"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func checkEval(o *experiment.EvalOptions) error {
 	case o.Out == "":
 		return usagef("--out DIR is required")
 	}
-	return asUsage(o.Methods.Check())
+	return asUsage(o.CheckMethods())
 }
 
 func runPlot(args []string) error {

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
@@ -249,5 +250,34 @@ func TestMethodsCheckedFirst(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "qs")); err == nil {
 		t.Error("quickstart wrote outputs before checking its methods")
+	}
+}
+
+// TestEvalReferenceSpec: --reference takes the spec the user typed as the
+// method's name, and its label (issue 46: `vomc eval --methods
+// bayes,ctw:D=5 --reference bayes` was refused, "reference method "bayes"
+// not among the predictors"); a spec not in the list is a usage error
+// before any work.
+func TestEvalReferenceSpec(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "6", "-N", "32", "--seed", "4", "--out", p("test"))
+	for i, ref := range []string{"bayes", "Bayes(D=2,λ=0.15,α=0.5)", "ctw:d=5"} {
+		out := p(fmt.Sprint("ev", i))
+		runOK(t, "eval", "--data", p("test"), "--methods", "bayes,ctw:D=5", "--reference", ref, "--out", out)
+		res, err := eval.LoadJSONFile(filepath.Join(out, "results.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]string{true: "CTW(D=5,λ=0.15,α=0.5)", false: "Bayes(D=2,λ=0.15,α=0.5)"}[i == 2]; res.Ref().Name != want {
+			t.Errorf("--reference %s: reference %s, want %s", ref, res.Ref().Name, want)
+		}
+	}
+	code, out := stderrOf(t, "eval", "--data", p("test"), "--methods", "bayes,ctw:D=5", "--reference", "kn", "--out", p("no"))
+	if code != 2 || !strings.Contains(out, `reference method: no method "kn" among bayes, ctw:D=5`) {
+		t.Errorf("--reference kn: exit %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(p("no")); err == nil {
+		t.Error("a refused evaluation wrote its output directory")
 	}
 }
