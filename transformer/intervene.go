@@ -203,16 +203,43 @@ func (iv Intervention) String() string {
 	return strings.Join(parts, ":")
 }
 
-// needsReferences reports whether the mode reads reference windows.
-func (iv Intervention) needsReferences() bool {
+// NeedsReferences reports whether iv reads reference windows: it
+// ablates heads with AblateMean or AblateResample.
+func (iv Intervention) NeedsReferences() bool {
 	return len(iv.Ablate) > 0 && (iv.Mode == AblateMean || iv.Mode == AblateResample)
 }
 
-// Check reports the first problem of iv for a model of c: a head that
-// does not exist or appears twice, a missing or unknown mode, a pattern
-// outside the context, missing or short reference windows or symbols
-// outside the alphabet, or nothing to do.
+// Check reports the first problem of iv for a model of c: those of
+// CheckHeads, or missing or short reference windows or symbols outside
+// the alphabet.
 func (iv Intervention) Check(c Config) error {
+	if err := iv.CheckHeads(c); err != nil {
+		return err
+	}
+	if !iv.NeedsReferences() {
+		return nil
+	}
+	if len(iv.References) == 0 {
+		return fmt.Errorf("transformer: ablation mode %v needs reference windows", iv.Mode)
+	}
+	for i, r := range iv.References {
+		if len(r) < c.Context {
+			return fmt.Errorf("transformer: reference window %d has %d symbols, the context N=%d", i, len(r), c.Context)
+		}
+		for j, s := range r[:c.Context] {
+			if int(s) >= c.Alphabet {
+				return fmt.Errorf("transformer: reference window %d: symbol %d at position %d is outside the alphabet 0..%d", i, s, j, c.Alphabet-1)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckHeads reports the first problem of iv's heads for a model of c,
+// whatever its reference windows: nothing to do, a head that does not
+// exist or appears twice, a missing or unknown mode, or a pattern outside
+// the context.
+func (iv Intervention) CheckHeads(c Config) error {
 	if len(iv.Ablate) == 0 && len(iv.Patterns) == 0 {
 		return errors.New("transformer: an intervention with no head")
 	}
@@ -239,22 +266,6 @@ func (iv Intervention) Check(c Config) error {
 		}
 		if lo := map[PatternKind]int{PatternOffset: 0, PatternSuffix: 1}[p.Pattern.Kind]; p.Pattern.N < lo || p.Pattern.N >= c.Context {
 			return fmt.Errorf("transformer: head %s: pattern %v outside %d..%d (the context is N=%d)", p.Head, p.Pattern, lo, c.Context-1, c.Context)
-		}
-	}
-	if !iv.needsReferences() {
-		return nil
-	}
-	if len(iv.References) == 0 {
-		return fmt.Errorf("transformer: ablation mode %v needs reference windows", iv.Mode)
-	}
-	for i, r := range iv.References {
-		if len(r) < c.Context {
-			return fmt.Errorf("transformer: reference window %d has %d symbols, the context N=%d", i, len(r), c.Context)
-		}
-		for j, s := range r[:c.Context] {
-			if int(s) >= c.Alphabet {
-				return fmt.Errorf("transformer: reference window %d: symbol %d at position %d is outside the alphabet 0..%d", i, s, j, c.Alphabet-1)
-			}
 		}
 	}
 	return nil

@@ -82,7 +82,7 @@ func (m *Model) Intervene(iv Intervention) (*Intervened, error) {
 		x.layers[h.Layer] = append(x.layers[h.Layer], headPatch{head: h.Head, hs: c.Embed / c.Heads[h.Layer], pat: p.Pattern})
 		x.needV[h.Layer] = true
 	}
-	if iv.needsReferences() {
+	if iv.NeedsReferences() {
 		if err := x.reference(); err != nil {
 			return nil, err
 		}
