@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/vomc/vomc/internal/opterr"
 )
 
 // Head names one attention head. Layer and Head are 0-based; its String
@@ -30,6 +32,19 @@ func ParseHead(s string) (Head, error) {
 	return Head{li - 1, hi - 1}, nil
 }
 
+// ParseHeads parses heads joined by '+', e.g. "L1H2+L1H3" (ParseHead).
+func ParseHeads(s string) ([]Head, error) {
+	var hs []Head
+	for _, name := range strings.Split(s, "+") {
+		h, err := ParseHead(name)
+		if err != nil {
+			return nil, err
+		}
+		hs = append(hs, h)
+	}
+	return hs, nil
+}
+
 // AllHeads lists every head of c, layer by layer.
 func (c Config) AllHeads() []Head {
 	var hs []Head
@@ -42,13 +57,16 @@ func (c Config) AllHeads() []Head {
 }
 
 // CheckHead reports whether h is a head of c: an error names the layers
-// and the heads of h's layer when it is not.
+// or the heads of h's layer when it is not, and the nearest head c has
+// (layer and head clamped to c's) as a did-you-mean.
 func (c Config) CheckHead(h Head) error {
+	near := Head{min(max(h.Layer, 0), len(c.Heads)-1), 0}
+	near.Head = min(max(h.Head, 0), c.Heads[near.Layer]-1)
 	if h.Layer < 0 || h.Layer >= len(c.Heads) {
-		return fmt.Errorf("transformer: head %s: the model has %d layer(s), L1..L%d", h, len(c.Heads), len(c.Heads))
+		return fmt.Errorf("transformer: head %s: the model has %d layer(s), L1..L%d; did you mean %s?", h, len(c.Heads), len(c.Heads), near)
 	}
 	if h.Head < 0 || h.Head >= c.Heads[h.Layer] {
-		return fmt.Errorf("transformer: head %s: layer %d has %d head(s), H1..H%d", h, h.Layer+1, c.Heads[h.Layer], c.Heads[h.Layer])
+		return fmt.Errorf("transformer: head %s: layer %d has %d head(s), H1..H%d; did you mean %s?", h, h.Layer+1, c.Heads[h.Layer], c.Heads[h.Layer], near)
 	}
 	return nil
 }
@@ -93,7 +111,7 @@ func ParseAblation(s string) (Ablation, error) {
 			return Ablation(i + 1), nil
 		}
 	}
-	return 0, fmt.Errorf("transformer: unknown ablation mode %q (modes: %s)", s, strings.Join(AblationModes, ", "))
+	return 0, fmt.Errorf("transformer: unknown ablation mode %q%s (modes: %s)", s, opterr.DidYouMean(s, AblationModes, "", true), strings.Join(AblationModes, ", "))
 }
 
 // PatternKind is the family of an exact attention pattern.
@@ -141,7 +159,7 @@ func ParsePattern(s string) (Pattern, error) {
 		}
 	}
 	if p.Kind == 0 || !ok {
-		return p, fmt.Errorf("transformer: pattern %q is not offset:d or suffix:k", s)
+		return p, fmt.Errorf("transformer: pattern %q is not offset:d or suffix:k%s", s, opterr.DidYouMean(strings.ToLower(kind), PatternKinds, "", true))
 	}
 	v, err := strconv.Atoi(n)
 	if err != nil || v < 0 || (p.Kind == PatternSuffix && v < 1) {
@@ -155,6 +173,28 @@ func ParsePattern(s string) (Pattern, error) {
 type HeadPattern struct {
 	Head    Head
 	Pattern Pattern
+}
+
+// ParsePatterns parses HEAD=PATTERN pairs joined by '+', e.g.
+// "L1H1=offset:1+L2H3=suffix:2" (ParseHead, ParsePattern).
+func ParsePatterns(s string) ([]HeadPattern, error) {
+	var ps []HeadPattern
+	for _, part := range strings.Split(s, "+") {
+		hs, pat, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, fmt.Errorf("transformer: %q is not HEAD=offset:d or HEAD=suffix:k", part)
+		}
+		h, err := ParseHead(hs)
+		if err != nil {
+			return nil, err
+		}
+		p, err := ParsePattern(pat)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, HeadPattern{h, p})
+	}
+	return ps, nil
 }
 
 // Intervention changes some heads of a model's forward pass; the rest of

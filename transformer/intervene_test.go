@@ -337,3 +337,31 @@ func TestParseHeadAndPattern(t *testing.T) {
 		t.Error(`ParseAblation("maen") succeeded`)
 	}
 }
+
+func TestParseListsAndDidYouMean(t *testing.T) {
+	hs, err := ParseHeads("L1H2+l2h1")
+	if err != nil || !slices.Equal(hs, []Head{{0, 1}, {1, 0}}) {
+		t.Errorf("ParseHeads = %v, %v", hs, err)
+	}
+	ps, err := ParsePatterns("L1H1=offset:1+L2H3=suffix:2")
+	if err != nil || len(ps) != 2 || ps[1] != (HeadPattern{Head{1, 2}, Pattern{PatternSuffix, 2}}) {
+		t.Errorf("ParsePatterns = %v, %v", ps, err)
+	}
+	cfg := Config{Heads: []int{4, 2}}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{cfg.CheckHead(Head{2, 0}), "did you mean L2H1?"},
+		{cfg.CheckHead(Head{0, 4}), "did you mean L1H4?"},
+		{cfg.CheckHead(Head{1, 3}), "did you mean L2H2?"},
+		{func() error { _, err := ParsePattern("ofset:1"); return err }(), `did you mean "offset"?`},
+		{func() error { _, err := ParseAblation("resampel"); return err }(), `did you mean "resample"?`},
+		{func() error { _, err := ParsePatterns("L1H1:offset:1"); return err }(), "HEAD=offset:d"},
+		{func() error { _, err := ParseHeads("L1H2+X"); return err }(), `"X"`},
+	} {
+		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("error %v, want one containing %q", c.err, c.want)
+		}
+	}
+}
