@@ -356,6 +356,16 @@ func (s *Server) apiPosition(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	m, _ := s.model(mi) // checked by modelStep
+	iv, err := q.intervention(m.Config)
+	if err != nil {
+		return nil, err
+	}
+	if iv != nil {
+		if p.Intervened, err = s.IntervenedAt(win, t, mi, step, *iv); err != nil {
+			return nil, err
+		}
+	}
 	switch f := r.URL.Query().Get("rows"); f {
 	case "", "json":
 	case "b64":

@@ -797,6 +797,9 @@ type Position struct {
 	Matches [2][][]int `json:"matches"`
 	MaxK    int        `json:"max_k"`
 	Heads   []Head     `json:"heads"`
+	// Intervened is the model with the heads of the request's ablate=
+	// and pattern= switched off or replaced (absent when it names none).
+	Intervened *Intervened `json:"intervened,omitempty"`
 	// LabelsPending is true while the head labels are being computed.
 	LabelsPending bool   `json:"labels_pending,omitempty"`
 	LabelsError   string `json:"labels_error,omitempty"`

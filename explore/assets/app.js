@@ -38,8 +38,8 @@
     meta: () => getJSON('api/meta'),
     refs: (win) => getJSON(`api/refs?${winQ(win)}`),
     model: (win, m, step) => getJSON(`api/model?${winQ(win)}&model=${m}&step=${stepQ(step)}`),
-    async position(win, t, m, step) {
-      const p = await getJSON(`api/position?${winQ(win)}&t=${t}&model=${m}&step=${stepQ(step)}&rows=b64`);
+    async position(win, t, m, step, ivq) {
+      const p = await getJSON(`api/position?${winQ(win)}&t=${t}&model=${m}&step=${stepQ(step)}&rows=b64${ivq || ''}`);
       for (const h of p.heads) { h.row = Array.from(b64floats(h.row_b64)); delete h.row_b64; }
       return p;
     },
@@ -127,9 +127,10 @@
     meta: null, win: { w: 0, seq: null }, t: 0, model: 0, stepIdx: 0, k: 3, offset: 1, smooth: 4,
     curveMode: 'window', keys: '64', gamma: 0.5, scale: 'view', hidden: new Set(),
     refs: null, views: [], pos: null, mean: null, head: null, map: null, view: null, styles: {},
+    iv: {}, // "l,h" → 'off' or the head's exact pattern ('offset:1', 'suffix:3'): the heads intervened on
     busy: 0, ready: false, seq: 0,
   };
-  const api = { state: S, src, suffixMatches, setT: (t) => setT(t), selectHead: (l, h) => selectHead(l, h), setWindow: (w) => setWindow(w), setStep: (i) => setStepIdx(i), loaded: false };
+  const api = { state: S, src, suffixMatches, setT: (t) => setT(t), selectHead: (l, h) => selectHead(l, h), setWindow: (w) => setWindow(w), setStep: (i) => setStepIdx(i), setIntervention: (iv) => { S.iv = iv; loadPosition(); }, loaded: false };
   window.vomcExplore = api;
 
   const steps = () => { const m = S.meta.models[S.model]; return m.steps.concat([-1]); };
@@ -187,7 +188,7 @@
     $('win').onchange = () => setWindow(+$('win').value);
     $('paste-go').onclick = () => { const v = $('paste').value.trim(); if (v) { S.win = { w: null, seq: v }; loadWindow(null); } };
     $('paste').onkeydown = (e) => { if (e.key === 'Enter') $('paste-go').click(); e.stopPropagation(); };
-    $('model').onchange = () => { S.model = +$('model').value; S.stepIdx = steps().length - 1; S.head = null; setupSteps(); loadModels(); };
+    $('model').onchange = () => { S.model = +$('model').value; S.stepIdx = steps().length - 1; S.head = null; S.iv = {}; setupSteps(); loadModels(); };
     $('k').onchange = () => { S.k = +$('k').value; renderPosition(); };
     $('offset').onchange = () => { S.offset = +$('offset').value; renderPosition(); };
     $('smooth').onchange = () => { S.smooth = +$('smooth').value; drawCurves(); };
@@ -399,6 +400,8 @@
     }
     const out = S.refs.refs.map((r) => ({ name: r.name, kind: 'reference', loss: r.loss }));
     S.views.forEach((v) => out.push({ name: v.name, kind: 'model', loss: v.loss }));
+    const iv = S.pos && S.pos.intervened;
+    if (iv) out.push({ name: iv.dist.name, kind: 'model', loss: iv.loss });
     if (S.refs.source_loss) out.push({ name: 'source tree', kind: 'source', loss: S.refs.source_loss });
     return out;
   }
@@ -520,11 +523,13 @@
     const my = ++S.seq;
     await guarded(async () => {
       const t0 = performance.now();
-      const p = await src.position(S.win, S.t, S.model, curStep());
+      const p = await src.position(S.win, S.t, S.model, curStep(), ivQuery());
       if (my !== S.seq) return; // a newer click won
       const t1 = performance.now();
+      const had = S.pos && S.pos.intervened;
       S.pos = p;
       renderPosition();
+      if (had || p.intervened) drawCurves();
       saveHash();
       const t2 = performance.now();
       if (S.head) drawMap(); else selectHead(defaultHead().layer, defaultHead().head);
@@ -532,6 +537,53 @@
       S.timing = { fetch: t1 - t0, render: t2 - t1, map: performance.now() - t2 };
       if (p.labels_pending) setTimeout(() => { if (my === S.seq) loadPosition(); }, 700);
     });
+  }
+
+  // ---------- interventions: heads switched off or set to their pattern ----------
+  // ivQuery is the position request's ablate= and pattern= for S.iv.
+  function ivQuery() {
+    const off = [], pat = [];
+    for (const [k, v] of Object.entries(S.iv)) {
+      const [l, h] = k.split(',').map(Number), name = `L${l + 1}H${h + 1}`;
+      if (v === 'off') off.push(name); else pat.push(`${name}=${v}`);
+    }
+    return (off.length ? '&ablate=' + encodeURIComponent(off.join('+')) : '') + (pat.length ? '&pattern=' + encodeURIComponent(pat.join('+')) : '');
+  }
+
+  // headPattern is the exact pattern of a head's label: offset:d for a
+  // relative-position head, suffix:k for a suffix-match head at offset 1;
+  // null for other heads.
+  function headPattern(lab) {
+    if (!lab || !lab.labelled) return null;
+    const b = lab.best;
+    if (b.kind === 'relative') return `offset:${b.d}`;
+    if (b.kind === 'suffix-match' && b.offset === 1 && b.k >= 1) return `suffix:${b.k}`;
+    return null;
+  }
+
+  // cycleHead moves a head on → off → its pattern (when it has one) → on.
+  function cycleHead(l, h, lab) {
+    const k = `${l},${h}`, cur = S.iv[k], pat = headPattern(lab);
+    if (cur == null) S.iv[k] = 'off';
+    else if (cur === 'off' && pat) S.iv[k] = pat;
+    else delete S.iv[k];
+    loadPosition();
+  }
+
+  function renderIntervened(p) {
+    const box = $('iv-info');
+    box.innerHTML = '';
+    const iv = p.intervened;
+    box.classList.toggle('hidden', !iv);
+    if (!iv) return;
+    const ref = shortName(iv.reference), d = (a, b) => (a == null || b == null) ? null : a - b;
+    const num = (id, v, digits) => el('b', { id, 'data-value': v == null ? '' : String(v) }, fmt(v, digits));
+    box.append(el('div', {}, 'Intervention: ', el('span', { class: 'mono', id: 'iv-spec' }, iv.spec),
+      el('span', { class: 'dim' }, ' — click a head\'s switch to change it; ', el('span', { class: 'mono' }, 'vomc eval --methods tf:path=DIR:' + iv.spec), ' evaluates the same model')));
+    box.append(el('div', {}, `excess over ${ref} at t: `, num('iv-excess', iv.excess, 4), ' intervened vs ', num('iv-model-excess', iv.model_excess, 4),
+      ' intact (Δ ', num('iv-delta', d(iv.excess, iv.model_excess), 4), ')'));
+    box.append(el('div', {}, 'over this window: ', num('iv-mean-excess', iv.mean_excess, 4), ' vs ', num('iv-model-mean-excess', iv.model_mean_excess, 4),
+      ' (Δ ', num('iv-mean-delta', d(iv.mean_excess, iv.model_mean_excess), 4), ') nats/symbol'));
   }
 
   function defaultHead() {
@@ -581,8 +633,11 @@
     hr.append(el('th', {}, 'loss'));
     thead.append(hr);
     const rows = p.dist.slice();
+    if (p.intervened) rows.push(p.intervened.dist);
     if (p.true && p.next >= 0) rows.push({ name: 'source tree', kind: 'source', p: p.true.p, loss: -Math.log(p.true.p[p.next]) });
-    rows.sort((a, b) => (a.kind === 'model' ? -1 : 0) - (b.kind === 'model' ? -1 : 0));
+    const rank = (d) => d.kind === 'model' ? -2 : d.kind === 'intervened' ? -1 : 0;
+    rows.sort((a, b) => rank(a) - rank(b));
+    if (p.intervened && !S.styles[p.intervened.dist.name]) S.styles[p.intervened.dist.name] = { color: '#d55e00', dash: [4, 2] };
     for (const d of rows) {
       const st = S.styles[d.name] || { color: '#888' };
       const tr = el('tr', { class: d.kind, 'data-method': d.name }, el('td', { title: d.name }, el('span', { class: 'swatch', style: `background:${st.color}` }), shortName(d.name)));
@@ -617,6 +672,7 @@
       let mx = 0; p.posterior.forEach((w, i) => { if (w > p.posterior[mx]) mx = i; });
       p.posterior.forEach((w, i) => po.append(el('div', { class: 'b' + (i === mx ? ' max' : ''), 'data-value': String(w) }, el('span', { class: 'v' }, fmt(w, 3)), el('div', { class: 'fill', style: `height:${Math.max(1, 62 * w)}px` }), el('span', { class: 'lab', title: R.components[i] }, R.components[i]))));
     }
+    renderIntervened(p);
     renderStrip();
     renderHeads();
   }
@@ -643,6 +699,13 @@
         const cell = el('div', { class: 'head' + (S.head && S.head.l === l && S.head.h === h ? ' sel' : ''), 'data-layer': l, 'data-head': h,
           'data-top-key': top[0][0], 'data-top-weight': String(top[0][1]), 'data-match-mass': String(mass), title: lab ? lab.text : 'label pending' },
         el('div', {}, el('span', { class: 'hname' }, `L${l + 1}H${h + 1} `), el('span', { class: 'lab' + (lab && lab.labelled ? ' on' : '') }, lab ? lab.short : '…')));
+        if (!S.meta.static) {
+          const st = S.iv[`${l},${h}`], pat = headPattern(lab);
+          const sw = el('button', { class: 'iv' + (st ? ' set' : ''), 'data-iv': st || 'on',
+            title: 'on → off (its attention output set to 0)' + (pat ? ` → its exact pattern ${pat}` : '') + ' → on' }, st ? (st === 'off' ? 'off' : st) : 'on');
+          sw.onclick = (e) => { e.stopPropagation(); cycleHead(l, h, lab); };
+          cell.firstChild.prepend(sw);
+        }
         const c = el('canvas', { height: 58 });
         cell.append(c);
         cell.append(el('div', { class: 'stats' }, `k=${S.k} matches: ${ms.length ? fmt(mass, 3) : '–'} · top ` + top.map(([j, v]) => `${j}:${fmt(v, 3)}`).join(' ')));
