@@ -3,6 +3,7 @@ package methods
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/kn"
@@ -95,7 +96,37 @@ func npyMemory(_ Spec, w Workload) int64 {
 // worker (tfBatchBytes).
 func tfMemory(s Spec, w Workload) int64 {
 	path, _ := s.Value("path")
-	return 2*pathBytes(path) + w.workers()*tfBatchBytes(path, w)
+	return 2*pathBytes(path) + w.workers()*tfBatchBytes(path, w) + interveneBytes(s)
+}
+
+// interveneBytes is what an intervention keeps besides the model: the
+// reference windows (refs·N bytes) and, per ablated head, its outputs on
+// them (resample: refs·N·hs floats; mean: their sum, then N·hs floats).
+func interveneBytes(s Spec) int64 {
+	v, ok := s.Value("ablate")
+	mode, _ := s.Value("mode")
+	if !ok || (mode != "mean" && mode != "resample") {
+		return 0
+	}
+	path, _ := s.Value("path")
+	cfg, err := transformer.ReadModelConfig(modelFile(path))
+	if err != nil {
+		return 0
+	}
+	refs := int64(DefaultRefs)
+	if r, ok := s.Value("refs"); ok {
+		n, _ := strconv.Atoi(r)
+		refs = int64(n)
+	}
+	hs, _ := transformer.ParseHeads(v)
+	N := int64(cfg.Context)
+	total := refs * N
+	for _, h := range hs {
+		if h.Layer < len(cfg.Heads) {
+			total += 4 * refs * N * int64(cfg.Embed/cfg.Heads[h.Layer])
+		}
+	}
+	return total
 }
 
 // synthMemory is synth's estimate: twice the model's files.

@@ -8,7 +8,8 @@
 //	ppm[:order=5][:escape=A|C|D][:excl][:norm]
 //	markov[:k=2][:alpha=0.5][:init=pad|shorter]
 //	unigram[:alpha=0.5][:init=pad|shorter]
-//	tf:path=DIR[:name=LABEL]                 (a transformer trained by `vomc train`)
+//	tf:path=DIR[:name=LABEL][:ablate=HEADS[:mode=zero|mean|resample][:refs=256][:seed=1]][:pattern=HEAD=PATTERN+…]
+//	                                         (a transformer trained by `vomc train`; heads ablated or set to exact patterns, below)
 //	construct[:D=5][:lambda=0.15][:alpha=0.5][:c=inf]  (the paper's (D+2)-layer CTW transformer)
 //	synth:path=DIR[:name=LABEL]              (a Fig. 8 "TF 2-0" model trained by `vomc synth`)
 //	npy:path=FILE.npy[:name=LABEL]           (any model's distributions, shape (windows, N, A); see LoadNPY)
@@ -20,6 +21,31 @@
 // "TF(L=2,H=[4,4],E=64,N=256)@run1" with the directory's base name after
 // the @, so that several runs of one architecture can be compared, or
 // LABEL when given. Paths may not contain ':' or ','.
+//
+// A tf method may intervene on its model's attention heads
+// (transformer.Intervention), which makes it one more method that every
+// caller (vomc eval, its tables and paired excesses, reproduce, the
+// explorer) takes unchanged:
+//
+//	tf:path=DIR:ablate=L1H2+L1H3[:mode=zero|mean|resample][:refs=256][:seed=1]
+//	tf:path=DIR:pattern=L1H1=offset:1+L2H3=suffix:2
+//
+// ablate names heads (1-based, as attention maps label them) whose
+// attention output, before the layer's output projection, is replaced:
+// by 0 (mode=zero, the default; the projection's bias stays), by its mean
+// at that position over refs reference windows (mode=mean), or by its
+// value at that position in one of them (mode=resample; the window is a
+// hash of seed and the symbols up to the position). The reference windows
+// are drawn from the data's prior with seed (window i: a tree from
+// stream 2i, its N symbols from stream 2i+1), not taken from the
+// evaluated windows, so that an intervened model predicts each window
+// from that window alone, like any predictor; their values are the
+// intact model's. pattern replaces heads' attention weights by exact
+// patterns: offset:d (weight 1 on key t−d, key 0 when t < d) or suffix:k
+// (uniform over the keys j < t that follow an earlier occurrence of the
+// length-k suffix x[t−k+1..t]; uniform over 0..t when there is none). A
+// head may be named once. Heads that the model does not have are refused
+// by List.Check, before any work, with the closest head that it has.
 //
 // A list is parsed once, at the edge (Parse, or List as a flag value),
 // into a List of typed Specs; everything after reads that value: Check
@@ -168,8 +194,10 @@ var kinds = map[string]kindDef{
 		build: buildMarkov, memory: stateMemory("k")},
 	"unigram": {params: []paramDef{{name: "alpha", value: floatValue}, {name: "init", value: keyword("pad", "shorter")}},
 		build: buildMarkov},
-	"tf": {params: []paramDef{{name: "path", value: textValue, required: "DIR (a directory written by 'vomc train', or a .safetensors file)"}, labelParam},
-		backend: true, build: buildTF, memory: tfMemory},
+	"tf": {params: []paramDef{{name: "path", value: textValue, required: "DIR (a directory written by 'vomc train', or a .safetensors file)"}, labelParam,
+		{name: "ablate", value: headsValue}, {name: "mode", value: modeValue},
+		{name: "pattern", value: patternValue, colons: true}, {name: "refs", value: intValue(1)}, {name: "seed", value: intValue(0)}},
+		backend: true, build: buildTF, memory: tfMemory, check: checkTF},
 	"construct": {params: []paramDef{depthParam, lambdaParam, alphaParam, {name: "c", value: positiveOrInf}},
 		build: buildConstruct, memory: stateMemory("D")},
 	"synth": {params: []paramDef{{name: "path", value: textValue, required: "DIR (a directory written by 'vomc synth', or its model.safetensors)"}, labelParam},
@@ -332,8 +360,20 @@ func buildTF(a *args, d Defaults) (Built, error) {
 		base = filepath.Base(filepath.Dir(filepath.Clean(path)))
 	}
 	base = strings.TrimSuffix(base, ".safetensors")
-	b.Predictor = namedModel{m, a.str("name", m.Name()+"@"+base)}
 	b.Note = fmt.Sprintf("%s: %d parameters, context N=%d (longer windows slide)", file, m.Config.NumParams(), m.Config.Context)
+	if !intervened(a.Spec) {
+		b.Predictor = namedModel{m, a.str("name", m.Name()+"@"+base)}
+		return b, nil
+	}
+	x, err := intervene(a, m, d)
+	if err != nil {
+		return b, err
+	}
+	b.Predictor = namedIntervened{x, a.str("name", m.Name()+"@"+base+"["+x.Intervention().String()+"]")}
+	b.Note += "; intervened: " + x.Intervention().String()
+	if x.Intervention().NeedsReferences() {
+		b.Note += fmt.Sprintf(" (refs=%d windows of the data's prior, seed=%d)", len(x.Intervention().References), x.Intervention().Seed)
+	}
 	return b, nil
 }
 

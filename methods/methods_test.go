@@ -231,6 +231,7 @@ func TestKnownParams(t *testing.T) {
 		"markov/k": "1", "markov/alpha": "1", "markov/init": "shorter",
 		"unigram/alpha": "1", "unigram/init": "shorter",
 		"construct/D": "1", "construct/lambda": "0.3", "construct/alpha": "0.5", "construct/c": "50",
+		"tf/ablate": "L1H1", "tf/mode": "mean", "tf/pattern": "L1H2=offset:1", "tf/refs": "2", "tf/seed": "3",
 	}
 	src, err := os.ReadFile("methods.go")
 	if err != nil {

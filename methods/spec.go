@@ -80,7 +80,7 @@ func ParseSpec(text string) (Spec, error) {
 		return s, fmt.Errorf("methods: unknown method %q%s (methods: %s)", s.Kind, suggest(s.Kind, Names), strings.Join(Names, ", "))
 	}
 	given := map[string]string{}
-	for _, part := range parts[1:] {
+	for _, part := range joinColons(parts[1:], k) {
 		name, value, hasValue := strings.Cut(part, "=")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 		def := k.lookup(name)
@@ -113,6 +113,27 @@ func ParseSpec(text string) (Spec, error) {
 		}
 	}
 	return s, nil
+}
+
+// joinColons rejoins the parts of a value that holds ':' (a parameter
+// marked colons): a part that begins with a digit, after such a
+// parameter's part, continues its value ("pattern=L1H1=offset", "1" →
+// "pattern=L1H1=offset:1"). No parameter name begins with a digit.
+func joinColons(parts []string, k kindDef) []string {
+	var out []string
+	open := false
+	for _, part := range parts {
+		t := strings.TrimSpace(part)
+		if open && t != "" && t[0] >= '0' && t[0] <= '9' {
+			out[len(out)-1] += ":" + t
+			continue
+		}
+		name, _, _ := strings.Cut(part, "=")
+		def := k.lookup(strings.TrimSpace(name))
+		open = def != nil && def.colons
+		out = append(out, part)
+	}
+	return out
 }
 
 // List is a parsed comma-separated list of method specifications. It is
@@ -201,6 +222,11 @@ func (l List) Check() error {
 				return fmt.Errorf("methods: %q: %w", s.text, err)
 			}
 		}
+		if check := kinds[s.Kind].check; check != nil {
+			if err := check(s); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -235,6 +261,9 @@ type paramDef struct {
 	// flag marks a boolean given as :NAME alone (true); false, the
 	// default, is left out of the canonical form.
 	flag bool
+	// colons marks a value that may hold ':' (tf's pattern=L1H1=offset:1):
+	// a part after it that begins with a digit continues it (joinColons).
+	colons bool
 }
 
 // kindDef is one kind of method: its parameters (in documentation order),
@@ -245,6 +274,9 @@ type kindDef struct {
 	backend bool
 	build   func(*args, Defaults) (Built, error)
 	memory  func(Spec, Workload) int64
+	// check, when not nil, checks before any work what parsing cannot:
+	// what a spec asks of the files it names (List.Check).
+	check func(Spec) error
 }
 
 // lookup is the parameter named name (in any case), or nil.
