@@ -39,9 +39,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/vomc/vomc/attnmap"
@@ -56,8 +54,6 @@ import (
 // ErrNoSnapshots is returned (wrapped) for a run directory without
 // training snapshots (trainrun.SnapshotSteps).
 var ErrNoSnapshots = errors.New("no snapshots")
-
-var snapRE = regexp.MustCompile(`^step-([0-9]{9})\.safetensors$`)
 
 // Snapshot is one kept set of parameters: its step and file.
 type Snapshot struct {
@@ -74,11 +70,10 @@ func Snapshots(dir string) ([]Snapshot, error) {
 	}
 	var out []Snapshot
 	for _, e := range ents {
-		m := snapRE.FindStringSubmatch(e.Name())
-		if m == nil || e.IsDir() {
+		s, ok := trainrun.ParseSnapshotName(e.Name())
+		if !ok || e.IsDir() {
 			continue
 		}
-		s, _ := strconv.Atoi(m[1])
 		out = append(out, Snapshot{s, filepath.Join(dir, trainrun.SnapshotDir, e.Name())})
 	}
 	if len(out) == 0 {

@@ -29,7 +29,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -45,6 +44,7 @@ import (
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -155,8 +155,6 @@ type model struct {
 	order  []int
 }
 
-var snapRE = regexp.MustCompile(`^step-([0-9]{9})\.safetensors$`)
-
 // OpenDir opens a model directory as a ModelSource confined to it (os.Root:
 // no path, symbolic link or ".." inside it reaches a file outside).
 func OpenDir(dir string) (ModelSource, error) {
@@ -262,11 +260,10 @@ func (s *Server) loadModel(src ModelSource) (*model, error) {
 	}
 	m.final, m.Config, m.Params = fm, fm.Config, fm.NumParams()
 	m.Name = fm.Name() + "@" + base
-	if ents, err := fs.ReadDir(src.FS, "snapshots"); err == nil {
+	if ents, err := fs.ReadDir(src.FS, trainrun.SnapshotDir); err == nil {
 		for _, e := range ents {
-			if sm := snapRE.FindStringSubmatch(e.Name()); sm != nil && !e.IsDir() {
-				step, _ := strconv.Atoi(sm[1])
-				m.files[step] = "snapshots/" + e.Name()
+			if step, ok := trainrun.ParseSnapshotName(e.Name()); ok && !e.IsDir() {
+				m.files[step] = trainrun.SnapshotDir + "/" + e.Name()
 				m.Steps = append(m.Steps, step)
 			}
 		}

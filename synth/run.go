@@ -88,7 +88,7 @@ type DirOptions struct {
 	CheckpointEvery int
 	// EpochsGiven says that Train.Epochs was asked for: a Train.MaxSteps
 	// the epochs would cut short is then refused; otherwise the epochs are
-	// raised to reach it (trainrun.Job.StrictBudget, StepsWin).
+	// raised to reach it (trainrun.BudgetOf).
 	EpochsGiven bool
 	// Events, if set, receives a log line once the run is started or
 	// resumed, before any training step (what is trained on which
@@ -129,7 +129,7 @@ func TrainDir(ctx context.Context, e *trainrun.Engine, o DirOptions) (*DirResult
 	m := RunModel(o.Model)
 	m.Opened = func(r *Run) { res.Run = r }
 	j := trainrun.Job{Dir: o.Dir, Mode: trainrun.ModeNew, Force: o.Force, Data: o.Data, Model: m, Train: o.Train,
-		CheckpointEvery: o.CheckpointEvery, Events: o.Events, OnStep: o.OnStep, StrictBudget: true, StepsWin: !o.EpochsGiven}
+		CheckpointEvery: o.CheckpointEvery, Events: o.Events, OnStep: o.OnStep, Budget: trainrun.BudgetOf(o.EpochsGiven)}
 	if o.Resume {
 		j.Mode = trainrun.ModeResume
 	}

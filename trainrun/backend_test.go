@@ -18,11 +18,11 @@ func TestGoEngineBackend(t *testing.T) {
 	meta := testData(t, "0", "")
 	base := t.TempDir()
 	small := cpu.New(kernels.Default(), cpu.WithMemoryLimit(4<<10))
-	if _, err := Train(context.Background(), GoEngine(small), trainOptions(meta, filepath.Join(base, "small"))); !errors.Is(err, backend.ErrOutOfMemory) {
+	if _, err := GoEngine(small).Train(context.Background(), trainOptions(meta, filepath.Join(base, "small"))); !errors.Is(err, backend.ErrOutOfMemory) {
 		t.Fatalf("a 4 KiB backend: %v, want out of memory", err)
 	}
 	be := cpu.New(kernels.Default())
-	s, err := Train(context.Background(), GoEngine(be), trainOptions(meta, filepath.Join(base, "given")))
+	s, err := GoEngine(be).Train(context.Background(), trainOptions(meta, filepath.Join(base, "given")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,26 +16,127 @@ import (
 	"github.com/vomc/vomc/transformer"
 )
 
-// Budgets: a run's length is bounded by Train.Epochs and Train.MaxSteps,
-// whichever ends it first. Job.StrictBudget refuses a MaxSteps that the
-// epochs would cut short, and Job.Extend continues a run (finished or
-// not) to a larger budget.
+// Budgets. Every rule that decides how long a run trains is here.
+//
+// A run ends at the first of three bounds: Train.Epochs passes over the
+// training windows (⌈n/BatchSize⌉ steps each), Train.MaxSteps steps (0:
+// none), and early stopping (Train.Patience epochs in a row without a new
+// best validation loss; 0: none). transformer.TotalSteps is the length of
+// the first two, which the learning-rate schedule spans. Then:
+//
+//   - A new run (Job.Budget) whose epochs would end it before MaxSteps:
+//     EitherBound keeps both (the epochs end it; a study's stages),
+//     StepsWin raises the epochs to ⌈MaxSteps/per⌉ (the epochs were not
+//     asked for), EpochsAsked refuses it with an *OptionError saying which
+//     bound wins and how to get the steps asked for (newBudget).
+//   - A resumed run with an Extension (Job.Extend): its MaxSteps and
+//     Epochs, when > 0, replace the checkpoint's; steps asked for without
+//     epochs raise the epochs to reach them, epochs asked for without steps
+//     drop a MaxSteps they would pass; the new total must lie beyond the
+//     current step; early stopping counts afresh (extendBudget).
+//   - A finished run says which bound ended it (EndReason).
+//
+// budgetCases in budget_test.go holds one case of each.
+
+// BudgetRule says what a new run whose Train.Epochs would end it before
+// Train.MaxSteps does (Job.Budget).
+type BudgetRule int
+
+const (
+	// EitherBound keeps both bounds: the first one reached ends the run.
+	EitherBound BudgetRule = iota
+	// StepsWin raises Train.Epochs to reach Train.MaxSteps (the epochs
+	// were not asked for).
+	StepsWin
+	// EpochsAsked refuses the run: both bounds were asked for, and the
+	// epochs would win.
+	EpochsAsked
+)
+
+// BudgetOf is the rule of a command whose user gave the epochs (--epochs)
+// or not: EpochsAsked or StepsWin.
+func BudgetOf(epochsGiven bool) BudgetRule {
+	if epochsGiven {
+		return EpochsAsked
+	}
+	return StepsWin
+}
+
+// stepsPerEpoch is the number of steps of one epoch of n windows in
+// batches of B: ⌈n/B⌉.
+func stepsPerEpoch(n, B int) int { return (n + B - 1) / B }
+
+// newBudget applies rule to the settings tc of a new run on n training
+// windows.
+func newBudget(rule BudgetRule, tc transformer.TrainConfig, n int) (transformer.TrainConfig, error) {
+	per := stepsPerEpoch(n, tc.BatchSize)
+	if tc.MaxSteps == 0 || per == 0 || tc.MaxSteps <= tc.Epochs*per {
+		return tc, nil
+	}
+	switch rule {
+	case StepsWin:
+		tc.Epochs = (tc.MaxSteps + per - 1) / per
+	case EpochsAsked:
+		need := (tc.MaxSteps + per - 1) / per
+		return tc, &OptionError{Option: "max_steps", Also: []string{"epochs", "epochs", "max_steps"}, Msg: fmt.Sprintf(
+			" %d is more than %%s %d allows (%d steps per epoch: the epochs end the run at step %d, so the epochs bound would win); "+
+				"give %%s %d to train %d steps, or leave out %%s", tc.MaxSteps, tc.Epochs, per, tc.Epochs*per, need, tc.MaxSteps)}
+	}
+	return tc, nil
+}
 
 // Extension is a larger budget for a resumed run (ModeResume): MaxSteps
-// and Epochs, when > 0, replace the checkpoint's. The Go engine extends
-// any run, the torch engine transformers (the extended checkpoint is
-// written back for it to read).
+// and Epochs, when > 0, replace the checkpoint's (extendBudget). The Go
+// engine extends any run, the torch engine transformers (the extended
+// checkpoint is written back for it to read).
 //
-// The schedule: from the step it resumes at, the run follows the
-// warm-up/cosine schedule of a run of the new total length (as if it had
-// been started with the new budget); a finished run's learning rate thus
-// rises from MinLR to that schedule's value at the current step and decays
-// to MinLR at the new end. Early stopping counts afresh (a run stopped by
-// its patience continues). The extension is kept in the checkpoint's
-// metadata (MetaExtensions) and written to the training log as a line
+// The schedule: from the step it resumes at, the run follows the schedule
+// of a run of the new total length (as if it had been started with the
+// new budget); under the cosine schedule a finished run's learning rate
+// thus rises from MinLR to that schedule's value at the current step and
+// decays to MinLR at the new end, under the constant schedule it goes on
+// unchanged. Early stopping counts afresh (a run stopped by its patience
+// continues). The extension is kept in the checkpoint's metadata
+// (MetaExtensions) and written to the training log as a line
 // {"extended": …} (ReadLog skips it).
 type Extension struct {
 	MaxSteps, Epochs int
+}
+
+// none says that x extends nothing.
+func (x Extension) none() bool { return x.MaxSteps == 0 && x.Epochs == 0 }
+
+// extendBudget is the settings of the run in dir — settings tc on n
+// training windows, at state s — extended by x; the early-stopping count
+// of s starts afresh.
+func extendBudget(dir string, tc transformer.TrainConfig, n int, s *transformer.TrainerState, x Extension) (transformer.TrainConfig, error) {
+	step, before := s.Step, transformer.TotalSteps(tc, n)
+	per := stepsPerEpoch(n, tc.BatchSize)
+	if x.Epochs > 0 {
+		tc.Epochs = x.Epochs
+		if x.MaxSteps == 0 && tc.MaxSteps > 0 && tc.MaxSteps < x.Epochs*per {
+			tc.MaxSteps = 0 // the epochs asked for
+		}
+	}
+	if x.MaxSteps > 0 {
+		tc.MaxSteps = x.MaxSteps
+		need := epochsFor(*s, per, n, tc.BatchSize, x.MaxSteps)
+		if x.Epochs == 0 {
+			tc.Epochs = max(tc.Epochs, need)
+		} else if x.Epochs < need {
+			return tc, &OptionError{Option: "max_steps", Also: []string{"epochs", "epochs"}, Msg: fmt.Sprintf(
+				" %d is more than %%s %d allows (the run is at step %d; the epochs bound would win): give %%s %d or more", x.MaxSteps, x.Epochs, step, need)}
+		}
+	}
+	if transformer.TotalSteps(tc, n) <= step || tc.Epochs <= s.Epoch {
+		return tc, &OptionError{Msg: fmt.Sprintf("the run in %s is at step %d (epoch %d) of %d: extending it needs a larger budget (%%s or %%s)", dir, step, s.Epoch, before),
+			Also: []string{"max_steps", "epochs"}}
+	}
+	if err := tc.Validate(); err != nil {
+		return tc, &OptionError{Msg: err.Error(), Err: err}
+	}
+	s.Stopped, s.SinceBest = false, 0
+	return tc, nil
 }
 
 // MetaExtensions is the checkpoint metadata key of a run's extensions (a
@@ -57,73 +158,36 @@ type ExtensionRecord struct {
 // extendSchedule says how an extended run's learning rate goes on.
 const extendSchedule = "warm-up/cosine of the new total length, from the current step"
 
-// checkBudget refuses (StrictBudget) a MaxSteps that Epochs would cut
-// short on n training windows, saying which bound wins and how to get the
-// steps asked for.
-func checkBudget(tc transformer.TrainConfig, n int) error {
-	per := (n + tc.BatchSize - 1) / tc.BatchSize
-	if tc.MaxSteps == 0 || per == 0 || tc.MaxSteps <= tc.Epochs*per {
-		return nil
-	}
-	need := (tc.MaxSteps + per - 1) / per
-	return &OptionError{Option: "max_steps", Also: []string{"epochs", "epochs", "max_steps"}, Msg: fmt.Sprintf(
-		" %d is more than %%s %d allows (%d steps per epoch: the epochs end the run at step %d, so the epochs bound would win); "+
-			"give %%s %d to train %d steps, or leave out %%s", tc.MaxSteps, tc.Epochs, per, tc.Epochs*per, need, tc.MaxSteps)}
-}
-
-// budget applies StrictBudget and StepsWin to the opened run r.
+// budget applies the job's BudgetRule to the opened new run r.
 func (j *Job) budget(r *opening) error {
-	n, tc := r.data.Train.Windows(), &j.Train
-	per := (n + tc.BatchSize - 1) / tc.BatchSize
-	if !j.StrictBudget || tc.MaxSteps <= tc.Epochs*per {
-		return nil
+	n := r.data.Train.Windows()
+	tc, err := newBudget(j.Budget, j.Train, n)
+	if err != nil || tc == j.Train {
+		return err
 	}
-	if !j.StepsWin {
-		return checkBudget(*tc, n)
-	}
-	tc.Epochs = (tc.MaxSteps + per - 1) / per
-	var err error
-	r.snaps, err = SnapshotSteps(j.Snapshots, transformer.TotalSteps(*tc, n))
+	j.Train = tc
+	r.snaps, err = SnapshotSteps(j.Snapshots, transformer.TotalSteps(tc, n))
 	return err
 }
 
-// extend applies the job's extension to the checkpoint c of a run on n
-// training windows (nothing without one).
+// extend applies the job's extension to the checkpoint c of a run
+// (nothing without one): its settings, its metadata and, for the torch
+// engine, the checkpoint and train config it reads.
 func (j *Job) extend(e *Engine, c *transformer.Checkpoint, train, val transformer.Windows) error {
 	x := j.Extend
-	if x.MaxSteps == 0 && x.Epochs == 0 {
+	if x.none() {
 		return nil
 	}
 	if e.Torch() != nil && c.ModelFormat != "" {
 		return &OptionError{Option: "engine", Msg: fmt.Sprintf(" %s cannot extend a run of a %s model yet", EngineTorch, c.ModelFormat)}
 	}
-	tc, n, step := c.Train, c.TrainWindows, c.State.Step
-	before := transformer.TotalSteps(tc, n)
-	per := (n + tc.BatchSize - 1) / tc.BatchSize
-	if x.Epochs > 0 {
-		tc.Epochs = x.Epochs
-		if x.MaxSteps == 0 && tc.MaxSteps > 0 && tc.MaxSteps < x.Epochs*per {
-			tc.MaxSteps = 0 // the epochs asked for
-		}
+	n, step := c.TrainWindows, c.State.Step
+	st := c.State
+	tc, err := extendBudget(j.Dir, c.Train, n, &st, x)
+	if err != nil {
+		return err
 	}
-	if x.MaxSteps > 0 {
-		tc.MaxSteps = x.MaxSteps
-		need := epochsFor(c.State, per, n, tc.BatchSize, x.MaxSteps)
-		if x.Epochs == 0 {
-			tc.Epochs = max(tc.Epochs, need)
-		} else if x.Epochs < need {
-			return &OptionError{Option: "max_steps", Also: []string{"epochs", "epochs"}, Msg: fmt.Sprintf(
-				" %d is more than %%s %d allows (the run is at step %d; the epochs bound would win): give %%s %d or more", x.MaxSteps, x.Epochs, step, need)}
-		}
-	}
-	total := transformer.TotalSteps(tc, n)
-	if total <= step || tc.Epochs <= c.State.Epoch {
-		return &OptionError{Msg: fmt.Sprintf("the run in %s is at step %d (epoch %d) of %d: extending it needs a larger budget (%%s or %%s)", j.Dir, step, c.State.Epoch, before),
-			Also: []string{"max_steps", "epochs"}}
-	}
-	if err := tc.Validate(); err != nil {
-		return &OptionError{Msg: err.Error(), Err: err}
-	}
+	before, total := transformer.TotalSteps(c.Train, n), transformer.TotalSteps(tc, n)
 	rec := ExtensionRecord{AtStep: step, MaxSteps: tc.MaxSteps, Epochs: tc.Epochs, PreviousTotal: before, Total: total,
 		LR: transformer.LearningRate(step, tc.WarmupSteps, total, tc.LR, tc.MinLR), Schedule: extendSchedule}
 	recs := extensions(c.Meta)
@@ -132,8 +196,7 @@ func (j *Job) extend(e *Engine, c *transformer.Checkpoint, train, val transforme
 		return err
 	}
 	c.Meta[MetaExtensions] = string(b)
-	c.Train = tc
-	c.State.Stopped, c.State.SinceBest = false, 0
+	c.Train, c.State = tc, st
 	if err := rewriteTrainConfig(j.Dir, tc, c.Meta); err != nil {
 		return err
 	}

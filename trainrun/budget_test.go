@@ -30,6 +30,78 @@ func TestNoSpace(t *testing.T) {
 	}
 }
 
+// budgetCases are the budget rules (budget.go), one case each: a new run
+// under each BudgetRule (ext none, state zero), an extension of a resumed
+// run (ext), which also restarts the early-stopping count. n windows in
+// batches of 16 (44 windows: 3 steps an epoch).
+var budgetCases = []struct {
+	name                           string
+	rule                           BudgetRule
+	epochs, maxSteps               int // the run's settings
+	state                          transformer.TrainerState
+	ext                            Extension
+	wantEpochs, wantMax, wantTotal int
+	wantErr                        string // "": no error
+}{
+	{name: "new, no max steps", rule: EpochsAsked, epochs: 4, wantEpochs: 4, wantTotal: 12},
+	{name: "new, max steps within the epochs", rule: EpochsAsked, epochs: 4, maxSteps: 10, wantEpochs: 4, wantMax: 10, wantTotal: 10},
+	{name: "new, either bound: the epochs win", rule: EitherBound, epochs: 2, maxSteps: 10, wantEpochs: 2, wantMax: 10, wantTotal: 6},
+	{name: "new, steps win: epochs raised", rule: StepsWin, epochs: 2, maxSteps: 10, wantEpochs: 4, wantMax: 10, wantTotal: 10},
+	{name: "new, epochs asked: refused", rule: EpochsAsked, epochs: 2, maxSteps: 10,
+		wantErr: "max_steps 10 is more than epochs 2 allows (3 steps per epoch: the epochs end the run at step 6, so the epochs bound would win); give epochs 4 to train 10 steps, or leave out max_steps"},
+	{name: "extend by steps: epochs raised", epochs: 2, state: transformer.TrainerState{Step: 6, Epoch: 2, Stopped: true, SinceBest: 3},
+		ext: Extension{MaxSteps: 20}, wantEpochs: 7, wantMax: 20, wantTotal: 20},
+	{name: "extend by epochs: a max steps they pass is dropped", epochs: 2, maxSteps: 6, state: transformer.TrainerState{Step: 6, Epoch: 2},
+		ext: Extension{Epochs: 5}, wantEpochs: 5, wantTotal: 15},
+	{name: "extend by epochs: a larger max steps stays", epochs: 2, maxSteps: 100, state: transformer.TrainerState{Step: 6, Epoch: 2},
+		ext: Extension{Epochs: 5}, wantEpochs: 5, wantMax: 100, wantTotal: 15},
+	{name: "extend mid-epoch by steps", epochs: 2, maxSteps: 5, state: transformer.TrainerState{Step: 5, Epoch: 1, Index: 32},
+		ext: Extension{MaxSteps: 7}, wantEpochs: 3, wantMax: 7, wantTotal: 7},
+	{name: "extend by both, epochs too few", epochs: 2, state: transformer.TrainerState{Step: 6, Epoch: 2},
+		ext: Extension{MaxSteps: 20, Epochs: 3}, wantErr: "max_steps 20 is more than epochs 3 allows (the run is at step 6; the epochs bound would win): give epochs 7 or more"},
+	{name: "extend to no more steps", epochs: 4, state: transformer.TrainerState{Step: 12, Epoch: 4},
+		ext: Extension{MaxSteps: 12}, wantErr: "the run in d is at step 12 (epoch 4) of 12: extending it needs a larger budget (max_steps or epochs)"},
+	{name: "extend to fewer epochs", epochs: 4, state: transformer.TrainerState{Step: 12, Epoch: 4},
+		ext: Extension{Epochs: 3}, wantErr: "the run in d is at step 12 (epoch 4) of 12: extending it needs a larger budget (max_steps or epochs)"},
+}
+
+// TestBudgetRules checks every case of budgetCases: the settings a run
+// trains with, its length (transformer.TotalSteps), the refusals (as
+// *OptionErrors), and that an extension counts early stopping afresh.
+func TestBudgetRules(t *testing.T) {
+	const n = 44
+	for _, c := range budgetCases {
+		tc := transformer.DefaultTrainConfig()
+		tc.BatchSize, tc.Epochs, tc.MaxSteps = 16, c.epochs, c.maxSteps
+		st := c.state
+		var got transformer.TrainConfig
+		var err error
+		if c.ext.none() {
+			got, err = newBudget(c.rule, tc, n)
+		} else {
+			got, err = extendBudget("d", tc, n, &st, c.ext)
+		}
+		if c.wantErr != "" {
+			var oe *OptionError
+			if !errors.As(err, &oe) || err.Error() != c.wantErr {
+				t.Errorf("%s: error %v, want an OptionError %q", c.name, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got.Epochs != c.wantEpochs || got.MaxSteps != c.wantMax || transformer.TotalSteps(got, n) != c.wantTotal {
+			t.Errorf("%s: epochs %d, max steps %d, total %d; want %d, %d, %d", c.name, got.Epochs, got.MaxSteps, transformer.TotalSteps(got, n),
+				c.wantEpochs, c.wantMax, c.wantTotal)
+		}
+		if !c.ext.none() && (st.Stopped || st.SinceBest != 0) {
+			t.Errorf("%s: early stopping not counted afresh (%+v)", c.name, st)
+		}
+	}
+}
+
 // TestEpochsFor: the epochs an extended run needs to take its steps,
 // from an epoch end or the middle of an epoch (a run cut by MaxSteps
 // counts its partial epoch).

@@ -31,8 +31,11 @@
 // divergence keeps the last good checkpoint (*DivergedError). Models:
 // Transformer (either engine; the torch engine starts from the same
 // parameters and windows), GoModel (any transformer.Trainable of the Go
-// engine: synth.RunModel), and 'vomc train's options (TrainOptions.Job,
-// Train). Underneath, Start, Resume and Run drive the Go engine's
+// engine: synth.RunModel), and 'vomc train's ModelOptions (a transformer
+// or the torch engine's LSTM). 'vomc train' writes its flags straight into
+// a Job and its ModelOptions: one options struct from flag to trainer. How
+// long a run trains (epochs, steps, extensions, early stopping) is decided
+// in one file, budget.go. Underneath, Start, Resume and Run drive the Go engine's
 // transformer.TrainerOf, and Torch runs python/vomc_torch.
 //
 // # One definition per training option

@@ -44,7 +44,18 @@ const (
 	ModeContinue
 )
 
-// Job is one training run for Engine.Train.
+// ModeOf is the mode of a command's --resume: ModeResume or ModeNew.
+func ModeOf(resume bool) Mode {
+	if resume {
+		return ModeResume
+	}
+	return ModeNew
+}
+
+// Job is one training run for Engine.Train, and the one options struct
+// from a command's flags to the trainer: 'vomc train' fills it from its
+// flags (Model: ModelOptions), 'vomc synth' (synth.TrainDir) and a study's
+// training stages from their own settings.
 type Job struct {
 	// Dir is the run directory; Mode how it is opened.
 	Dir  string
@@ -54,7 +65,8 @@ type Job struct {
 	// AllowUnverified accepts a checkpoint without a checksum (ModeResume, Go
 	// engine).
 	AllowUnverified bool
-	// Data describes the data (Resume: new paths of the checkpoint's).
+	// Data describes the data (Resume: new paths of the checkpoint's);
+	// Data.SplitSeed splits a new run's training and validation sets.
 	Data DataSpec
 	// Meta is added to the data's metadata in the checkpoints (e.g. a
 	// stage's label).
@@ -71,12 +83,10 @@ type Job struct {
 	// Resume: the checkpoint's unless set, which adds snapshots to a run
 	// from its current step on).
 	Snapshots string
-	// StrictBudget refuses a new run whose Train.MaxSteps its Train.Epochs
-	// would cut short (an *OptionError saying which bound wins), unless
-	// StepsWin, which raises Train.Epochs to reach Train.MaxSteps (the
-	// epochs were not asked for).
-	StrictBudget, StepsWin bool
-	// Extend is a larger budget for ModeResume (see Extension).
+	// Budget says what a new run whose Train.Epochs would end it before
+	// Train.MaxSteps does (the budget rules: budget.go); Extend is a larger
+	// budget for ModeResume (see Extension).
+	Budget BudgetRule
 	Extend Extension
 	// FinalCheckpoint writes the checkpoint once more at the end (Go
 	// engine), with the best parameters restored.

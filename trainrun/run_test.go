@@ -206,3 +206,19 @@ func TestRunNoLogFinalCheckpoint(t *testing.T) {
 		t.Errorf("meta %v, last checkpoint %d of %s steps", c.Meta, r.LastCheckpoint, strconv.Itoa(tr.Step))
 	}
 }
+
+// TestSnapshotName: ParseSnapshotName reads back every name SnapshotName
+// writes, and nothing else.
+func TestSnapshotName(t *testing.T) {
+	for _, step := range []int{0, 1, 42, 999999999} {
+		if got, ok := ParseSnapshotName(SnapshotName(step)); !ok || got != step {
+			t.Errorf("step %d: %q read back as %d, %v", step, SnapshotName(step), got, ok)
+		}
+	}
+	for _, name := range []string{"step-00000001.safetensors", "step-0000000001.safetensors", "step-00000000x.safetensors",
+		"step-000000001.safetensors.tmp", "model.safetensors", "step--00000001.safetensors", "step-000000001.json"} {
+		if step, ok := ParseSnapshotName(name); ok {
+			t.Errorf("%q read as the snapshot of step %d", name, step)
+		}
+	}
+}

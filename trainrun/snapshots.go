@@ -19,7 +19,26 @@ const SnapshotDir = "snapshots"
 
 // SnapshotPath is the file of the snapshot of step in run directory dir.
 func SnapshotPath(dir string, step int) string {
-	return filepath.Join(dir, SnapshotDir, fmt.Sprintf("step-%09d.safetensors", step))
+	return filepath.Join(dir, SnapshotDir, SnapshotName(step))
+}
+
+// SnapshotName is the file name of the snapshot of step in SnapshotDir:
+// step-%09d.safetensors.
+func SnapshotName(step int) string { return fmt.Sprintf("step-%09d.safetensors", step) }
+
+// ParseSnapshotName reads the step of a snapshot's file name
+// (SnapshotName); ok is false for any other name.
+func ParseSnapshotName(name string) (step int, ok bool) {
+	digits, ok := strings.CutPrefix(name, "step-")
+	if !ok {
+		return 0, false
+	}
+	digits, ok = strings.CutSuffix(digits, ".safetensors")
+	if !ok || len(digits) != 9 || strings.Trim(digits, "0123456789") != "" {
+		return 0, false
+	}
+	step, err := strconv.Atoi(digits)
+	return step, err == nil
 }
 
 // MetaSnapshots is the checkpoint metadata key holding a run's snapshot

@@ -8,22 +8,18 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/transformer"
 )
 
-// Train runs 'vomc train' as a library call: a new run of the model its
-// options describe, or the run in a directory continued from its
-// checkpoint, on the engine chosen once by the caller (NewEngine).
-
-// Model architectures of TrainOptions.Model.Arch.
+// Model architectures of ModelOptions.Arch.
 const (
 	ArchTransformer = "transformer"
 	ArchLSTM        = "lstm" // the torch engine's LSTM (python/vomc_torch)
 )
 
-// ModelOptions describe the model of a new run.
+// ModelOptions describe the model of a new run of 'vomc train' (a Model:
+// Job.Model).
 type ModelOptions struct {
 	// Arch is ArchTransformer ("" too) or ArchLSTM (the torch engine only).
 	Arch string
@@ -47,44 +43,9 @@ func (m ModelOptions) hidden() int {
 	return m.Hidden
 }
 
-// TrainOptions are the settings of a training run.
-type TrainOptions struct {
-	// Dir is the run directory.
-	Dir string
-	// Resume continues the run in Dir from its checkpoint; Data.Data and
-	// Data.Val, when set, are new paths of its data sets (their checksums
-	// must match), AllowUnverified accepts a checkpoint without a
-	// checksum (Go engine), and the other settings but CheckpointEvery
-	// are the checkpoint's.
-	Resume, AllowUnverified bool
-	// Force clears a run held in Dir, once every check has passed.
-	Force bool
-	// Data are the data sets of a new run (Data.SplitSeed is Train.Seed).
-	Data  DataSpec
-	Model ModelOptions
-	Train transformer.TrainConfig
-	// CheckpointEvery is the checkpoint interval in steps (0: epoch ends).
-	CheckpointEvery int
-	// Snapshots is the snapshot specification (SnapshotSteps; "": none;
-	// with Resume, snapshots added from the current step on).
-	Snapshots string
-	// Extend, with Resume, continues the run to a larger budget.
-	Extend Extension
-	// EpochsGiven says that Train.Epochs was asked for: a Train.MaxSteps
-	// the epochs would cut short is then refused; otherwise the epochs
-	// are raised to reach it.
-	EpochsGiven bool
-	// Events receives what the run is (size, memory) or where it resumes
-	// as log lines, and the progress of the Go engine's steps (Job.Events;
-	// nil: nothing).
-	Events events.Sink
-	// OnStep, when set, is called after every step of the Go engine.
-	OnStep func(step int)
-}
-
 // OptionError is a bad setting of a new run (vomc's one option-error
-// type, opterr.Error): Option names it (a field of TrainOptions in lower
-// case, or a TrainConfig field's JSON name; "" when Msg says it all),
+// type, opterr.Error): Option names it (a field of Job or of
+// its model in lower case, or a TrainConfig field's JSON name; "" when Msg says it all),
 // Value is the value given, if shown, and Msg follows ("lr" + ": learning
 // rate NaN"), naming the options Also, if any, by %s verbs. Err is the
 // underlying error, if any.
@@ -161,33 +122,10 @@ func RunToEnd[A any, M transformer.Trainable[A]](ctx context.Context, r *Run[A, 
 	return err
 }
 
-// Train trains the run o describes with e to its end (Engine.Train): a
-// new run in o.Dir (its settings and data checked before anything is
-// written; Force then clears an old run) or, with o.Resume, the run in
-// o.Dir from its checkpoint.
-func Train(ctx context.Context, e *Engine, o TrainOptions) (*Summary, error) {
-	return e.Train(ctx, o.Job())
-}
+// ModelOptions is a Model too: the model of 'vomc train', a Transformer,
+// or an LSTM of the torch engine.
 
-// Job is the training job of 'vomc train's options: the data split with
-// the training seed, the model ModelOptions describes.
-func (o TrainOptions) Job() Job {
-	j := Job{Dir: o.Dir, Mode: ModeNew, Force: o.Force, AllowUnverified: o.AllowUnverified, Data: o.Data, Model: optionsModel{o.Model},
-		Train: o.Train, CheckpointEvery: o.CheckpointEvery, Snapshots: o.Snapshots, Events: o.Events, OnStep: o.OnStep,
-		StrictBudget: true, StepsWin: !o.EpochsGiven, Extend: o.Extend}
-	if o.Resume {
-		j.Mode = ModeResume
-	}
-	j.Data.SplitSeed = o.Train.Seed
-	return j
-}
-
-// optionsModel is the model of 'vomc train's options: a Transformer, or
-// an LSTM of the torch engine.
-type optionsModel struct{ m ModelOptions }
-
-func (om optionsModel) check(e *Engine) error {
-	m := om.m
+func (m ModelOptions) check(e *Engine) error {
 	switch {
 	case m.Layers < 0 || m.Layers > transformer.MaxLayers:
 		return &OptionError{Option: "layers", Msg: fmt.Sprintf(" %d outside 0..%d", m.Layers, transformer.MaxLayers)}
@@ -206,8 +144,7 @@ func (om optionsModel) check(e *Engine) error {
 	return err
 }
 
-func (om optionsModel) prepare(e *Engine, d RunData) (Model, error) {
-	m := om.m
+func (m ModelOptions) prepare(e *Engine, d RunData) (Model, error) {
 	if m.Arch == ArchLSTM {
 		return torchModule{map[string]any{"arch": ArchLSTM, "embed": m.Embed, "hidden": m.hidden(), "layers": m.Layers}}.prepare(e, d)
 	}
@@ -220,13 +157,13 @@ func (om optionsModel) prepare(e *Engine, d RunData) (Model, error) {
 	return Transformer{Config: cfg}.prepare(e, d)
 }
 
-func (om optionsModel) start(*Engine, *opening) (session, error) {
+func (m ModelOptions) start(*Engine, *opening) (session, error) {
 	return nil, errors.New("trainrun: the model was not prepared")
 }
 
 // resume continues the run on the torch engine whatever its model, or a
 // transformer's on the Go engine.
-func (om optionsModel) resume(e *Engine, r *opening, c *transformer.Checkpoint) (session, error) {
+func (m ModelOptions) resume(e *Engine, r *opening, c *transformer.Checkpoint) (session, error) {
 	if t := e.Torch(); t != nil {
 		return newTorchSession(t, r, c), nil
 	}

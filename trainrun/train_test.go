@@ -17,12 +17,12 @@ import (
 	"github.com/vomc/vomc/transformer/kernels"
 )
 
-// trainOptions are the options of a tiny Go-engine run on the data set
-// of meta in dir.
-func trainOptions(meta map[string]string, dir string) TrainOptions {
+// trainOptions is the job of a tiny Go-engine run of 'vomc train' on the
+// data set of meta in dir.
+func trainOptions(meta map[string]string, dir string) Job {
 	tc := transformer.DefaultTrainConfig()
 	tc.BatchSize, tc.Epochs, tc.LogEvery, tc.WarmupSteps, tc.MaxSteps, tc.Seed = 4, 2, 1, 1, 6, 1
-	return TrainOptions{Dir: dir, Data: DataSpec{Data: meta["data"], ValFrac: 0.25, N: 8}, Train: tc, CheckpointEvery: 2,
+	return Job{Dir: dir, Data: DataSpec{Data: meta["data"], ValFrac: 0.25, N: 8, SplitSeed: tc.Seed}, Train: tc, CheckpointEvery: 2, Budget: StepsWin,
 		Model: ModelOptions{Layers: 1, Heads: "2", Embed: 8, FeedForward: true, LayerNorm: true,
 			Activation: transformer.GELU, Positional: transformer.Learned}}
 }
@@ -34,27 +34,27 @@ func TestTrainOptionErrors(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	for _, tc := range []struct {
 		name   string
-		change func(o *TrainOptions)
+		change func(o *Job)
 		option string
 		text   string
 	}{
-		{"no data", func(o *TrainOptions) { o.Data.Data = "" }, "data", "data DIR is required"},
-		{"lr", func(o *TrainOptions) { o.Train.LR = math.NaN() }, "lr", "lr: learning rate NaN"},
-		{"batch", func(o *TrainOptions) { o.Train.BatchSize = 0 }, "batch_size", "batch_size: batch size 0"},
-		{"layers", func(o *TrainOptions) { o.Model.Layers = 100000 }, "layers", "layers 100000 outside 0..1024"},
-		{"embed", func(o *TrainOptions) { o.Model.Embed = 0 }, "embed", "embed 0 outside 1..65536"},
-		{"arch", func(o *TrainOptions) { o.Model.Arch = "gru" }, "arch", `arch "gru": want transformer or lstm`},
-		{"lstm", func(o *TrainOptions) { o.Model.Arch, o.Model.Layers = ArchLSTM, 0 }, "arch", "lstm needs layers ≥ 1 and hidden ≥ 1 (got 0, 8)"},
-		{"heads", func(o *TrainOptions) { o.Model.Heads = "x" }, "heads", `heads "x": want positive integers`},
-		{"val frac", func(o *TrainOptions) { o.Data.ValFrac = 1 }, "val_frac", "val_frac 1 outside [0, 1)"},
-		{"N", func(o *TrainOptions) { o.Data.N = -1 }, "N", "N -1 is negative"},
-		{"window", func(o *TrainOptions) { o.Data.N = 1000 }, "", "window"},
-		{"config", func(o *TrainOptions) { o.Model.Activation = "tanh" }, "", "tanh"},
-		{"checkpoint", func(o *TrainOptions) { o.CheckpointEvery = -1 }, "checkpoint_every", "checkpoint_every -1: want ≥ 0 (0: only at epoch ends)"},
+		{"no data", func(o *Job) { o.Data.Data = "" }, "data", "data DIR is required"},
+		{"lr", func(o *Job) { o.Train.LR = math.NaN() }, "lr", "lr: learning rate NaN"},
+		{"batch", func(o *Job) { o.Train.BatchSize = 0 }, "batch_size", "batch_size: batch size 0"},
+		{"layers", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Layers = 100000 }) }, "layers", "layers 100000 outside 0..1024"},
+		{"embed", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Embed = 0 }) }, "embed", "embed 0 outside 1..65536"},
+		{"arch", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Arch = "gru" }) }, "arch", `arch "gru": want transformer or lstm`},
+		{"lstm", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Arch, m.Layers = ArchLSTM, 0 }) }, "arch", "lstm needs layers ≥ 1 and hidden ≥ 1 (got 0, 8)"},
+		{"heads", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Heads = "x" }) }, "heads", `heads "x": want positive integers`},
+		{"val frac", func(o *Job) { o.Data.ValFrac = 1 }, "val_frac", "val_frac 1 outside [0, 1)"},
+		{"N", func(o *Job) { o.Data.N = -1 }, "N", "N -1 is negative"},
+		{"window", func(o *Job) { o.Data.N = 1000 }, "", "window"},
+		{"config", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Activation = "tanh" }) }, "", "tanh"},
+		{"checkpoint", func(o *Job) { o.CheckpointEvery = -1 }, "checkpoint_every", "checkpoint_every -1: want ≥ 0 (0: only at epoch ends)"},
 	} {
 		o := trainOptions(meta, dir)
 		tc.change(&o)
-		_, err := Train(context.Background(), GoEngine(nil), o)
+		_, err := GoEngine(nil).Train(context.Background(), o)
 		var oe *OptionError
 		if !errors.As(err, &oe) || oe.Option != tc.option || !strings.Contains(err.Error(), tc.text) || strings.Contains(err.Error(), "--") {
 			t.Errorf("%s: error %v, want an OptionError %q containing %q", tc.name, err, tc.option, tc.text)
@@ -63,6 +63,13 @@ func TestTrainOptionErrors(t *testing.T) {
 			t.Fatalf("%s: the run directory was created", tc.name)
 		}
 	}
+}
+
+// withModel is the job's ModelOptions changed by f.
+func withModel(o *Job, f func(m *ModelOptions)) ModelOptions {
+	m := o.Model.(ModelOptions)
+	f(&m)
+	return m
 }
 
 func TestParseHeads(t *testing.T) {
@@ -129,14 +136,14 @@ func TestTrainInterruptResume(t *testing.T) {
 	ref := trainOptions(meta, filepath.Join(base, "ref"))
 	var out bytes.Buffer
 	ref.Events = events.Writer(&out)
-	s, err := Train(context.Background(), GoEngine(nil), ref)
+	s, err := GoEngine(nil).Train(context.Background(), ref)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Engine != EngineGo || s.Step != 6 || s.Train.MaxSteps != 6 || !s.HasValidation() || !strings.Contains(out.String(), "training memory ≈") {
 		t.Fatalf("summary %+v, output %q", s, out.String())
 	}
-	if _, err := Train(context.Background(), GoEngine(nil), ref); !errors.As(err, new(*HeldError)) {
+	if _, err := GoEngine(nil).Train(context.Background(), ref); !errors.As(err, new(*HeldError)) {
 		t.Fatalf("held directory: %v", err)
 	}
 
@@ -147,14 +154,14 @@ func TestTrainInterruptResume(t *testing.T) {
 			cancel()
 		}
 	}
-	_, err = Train(ctx, GoEngine(nil), o)
+	_, err = GoEngine(nil).Train(ctx, o)
 	var ie *InterruptedError
 	if !errors.As(err, &ie) || ie.Step != 3 {
 		t.Fatalf("interrupted run: %v", err)
 	}
 	out.Reset()
-	r := TrainOptions{Dir: o.Dir, Resume: true, Events: events.Writer(&out)}
-	if s, err = Train(context.Background(), GoEngine(nil), r); err != nil || s.Step != 6 {
+	r := Job{Dir: o.Dir, Mode: ModeResume, Model: ModelOptions{}, Events: events.Writer(&out)}
+	if s, err = GoEngine(nil).Train(context.Background(), r); err != nil || s.Step != 6 {
 		t.Fatalf("resumed run: %+v, %v", s, err)
 	}
 	if !strings.Contains(out.String(), "resuming "+o.Dir+" at step 3") {
@@ -166,7 +173,7 @@ func TestTrainInterruptResume(t *testing.T) {
 		t.Errorf("the resumed run's model differs from the uninterrupted run's (%v)", err)
 	}
 	ref.Force = true
-	if _, err := Train(context.Background(), GoEngine(nil), ref); err != nil {
+	if _, err := GoEngine(nil).Train(context.Background(), ref); err != nil {
 		t.Errorf("Force: %v", err)
 	}
 }
@@ -177,7 +184,7 @@ func TestTrainDiverged(t *testing.T) {
 	meta := testData(t, "0", "")
 	o := trainOptions(meta, filepath.Join(t.TempDir(), "div"))
 	o.Train.LR, o.Train.WarmupSteps, o.Train.ClipNorm, o.Train.WeightDecay, o.Train.MinLR = 1e30, 0, 0, 0, 0
-	_, err := Train(context.Background(), GoEngine(nil), o)
+	_, err := GoEngine(nil).Train(context.Background(), o)
 	var de *DivergedError
 	if !errors.As(err, &de) || de.LR != 1e30 || de.Checkpoint != filepath.Join(o.Dir, CheckpointFile) || de.Step < 0 {
 		t.Fatalf("diverging run: %v", err)
@@ -192,9 +199,9 @@ func TestTrainDiverged(t *testing.T) {
 func TestTrainLSTMNeedsTorch(t *testing.T) {
 	meta := testData(t, "0", "")
 	o := trainOptions(meta, filepath.Join(t.TempDir(), "lstm"))
-	o.Model.Arch = ArchLSTM
+	o.Model = withModel(&o, func(m *ModelOptions) { m.Arch = ArchLSTM })
 	var oe *OptionError
-	if _, err := Train(context.Background(), GoEngine(nil), o); !errors.As(err, &oe) || oe.Option != "arch" || !strings.Contains(err.Error(), "lstm with engine torch") {
+	if _, err := GoEngine(nil).Train(context.Background(), o); !errors.As(err, &oe) || oe.Option != "arch" || !strings.Contains(err.Error(), "lstm with engine torch") {
 		t.Errorf("LSTM on the Go engine: %v", err)
 	}
 	e := &ModelFormatError{Dir: "d", Format: "f", Config: "c"}

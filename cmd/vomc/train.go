@@ -37,14 +37,16 @@ func flagOf(option string) string {
 	return optionFlags[option]
 }
 
-// trainCmd is a parsed 'vomc train' command line: the run's options, the
-// engine's specification and the flags that only the command line has.
+// trainCmd is a parsed 'vomc train' command line: the run's job and model,
+// the engine's specification and the flags that only the command line has.
 type trainCmd struct {
 	fs        *flag.FlagSet
-	o         trainrun.TrainOptions
+	o         trainrun.Job
+	model     trainrun.ModelOptions
 	spec      trainrun.Spec
 	snapEvery int
 	noFF      bool
+	resume    bool
 	given     map[string]bool
 }
 
@@ -52,9 +54,9 @@ type trainCmd struct {
 // from their declaration (trainrun.AddFlags), the model's, the engine's.
 func newTrainCmd() *trainCmd {
 	c := &trainCmd{fs: newFlags("train"), spec: trainrun.Spec{CPU: compute(), Torch: &trainrun.Torch{Stderr: os.Stderr}}}
-	fs, o, m := c.fs, &c.o, &c.o.Model
+	fs, o, m := c.fs, &c.o, &c.model
 	o.Train, o.CheckpointEvery = transformer.OptionDefaults(), trainrun.DefaultCheckpointEvery()
-	trainrun.AddRunFlags(fs, &o.Dir, &o.Resume, &o.Force, &o.Data, "output directory (the model directory)", "no validation")
+	trainrun.AddRunFlags(fs, &o.Dir, &c.resume, &o.Force, &o.Data, "output directory (the model directory)", "no validation")
 	trainrun.AddFlags(fs, &o.Train, &o.CheckpointEvery, &o.Snapshots, false)
 	fs.IntVar(&o.Data.N, "N", 0, "window length: cut every window of the data set into windows of N symbols (0: the data set's N)")
 	m.AddFlags(fs, &c.noFF)
@@ -87,7 +89,7 @@ func runTrain(args []string) error {
 	ev := newSink(os.Stdout)
 	defer ev.Close()
 	c.o.Events, c.o.OnStep = ev, onStep
-	s, err := trainrun.Train(ctx, eng, c.o)
+	s, err := eng.Train(ctx, c.o)
 	if err != nil {
 		return trainError(err, "train", c.o.Dir)
 	}
@@ -104,10 +106,10 @@ func (c *trainCmd) check() (trainrun.Spec, error) {
 	if o.Dir == "" {
 		return spec, usagef("--out DIR is required")
 	}
-	o.Model.FeedForward = o.Model.FeedForward && !c.noFF
+	c.model.FeedForward = c.model.FeedForward && !c.noFF
 	c.given = givenFlags(c.fs)
-	o.EpochsGiven = c.given["epochs"]
-	if o.Resume && !c.given["engine"] {
+	o.Mode, o.Model, o.Budget, o.Data.SplitSeed = trainrun.ModeOf(c.resume), c.model, trainrun.BudgetOf(c.given["epochs"]), o.Train.Seed
+	if c.resume && !c.given["engine"] {
 		spec.Name = "" // the run's
 		spec = spec.ForRun(o.Dir)
 	}
@@ -125,7 +127,7 @@ func (c *trainCmd) check() (trainrun.Spec, error) {
 	if _, err := trainrun.SnapshotSteps(o.Snapshots, 1); err != nil {
 		return spec, usageError{Msg: "--" + err.Error()}
 	}
-	if o.Resume {
+	if c.resume {
 		if c.given["max-steps"] {
 			o.Extend.MaxSteps = max(o.Train.MaxSteps, 1)
 		}
