@@ -395,7 +395,7 @@ func TestReadErrors(t *testing.T) {
 		}, []string{"trees[0]", "maximum depth 1 is not one of the prior's depths [2]"}},
 		{"missing manifest", func(t *testing.T, dir string, d *Dataset) {
 			os.Remove(filepath.Join(dir, ManifestFile))
-		}, []string{"manifest.json", "no such file"}},
+		}, []string{"manifest.json", "it is not a data set"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -222,18 +222,46 @@ func ReadWindows(dir string) (*Dataset, error) { return readDir(dir, checkTrees)
 // (see ReadManifestHeader): a cheap look at its configuration and size
 // before deciding to read it.
 func ReadHeader(dir string) (*Manifest, error) {
-	mf, err := os.Open(filepath.Join(dir, ManifestFile))
+	mf, err := openManifest(dir)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
+		return nil, err
 	}
 	defer mf.Close()
 	return ReadManifestHeader(mf)
 }
 
-func readDir(dir string, mode treeMode) (*Dataset, error) {
+// MissingError is the error of reading a data set whose directory does
+// not exist, is not a directory, or holds no manifest: Why says which. It
+// is (errors.Is) fs.ErrNotExist.
+type MissingError struct{ Dir, Why string }
+
+func (e *MissingError) Error() string { return fmt.Sprintf("data set %s: %s", e.Dir, e.Why) }
+
+func (e *MissingError) Unwrap() error { return fs.ErrNotExist }
+
+// openManifest opens the manifest of the data set in dir; a missing
+// directory or manifest is a *MissingError.
+func openManifest(dir string) (*os.File, error) {
 	mf, err := os.Open(filepath.Join(dir, ManifestFile))
+	if err == nil {
+		return mf, nil
+	}
+	st, serr := os.Stat(dir)
+	switch {
+	case errors.Is(serr, fs.ErrNotExist):
+		return nil, &MissingError{dir, "no such directory"}
+	case serr == nil && !st.IsDir():
+		return nil, &MissingError{dir, "not a directory"}
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &MissingError{dir, "the directory holds no " + ManifestFile + " (it is not a data set)"}
+	}
+	return nil, fmt.Errorf("dataset: %w", err)
+}
+
+func readDir(dir string, mode treeMode) (*Dataset, error) {
+	mf, err := openManifest(dir)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
+		return nil, err
 	}
 	m, err := readManifest(mf, mode)
 	mf.Close()

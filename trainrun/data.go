@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/internal/sysmem"
@@ -94,7 +95,7 @@ func (d DataSpec) Load() (train, val transformer.Windows, A int, meta map[string
 func Data(meta map[string]string) (train, val transformer.Windows, A int, err error) {
 	ds, err := dataset.Read(meta["data"])
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, missingData(err, "data")
 	}
 	if err := checkSum(meta, "data_checksum", meta["data"], ds.Checksum()); err != nil {
 		return nil, nil, 0, err
@@ -124,7 +125,7 @@ func Data(meta map[string]string) (train, val transformer.Windows, A int, err er
 	if meta["val"] != "" {
 		vds, err := dataset.Read(meta["val"])
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, 0, missingData(err, "val")
 		}
 		if err := checkSum(meta, "val_checksum", meta["val"], vds.Checksum()); err != nil {
 			return nil, nil, 0, err
@@ -276,4 +277,13 @@ func MaxDepth(w transformer.Windows) int {
 		}
 	}
 	return D
+}
+
+// missingData is err, naming option when the data set it read does not
+// exist: "data set DIR: no such directory (data)", an *OptionError.
+func missingData(err error, option string) error {
+	if me := (*dataset.MissingError)(nil); errors.As(err, &me) {
+		return &OptionError{Msg: strings.ReplaceAll(err.Error(), "%", "%%") + " (%s)", Also: []string{option}, Err: err}
+	}
+	return err
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,6 +38,34 @@ func TestFlagsWithoutEffect(t *testing.T) {
 		code, out := stderrOf(t, c.args...)
 		if code != 2 || !strings.Contains(out, c.want) {
 			t.Errorf("vomc %s: exit %d, want 2 and %q:\n%s", strings.Join(c.args, " "), code, c.want, out)
+		}
+	}
+}
+
+// TestMissingDataSet: a data set directory that does not exist is named
+// with the flag that gave it, not as a raw "open DIR/manifest.json"
+// (issue 46).
+func TestMissingDataSet(t *testing.T) {
+	dir := t.TempDir()
+	_, common := tinyData(t, dir)
+	missing := filepath.Join(dir, "tset")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--data", missing, "--out", filepath.Join(dir, "r1")}, "data set " + missing + ": no such directory (--data)"},
+		{append(common, "--val", missing, "--out", filepath.Join(dir, "r2")), "data set " + missing + ": no such directory (--val)"},
+		{[]string{"eval", "--data", missing, "--out", filepath.Join(dir, "e")}, "data set " + missing + ": no such directory"},
+		{[]string{"train", "--data", dir, "--out", filepath.Join(dir, "r3")}, "the directory holds no manifest.json (it is not a data set) (--data)"},
+	} {
+		code, out := stderrOf(t, c.args...)
+		if code == 0 || !strings.Contains(out, c.want) || strings.Contains(out, "open ") {
+			t.Errorf("vomc %s: exit %d, want %q:\n%s", strings.Join(c.args, " "), code, c.want, out)
+		}
+	}
+	for _, r := range []string{"r1", "r2", "r3"} {
+		if _, err := os.Stat(filepath.Join(dir, r)); err == nil {
+			t.Errorf("%s was written by a run without its data", r)
 		}
 	}
 }

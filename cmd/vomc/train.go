@@ -25,7 +25,7 @@ var resumeFlags = map[string]bool{"out": true, "resume": true, "data": true, "va
 // optionFlags names the flag of each trainrun.OptionError option that is
 // not a declared training option (transformer.Options, whose flags
 // trainrun.OptionFlag gives): the model's, the data's and the engine's.
-var optionFlags = map[string]string{"data": "--data", "layers": "--layers", "embed": "-E", "heads": "--heads", "val_frac": "--val-frac",
+var optionFlags = map[string]string{"data": "--data", "val": "--val", "layers": "--layers", "embed": "-E", "heads": "--heads", "val_frac": "--val-frac",
 	"N": "-N", "arch": "--arch", "hidden": "--hidden", "engine": "--engine", "backend": "--backend", "device": "--device",
 	"allow_unverified": "--allow-unverified"}
 
