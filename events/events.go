@@ -21,8 +21,8 @@ import (
 type Sink interface {
 	// Progress says that done of total units of task are complete; the
 	// units are whatever the task counts (windows, trees, steps,
-	// snapshots). done == total ends the task: a task stopped early ends
-	// with done == total at the count it reached.
+	// snapshots). done == total ends the task; a task stopped early ends
+	// with Stop, at the count it reached.
 	Progress(task string, done, total int)
 	// Warn reports something the user should act on or know about, as
 	// the user reads it ("warning: …", "vomc: removed …"), one or more
@@ -46,6 +46,24 @@ func Detail(s Sink, task, note string) {
 	if d, ok := s.(Detailer); ok {
 		d.Detail(task, note)
 	}
+}
+
+// Stopper is a Sink that can end a task before its total (interrupted,
+// stopped early): StopAt ends it at done of total, as it is.
+type Stopper interface {
+	StopAt(task string, done, total int)
+}
+
+// Stop ends task at done of total units: at done == total as Progress
+// does, else with StopAt when s is a Stopper, else with Progress(task,
+// done, done) (a Sink that cannot show a stopped task ends it at the
+// count it reached).
+func Stop(s Sink, task string, done, total int) {
+	if st, ok := s.(Stopper); ok && done < total {
+		st.StopAt(task, done, total)
+		return
+	}
+	s.Progress(task, done, min(done, total))
 }
 
 // Discard is a Sink that drops everything.
@@ -134,3 +152,4 @@ func (p prefix) Progress(task string, done, total int) { p.s.Progress(p.label+ta
 func (p prefix) Warn(msg string)                       { p.s.Warn(msg) }
 func (p prefix) Log(msg string)                        { p.s.Log(msg) }
 func (p prefix) Detail(task, note string)              { Detail(p.s, p.label+task, note) }
+func (p prefix) StopAt(task string, done, total int)   { Stop(p.s, p.label+task, done, total) }

@@ -11,3 +11,7 @@ func (quiet) Log(string) {}
 
 // Detail passes the note on (the loss beside the training bar).
 func (q quiet) Detail(task, note string) { events.Detail(q.Sink, task, note) }
+
+// StopAt passes a stopped task on (a training run interrupted or stopped
+// early).
+func (q quiet) StopAt(task string, done, total int) { events.Stop(q.Sink, task, done, total) }

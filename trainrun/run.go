@@ -316,8 +316,9 @@ func (r *Run[A, M]) endProgress(lastLoss float64) {
 	if tr.Step > r.first {
 		events.Detail(ev, r.Label, r.status()(tr.Step, lastLoss)) // after the last validation: the summary's numbers
 	}
-	done := max(tr.Step-r.first, 0) // < total when stopped early or interrupted: the task ends there
-	ev.Progress(r.Label, done, done)
+	// < total when stopped early or interrupted: the task ends there
+	done, total := max(tr.Step-r.first, 0), max(tr.TotalSteps()-r.first, 0)
+	events.Stop(ev, r.Label, done, max(done, total))
 }
 
 // finish ends the run once training has returned err. When the context

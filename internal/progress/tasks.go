@@ -12,13 +12,14 @@ import (
 // done == total. It is safe for concurrent use; a nil *Tasks draws
 // nothing.
 type Tasks struct {
-	mu   sync.Mutex
-	w    io.Writer
-	bars map[string]*Bar
+	mu    sync.Mutex
+	w     io.Writer
+	bars  map[string]*Bar
+	delay time.Duration // each bar's DelayStart
 }
 
 // NewTasks returns Tasks drawing on w (nil means discard).
-func NewTasks(w io.Writer) *Tasks { return &Tasks{w: w, bars: map[string]*Bar{}} }
+func NewTasks(w io.Writer) *Tasks { return &Tasks{w: w, bars: map[string]*Bar{}, delay: 2 * time.Second} }
 
 // Progress records that done of total units of task are complete, and
 // ends the task's bar when done == total.
@@ -30,7 +31,7 @@ func (t *Tasks) Progress(task string, done, total int) {
 	defer t.mu.Unlock()
 	b := t.bars[task]
 	if b == nil {
-		b = New(t.w, task, total).DelayStart(2 * time.Second)
+		b = New(t.w, task, total).DelayStart(t.delay)
 		t.bars[task] = b
 	}
 	b.Update(done, total)
@@ -38,6 +39,23 @@ func (t *Tasks) Progress(task string, done, total int) {
 		b.Done()
 		delete(t.bars, task)
 	}
+}
+
+// StopAt ends the bar of task at done of total, as it is (a task stopped
+// before its total: the bar does not show 100%).
+func (t *Tasks) StopAt(task string, done, total int) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.bars[task]
+	if b == nil {
+		b = New(t.w, task, total).DelayStart(t.delay)
+	}
+	b.Update(done, total)
+	b.Done()
+	delete(t.bars, task)
 }
 
 // Detail shows note after the bar of task (Bar.SetExtra), if it has one.

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -25,4 +26,25 @@ func TestTasks(t *testing.T) {
 	var nilTasks *Tasks
 	nilTasks.Progress("a", 1, 2)
 	nilTasks.Close()
+}
+
+// TestTasksStopAt: a task stopped before its total (Ctrl-C, early
+// stopping) ends where it stopped — "234/400", not 100% — whether its bar
+// was drawn before or not.
+func TestTasksStopAt(t *testing.T) {
+	for _, drawn := range []bool{true, false} {
+		var buf bytes.Buffer
+		ts := NewTasks(&buf)
+		ts.delay = 0
+		if drawn {
+			ts.Progress("train", 233, 400)
+		}
+		ts.StopAt("train", 234, 400)
+		out := buf.String()
+		if !strings.Contains(out, " 58% [") || !strings.Contains(out, "234/400") || strings.Contains(out, "100%") || len(ts.bars) != 0 {
+			t.Errorf("drawn %v: stopped at 234 of 400 printed %q (%d bars open)", drawn, out, len(ts.bars))
+		}
+	}
+	var nilTasks *Tasks
+	nilTasks.StopAt("a", 1, 2)
 }
