@@ -21,10 +21,7 @@ type sink struct {
 	log, warn io.Writer
 }
 
-var _ interface {
-	events.Detailer
-	events.Stopper
-} = (*sink)(nil)
+var _ events.Detailer = (*sink)(nil)
 
 // newSink returns the sink of a command whose log lines go to log
 // (standard output for most commands). It takes os.Stderr as it is now.

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vomc/vomc/events"
 )
 
 // TestFlagsWithoutEffect: a flag that would have no effect in the mode the
@@ -41,6 +43,10 @@ func TestFlagsWithoutEffect(t *testing.T) {
 		}
 	}
 }
+
+// The command's sink ends a stopped training task where it stopped (its
+// progress bars: progress.Tasks.StopAt).
+var _ events.Stopper = (*sink)(nil)
 
 // TestMissingDataSet: a data set directory that does not exist is named
 // with the flag that gave it, not as a raw "open DIR/manifest.json"
