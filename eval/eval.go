@@ -59,6 +59,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -95,6 +96,29 @@ type Config struct {
 	// Labels are free-form key/value annotations (dataset, seed, model
 	// checkpoint, …) copied into Result.Labels and the JSON output.
 	Labels map[string]string
+	// Pairs are pairs of methods (exact Names) whose paired difference
+	// A − B is measured beside the excesses, window by window exactly as
+	// an excess over the reference is (Result.Pairs).
+	Pairs []Pair
+}
+
+// Pair names two methods, for the paired difference A − B of their
+// losses.
+type Pair struct{ A, B string }
+
+// PairResult is the paired difference A − B of two methods' losses, in
+// nats: the same statistics, computed the same way on the same windows,
+// as a method's excess over the reference (MethodResult.Excess,
+// ExcessWindow, ExcessSecondHalf are the pair (method, reference)), so
+// that a pair (M, reference) gives M's excess to the last bit.
+type PairResult struct {
+	A, B string
+	// Position[i−1] is the mean of A's loss − B's at position i, with
+	// its paired confidence interval across windows.
+	Position []Interval
+	// Window and SecondHalf are the paired differences of the mean loss
+	// per symbol over the window and over its second half.
+	Window, SecondHalf Interval
 }
 
 // Interval is a sample mean with its confidence interval across windows.
@@ -215,6 +239,19 @@ type Result struct {
 	Labels map[string]string
 	// Methods are the results in the order of the predictors given.
 	Methods []MethodResult
+	// Pairs are the paired differences of Config.Pairs, in their order.
+	Pairs []PairResult
+}
+
+// Pair returns the paired difference a − b, or nil when it was not
+// measured.
+func (r *Result) Pair(a, b string) *PairResult {
+	for i := range r.Pairs {
+		if r.Pairs[i].A == a && r.Pairs[i].B == b {
+			return &r.Pairs[i]
+		}
+	}
+	return nil
 }
 
 // Ref returns the reference method's result.
@@ -267,6 +304,10 @@ func Evaluate(ctx context.Context, windows [][]byte, A int, preds []predict.Pred
 	if err != nil {
 		return nil, err
 	}
+	pairs, err := pairIndices(preds, cfg.Pairs)
+	if err != nil {
+		return nil, err
+	}
 	crit, ciMethod, err := CriticalValue(len(windows), conf)
 	if err != nil {
 		return nil, err
@@ -279,7 +320,11 @@ func Evaluate(ctx context.Context, windows [][]byte, A int, preds []predict.Pred
 	workers = min(workers, nChunks)
 
 	M, N := len(preds), len(windows[0])
-	lay := layout{M: M, N: N, ref: ref, half: N/2 + 1}
+	lay := layout{M: M, N: N, half: N/2 + 1}
+	for m := range M {
+		lay.diffs = append(lay.diffs, [2]int{m, ref})
+	}
+	lay.diffs = append(lay.diffs, pairs...)
 	perWindow := make([]float64, 2*len(windows)*M) // [j*M+m]: second-half mean; [(n+j)*M+m]: first-half mean
 	var progress func(done, total int)
 	if cfg.Events != nil {
@@ -307,29 +352,75 @@ func Evaluate(ctx context.Context, windows [][]byte, A int, preds []predict.Pred
 			res.Labels[k] = v
 		}
 	}
-	n := total.n
+	res.fill(preds, lay, total, crit, perWindow)
+	return res, nil
+}
+
+// fill sets the methods' and the pairs' statistics of res from the
+// merged accumulator (critical value crit) and the per-window half means.
+func (res *Result) fill(preds []predict.Predictor, lay layout, total *welford, crit float64, perWindow []float64) {
+	M, N, n, nw := lay.M, lay.N, total.n, res.Windows
 	iv := func(k int) Interval { return interval(total.mean[k], total.m2[k], n, crit) }
+	diff := func(d int) (pos []Interval, whole, second Interval) {
+		pos = make([]Interval, N)
+		for i := range N {
+			pos[i] = iv(lay.diff(d, i))
+		}
+		return pos, iv(lay.diffSummary(d, 0)), iv(lay.diffSummary(d, 1))
+	}
 	for m := range M {
 		mr := &res.Methods[m]
 		mr.Name = preds[m].Name()
 		mr.Position = make([]Interval, N)
-		mr.Excess = make([]Interval, N)
 		for i := range N {
 			mr.Position[i] = iv(lay.loss(m, i))
-			mr.Excess[i] = iv(lay.excess(m, i))
 		}
 		mr.Window = iv(lay.summary(m, 0))
 		mr.SecondHalf = iv(lay.summary(m, 1))
-		mr.ExcessWindow = iv(lay.summary(m, 2))
-		mr.ExcessSecondHalf = iv(lay.summary(m, 3))
-		mr.SecondHalfWindows = make([]float64, len(windows))
-		mr.FirstHalfWindows = make([]float64, len(windows))
-		for j := range windows {
+		mr.Excess, mr.ExcessWindow, mr.ExcessSecondHalf = diff(m)
+		mr.SecondHalfWindows = make([]float64, nw)
+		mr.FirstHalfWindows = make([]float64, nw)
+		for j := range nw {
 			mr.SecondHalfWindows[j] = perWindow[j*M+m]
-			mr.FirstHalfWindows[j] = perWindow[(len(windows)+j)*M+m]
+			mr.FirstHalfWindows[j] = perWindow[(nw+j)*M+m]
 		}
 	}
-	return res, nil
+	for d := M; d < len(lay.diffs); d++ {
+		ab := lay.diffs[d]
+		pr := PairResult{A: preds[ab[0]].Name(), B: preds[ab[1]].Name()}
+		pr.Position, pr.Window, pr.SecondHalf = diff(d)
+		res.Pairs = append(res.Pairs, pr)
+	}
+}
+
+// pairIndices are the indices (a, b) of the predictors each pair names.
+func pairIndices(preds []predict.Predictor, pairs []Pair) ([][2]int, error) {
+	index := func(name string) int {
+		for m, p := range preds {
+			if p.Name() == name {
+				return m
+			}
+		}
+		return -1
+	}
+	var out [][2]int
+	for k, p := range pairs {
+		a, b := index(p.A), index(p.B)
+		switch {
+		case a < 0 || b < 0:
+			all := make([]string, len(preds))
+			for m, q := range preds {
+				all[m] = fmt.Sprintf("%q", q.Name())
+			}
+			return nil, fmt.Errorf("eval: pair %q − %q: %q not among the predictors (%s)", p.A, p.B, map[bool]string{true: p.A, false: p.B}[a < 0], strings.Join(all, ", "))
+		case a == b:
+			return nil, fmt.Errorf("eval: pair %q − %q: a method paired with itself", p.A, p.B)
+		case slices.Index(pairs[:k], p) >= 0:
+			return nil, fmt.Errorf("eval: pair %q − %q given twice", p.A, p.B)
+		}
+		out = append(out, [2]int{a, b})
+	}
+	return out, nil
 }
 
 // validate checks the inputs and returns the reference index and the
@@ -400,17 +491,25 @@ func validate(windows [][]byte, A int, preds []predict.Predictor, cfg Config) (i
 	return ref, conf, nil
 }
 
-// layout maps (method, position) series onto the flat per-window sample
-// vector: M·N losses, then M·N excesses, then 4 summaries per method
-// (window mean, second-half mean and their excesses).
+// layout maps the series onto the flat per-window sample vector: M·N
+// losses, then N differences per entry of diffs, then 2 summaries per
+// method (window mean, second-half mean), then 2 per difference (the same
+// differences). The differences are loss(a) − loss(b) for each (a, b) of
+// diffs: (m, reference) for the excess of every method m < M, then the
+// pairs of Config.Pairs.
 type layout struct {
-	M, N, ref, half int
+	M, N, half int
+	diffs      [][2]int
 }
 
-func (l layout) size() int                { return 2*l.M*l.N + 4*l.M }
+func (l layout) series() int              { return (l.M + len(l.diffs)) * l.N }
+func (l layout) size() int                { return l.series() + 2*l.M + 2*len(l.diffs) }
 func (l layout) loss(m, i int) int        { return m*l.N + i }
-func (l layout) excess(m, i int) int      { return (l.M+m)*l.N + i }
-func (l layout) summary(m, which int) int { return 2*l.M*l.N + 4*m + which }
+func (l layout) diff(d, i int) int        { return (l.M+d)*l.N + i }
+func (l layout) summary(m, which int) int { return l.series() + 2*m + which }
+func (l layout) diffSummary(d, which int) int {
+	return l.series() + 2*l.M + 2*d + which
+}
 
 // run evaluates all windows and returns the merged accumulator.
 //
@@ -716,37 +815,32 @@ func (w *worker) window(j, k int, x []byte) error {
 			}
 		}
 	}
-	ref := losses[lay.ref]
-	var refWhole, refSecond float64
-	for i, v := range ref {
-		refWhole += v
-		if i+1 >= lay.half {
-			refSecond += v
-		}
-	}
 	nSecond := float64(N - lay.half + 1)
-	refWhole /= float64(N)
-	refSecond /= nSecond
 	for m := range w.preds {
-		loss := losses[m]
 		lx := w.x[lay.loss(m, 0) : lay.loss(m, 0)+N]
-		ex := w.x[lay.excess(m, 0) : lay.excess(m, 0)+N]
 		var sWhole, sSecond float64
-		for i, v := range loss {
+		for i, v := range losses[m] {
 			lx[i] = v
-			ex[i] = v - ref[i]
 			sWhole += v
 			if i+1 >= lay.half {
 				sSecond += v
 			}
 		}
-		sWhole /= float64(N)
-		sSecond /= nSecond
-		s := w.x[lay.summary(m, 0) : lay.summary(m, 0)+4]
-		s[0] = sWhole
-		s[1] = sSecond
-		s[2] = sWhole - refWhole
-		s[3] = sSecond - refSecond
+		w.x[lay.summary(m, 0)] = sWhole / float64(N)
+		w.x[lay.summary(m, 1)] = sSecond / nSecond
+	}
+	// the excesses over the reference and the pairs: differences a − b
+	// position by position and of the summaries, the same arithmetic for
+	// both
+	for d, ab := range lay.diffs {
+		la, lb := losses[ab[0]], losses[ab[1]]
+		ex := w.x[lay.diff(d, 0) : lay.diff(d, 0)+N]
+		for i := range ex {
+			ex[i] = la[i] - lb[i]
+		}
+		for which := range 2 {
+			w.x[lay.diffSummary(d, which)] = w.x[lay.summary(ab[0], which)] - w.x[lay.summary(ab[1], which)]
+		}
 	}
 	return nil
 }

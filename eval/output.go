@@ -39,6 +39,13 @@ func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 //	excess_ci_lo_nats, excess_ci_hi_nats         – paired excess over the reference (nats),
 //	reference                                    – the reference method's name.
 //
+// Then, for each pair (A, B) of Result.Pairs whose B is not the
+// reference, one row per position for method A with reference B: A's
+// loss, and in the excess columns the paired difference A − B. A row is
+// thus keyed by (method, reference, position); the rows whose reference is
+// the result's are the methods' own. (A pair whose B is the reference
+// would repeat A's own rows, to the last bit, so it is not written.)
+//
 // Numbers are printed with the shortest representation that parses back to
 // the same float64; undefined values (single window) are "NaN".
 func (r *Result) WriteCSV(w io.Writer) error {
@@ -49,11 +56,10 @@ func (r *Result) WriteCSV(w io.Writer) error {
 	if err := cw.Write(CSVHeader); err != nil {
 		return err
 	}
-	ref := r.Ref().Name
 	row := make([]string, len(CSVHeader))
-	for _, m := range r.Methods {
+	rows := func(m *MethodResult, excess []Interval, ref string) error {
 		for i := range r.N {
-			p, e := m.Position[i], m.Excess[i]
+			p, e := m.Position[i], excess[i]
 			b := p.Bits()
 			row[0] = m.Name
 			row[1] = strconv.Itoa(i + 1)
@@ -65,6 +71,20 @@ func (r *Result) WriteCSV(w io.Writer) error {
 				return err
 			}
 		}
+		return nil
+	}
+	for k := range r.Methods {
+		if err := rows(&r.Methods[k], r.Methods[k].Excess, r.Ref().Name); err != nil {
+			return err
+		}
+	}
+	for _, p := range r.Pairs {
+		if p.B == r.Ref().Name {
+			continue
+		}
+		if err := rows(r.Method(p.A), p.Position, p.B); err != nil {
+			return err
+		}
 	}
 	cw.Flush()
 	return cw.Error()
@@ -74,7 +94,9 @@ func (r *Result) WriteCSV(w io.Writer) error {
 // per method: the window mean, the second-half mean, and their paired
 // excesses over the reference, each as "mean ± half-width" of the
 // confidence interval, all in nats per symbol. The reference is marked
-// with "*". A header line states the sample size and interval type.
+// with "*". A header line states the sample size and interval type. The
+// pairs (Result.Pairs) follow, one row "A − B" each with the paired
+// differences over the window and its second half.
 func (r *Result) WriteSummaryTable(w io.Writer) error {
 	if err := r.check(); err != nil {
 		return err
@@ -100,6 +122,17 @@ func (r *Result) WriteSummaryTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if len(r.Pairs) > 0 {
+		fmt.Fprintf(bw, "paired differences A − B (nats/symbol, %g%% CI across windows, paired like the excesses)\n", 100*r.Confidence)
+		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "pair\twindow (1..%d)\tsecond half (%d..%d)\n", r.N, r.SecondHalfStart, r.N)
+		for _, p := range r.Pairs {
+			fmt.Fprintf(tw, "%s − %s\t%s\t%s\n", p.A, p.B, pm(p.Window), pm(p.SecondHalf))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
 	return bw.Flush()
 }
 
@@ -123,6 +156,11 @@ func (r *Result) check() error {
 			return fmt.Errorf("eval: method %q has %d positions and %d excesses, want %d", m.Name, len(m.Position), len(m.Excess), r.N)
 		}
 	}
+	for _, p := range r.Pairs {
+		if r.Method(p.A) == nil || r.Method(p.B) == nil || len(p.Position) != r.N {
+			return fmt.Errorf("eval: pair %q − %q: not two of the result's methods, or %d positions, want %d", p.A, p.B, len(p.Position), r.N)
+		}
+	}
 	return nil
 }
 
@@ -131,6 +169,15 @@ type jsonDoc struct {
 	Format  string       `json:"format"`
 	Config  jsonConfig   `json:"config"`
 	Methods []jsonMethod `json:"methods"`
+	Pairs   []jsonPair   `json:"pairs,omitempty"`
+}
+
+type jsonPair struct {
+	A          string       `json:"a"`
+	B          string       `json:"b"`
+	Window     jsonInterval `json:"window"`
+	SecondHalf jsonInterval `json:"second_half"`
+	Position   jsonSeries   `json:"position"`
 }
 
 type jsonConfig struct {
@@ -276,7 +323,12 @@ func fromJSONSeries(s jsonSeries, what string, N int) ([]Interval, error) {
 //	   "excess_window":{…},"excess_second_half":{…},
 //	   "position":{"mean":[N],"sd":[N],"lo":[N],"hi":[N]},
 //	   "excess":{"mean":[N],"sd":[N],"lo":[N],"hi":[N]},
-//	   "second_half_windows":[n]}, …]}
+//	   "second_half_windows":[n]}, …],
+//	 "pairs":[{"a":name,"b":name,"window":{…},"second_half":{…},
+//	   "position":{"mean":[N],"sd":[N],"lo":[N],"hi":[N]}}, …]}
+//
+// pairs (the paired differences a − b of Result.Pairs) is absent when
+// none was asked for.
 //
 // second_half_windows (each window's second-half mean loss, for paired
 // comparisons between methods) is absent in files written before it was
@@ -315,6 +367,10 @@ func (r *Result) WriteJSON(w io.Writer) error {
 			SecondHalfWindows: jfloats(m.SecondHalfWindows),
 			FirstHalfWindows:  jfloats(m.FirstHalfWindows),
 		}
+	}
+	for _, p := range r.Pairs {
+		doc.Pairs = append(doc.Pairs, jsonPair{A: p.A, B: p.B, Window: toJSONInterval(p.Window),
+			SecondHalf: toJSONInterval(p.SecondHalf), Position: toJSONSeries(p.Position)})
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {
@@ -394,6 +450,16 @@ func LoadJSON(r io.Reader) (*Result, error) {
 	}
 	if res.Reference < 0 {
 		return nil, fmt.Errorf("eval: JSON reference %q is not among its methods", c.Reference)
+	}
+	for _, jp := range doc.Pairs {
+		p := PairResult{A: jp.A, B: jp.B, Window: fromJSONInterval(jp.Window), SecondHalf: fromJSONInterval(jp.SecondHalf)}
+		if p.Position, err = fromJSONSeries(jp.Position, fmt.Sprintf("eval: JSON pair %q − %q position", jp.A, jp.B), res.N); err != nil {
+			return nil, err
+		}
+		res.Pairs = append(res.Pairs, p)
+	}
+	if err := res.check(); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

@@ -46,10 +46,13 @@ type EvalOptions struct {
 	// method has it); "": the first bayes method, else the first ctw,
 	// else the first method (methods.Reference).
 	Reference string
-	Out       string // output directory (WriteOutputs)
-	Export    string // directory for every method's distributions as .npy ("": none)
-	Workers   int
-	Force     bool // replace existing outputs
+	// Pairs are pairs of methods whose paired difference A − B is
+	// reported beside the excesses, named the same ways (Pairs).
+	Pairs   Pairs
+	Out     string // output directory (WriteOutputs)
+	Export  string // directory for every method's distributions as .npy ("": none)
+	Workers int
+	Force   bool // replace existing outputs
 	// Slide accepts models whose context is shorter than the windows
 	// (SlideWarning, then kept in the result's labels); without it they
 	// are refused (*SlideError) before the evaluation.
@@ -88,6 +91,9 @@ type EvalReport struct {
 func RunEval(ctx context.Context, o EvalOptions) (*EvalReport, error) {
 	o.Events = events.Or(o.Events)
 	o.log = events.LogWriter(o.Events)
+	if o.Half && (o.Reference != "" || len(o.Pairs) > 0) {
+		return nil, fmt.Errorf("the half-file protocol (Half) reports each method's loss alone: no reference, no pairs")
+	}
 	if err := o.CheckMethods(); err != nil {
 		return nil, err
 	}
@@ -117,17 +123,20 @@ func RunEval(ctx context.Context, o EvalOptions) (*EvalReport, error) {
 }
 
 // CheckMethods checks the methods before any work: their files
-// (methods.List.Check), and that the reference names one of them where
-// that can be known before they are built (methods.List.CheckName: a name
-// written as a spec; a label is checked once they are built).
+// (methods.List.Check), and that the reference and the pairs name some of
+// them where that can be known before they are built
+// (methods.List.CheckName: a name written as a spec; a label is checked
+// once they are built).
 func (o EvalOptions) CheckMethods() error {
-	if err := o.Methods.Check(); err != nil || o.Reference == "" {
+	if err := o.Methods.Check(); err != nil {
 		return err
 	}
-	if err := o.Methods.CheckName(o.Reference); err != nil {
-		return fmt.Errorf("reference method: %w", err)
+	if o.Reference != "" {
+		if err := o.Methods.CheckName(o.Reference); err != nil {
+			return fmt.Errorf("reference method: %w", err)
+		}
 	}
-	return nil
+	return o.Pairs.check(o.Methods)
 }
 
 // SlideError refuses models whose context is shorter than the windows
@@ -301,7 +310,7 @@ func (o EvalOptions) evaluate(ctx context.Context, d methods.Defaults, labels ma
 		}
 		labels["warning_context"] = w
 	}
-	res, built, err := evaluateBuilt(ctx, d.Windows, built, d, eval.Config{Workers: o.Workers, Reference: o.Reference, Events: o.Events, Labels: labels})
+	res, built, err := evaluateBuilt(ctx, d.Windows, built, d, eval.Config{Workers: o.Workers, Reference: o.Reference, Pairs: o.Pairs, Events: o.Events, Labels: labels})
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/symbols"
@@ -137,5 +138,77 @@ func TestRunEvalReference(t *testing.T) {
 	o.Reference, o.Out = "CTW(D=3)", p("late")
 	if _, err := RunEval(context.Background(), o); err == nil || !strings.Contains(err.Error(), `no method "CTW(D=3)"`) {
 		t.Errorf("a label not among the methods: %v", err)
+	}
+}
+
+// TestRunEvalPairs: --pairs names methods by spec (any spelling), label
+// or kind; each pair's paired difference is in the summary, results.json
+// and results.csv, and a pair against the reference is that method's
+// excess to the last bit. A pair written as a spec that is not in the
+// list is refused before any work; a pair that is not two names at all
+// when it is set.
+func TestRunEvalPairs(t *testing.T) {
+	dir := t.TempDir()
+	p := func(s string) string { return filepath.Join(dir, s) }
+	prior := source.Prior{A: 3, Depths: []int{1, 2}, Lambda: 0.15, Alpha: []float64{0.5}}
+	ds, err := dataset.Build(dataset.Config{Prior: prior, K: 8, NK: 32, N: 32, Fresh: true, Seed: 2}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Write(p("ds"), false); err != nil {
+		t.Fatal(err)
+	}
+	var pairs Pairs
+	if err := pairs.Set("unigram,CTW:d=5;CTW(D=5,λ=0.15,α=0.5),bayes"); err != nil {
+		t.Fatal(err)
+	}
+	if err := pairs.Set(" markov , unigram "); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	o := EvalOptions{Data: p("ds"), Methods: methods.MustParse("bayes,ctw:D=5,unigram,markov:k=1"), Pairs: pairs, Out: p("ev"), Workers: 2, Events: events.Writer(&log)}
+	rep, err := RunEval(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rep.Result
+	const ctw5, bayes, uni, mk = "CTW(D=5,λ=0.15,α=0.5)", "Bayes(D=1..2,λ=0.15,α=0.5)", "Unigram(α=0.5)", "Markov(k=1,α=0.5)"
+	want := []eval.Pair{{A: uni, B: ctw5}, {A: ctw5, B: bayes}, {A: mk, B: uni}}
+	if len(res.Pairs) != len(want) {
+		t.Fatalf("%d pairs, want %d", len(res.Pairs), len(want))
+	}
+	for i, w := range want {
+		if res.Pairs[i].A != w.A || res.Pairs[i].B != w.B {
+			t.Errorf("pair %d is %s − %s, want %s − %s", i, res.Pairs[i].A, res.Pairs[i].B, w.A, w.B)
+		}
+	}
+	if got, ex := res.Pair(ctw5, bayes), res.Method(ctw5); got.Window != ex.ExcessWindow || got.SecondHalf != ex.ExcessSecondHalf {
+		t.Errorf("CTW − Bayes %+v, CTW's excess over Bayes %+v", got.Window, ex.ExcessWindow)
+	}
+	for _, s := range []string{"paired differences A − B", uni + " − " + ctw5, mk + " − " + uni} {
+		if !strings.Contains(log.String(), s) {
+			t.Errorf("report lacks %q:\n%s", s, log.String())
+		}
+	}
+	back, err := eval.LoadJSONFile(p("ev/results.json"))
+	if err != nil || len(back.Pairs) != 3 {
+		t.Fatalf("results.json: %v", err)
+	}
+	csvText, _ := os.ReadFile(p("ev/results.csv"))
+	if !strings.Contains(string(csvText), "\n\""+mk+"\",32,") || !strings.HasSuffix(string(csvText), ","+uni+"\n") {
+		t.Errorf("results.csv lacks the pair rows of %s with reference %s:\n%s", mk, uni, csvText[len(csvText)-300:])
+	}
+	o.Pairs, o.Out = Pairs{{A: "unigram", B: "kn"}}, p("never")
+	if _, err := RunEval(context.Background(), o); err == nil || !strings.Contains(err.Error(), `pair unigram,kn: no method "kn"`) {
+		t.Errorf("a pair with a spec not in the list: %v", err)
+	}
+	if _, err := os.Stat(p("never")); err == nil {
+		t.Error("a refused evaluation wrote its output directory")
+	}
+	for _, bad := range []string{"gru", "a,b,c", "a,"} {
+		var q Pairs
+		if err := q.Set(bad); err == nil || !strings.Contains(err.Error(), "want two methods, A,B") {
+			t.Errorf("Set(%q): %v", bad, err)
+		}
 	}
 }

@@ -38,7 +38,9 @@ var Outputs = struct{ JSON, CSV, Summary, PNG, SVG string }{
 
 // Evaluate builds the methods of list with defaults d and evaluates them
 // in context on the windows (each from a fresh state). cfg.Reference
-// names the reference as methods.Reference reads it (empty: by kind).
+// names the reference as methods.Reference reads it (empty: by kind), and
+// cfg.Pairs the methods of the paired differences as methods.Find does
+// (a spec in any spelling, a label, or a bare kind one method has).
 func Evaluate(ctx context.Context, windows [][]byte, list methods.List, d methods.Defaults, cfg eval.Config) (*eval.Result, []methods.Built, error) {
 	built, err := methods.Build(list, d)
 	if err != nil {
@@ -72,13 +74,17 @@ func SlideWarning(built []methods.Built, windows [][]byte) string {
 // evaluateBuilt evaluates the built methods in context on the windows,
 // the excesses over the method cfg.Reference means (methods.Reference: a
 // label, a spec in any spelling or a bare kind; empty: by kind, the first
-// bayes, else ctw, else the first method).
+// bayes, else ctw, else the first method), and the paired differences of
+// cfg.Pairs, whose methods are named the same ways (Pairs).
 func evaluateBuilt(ctx context.Context, windows [][]byte, built []methods.Built, d methods.Defaults, cfg eval.Config) (*eval.Result, []methods.Built, error) {
 	ref, err := methods.Reference(built, cfg.Reference)
 	if err != nil {
 		return nil, nil, err
 	}
 	cfg.Reference = built[ref].Predictor.Name()
+	if cfg.Pairs, err = Pairs(cfg.Pairs).resolve(built); err != nil {
+		return nil, nil, err
+	}
 	if cfg.Labels == nil {
 		cfg.Labels = map[string]string{}
 	}

@@ -30,6 +30,7 @@ func runEval(args []string) error {
 	fs.Var(&o.Methods, "methods", "methods to evaluate (see above)")
 	fs.BoolVar(&o.Half, "half", false, "with --file: the protocol of Begleiter, El-Yaniv and Yona (2004) instead: learn on the first half of the file, freeze, and report the average log-loss in bits/symbol on the second half")
 	fs.StringVar(&o.Reference, "reference", "", "without --half: the reference of the excesses, named by its spec (any spelling), its label, or its kind when one method has it (default: the first bayes method, else the first ctw, else the first method)")
+	fs.Var(&o.Pairs, "pairs", "without --half: the paired difference A − B of two methods, named like --reference: A,B (more: A,B;C,D or the flag again), beside the excesses in the table, results.json and results.csv")
 	fs.StringVar(&o.Out, "out", "", "output directory")
 	fs.IntVar(&o.Workers, "workers", runtime.GOMAXPROCS(0), "without --half: worker goroutines")
 	fs.BoolVar(&o.Force, "force", false, "overwrite existing output files")
@@ -48,7 +49,6 @@ func runEval(args []string) error {
 		return trainError(err, "eval", o.Out)
 	}
 	defer done()
-	o.Backend = be
 	files, err := pf.Files()
 	if err != nil {
 		return asUsage(err)
@@ -57,7 +57,7 @@ func runEval(args []string) error {
 	defer stop()
 	ev := newSink(os.Stdout)
 	defer ev.Close()
-	o.Plot, o.Events, o.MemoryLimit = files.Options, ev, memoryLimit()
+	o.Plot, o.Events, o.MemoryLimit, o.Backend = files.Options, ev, memoryLimit(), be
 	_, err = experiment.RunEval(ctx, o)
 	return usageOf[*experiment.SlideError](err, "")
 }

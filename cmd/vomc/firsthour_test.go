@@ -256,8 +256,8 @@ func TestMethodsCheckedFirst(t *testing.T) {
 // TestEvalReferenceSpec: --reference takes the spec the user typed as the
 // method's name, and its label (issue 46: `vomc eval --methods
 // bayes,ctw:D=5 --reference bayes` was refused, "reference method "bayes"
-// not among the predictors"); a spec not in the list is a usage error
-// before any work.
+// not among the predictors"), and so does --pairs; a spec not in the list
+// is a usage error before any work.
 func TestEvalReferenceSpec(t *testing.T) {
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
@@ -279,5 +279,21 @@ func TestEvalReferenceSpec(t *testing.T) {
 	}
 	if _, err := os.Stat(p("no")); err == nil {
 		t.Error("a refused evaluation wrote its output directory")
+	}
+	// --pairs: the paired difference of any two methods (issue 48 item 7)
+	runOK(t, "eval", "--data", p("test"), "--methods", "bayes,ctw:D=5,unigram", "--pairs", "unigram,CTW:d=5", "--pairs", "ctw,unigram", "--out", p("pairs"))
+	res, err := eval.LoadJSONFile(p("pairs/results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pairs) != 2 || res.Pair("Unigram(α=0.5)", "CTW(D=5,λ=0.15,α=0.5)") == nil || res.Pair("CTW(D=5,λ=0.15,α=0.5)", "Unigram(α=0.5)") == nil {
+		t.Errorf("pairs %+v", res.Pairs)
+	}
+	if b, _ := os.ReadFile(p("pairs/summary.txt")); !strings.Contains(string(b), "Unigram(α=0.5) − CTW(D=5,λ=0.15,α=0.5)") {
+		t.Errorf("summary.txt has no pair:\n%s", b)
+	}
+	code, out = stderrOf(t, "eval", "--data", p("test"), "--methods", "bayes,unigram", "--pairs", "unigram,ppm", "--out", p("no"))
+	if code != 2 || !strings.Contains(out, `pair unigram,ppm: no method "ppm"`) {
+		t.Errorf("--pairs unigram,ppm: exit %d:\n%s", code, out)
 	}
 }
