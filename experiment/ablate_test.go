@@ -2,11 +2,17 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
@@ -108,5 +114,46 @@ func TestAblateShipped(t *testing.T) {
 	}
 	if !found {
 		t.Error("no layer-1 previous-symbol group")
+	}
+}
+
+// TestRunAblate: RunAblate writes ablate.json and ablate.txt, and refuses
+// to overwrite them without Force, before any work.
+func TestRunAblate(t *testing.T) {
+	dir := t.TempDir()
+	cfg := transformer.DefaultConfig(1, 2, 8, 16, 3)
+	m, err := transformer.New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	os.MkdirAll(run, 0o755)
+	if err := m.SaveSafetensors(filepath.Join(run, "model.safetensors")); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Build(dataset.Config{Prior: source.PaperPrior(2), K: 6, NK: 17, N: 17, Fresh: true, Seed: 3}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "test")
+	if err := ds.Write(data, false); err != nil {
+		t.Fatal(err)
+	}
+	o := AblateRunOptions{Model: run, Data: data, Out: filepath.Join(dir, "abl"), AblateOptions: AblateOptions{Groups: 2, LabelWindows: 3}}
+	r, err := RunAblate(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back AblateReport
+	b, err := os.ReadFile(filepath.Join(o.Out, "ablate.json"))
+	if err != nil || json.Unmarshal(b, &back) != nil || len(back.Heads) != 2 || back.Windows != 6 {
+		t.Fatalf("ablate.json: %v, %d heads", err, len(back.Heads))
+	}
+	txt, err := os.ReadFile(filepath.Join(o.Out, "ablate.txt"))
+	if err != nil || !strings.Contains(string(txt), "L1H2") || !strings.Contains(string(txt), r.Model) {
+		t.Errorf("ablate.txt: %v\n%s", err, txt)
+	}
+	if _, err := RunAblate(context.Background(), o); !errors.Is(err, fsutil.ErrExists) {
+		t.Errorf("a second run without Force: %v", err)
 	}
 }
