@@ -15,6 +15,7 @@ import (
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/internal/sysmem"
+	"github.com/vomc/vomc/kn"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
 	"github.com/vomc/vomc/transformer/backend"
@@ -287,7 +288,12 @@ func (o EvalOptions) setTuning(d *methods.Defaults) error {
 	}
 	for _, s := range o.Methods {
 		if _, fixed := s.Value("delta"); s.Kind == "kn" && !fixed {
-			fmt.Fprintf(o.log, "tuning KN's δ on %s …\n", d.TuneNote)
+			n := 0
+			for _, w := range d.Tune {
+				n += len(w)
+			}
+			fmt.Fprintf(o.log, "tuning KN's δ on %s: %d passes over %d symbols …\n", d.TuneNote, kn.TuneEvaluations, n)
+			d.TuneProgress = events.ProgressFunc(o.Events, "tuning KN's δ")
 			break
 		}
 	}

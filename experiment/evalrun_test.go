@@ -14,6 +14,7 @@ import (
 	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/symbols"
+	"github.com/vomc/vomc/kn"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/source"
 )
@@ -31,10 +32,14 @@ func TestRunEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log strings.Builder
-	o := EvalOptions{Data: p("ds"), Methods: methods.MustParse("ctw,kn"), Out: p("ev"), Export: p("exp"), Workers: 2, Events: events.Writer(&log)}
+	sink := &tuneSink{Sink: events.Writer(&log)}
+	o := EvalOptions{Data: p("ds"), Methods: methods.MustParse("ctw,kn"), Out: p("ev"), Export: p("exp"), Workers: 2, Events: sink}
 	rep, err := RunEval(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if sink.last != fmt.Sprintf("%d/%d", kn.TuneEvaluations, kn.TuneEvaluations) {
+		t.Errorf("KN's tuning reported %q as its last progress, want all %d evaluations", sink.last, kn.TuneEvaluations)
 	}
 	if rep.Result.Windows != 20 || len(rep.Exported) != 2 || rep.Result.Labels["warning"] == "" {
 		t.Errorf("result %d windows, exported %v, labels %v", rep.Result.Windows, rep.Exported, rep.Result.Labels)
@@ -210,5 +215,17 @@ func TestRunEvalPairs(t *testing.T) {
 		if err := q.Set(bad); err == nil || !strings.Contains(err.Error(), "want two methods, A,B") {
 			t.Errorf("Set(%q): %v", bad, err)
 		}
+	}
+}
+
+// tuneSink records the last progress of the task "tuning KN's δ".
+type tuneSink struct {
+	events.Sink
+	last string
+}
+
+func (s *tuneSink) Progress(task string, done, total int) {
+	if task == "tuning KN's δ" {
+		s.last = fmt.Sprintf("%d/%d", done, total)
 	}
 }

@@ -424,7 +424,7 @@ func TestTune(t *testing.T) {
 			t.Logf("δ* = %.5f, L = %.5f nats", delta, loss)
 			for _, workers := range []int{1, 2, 3, 7} {
 				for _, cache := range []bool{false, true} {
-					d2, l2, err := tune(windows, tc.A, tc.order, opts, workers, cache)
+					d2, l2, err := tune(windows, tc.A, tc.order, opts, workers, cache, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -450,9 +450,38 @@ func TestGoldenSection(t *testing.T) {
 		if fx != (x-x0)*(x-x0) {
 			t.Errorf("value mismatch")
 		}
-		if evals > 25 {
-			t.Errorf("%d evaluations", evals)
+		if evals != TuneEvaluations {
+			t.Errorf("%d evaluations, TuneEvaluations = %d", evals, TuneEvaluations)
 		}
+	}
+}
+
+// TestTuneProgress checks that TuneProgress reports every loss evaluation,
+// in order and out of TuneEvaluations, and tunes as Tune does.
+func TestTuneProgress(t *testing.T) {
+	var windows [][]byte
+	for i := range 20 {
+		windows = append(windows, testseq.FixedOrderSource(3, 2, 200, uint64(i+1)))
+	}
+	delta, loss, err := Tune(windows, 3, 2, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	d2, l2, err := TuneProgress(windows, 3, 2, Options{}, func(done, total int) {
+		if total != TuneEvaluations {
+			t.Errorf("total %d, want %d", total, TuneEvaluations)
+		}
+		got = append(got, done)
+	})
+	if err != nil || d2 != delta || l2 != loss {
+		t.Errorf("TuneProgress (%v, %v, %v), Tune (%v, %v)", d2, l2, err, delta, loss)
+	}
+	if len(got) != TuneEvaluations || got[0] != 1 || got[len(got)-1] != TuneEvaluations {
+		t.Errorf("reports %v, want 1..%d", got, TuneEvaluations)
+	}
+	if TuneEvaluations != 22 {
+		t.Errorf("TuneEvaluations = %d, the doc says 22", TuneEvaluations)
 	}
 }
 

@@ -74,10 +74,22 @@ func MeanLoss(windows [][]byte, A, order int, delta float64, opts Options) (floa
 // number of worker goroutines (GOMAXPROCS). The counts that do not depend on
 // δ are computed once and cached when they fit in 256 MiB.
 func Tune(windows [][]byte, A, order int, opts Options) (delta, meanLossNats float64, err error) {
-	return tune(windows, A, order, opts, runtime.GOMAXPROCS(0), true)
+	return tune(windows, A, order, opts, runtime.GOMAXPROCS(0), true, nil)
 }
 
-func tune(windows [][]byte, A, order int, opts Options, workers int, cache bool) (float64, float64, error) {
+// TuneEvaluations is the number of loss evaluations (passes over the
+// windows) that Tune makes: 22 at TuneTolerance.
+var TuneEvaluations = goldenEvaluations(0, 1, TuneTolerance)
+
+// TuneProgress is Tune reporting as it goes: after each loss evaluation it
+// calls progress(done, TuneEvaluations) (nil: no reports). Tuning on many
+// windows takes minutes: each evaluation is a pass over all of them, and
+// their counts are recounted in each pass when they do not fit the cache.
+func TuneProgress(windows [][]byte, A, order int, opts Options, progress func(done, total int)) (delta, meanLossNats float64, err error) {
+	return tune(windows, A, order, opts, runtime.GOMAXPROCS(0), true, progress)
+}
+
+func tune(windows [][]byte, A, order int, opts Options, workers int, cache bool, progress func(done, total int)) (float64, float64, error) {
 	m, err := New(A, order, 0.5, opts)
 	if err != nil {
 		return 0, 0, err
@@ -86,8 +98,29 @@ func tune(windows [][]byte, A, order int, opts Options, workers int, cache bool)
 	if err != nil {
 		return 0, 0, err
 	}
-	x, fx := goldenSection(tu.loss, 0, 1, TuneTolerance)
+	f, done := tu.loss, 0
+	if progress != nil {
+		f = func(delta float64) float64 {
+			l := tu.loss(delta)
+			done++
+			progress(done, TuneEvaluations)
+			return l
+		}
+	}
+	x, fx := goldenSection(f, 0, 1, TuneTolerance)
 	return x, fx, nil
+}
+
+// goldenEvaluations is the number of evaluations goldenSection makes on
+// (lo, hi) at tolerance tol: two, and one per narrowing of the bracket by
+// the golden ratio until it is narrower than tol.
+func goldenEvaluations(lo, hi, tol float64) int {
+	r := (math.Sqrt(5) - 1) / 2
+	n := 2
+	for a, b := lo, hi; b-a >= tol; n++ {
+		b = a + r*(b-a)
+	}
+	return n
 }
 
 // goldenSection minimises f on (lo, hi) until the bracket is narrower than

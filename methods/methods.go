@@ -93,6 +93,9 @@ type Defaults struct {
 	// a kn spec gives no delta; TuneNote says what they are (for reports).
 	Tune     [][]byte
 	TuneNote string
+	// TuneProgress, when not nil, receives the progress of each δ tuning
+	// (kn.TuneProgress): loss evaluations done of kn.TuneEvaluations.
+	TuneProgress func(done, total int) `json:"-"`
 	// Windows are the evaluated windows, which an npy method's
 	// distributions are matched against (nil when not known).
 	Windows [][]byte
@@ -264,7 +267,7 @@ func buildKN(a *args, d Defaults) (Built, error) {
 		}
 		var loss float64
 		var err error
-		delta, loss, err = kn.Tune(d.Tune, d.A, order, opts)
+		delta, loss, err = kn.TuneProgress(d.Tune, d.A, order, opts, d.TuneProgress)
 		if err != nil {
 			return b, err
 		}
