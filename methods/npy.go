@@ -53,46 +53,87 @@ func LoadNPY(path, name string, windows [][]byte, A int) (*NPYPredictor, error) 
 	if len(windows) == 0 {
 		return nil, fmt.Errorf("%s: no evaluated windows to match (an npy method is matched against the windows of the data set or file evaluated)", path)
 	}
-	N := len(windows[0])
-	for w, x := range windows {
-		if len(x) != N {
-			return nil, fmt.Errorf("%s: the evaluated windows have different lengths (%d and %d at window %d)", path, N, len(x), w)
-		}
-	}
 	a, err := npy.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if want := []int{len(windows), N, A}; !slices.Equal(a.Shape, want) {
-		return nil, fmt.Errorf("%s: shape %v, want (windows, N, A) = %v for this data", path, a.Shape, want)
-	}
-	for w, x := range windows {
-		for t := range N {
-			row := a.Data[(w*N+t)*A : (w*N+t+1)*A]
-			s := 0.0
-			for q, v := range row {
-				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-					return nil, fmt.Errorf("%s: window %d position %d symbol %d: %v is not a probability", path, w, t, q, v)
-				}
-				s += v
-			}
-			if math.Abs(s-1) > NPYTolerance {
-				return nil, fmt.Errorf("%s: window %d position %d: the row sums to %.6g, not 1 (±%g)", path, w, t, s, NPYTolerance)
-			}
-			if row[x[t]] == 0 {
-				return nil, fmt.Errorf("%s: window %d position %d: probability 0 for the observed symbol %d (infinite loss)", path, w, t, x[t])
-			}
-		}
-	}
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(path), ".npy")
 	}
-	p := &NPYPredictor{name: name, A: A, N: N, windows: windows, rows: a.Data, order: make([]int, len(windows))}
+	p, err := NewNPYPredictor(name, a.Data, a.Shape, windows, A)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// NewNPYPredictor is LoadNPY's predictor of distributions held in memory:
+// rows of the given shape (W, N, A), row-major (row [w, t] at
+// rows[(w·N+t)·A:]), checked against the evaluated windows as LoadNPY
+// checks a file. The predictor keeps rows (no copy): the caller must not
+// change them while it is in use. Errors name the window and position
+// (0-based) but not where the rows came from.
+func NewNPYPredictor(name string, rows []float64, shape []int, windows [][]byte, A int) (*NPYPredictor, error) {
+	if len(windows) == 0 {
+		return nil, fmt.Errorf("no evaluated windows to match (an npy method is matched against the windows of the data set or file evaluated)")
+	}
+	N := len(windows[0])
+	for w, x := range windows {
+		if len(x) != N {
+			return nil, fmt.Errorf("the evaluated windows have different lengths (%d and %d at window %d)", N, len(x), w)
+		}
+	}
+	if want := []int{len(windows), N, A}; !slices.Equal(shape, want) {
+		return nil, fmt.Errorf("shape %v, want (windows, N, A) = %v for this data", shape, want)
+	}
+	if len(rows) != len(windows)*N*A {
+		return nil, fmt.Errorf("%d values for shape %v", len(rows), shape)
+	}
+	if err := checkRows(rows, windows, A); err != nil {
+		return nil, err
+	}
+	p := &NPYPredictor{name: name, A: A, N: N, windows: windows, rows: rows, order: make([]int, len(windows))}
 	for i := range p.order {
 		p.order[i] = i
 	}
 	slices.SortStableFunc(p.order, func(i, j int) int { return bytes.Compare(windows[i], windows[j]) })
-	// causality: neighbours in sorted order share the longest prefixes
+	return p, p.checkCausal()
+}
+
+// checkRows checks that every row of rows is a distribution (finite
+// entries ≥ 0 summing to 1 within NPYTolerance) giving the observed
+// symbol a non-zero probability.
+func checkRows(rows []float64, windows [][]byte, A int) error {
+	for w, x := range windows {
+		N := len(x)
+		for t := range N {
+			row := rows[(w*N+t)*A : (w*N+t+1)*A]
+			s := 0.0
+			for q, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+					return fmt.Errorf("window %d position %d symbol %d: %v is not a probability", w, t, q, v)
+				}
+				s += v
+			}
+			if math.Abs(s-1) > NPYTolerance {
+				return fmt.Errorf("window %d position %d: the row sums to %.6g, not 1 (±%g)", w, t, s, NPYTolerance)
+			}
+			if int(x[t]) >= A {
+				return fmt.Errorf("window %d position %d: symbol %d outside the alphabet 0..%d", w, t, x[t], A-1)
+			}
+			if row[x[t]] == 0 {
+				return fmt.Errorf("window %d position %d: probability 0 for the observed symbol %d (infinite loss)", w, t, x[t])
+			}
+		}
+	}
+	return nil
+}
+
+// checkCausal checks causality: windows that share their first t symbols
+// have rows 0..t equal within NPYTolerance. Neighbours in sorted order
+// share the longest prefixes.
+func (p *NPYPredictor) checkCausal() error {
+	N, A, windows := p.N, p.A, p.windows
 	for k := 1; k < len(p.order); k++ {
 		u, v := p.order[k-1], p.order[k]
 		l := 0
@@ -102,12 +143,12 @@ func LoadNPY(path, name string, windows [][]byte, A int) (*NPYPredictor, error) 
 		for t := 0; t <= min(l, N-1); t++ {
 			for q := range A {
 				if d := math.Abs(p.row(u, t)[q] - p.row(v, t)[q]); d > NPYTolerance {
-					return nil, fmt.Errorf("%s: not a causal predictor: windows %d and %d share their first %d symbols, but their rows at position %d differ by %.3g in symbol %d", path, u, v, t, t, d, q)
+					return fmt.Errorf("not a causal predictor: windows %d and %d share their first %d symbols, but their rows at position %d differ by %.3g in symbol %d", u, v, t, t, d, q)
 				}
 			}
 		}
 	}
-	return p, nil
+	return nil
 }
 
 func (p *NPYPredictor) row(w, t int) []float64 {

@@ -19,7 +19,12 @@ import (
 // pythonWithTorch returns the first interpreter that imports torch, numpy
 // and pytest — $VOMC_PYTHON if set, else python3 on PATH, else
 // /usr/bin/python3 — or "" and why none does.
-func pythonWithTorch() (string, string) {
+func pythonWithTorch() (string, string) { return pythonWith("torch, numpy, pytest") }
+
+// pythonWith returns the first interpreter ($VOMC_PYTHON, python3 on
+// PATH, /usr/bin/python3) that runs "import "+modules, or "" and why none
+// does.
+func pythonWith(modules string) (string, string) {
 	var cands []string
 	if p := os.Getenv("VOMC_PYTHON"); p != "" {
 		cands = append(cands, p)
@@ -35,7 +40,7 @@ func pythonWithTorch() (string, string) {
 			continue
 		}
 		seen[c] = true
-		out, err := exec.Command(c, "-c", "import torch, numpy, pytest").CombinedOutput()
+		out, err := exec.Command(c, "-c", "import "+modules).CombinedOutput()
 		if err == nil {
 			return c, ""
 		}
@@ -49,6 +54,27 @@ func pythonWithTorch() (string, string) {
 		why = append(why, c+": "+msg)
 	}
 	return "", strings.Join(why, "; ")
+}
+
+// runLogged runs cmd with its output streamed into the test log.
+func runLogged(t *testing.T, cmd *exec.Cmd) error {
+	t.Helper()
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			t.Log(sc.Text())
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	err := cmd.Run()
+	pw.Close()
+	<-done
+	return err
 }
 
 // TestPytest runs the pytest suite of vomc_torch (python/tests) from the
