@@ -18,7 +18,7 @@ const module = "github.com/vomc/vomc/"
 // folder up when it belongs there. A sub-folder named here (reproduce/report)
 // is a folder of its own, apart from the folder above it.
 var layers = [][]string{
-	{"predict", "safetensors", "arith", "python", "scripts", "models", "events"}, // nothing of vomc's
+	{"predict", "safetensors", "arith", "python", "scripts", "models", "events", "jsonfloat"}, // nothing of vomc's
 	{"internal", "eval"},
 	{"markov", "kn", "ppm", "npy", "source", "plot", "pipeline"},
 	{"ctw", "dataset", "compress", "leafprior"},

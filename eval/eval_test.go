@@ -464,8 +464,12 @@ func TestSingleWindowNaN(t *testing.T) {
 		t.Fatalf("single window interval %+v", iv)
 	}
 	js := encodeJSON(t, res)
-	if !bytes.Contains(js, []byte("null")) {
-		t.Fatal("NaN not encoded as null")
+	if !bytes.Contains(js, []byte(`"NaN"`)) || bytes.Contains(js, []byte("null")) {
+		t.Fatal(`NaN not encoded as "NaN" (jsonfloat)`)
+	}
+	// files of before wrote NaN as null: they still read
+	if old, err := eval.LoadJSON(bytes.NewReader(bytes.ReplaceAll(js, []byte(`"NaN"`), []byte("null")))); err != nil || !math.IsNaN(old.Methods[0].Window.Lo) {
+		t.Fatalf("a file with null: %v", err)
 	}
 	back, err := eval.LoadJSON(bytes.NewReader(js))
 	if err != nil {
@@ -475,7 +479,7 @@ func TestSingleWindowNaN(t *testing.T) {
 		t.Fatal("round trip differs")
 	}
 	if !math.IsNaN(back.Methods[0].Window.Lo) {
-		t.Fatal("null not decoded as NaN")
+		t.Fatal(`"NaN" not decoded as NaN`)
 	}
 	var sb strings.Builder
 	if err := res.WriteSummaryTable(&sb); err != nil {

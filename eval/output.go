@@ -7,11 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/vomc/vomc/jsonfloat"
 )
 
 // JSONFormat is the value of the "format" field of WriteJSON's output.
@@ -221,63 +222,14 @@ type jsonMethod struct {
 	FirstHalfWindows jfloats `json:"first_half_windows,omitempty"`
 }
 
-// jfloat is a float64 that encodes NaN and ±Inf as JSON null (decoded as
-// NaN) and finite values in the shortest exact form.
-type jfloat float64
-
-func appendJFloat(b []byte, v float64) []byte {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return append(b, "null"...)
-	}
-	return strconv.AppendFloat(b, v, 'g', -1, 64)
-}
-
-func (f jfloat) MarshalJSON() ([]byte, error) { return appendJFloat(nil, float64(f)), nil }
-
-func (f *jfloat) UnmarshalJSON(b []byte) error {
-	var p *float64
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	if p == nil {
-		*f = jfloat(math.NaN())
-	} else {
-		*f = jfloat(*p)
-	}
-	return nil
-}
-
-// jfloats is a []float64 encoded like jfloat element by element.
-type jfloats []float64
-
-func (fs jfloats) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 2+len(fs)*20)
-	b = append(b, '[')
-	for i, v := range fs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJFloat(b, v)
-	}
-	return append(b, ']'), nil
-}
-
-func (fs *jfloats) UnmarshalJSON(b []byte) error {
-	var ps []*float64
-	if err := json.Unmarshal(b, &ps); err != nil {
-		return err
-	}
-	out := make([]float64, len(ps))
-	for i, p := range ps {
-		if p == nil {
-			out[i] = math.NaN()
-		} else {
-			out[i] = *p
-		}
-	}
-	*fs = out
-	return nil
-}
+// jfloat and jfloats write floats by vomc's JSON convention (jsonfloat:
+// finite values in the shortest exact form, NaN and ±Inf as the strings
+// "NaN", "+Inf", "-Inf"; null, as files of before wrote them, reads as
+// NaN).
+type (
+	jfloat  = jsonfloat.Float
+	jfloats = jsonfloat.Floats
+)
 
 func toJSONInterval(iv Interval) jsonInterval {
 	return jsonInterval{jfloat(iv.Mean), jfloat(iv.SD), jfloat(iv.Lo), jfloat(iv.Hi)}
@@ -311,8 +263,9 @@ func fromJSONSeries(s jsonSeries, what string, N int) ([]Interval, error) {
 
 // WriteJSON writes the whole Result (configuration, per-method summaries
 // and per-position series) as one compact JSON document (layout below)
-// followed by a newline. Losses are in nats ("units":"nats"); NaN values
-// are written as null. Numbers round-trip exactly through LoadJSON.
+// followed by a newline. Losses are in nats ("units":"nats"); NaN and
+// ±Inf values are written as the strings "NaN", "+Inf", "-Inf"
+// (jsonfloat). Numbers round-trip exactly through LoadJSON.
 //
 //	{"format":"vomc-eval/1",
 //	 "config":{"windows":n,"window_length":N,"alphabet_size":A,

@@ -41,6 +41,7 @@ import (
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/dynamics"
 	"github.com/vomc/vomc/events"
+	"github.com/vomc/vomc/jsonfloat"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/source"
@@ -502,26 +503,19 @@ type Series struct {
 	Loss Losses    `json:"loss"`
 }
 
-// Losses are losses in nats, written in JSON with null for a non-finite
-// value (a model that gave an observed symbol probability 0).
+// Losses are losses in nats, written in JSON by vomc's convention
+// (jsonfloat): a non-finite value (a model that gave an observed symbol
+// probability 0) as the string "+Inf" or "NaN", which the page's JSON
+// reviver reads back as a number.
 type Losses []float64
 
-// MarshalJSON writes the losses as numbers, non-finite ones as null.
-func (l Losses) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 2+20*len(l))
-	b = append(b, '[')
-	for i, v := range l {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			b = append(b, "null"...)
-		} else {
-			b = strconv.AppendFloat(b, v, 'g', -1, 64)
-		}
-	}
-	return append(b, ']'), nil
-}
+// MarshalJSON writes the losses as numbers, non-finite ones by jsonfloat's
+// convention.
+func (l Losses) MarshalJSON() ([]byte, error) { return jsonfloat.Floats(l).MarshalJSON() }
+
+// UnmarshalJSON reads what MarshalJSON writes (and null, as NaN, as
+// before).
+func (l *Losses) UnmarshalJSON(b []byte) error { return (*jsonfloat.Floats)(l).UnmarshalJSON(b) }
 
 // Context is a context (suffix) of the current history: its length, its
 // symbols in time order and, for the source's true context, the next-symbol

@@ -570,11 +570,11 @@ func TestListen(t *testing.T) {
 
 func TestLossesJSON(t *testing.T) {
 	b, err := json.Marshal(Series{Loss: Losses{0.5, math.Inf(1), math.NaN(), 1e-300}})
-	if err != nil || !strings.Contains(string(b), `"loss":[0.5,null,null,1e-300]`) {
+	if err != nil || !strings.Contains(string(b), `"loss":[0.5,"+Inf","NaN",1e-300]`) {
 		t.Errorf("%s %v", b, err)
 	}
 	var back Series
-	if err := json.Unmarshal(b, &back); err != nil || back.Loss[0] != 0.5 || back.Loss[3] != 1e-300 {
+	if err := json.Unmarshal(b, &back); err != nil || back.Loss[0] != 0.5 || !math.IsInf(back.Loss[1], 1) || !math.IsNaN(back.Loss[2]) || back.Loss[3] != 1e-300 {
 		t.Errorf("read back: %v %v", back.Loss, err)
 	}
 }

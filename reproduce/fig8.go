@@ -3,12 +3,12 @@ package reproduce
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/experiment"
+	"github.com/vomc/vomc/jsonfloat"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/reproduce/results"
@@ -56,10 +56,7 @@ func synthVariantStage(cfg study.Config, short, enc string, r int, opts Options)
 				return nil, err
 			}
 			rec := results.SynthRecord{Variant: synth.ShortName(v), Label: label, Params: m.Config.NumParams(), Steps: m.Info.Steps,
-				Seconds: secs, BestVal: m.Info.BestVal, EarlierSeconds: earlier}
-			if math.IsNaN(rec.BestVal) || math.IsInf(rec.BestVal, 0) {
-				rec.BestVal = -1
-			}
+				Seconds: secs, BestVal: jsonfloat.Float(m.Info.BestVal), EarlierSeconds: earlier}
 			rec.Note = fmt.Sprintf("%d steps, %d features", rec.Steps, m.Config.Features())
 			if enc != synth.Paper {
 				rec.Note += ", encoding " + enc

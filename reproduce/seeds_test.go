@@ -3,6 +3,7 @@ package reproduce
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -136,7 +137,7 @@ func TestTinySeedsEndToEnd(t *testing.T) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		t.Fatal(err)
 	}
-	if len(st) != 2 || len(st[0].Replicates) != 2 || st[0].AcrossSecondHalf.Lo == nil {
+	if len(st) != 2 || len(st[0].Replicates) != 2 || math.IsNaN(float64(st[0].AcrossSecondHalf.Lo)) {
 		t.Fatalf("seeds.json: %s", b)
 	}
 	if st[0].SecondHalf[0] == st[0].SecondHalf[1] {

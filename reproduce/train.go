@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/vomc/vomc/events"
+	"github.com/vomc/vomc/jsonfloat"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
@@ -97,13 +98,13 @@ func trainStage(cfg study.Config, m study.Model, r int, opts Options) pipeline.S
 				return nil, stageError(err)
 			}
 			info := results.TrainInfo{Spec: m.Spec, Label: results.RepLabel(m, r), Name: s.Name, Params: tcfg.NumParams(),
-				Steps: s.Step, Epochs: s.Epoch, Seconds: s.Elapsed.Seconds(), EarlierSeconds: s.Earlier.Seconds(), BestVal: s.BestVal,
-				Stopped: s.Stopped, FinalTrainLoss: s.FinalTrainLoss()}
+				Steps: s.Step, Epochs: s.Epoch, Seconds: s.Elapsed.Seconds(), EarlierSeconds: s.Earlier.Seconds(), BestVal: jsonfloat.Float(s.BestVal),
+				Stopped: s.Stopped, FinalTrainLoss: jsonfloat.Float(s.FinalTrainLoss())}
 			info.Tokens = float64(s.Step) * float64(min(topt.BatchSize, s.TrainWindows)) * float64(cfg.N)
-			if math.IsInf(info.BestVal, 0) {
-				info.BestVal = math.NaN()
+			if math.IsInf(s.BestVal, 0) {
+				info.BestVal = jsonfloat.Float(math.NaN()) // no validation
 			}
-			return []string{results.ModelFile}, results.WriteJSON(sc.Dir, results.InfoFile, results.JSONSafe(info))
+			return []string{results.ModelFile}, results.WriteJSON(sc.Dir, results.InfoFile, info)
 		},
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/sysmem"
+	"github.com/vomc/vomc/jsonfloat"
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/transformer/backend"
 )
@@ -31,27 +32,56 @@ type fileConfig struct {
 	Encoding string `json:"encoding,omitempty"`
 }
 
-// infoJSON encodes info, writing the NaN losses of a run without
-// validation as −1 (JSON has no NaN).
+// infoFile is TrainInfo's JSON form: its losses by vomc's convention
+// (jsonfloat: NaN, a run without validation, as "NaN"). Files written
+// before it hold −1 for that NaN, which reads as NaN (losses are ≥ 0).
+type infoFile struct {
+	TrainInfo
+	BestVal jsonfloat.Float `json:"best_val"`
+	History []evalFile      `json:"history"`
+}
+
+// evalFile is Eval's JSON form (infoFile).
+type evalFile struct {
+	Eval
+	TrainLoss jsonfloat.Float `json:"train_loss"`
+	ValLoss   jsonfloat.Float `json:"val_loss"`
+}
+
+// infoJSON encodes info as an infoFile.
 func infoJSON(info TrainInfo) ([]byte, error) {
-	if math.IsNaN(info.BestVal) {
-		info.BestVal = -1
+	f := infoFile{TrainInfo: info, BestVal: jsonfloat.Float(info.BestVal)}
+	for _, e := range info.History {
+		f.History = append(f.History, evalFile{e, jsonfloat.Float(e.TrainLoss), jsonfloat.Float(e.ValLoss)})
 	}
-	h := make([]Eval, len(info.History))
-	for i, e := range info.History {
-		if math.IsNaN(e.ValLoss) {
-			e.ValLoss = -1
+	return json.Marshal(f)
+}
+
+// parseInfo decodes an infoFile.
+func parseInfo(b []byte) (TrainInfo, error) {
+	var f infoFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return TrainInfo{}, err
+	}
+	old := func(v jsonfloat.Float) float64 { // −1: NaN, as files of before wrote it
+		if v == -1 {
+			return math.NaN()
 		}
-		h[i] = e
+		return float64(v)
 	}
-	info.History = h
-	return json.Marshal(info)
+	info := f.TrainInfo
+	info.BestVal, info.History = old(f.BestVal), nil
+	for _, e := range f.History {
+		e.Eval.TrainLoss, e.Eval.ValLoss = float64(e.TrainLoss), old(e.ValLoss)
+		info.History = append(info.History, e.Eval)
+	}
+	return info, nil
 }
 
 // Write writes the model as safetensors: one F32 tensor per parameter
 // (names embed.*, ff.fc.*, ff.proj.*, head.*; weights out×in) and
 // __metadata__ with format, label, config (JSON) and train (TrainInfo as
-// JSON; a missing validation loss is written as −1).
+// JSON, an infoFile: a missing validation loss is "NaN").
 func (m *Model) Write(w io.Writer) error {
 	c := m.Config
 	cj := c.fileJSON()
@@ -159,7 +189,7 @@ func readModel(be backend.Backend, r io.Reader, size int64, name string) (*Model
 		return nil, err
 	}
 	if s := md["train"]; s != "" {
-		if err := json.Unmarshal([]byte(s), &m.Info); err != nil {
+		if m.Info, err = parseInfo([]byte(s)); err != nil {
 			return nil, fmt.Errorf("synth: train info: %w", err)
 		}
 	}

@@ -9,10 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/jsonfloat"
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/transformer/backend"
@@ -93,33 +93,9 @@ type stateJSON struct {
 	WindowLen       int       `json:"window_len"`
 }
 
-// jsonFloat is a float64 that survives JSON exactly, including ±Inf and
-// NaN (written as the strings "+Inf", "-Inf", "NaN").
-type jsonFloat float64
-
-func (f jsonFloat) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return []byte(strconv.Quote(strconv.FormatFloat(v, 'g', -1, 64))), nil
-	}
-	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
-}
-
-func (f *jsonFloat) UnmarshalJSON(b []byte) error {
-	s := string(b)
-	if len(s) > 0 && s[0] == '"' {
-		var err error
-		if s, err = strconv.Unquote(s); err != nil {
-			return err
-		}
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return fmt.Errorf("transformer: bad float %s in checkpoint", b)
-	}
-	*f = jsonFloat(v)
-	return nil
-}
+// jsonFloat is a float64 that survives JSON exactly, ±Inf and NaN too
+// (jsonfloat: the strings "+Inf", "-Inf", "NaN").
+type jsonFloat = jsonfloat.Float
 
 // logEntryJSON is the JSON form of a LogEntry (one line of train.jsonl).
 type logEntryJSON struct {

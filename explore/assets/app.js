@@ -16,16 +16,20 @@
     for (const c of kids) if (c != null) e.append(c);
     return e;
   };
-  const fmt = (v, d = 4) => (v == null || Number.isNaN(v)) ? '–' : (Math.abs(v) < 1e-4 && v !== 0 ? v.toExponential(1) : v.toFixed(d));
+  const fmt = (v, d = 4) => (v == null || Number.isNaN(v)) ? '–' : !Number.isFinite(v) ? (v > 0 ? '∞' : '−∞') : (Math.abs(v) < 1e-4 && v !== 0 ? v.toExponential(1) : v.toFixed(d));
 
   // ---------- data sources: the live server, or a static bundle ----------
   const bundleEl = document.getElementById('vomc-bundle');
-  const bundle = bundleEl ? JSON.parse(bundleEl.textContent) : null;
+  // revive reads vomc's JSON floats (package jsonfloat): the strings
+  // "NaN", "+Inf" and "-Inf" stand for the non-finite numbers.
+  const nonFinite = new Map([['NaN', NaN], ['+Inf', Infinity], ['-Inf', -Infinity]]);
+  const revive = (k, v) => (typeof v === 'string' && nonFinite.has(v)) ? nonFinite.get(v) : v;
+  const bundle = bundleEl ? JSON.parse(bundleEl.textContent, revive) : null;
 
   async function getJSON(url) {
     for (;;) {
       const r = await fetch(url);
-      const body = await r.json().catch(() => ({ error: `HTTP ${r.status}` }));
+      const body = await r.text().then((t) => JSON.parse(t, revive)).catch(() => ({ error: `HTTP ${r.status}` }));
       if (r.status === 202) { await new Promise((f) => setTimeout(f, 400)); continue; }
       if (!r.ok) throw new Error(body.error || `HTTP ${r.status}`);
       return body;

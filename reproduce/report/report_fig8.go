@@ -152,10 +152,7 @@ func fig8Checks(cfg study.Config, mg *results.Merged, enc0 string, gaps []result
 // (beyond +GapTolerance or below −GapTolerance), and otherwise, or with a
 // single window, the data cannot decide.
 func gapVerdict(g results.SynthGap) (m, half float64, v verdict, text string) {
-	m, half = deref(g.SecondHalf.Mean), math.NaN()
-	if g.SecondHalf.Lo != nil && g.SecondHalf.Hi != nil {
-		half = (*g.SecondHalf.Hi - *g.SecondHalf.Lo) / 2
-	}
+	m, half = float64(g.SecondHalf.Mean), float64(g.SecondHalf.Hi-g.SecondHalf.Lo)/2 // NaN with one window
 	if math.IsNaN(half) {
 		return m, half, undecided, "cannot be decided (one window)"
 	}
@@ -185,7 +182,7 @@ func gapSentence(gaps []results.SynthGap) string {
 	var order []string
 	by := map[string][]results.SynthGap{}
 	for _, g := range gaps {
-		if g.SecondHalf.Mean == nil {
+		if math.IsNaN(float64(g.SecondHalf.Mean)) {
 			continue
 		}
 		if _, ok := by[g.Encoding]; !ok {
@@ -198,7 +195,7 @@ func gapSentence(gaps []results.SynthGap) string {
 		gs := by[enc]
 		if len(gs) == 1 {
 			m, half, _, text := gapVerdict(gs[0])
-			parts = append(parts, fmt.Sprintf("%s encoding: %+.4f ± %.4f (window %+.4f), %s", enc, m, half, deref(gs[0].Window.Mean), text))
+			parts = append(parts, fmt.Sprintf("%s encoding: %+.4f ± %.4f (window %+.4f), %s", enc, m, half, float64(gs[0].Window.Mean), text))
 			continue
 		}
 		var per []string
@@ -225,12 +222,4 @@ func gapSentence(gaps []results.SynthGap) string {
 		"“TF 2-0 ≈ TF 2-0 w/ all counts” holds when the whole interval lies within ±" + fmt.Sprint(GapTolerance) + " nats, fails when it lies wholly beyond, and is inconclusive when it reaches across the tolerance), " +
 		"under each encoding of the position and the counts (under log and linear every variant sees the same representation of both; under the paper's, TF 2-0 decodes its position from cos/sin while the counts enter as ln(1+c)): " +
 		strings.Join(parts, "; ") + "."
-}
-
-// deref is *p, NaN for nil (a JSON null).
-func deref(p *float64) float64 {
-	if p == nil {
-		return math.NaN()
-	}
-	return *p
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/jsonfloat"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
@@ -160,7 +161,7 @@ func TestBestTransformerConsistent(t *testing.T) {
 
 // TestGapSentence checks the verdicts on "TF 2-0 ≈ TF 2-0 w/ all counts".
 func TestGapSentence(t *testing.T) {
-	f := func(x float64) *float64 { return &x }
+	f := func(x float64) jsonfloat.Float { return jsonfloat.Float(x) }
 	iv := func(m, h float64) results.JSONInterval {
 		return results.JSONInterval{Mean: f(m), Lo: f(m - h), Hi: f(m + h)}
 	}
@@ -176,12 +177,12 @@ func TestGapSentence(t *testing.T) {
 		{iv(0.0065, 0.001), "does not hold (the interval lies beyond ±0.005"},
 		{iv(-0.012, 0.003), "does not hold"},
 		{iv(0.02, 0.006), "does not hold"},
-		{results.JSONInterval{Mean: f(0.01)}, "cannot be decided"},
+		{results.JSONInterval{Mean: f(0.01), SD: f(math.NaN()), Lo: f(math.NaN()), Hi: f(math.NaN())}, "cannot be decided"}, // one window
 	}
 	for _, c := range cases {
 		s := gapSentence([]results.SynthGap{{Encoding: "log", SecondHalf: c.gap, Window: c.gap}})
 		if !strings.Contains(s, "log encoding: ") || !strings.Contains(s, c.want) {
-			t.Errorf("gap %v ± : %q, want %q", *c.gap.Mean, s, c.want)
+			t.Errorf("gap %v ± : %q, want %q", c.gap.Mean, s, c.want)
 		}
 	}
 	multi := gapSentence([]results.SynthGap{

@@ -10,6 +10,7 @@ import (
 	"github.com/vomc/vomc/dynamics"
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/jsonfloat"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/synth"
@@ -130,7 +131,7 @@ type SynthRecord struct {
 	Params  int
 	Steps   int
 	Seconds float64
-	BestVal float64 // -1 without validation
+	BestVal jsonfloat.Float // NaN without validation (-1 in records of before)
 	Note    string
 	// EarlierSeconds is as TrainInfo's: the training time of the
 	// invocations before the one that completed the stage (0, not
@@ -224,15 +225,9 @@ type TrainInfo struct {
 	// resumed from (0, and not written, when it started afresh): the
 	// stage took about EarlierSeconds plus its recorded time (stageTime).
 	EarlierSeconds float64 `json:",omitempty"`
-	BestVal        float64 // NaN without validation
-	FinalTrainLoss float64
+	// BestVal is NaN without validation (-1 in records of before);
+	// both losses are in JSON by jsonfloat's convention.
+	BestVal        jsonfloat.Float
+	FinalTrainLoss jsonfloat.Float
 	Stopped        bool
-}
-
-// JSONSafe replaces NaN (which JSON cannot hold) by -1 in a TrainInfo.
-func JSONSafe(t TrainInfo) TrainInfo {
-	if math.IsNaN(t.BestVal) {
-		t.BestVal = -1
-	}
-	return t
 }

@@ -1,9 +1,8 @@
 package results
 
 import (
-	"math"
-
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/jsonfloat"
 	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/synth"
 )
@@ -40,19 +39,16 @@ type SeedStats struct {
 	AcrossWindow, AcrossSecondHalf, AcrossExcessWindow, AcrossExcessSecondHalf JSONInterval
 }
 
-// JSONInterval is an eval.Interval whose NaN fields are written as null.
+// JSONInterval is an eval.Interval in JSON, its non-finite fields (NaN
+// with one window or one seed) by vomc's convention (jsonfloat: "NaN";
+// files of before wrote null, which reads as NaN).
 type JSONInterval struct {
-	Mean, SD, Lo, Hi *float64
+	Mean, SD, Lo, Hi jsonfloat.Float
 }
 
+// ToJSONInterval is iv as a JSONInterval.
 func ToJSONInterval(iv eval.Interval) JSONInterval {
-	p := func(x float64) *float64 {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil
-		}
-		return &x
-	}
-	return JSONInterval{Mean: p(iv.Mean), SD: p(iv.SD), Lo: p(iv.Lo), Hi: p(iv.Hi)}
+	return JSONInterval{jsonfloat.Float(iv.Mean), jsonfloat.Float(iv.SD), jsonfloat.Float(iv.Lo), jsonfloat.Float(iv.Hi)}
 }
 
 // replicaSet is one trained model's replicates: Names[r] is the method

@@ -48,8 +48,8 @@ func TestSeedStats(t *testing.T) {
 	if len(st) != 1 || st[0].Model != m.Label() {
 		t.Fatalf("stats %+v, want one for %s", st, m.Label())
 	}
-	if !slices.Equal(st[0].SecondHalf, []float64{0.9, 0.7}) || math.Abs(*st[0].AcrossSecondHalf.Mean-0.8) > 1e-12 {
-		t.Errorf("second half %v, across %v", st[0].SecondHalf, *st[0].AcrossSecondHalf.Mean)
+	if !slices.Equal(st[0].SecondHalf, []float64{0.9, 0.7}) || math.Abs(float64(st[0].AcrossSecondHalf.Mean)-0.8) > 1e-12 {
+		t.Errorf("second half %v, across %v", st[0].SecondHalf, st[0].AcrossSecondHalf.Mean)
 	}
 	if !IsReplicate(cfg, RepLabel(m, 1)) || IsReplicate(cfg, RepLabel(m, 0)) {
 		t.Error("isReplicate wrong")
