@@ -63,6 +63,7 @@ type AblateOptions struct {
 // the intact one's, with its 95% interval.
 type AblateReport struct {
 	Model   string        `json:"model"`
+	Path    string        `json:"path,omitempty"` // where the model was read (RunAblate)
 	Windows int           `json:"windows"`
 	N       int           `json:"n"`
 	Mode    string        `json:"mode"`

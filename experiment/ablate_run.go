@@ -19,7 +19,7 @@ import (
 )
 
 // AblateFiles are the files RunAblate writes into its output directory.
-var AblateFiles = []string{"ablate.json", "ablate.txt"}
+var AblateFiles = []string{"ablate.json", "ablate.txt", "ablate.png"}
 
 // AblateRunOptions are `vomc ablate`'s: a model directory (or file), a
 // data set, the first Windows of its windows (0: all), the output
@@ -35,7 +35,8 @@ type AblateRunOptions struct {
 
 // RunAblate checks the outputs, loads the model (on Backend) and the data
 // set, runs Ablate on the first Windows windows, and writes the report
-// into Out as JSON (ablate.json) and text (ablate.txt, WriteText).
+// into Out as JSON (ablate.json), text (ablate.txt, WriteText) and a
+// figure (ablate.png, Figure).
 func RunAblate(ctx context.Context, o AblateRunOptions) (*AblateReport, error) {
 	if o.Model == "" || o.Data == "" || o.Out == "" {
 		return nil, fmt.Errorf("experiment: ablation needs a model, a data set and an output directory")
@@ -70,7 +71,7 @@ func RunAblate(ctx context.Context, o AblateRunOptions) (*AblateReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Model += " (" + o.Model + ")"
+	r.Path = o.Model
 	js, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return nil, err
@@ -83,12 +84,15 @@ func RunAblate(ctx context.Context, o AblateRunOptions) (*AblateReport, error) {
 	if err := fsutil.WriteBytes(filepath.Join(o.Out, AblateFiles[0]), true, append(js, '\n')); err != nil {
 		return nil, err
 	}
-	return r, fsutil.WriteBytes(filepath.Join(o.Out, AblateFiles[1]), true, []byte(txt.String()))
+	if err := fsutil.WriteBytes(filepath.Join(o.Out, AblateFiles[1]), true, []byte(txt.String())); err != nil {
+		return nil, err
+	}
+	return r, r.Figure(filepath.Join(o.Out, AblateFiles[2]), true)
 }
 
 // WriteText writes the report as tables: the heads, then the groups.
 func (r *AblateReport) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "%s: %d windows of %d, mode %s; intact loss %.4f ± %.4f nats/symbol\n", r.Model, r.Windows, r.N, r.Mode, r.Intact.Mean, r.Intact.HalfWidth())
+	fmt.Fprintf(w, "%s%s: %d windows of %d, mode %s; intact loss %.4f ± %.4f nats/symbol\n", r.Model, paren(r.Path), r.Windows, r.N, r.Mode, r.Intact.Mean, r.Intact.HalfWidth())
 	fmt.Fprintf(w, "cost = ablated − intact loss, paired 95%% CI across windows; p one-sided (cost > 0), Holm across the %d heads; necessary: p_holm < %g\n", len(r.Heads), r.Alpha)
 	fmt.Fprintf(w, "pattern: the head's attention replaced by its label's exact pattern; within: its cost's CI below +%g\n\n", r.Margin)
 	fmt.Fprintf(w, "%-5s %-44s %-26s %-9s %-9s %-10s %s\n", "head", "label", "cost [95% CI]", "p_holm", "necessary", "pattern", "pattern cost [95% CI], within")
@@ -126,6 +130,14 @@ func pvalue(p float64) string {
 		return "<1e-15"
 	}
 	return fmt.Sprintf("%.2g", p)
+}
+
+// paren is " (s)", or "" for an empty s.
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
 }
 
 func dash(s string) string {

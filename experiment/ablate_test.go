@@ -157,3 +157,20 @@ func TestRunAblate(t *testing.T) {
 		t.Errorf("a second run without Force: %v", err)
 	}
 }
+
+// TestAblateFigureFromReport draws the figure of a saved report (the
+// shipped model's, when VOMC_ABLATE_REPORT names its ablate.json).
+func TestAblateFigureFromReport(t *testing.T) {
+	path := os.Getenv("VOMC_ABLATE_REPORT")
+	if path == "" {
+		t.Skip("set VOMC_ABLATE_REPORT=ablate.json to draw its figure")
+	}
+	var r AblateReport
+	b, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(b, &r) != nil {
+		t.Fatal(err)
+	}
+	if err := r.Figure(strings.TrimSuffix(path, ".json")+".png", true); err != nil {
+		t.Fatal(err)
+	}
+}
