@@ -158,19 +158,26 @@ func TestRunAblate(t *testing.T) {
 	}
 }
 
-// TestAblateFigureFromReport draws the figure of a saved report (the
-// shipped model's, when VOMC_ABLATE_REPORT names its ablate.json).
-func TestAblateFigureFromReport(t *testing.T) {
+// TestAblateRedraw rewrites the text and the figure of a saved report
+// (VOMC_ABLATE_REPORT=DIR/ablate.json: DIR/ablate.txt and ablate.png),
+// e.g. after a change to how they are drawn.
+func TestAblateRedraw(t *testing.T) {
 	path := os.Getenv("VOMC_ABLATE_REPORT")
 	if path == "" {
-		t.Skip("set VOMC_ABLATE_REPORT=ablate.json to draw its figure")
+		t.Skip("set VOMC_ABLATE_REPORT=DIR/ablate.json to redraw its text and figure")
 	}
 	var r AblateReport
 	b, err := os.ReadFile(path)
 	if err != nil || json.Unmarshal(b, &r) != nil {
 		t.Fatal(err)
 	}
-	if err := r.Figure(strings.TrimSuffix(path, ".json")+".png", true); err != nil {
+	var txt strings.Builder
+	r.WriteText(&txt)
+	dir := filepath.Dir(path)
+	if err := os.WriteFile(filepath.Join(dir, "ablate.txt"), []byte(txt.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Figure(filepath.Join(dir, "ablate.png"), true); err != nil {
 		t.Fatal(err)
 	}
 }
