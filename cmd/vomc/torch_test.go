@@ -178,8 +178,19 @@ func TestTorchModelInVomc(t *testing.T) {
 		t.Fatalf("validation loss %.9g in vomc, %.9g in torch: relative difference %.2g > 1e-5", got, c.State.BestVal, d)
 	}
 	t.Logf("validation loss %.9g (vomc) vs %.9g (torch) on %d windows; %d training windows", got, c.State.BestVal, val.Windows(), train.Windows())
-	runOK(t, "eval", "--data", p("test"), "--methods", "ctw,tf:path="+p("run"), "--out", p("eval"))
+	// the torch model with interventions is evaluated by the Go engine too
+	ivs := ",tf:path=" + p("run") + ":ablate=L1H1+L2H2:mode=mean:refs=8,tf:path=" + p("run") + ":pattern=L1H2=offset:1"
+	runOK(t, "eval", "--data", p("test"), "--methods", "ctw,tf:path="+p("run")+ivs, "--out", p("eval"))
 	exists(t, p("eval/results.json"), p("run/curve.png"), p("run/config.json"), p("run/train_config.json"))
+	var res struct {
+		Methods []struct{ Window struct{ Mean float64 } }
+	}
+	if b, err := os.ReadFile(p("eval/results.json")); err != nil || json.Unmarshal(b, &res) != nil || len(res.Methods) != 4 {
+		t.Fatalf("results.json: %v, %d methods", err, len(res.Methods))
+	}
+	if w := res.Methods; w[2].Window.Mean == w[1].Window.Mean || w[3].Window.Mean == w[1].Window.Mean {
+		t.Errorf("the interventions changed nothing on the torch model: %+v", w)
+	}
 	// more epochs on the Go engine, from the torch checkpoint
 	if e := trainrun.RunEngine(p("run")); e != trainrun.EngineTorch {
 		t.Fatalf("the run records engine %q", e)
