@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/kernels"
@@ -18,12 +19,9 @@ import (
 // configurations on the engine chosen once by the caller
 // (trainrun.NewEngine).
 
-// ConfigError is a configuration list that cannot be read.
-type ConfigError struct{ Err error }
-
-func (e *ConfigError) Error() string { return e.Err.Error() }
-
-func (e *ConfigError) Unwrap() error { return e.Err }
+// ConfigError is a configuration list that cannot be read: an option
+// error (vomc's one type, opterr.Error) of option "configs".
+type ConfigError = opterr.Error
 
 // ParseTrainBenches reads a comma-separated list of configurations
 // (ParseTrainBench; an unreadable one or a batch above
@@ -34,10 +32,10 @@ func ParseTrainBenches(list string, eng *trainrun.Engine) ([]TrainBench, error) 
 	for _, c := range strings.Split(list, ",") {
 		b, err := ParseTrainBench(strings.TrimSpace(c))
 		if err != nil {
-			return nil, &ConfigError{err}
+			return nil, &ConfigError{Option: "configs", Msg: ": " + strings.ReplaceAll(err.Error(), "%", "%%"), Err: err}
 		}
 		if b.Batch > transformer.MaxBatch {
-			return nil, &ConfigError{fmt.Errorf("configuration %q: batch %d above %d", c, b.Batch, transformer.MaxBatch)}
+			return nil, &ConfigError{Option: "configs", Value: c, Msg: fmt.Sprintf(": batch %d above %d", b.Batch, transformer.MaxBatch)}
 		}
 		if eng.Torch() == nil {
 			if err := trainrun.CheckBackendMemory(eng.Backend(), b.Model.TrainingBytes(b.Batch, b.Model.Context), fmt.Sprintf("configuration %q", c)); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
@@ -21,11 +22,9 @@ type Logits struct {
 	Logits [][]float32        `json:"logits"` // (T, A)
 }
 
-// InputError is an input that the model cannot take; its message starts
-// with "input".
-type InputError struct{ Msg string }
-
-func (e *InputError) Error() string { return e.Msg }
+// InputError is an input that the model cannot take: an option error
+// (vomc's one type, opterr.Error) of option "input".
+type InputError = opterr.Error
 
 // ModelLogits runs the model in path (a run directory or a .safetensors
 // file), loaded on the backend be (nil: a CPU backend of its own), on the
@@ -43,13 +42,13 @@ func ModelLogits(be backend.Backend, path, input string) (*Logits, error) {
 	for _, f := range strings.Split(input, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v < 0 || v >= A {
-			return nil, &InputError{fmt.Sprintf("input: %q is not a symbol of 0..%d", f, A-1)}
+			return nil, &InputError{Option: "input", Msg: fmt.Sprintf(": %q is not a symbol of 0..%d", f, A-1)}
 		}
 		x = append(x, byte(v))
 	}
 	T := len(x)
 	if T > m.Config.Context {
-		return nil, &InputError{fmt.Sprintf("input has %d symbols, the model's context is N=%d", T, m.Config.Context)}
+		return nil, &InputError{Option: "input", Msg: fmt.Sprintf(" has %d symbols, the model's context is N=%d", T, m.Config.Context)}
 	}
 	acts := m.NewActivations(1, T, false)
 	m.Forward(acts, x, 1, T)

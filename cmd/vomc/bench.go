@@ -71,7 +71,7 @@ func runBenchTrain(args []string) error {
 	defer eng.Close()
 	bs, err := perf.ParseTrainBenches(*configs, eng)
 	if err != nil {
-		return usageOf[*perf.ConfigError](err, "")
+		return flagError(err)
 	}
 	r, err := perf.BenchEngine(trainContext(), eng, bs, o)
 	if err != nil {
@@ -97,7 +97,7 @@ func runBenchLogits(args []string) error {
 	}
 	l, err := perf.ModelLogits(compute(), *model, *input)
 	if err != nil {
-		return usageOf[*perf.InputError](err, "--")
+		return flagError(err)
 	}
 	b, err := l.JSON()
 	if err != nil {
