@@ -290,11 +290,7 @@ func (e *Engine) open(j *Job) (s session, resumed bool, err error) {
 		return nil, false, &OptionError{Option: "data", Msg: " DIR is required"}
 	}
 	if err := j.Train.Validate(); err != nil {
-		var fe *transformer.TrainConfigError
-		if errors.As(err, &fe) {
-			return nil, false, &OptionError{Option: fe.Field, Msg: ": " + fe.Msg, Err: err}
-		}
-		return nil, false, err
+		return nil, false, err // a *transformer.TrainConfigError, an *OptionError too
 	}
 	if err := j.Model.check(e); err != nil {
 		return nil, false, err

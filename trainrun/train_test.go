@@ -39,8 +39,8 @@ func TestTrainOptionErrors(t *testing.T) {
 		text   string
 	}{
 		{"no data", func(o *Job) { o.Data.Data = "" }, "data", "data DIR is required"},
-		{"lr", func(o *Job) { o.Train.LR = math.NaN() }, "lr", "lr: learning rate NaN"},
-		{"batch", func(o *Job) { o.Train.BatchSize = 0 }, "batch_size", "batch_size: batch size 0"},
+		{"lr", func(o *Job) { o.Train.LR = math.NaN() }, "lr", "lr NaN: want a finite number ≥ 0"},
+		{"batch", func(o *Job) { o.Train.BatchSize = 0 }, "batch_size", "batch_size 0: want 1.."},
 		{"layers", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Layers = 100000 }) }, "layers", "layers 100000 outside 0..1024"},
 		{"embed", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Embed = 0 }) }, "embed", "embed 0 outside 1..65536"},
 		{"arch", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Arch = "gru" }) }, "arch", `arch "gru": want transformer or lstm`},

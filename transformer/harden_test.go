@@ -175,7 +175,7 @@ func TestTrainConfigValidate(t *testing.T) {
 		tc.set(&c)
 		err := c.Validate()
 		var fe *TrainConfigError
-		if !errors.As(err, &fe) || fe.Field != tc.field {
+		if !errors.As(err, &fe) || fe.Option != tc.field {
 			t.Errorf("%+v: error %v, want one about %s", c, err, tc.field)
 		}
 	}
@@ -351,8 +351,8 @@ func TestCheckpointIntegrity(t *testing.T) {
 		f         func(v map[string]any)
 		want      string
 	}{
-		{"lr -1", "train_config", func(v map[string]any) { v["lr"] = -1 }, "train_config: transformer: learning rate -1"},
-		{"batch 0", "train_config", func(v map[string]any) { v["batch_size"] = 0 }, "batch size 0"},
+		{"lr -1", "train_config", func(v map[string]any) { v["lr"] = -1 }, "train_config: transformer: lr -1: want"},
+		{"batch 0", "train_config", func(v map[string]any) { v["batch_size"] = 0 }, "batch_size 0: want"},
 		{"index past the data", "state", func(v map[string]any) { v["index"] = 1000 }, "window index 1000 outside 0..15"},
 		{"index at the end", "state", func(v map[string]any) { v["index"] = 16 }, "window index 16 outside 0..15"},
 		{"targets", "state", func(v map[string]any) { v["epoch_targets"] = 5 }, "5 targets this epoch"},

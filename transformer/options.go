@@ -273,21 +273,22 @@ func (o Option) valid(v float64, c TrainConfig) bool {
 
 // Check checks the option's value v (of its Type) given the other
 // options' values in c: a *TrainConfigError naming the option says what is
-// wrong ("warm-up steps -2: want ≥ 0").
+// wrong ("warmup_steps -2: want ≥ 0").
 func (o Option) Check(v any, c TrainConfig) error {
 	if o.Min == nil && o.Max == nil && o.ProductBelowOne == "" {
 		return nil
 	}
 	x := number(v)
 	if !o.valid(x, c) {
-		return &TrainConfigError{Field: o.Key, Msg: fmt.Sprintf("%s %v: want %s", o.Name, v, o.Want(c))}
+		return &TrainConfigError{Pkg: "transformer", Option: o.Key, Value: v, Want: o.Want(c)}
 	}
 	if o.ProductBelowOne != "" {
 		p := OptionByKeyMust(o.ProductBelowOne)
 		y := number(p.Get(c))
 		if x*y >= 1 {
-			return &TrainConfigError{Field: p.Key, Msg: fmt.Sprintf("%s %g with %s %g: want %s·%s < 1 (each step multiplies the weights by 1 − %[5]s·%[6]s = %g); lower the %[1]s or the %[3]s",
-				p.Name, y, o.Name, x, p.Flag, o.Flag, 1-x*y)}
+			return &TrainConfigError{Pkg: "transformer", Option: p.Key, Value: y, Also: []string{o.Key, p.Key, o.Key},
+				Msg: fmt.Sprintf(" with %%s %g: want %s·%s < 1 (each step multiplies the weights by 1 − %s·%s = %g); lower %%s or %%s",
+					x, p.Flag, o.Flag, p.Flag, o.Flag, 1-x*y)}
 		}
 	}
 	return nil

@@ -66,7 +66,7 @@ func TestDefaultTrainConfig(t *testing.T) {
 // options were declared: the declaration must give the same errors.
 func legacyValidate(c TrainConfig) error {
 	bad := func(field, name string, v any, want string) error {
-		return &TrainConfigError{Field: field, Msg: fmt.Sprintf("%s %v: want %s", name, v, want)}
+		return &TrainConfigError{Pkg: "transformer", Option: field, Value: v, Want: want}
 	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
@@ -91,8 +91,8 @@ func legacyValidate(c TrainConfig) error {
 	case !finite(c.WeightDecay) || c.WeightDecay < 0:
 		return bad("weight_decay", "weight decay", c.WeightDecay, "a finite number ≥ 0")
 	case c.LR*c.WeightDecay >= 1:
-		return &TrainConfigError{Field: "lr", Msg: fmt.Sprintf("learning rate %g with weight decay %g: want lr·wd < 1 (each step multiplies the weights by 1 − lr·wd = %g); lower the learning rate or the weight decay",
-			c.LR, c.WeightDecay, 1-c.LR*c.WeightDecay)}
+		return &TrainConfigError{Pkg: "transformer", Option: "lr", Value: c.LR, Also: []string{"weight_decay", "lr", "weight_decay"},
+			Msg: fmt.Sprintf(" with %%s %g: want lr·wd < 1 (each step multiplies the weights by 1 − lr·wd = %g); lower %%s or %%s", c.WeightDecay, 1-c.LR*c.WeightDecay)}
 	case !finite(c.ClipNorm) || c.ClipNorm < 0:
 		return bad("clip_norm", "clip norm", c.ClipNorm, "a finite number ≥ 0 (0: no clipping)")
 	case c.Patience < 0:
@@ -123,8 +123,8 @@ func TestValidateAsDeclared(t *testing.T) {
 			t.Errorf("%s: Validate %v, want %v", what, got, want)
 			return
 		}
-		if got != nil && got.(*TrainConfigError).Field != want.(*TrainConfigError).Field {
-			t.Errorf("%s: field %s, want %s", what, got.(*TrainConfigError).Field, want.(*TrainConfigError).Field)
+		if got != nil && got.(*TrainConfigError).Option != want.(*TrainConfigError).Option {
+			t.Errorf("%s: field %s, want %s", what, got.(*TrainConfigError).Option, want.(*TrainConfigError).Option)
 		}
 	}
 	n := 0

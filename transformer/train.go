@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/dataset"
+	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/transformer/backend"
 )
 
@@ -136,13 +137,10 @@ func (c TrainConfig) Validate() error {
 	return nil
 }
 
-// TrainConfigError is the error of TrainConfig.Validate: the field (by its
-// JSON name, e.g. "lr") and what is wrong with its value.
-type TrainConfigError struct {
-	Field, Msg string
-}
-
-func (e *TrainConfigError) Error() string { return "transformer: " + e.Msg }
+// TrainConfigError is the error of TrainConfig.Validate, vomc's one
+// option-error type (opterr.Error): Option is the field's JSON name
+// ("lr"), Value its value and Want what it should be.
+type TrainConfigError = opterr.Error
 
 // DivergedError is returned by Run when a step's loss or gradient norm is
 // not finite (the learning rate is too high, typically). That step's

@@ -2,9 +2,10 @@ package study
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
+	"slices"
 
+	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/transformer"
 )
 
@@ -51,18 +52,28 @@ func (c Config) validateTraining() error {
 	tc := c.TrainConfig()
 	var fe *transformer.TrainConfigError
 	if err := tc.Validate(); errors.As(err, &fe) {
-		key := fe.Field
-		if o, ok := transformer.OptionByKey(key); ok && o.Study {
-			key = o.StudyKey()
+		e := *fe // the study's names: its package and keys
+		e.Pkg, e.Option, e.Also = "reproduce", studyKey(e.Option), slices.Clone(e.Also)
+		for i, o := range e.Also {
+			e.Also[i] = studyKey(o)
 		}
-		return fmt.Errorf("reproduce: %s: %s", key, fe.Msg)
+		return &e
 	} else if err != nil {
 		return err
 	}
 	for _, o := range studyOptions {
 		if o.Run && o.Check(o.value(c), tc) != nil {
-			return fmt.Errorf("reproduce: %s=%v: want %s", o.StudyKey(), o.value(c), o.Want(tc))
+			return opterr.Bad("reproduce", o.StudyKey(), o.value(c), o.Want(tc))
 		}
 	}
 	return nil
+}
+
+// studyKey is the study's key of a training option's key (its own when
+// the study does not set it).
+func studyKey(key string) string {
+	if o, ok := transformer.OptionByKey(key); ok && o.Study {
+		return o.StudyKey()
+	}
+	return key
 }

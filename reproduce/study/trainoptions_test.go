@@ -75,11 +75,11 @@ func TestStudyOptions(t *testing.T) {
 
 	c, _ := Preset("tiny")
 	for _, tc := range []struct{ key, value, want string }{
-		{"warmup", "-2", "reproduce: warmup: warm-up steps -2: want ≥ 0"},
-		{"min_lr", "1", "reproduce: min_lr: minimum learning rate 1: want a number in [0, lr = 0.003]"},
-		{"max_steps", "-1", "reproduce: max_steps: max steps -1: want ≥ 0 (0: no limit)"},
-		{"checkpoint_every", "-1", "reproduce: checkpoint_every=-1: want ≥ 0 (0: only at epoch ends)"},
-		{"lr", "300", "reproduce: lr: learning rate 300 with weight decay 0.01: want lr·wd < 1"},
+		{"warmup", "-2", "reproduce: warmup -2: want ≥ 0"},
+		{"min_lr", "1", "reproduce: min_lr 1: want a number in [0, lr = 0.003]"},
+		{"max_steps", "-1", "reproduce: max_steps -1: want ≥ 0 (0: no limit)"},
+		{"checkpoint_every", "-1", "reproduce: checkpoint_every -1: want ≥ 0 (0: only at epoch ends)"},
+		{"lr", "300", "reproduce: lr 300 with weight_decay 0.01: want lr·wd < 1"},
 	} {
 		c2 := c
 		if err := c2.Set(tc.key, tc.value); err != nil {
