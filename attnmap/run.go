@@ -38,8 +38,8 @@ const modelFile = "model.safetensors"
 // paper). Positions are 0-based, layers and heads 1-based.
 type RunOptions struct {
 	// Model is a model directory (holding model.safetensors) or a
-	// .safetensors file, loaded on Backend (chosen by the caller; nil: a
-	// CPU backend of the model's own).
+	// .safetensors file, loaded on Backend (chosen by the caller; nil: an
+	// error, transformer.ErrNoBackend).
 	Model   string
 	Backend backend.Backend
 	// The input: window Window (0-based) of the data set in directory

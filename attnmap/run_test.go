@@ -15,6 +15,7 @@ import (
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // runFixture writes a freshly initialised tiny model (2 layers, heads 2
@@ -26,7 +27,7 @@ func runFixture(t *testing.T) string {
 	dir := t.TempDir()
 	cfg := transformer.Config{Layers: 2, Heads: []int{2, 1}, Embed: 16, Context: 48, Alphabet: 3,
 		FeedForward: true, LayerNorm: true, Activation: transformer.GELU, Positional: transformer.Learned}
-	m, err := transformer.New(cfg, 3)
+	m, err := transformer.NewOn(cpu.NewDefault(), cfg, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func runFixture(t *testing.T) string {
 
 // fileOptions are valid options of Run on DIR/seq.txt from symbol 10.
 func fileOptions(dir, out string) RunOptions {
-	return RunOptions{Model: filepath.Join(dir, "model"), File: filepath.Join(dir, "seq.txt"), Mode: "text", Start: 10,
+	return RunOptions{Backend: cpu.NewDefault(), Model: filepath.Join(dir, "model"), File: filepath.Join(dir, "seq.txt"), Mode: "text", Start: 10,
 		Out: filepath.Join(dir, out), K: 3, Offset: -1, Windows: 16, Seed: 1, D: -1, Gamma: 0.5, ProfileWindows: 256}
 }
 

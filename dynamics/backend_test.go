@@ -47,7 +47,7 @@ func testRun(t *testing.T, dir string, K int, c transformer.Config, steps ...int
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		m, err := transformer.New(c, uint64(i+1))
+		m, err := transformer.NewOn(cpu.NewDefault(), c, uint64(i+1))
 		if err != nil {
 			t.Fatal(err)
 		}

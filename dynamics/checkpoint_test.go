@@ -142,7 +142,7 @@ func TestMeasureCheckpoint(t *testing.T) {
 func TestRunCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	data, run := testRun(t, dir, 6, transformer.DefaultConfig(2, 2, 8, 16, 3), 1, 3, 9)
-	cfg := RunConfig{Run: run, Data: data, Windows: 6, HeadWindows: 4}
+	cfg := RunConfig{Backend: cpu.NewDefault(), Run: run, Data: data, Windows: 6, HeadWindows: 4}
 	full, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

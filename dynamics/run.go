@@ -21,7 +21,6 @@ import (
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
-	"github.com/vomc/vomc/transformer/kernels"
 )
 
 // DefaultMethods are the reference predictors of a prior of maximum depth
@@ -39,7 +38,7 @@ type RunConfig struct {
 	// Run is the run directory (its snapshots: 'vomc train --snapshots').
 	Run string
 	// Backend is the compute backend of the snapshots' models, chosen by
-	// the caller (nil: each model makes a CPU backend of its own).
+	// the caller (nil: Run fails, transformer.ErrNoBackend).
 	Backend backend.Backend
 	// Data is the test data set; its first Windows windows (0: 200) are
 	// the probe set.
@@ -84,6 +83,9 @@ type Result struct {
 // Run measures the snapshots of cfg.Run on the probe windows of cfg.Data;
 // it stops with ctx's error when ctx is cancelled.
 func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
+	if cfg.Backend == nil {
+		return nil, fmt.Errorf("dynamics: %w", transformer.ErrNoBackend)
+	}
 	snaps, err := Snapshots(cfg.Run)
 	if err != nil {
 		return nil, err
@@ -131,15 +133,8 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 }
 
 // identity is cfg.Identity with the name of the backend the snapshots are
-// loaded on (each model's own CPU backend of the default kernel set when
-// cfg.Backend is nil).
-func identity(cfg RunConfig) string {
-	be := "cpu/" + kernels.Default().Name() + " (default)"
-	if cfg.Backend != nil {
-		be = cfg.Backend.Name()
-	}
-	return cfg.Identity + "; backend " + be
-}
+// loaded on.
+func identity(cfg RunConfig) string { return cfg.Identity + "; backend " + cfg.Backend.Name() }
 
 // references are the reference predictors of cfg.Methods (empty:
 // DefaultMethods of the data's prior, whose defaults are d), Kneser–Ney

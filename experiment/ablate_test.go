@@ -16,6 +16,7 @@ import (
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TestAblateUnusedHead: a head whose output projection columns are zero
@@ -23,7 +24,7 @@ import (
 // and the report holds every head, the groups and their random groups.
 func TestAblateUnusedHead(t *testing.T) {
 	cfg := transformer.DefaultConfig(2, 2, 16, 24, 3)
-	m, err := transformer.New(cfg, 3)
+	m, err := transformer.NewOn(cpu.NewDefault(), cfg, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestAblateShipped(t *testing.T) {
 		t.Skip("evaluates the shipped model ≈ 60 times (≈ 20 s); skipped with -short")
 	}
 	ds, prior := shippedTest(t, "d3-tf44")
-	m, err := transformer.LoadSafetensors(filepath.Join("..", "models", "d3-tf44", "model.safetensors"))
+	m, err := transformer.LoadSafetensorsOn(cpu.NewDefault(), filepath.Join("..", "models", "d3-tf44", "model.safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestAblateShipped(t *testing.T) {
 func TestRunAblate(t *testing.T) {
 	dir := t.TempDir()
 	cfg := transformer.DefaultConfig(1, 2, 8, 16, 3)
-	m, err := transformer.New(cfg, 1)
+	m, err := transformer.NewOn(cpu.NewDefault(), cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestRunAblate(t *testing.T) {
 	if err := ds.Write(data, false); err != nil {
 		t.Fatal(err)
 	}
-	o := AblateRunOptions{Model: run, Data: data, Out: filepath.Join(dir, "abl"), AblateOptions: AblateOptions{Groups: 2, LabelWindows: 3}}
+	o := AblateRunOptions{Backend: cpu.NewDefault(), Model: run, Data: data, Out: filepath.Join(dir, "abl"), AblateOptions: AblateOptions{Groups: 2, LabelWindows: 3}}
 	r, err := RunAblate(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

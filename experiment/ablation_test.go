@@ -16,6 +16,7 @@ import (
 	"github.com/vomc/vomc/models"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // shippedTest reads a shipped model's recipe and makes its test data: the
@@ -62,7 +63,7 @@ func TestShippedPreviousSymbolHeads(t *testing.T) {
 		dir := filepath.Join("..", "models", name)
 		ds, prior := shippedTest(t, name)
 		windows := Windows(ds)
-		m, err := transformer.LoadSafetensors(filepath.Join(dir, "model.safetensors"))
+		m, err := transformer.LoadSafetensorsOn(cpu.NewDefault(), filepath.Join(dir, "model.safetensors"))
 		if err != nil {
 			t.Fatal(err)
 		}

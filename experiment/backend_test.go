@@ -26,7 +26,7 @@ func TestRunEvalBackend(t *testing.T) {
 	if err := ds.Write(p("ds"), false); err != nil {
 		t.Fatal(err)
 	}
-	m, err := transformer.New(transformer.DefaultConfig(1, 2, 8, 16, 3), 1)
+	m, err := transformer.NewOn(cpu.NewDefault(), transformer.DefaultConfig(1, 2, 8, 16, 3), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

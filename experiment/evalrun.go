@@ -60,7 +60,7 @@ type EvalOptions struct {
 	Slide bool
 	Plot  plot.Options // the figure's options
 	// Backend is the compute backend of tf methods' models, chosen by the
-	// caller (nil: each model makes a CPU backend of its own).
+	// caller (nil: a tf or synth method fails, transformer.ErrNoBackend).
 	Backend backend.Backend
 
 	// Events receives the report as log lines (what was read, notes, the

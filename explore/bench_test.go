@@ -9,6 +9,7 @@ import (
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // benchServer is the paper's size: N = 1536, 4 layers × 8 heads, E = 128,
@@ -23,7 +24,7 @@ func benchServerT(b testing.TB) (*Server, *transformer.Model, []byte) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := transformer.New(transformer.DefaultConfig(4, 8, 128, N, 3), 1)
+	m, err := transformer.NewOn(cpu.NewDefault(), transformer.DefaultConfig(4, 8, 128, N, 3), 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func benchServerT(b testing.TB) (*Server, *transformer.Model, []byte) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := New(Options{Models: []ModelSource{src}, Data: ds, DataName: "bench", HeadWindows: 2, Tune: [][]byte{ds.Window(1)}})
+	s, err := New(Options{Backend: cpu.NewDefault(), Models: []ModelSource{src}, Data: ds, DataName: "bench", HeadWindows: 2, Tune: [][]byte{ds.Window(1)}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/models"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // shotPath is where a browser test saves its screenshot: into
@@ -292,6 +293,7 @@ func TestBrowserDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.Backend = cpu.NewDefault()
 	s, err := New(o)
 	if err != nil {
 		t.Fatal(err)
@@ -356,6 +358,7 @@ func TestBrowserDemoDepth5(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.Backend = cpu.NewDefault()
 	s, err := New(o)
 	if err != nil {
 		t.Fatal(err)

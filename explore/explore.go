@@ -47,6 +47,7 @@ import (
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // FinalStep names a model's finished parameters (model.safetensors) where a
@@ -99,6 +100,9 @@ type Options struct {
 	// Events receives what the server loads and computes as log lines
 	// (nil: none).
 	Events events.Sink
+	// Backend is the backend every model and snapshot is read onto,
+	// chosen by the caller (nil: New refuses, transformer.ErrNoBackend).
+	Backend backend.Backend
 }
 
 // DefaultMethods is the default reference list for a prior of maximum depth
@@ -145,6 +149,7 @@ type model struct {
 	Name   string
 	Dir    string
 	fsys   fs.FS
+	be     backend.Backend // what its files are read onto (Options.Backend)
 	Config transformer.Config
 	Params int
 	Steps  []int          // snapshot steps, increasing
@@ -184,6 +189,9 @@ func New(o Options) (*Server, error) {
 	}
 	if len(o.Models) == 0 {
 		return nil, errors.New("explore: no model (give at least one model directory)")
+	}
+	if o.Backend == nil {
+		return nil, fmt.Errorf("explore: %w", transformer.ErrNoBackend)
 	}
 	if o.HeadWindows == 0 {
 		o.HeadWindows = DefaultHeadWindows
@@ -248,8 +256,8 @@ func (s *Server) logf(format string, a ...any) {
 
 func (s *Server) loadModel(src ModelSource) (*model, error) {
 	base := filepath.Base(filepath.Clean(src.Dir))
-	m := &model{Dir: src.Dir, fsys: src.FS, files: map[int]string{}, loaded: map[int]*transformer.Model{}}
-	fm, err := readModel(src.FS, "model.safetensors")
+	m := &model{Dir: src.Dir, fsys: src.FS, be: s.opts.Backend, files: map[int]string{}, loaded: map[int]*transformer.Model{}}
+	fm, err := readModel(m.be, src.FS, "model.safetensors")
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, cerr := fs.Stat(src.FS, "checkpoint.safetensors"); cerr == nil {
@@ -280,13 +288,14 @@ func (s *Server) loadModel(src ModelSource) (*model, error) {
 	return m, nil
 }
 
-func readModel(fsys fs.FS, name string) (*transformer.Model, error) {
+// readModel reads the model file name of fsys onto the backend be.
+func readModel(be backend.Backend, fsys fs.FS, name string) (*transformer.Model, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	m, err := transformer.ReadSafetensors(f)
+	m, err := transformer.ReadSafetensorsOn(be, f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -307,7 +316,7 @@ func (m *model) at(step int) (*transformer.Model, error) {
 	if tm := m.loaded[step]; tm != nil {
 		return tm, nil
 	}
-	tm, err := readModel(m.fsys, file)
+	tm, err := readModel(m.be, m.fsys, file)
 	if err != nil {
 		return nil, fmt.Errorf("explore: model %s: %w", m.Name, err)
 	}

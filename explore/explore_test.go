@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -23,6 +24,7 @@ import (
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // fixture is a small data set and a randomly initialised model with two
@@ -80,7 +82,7 @@ func makeFixture(dir string) (fixture, error) {
 	}
 	mc := transformer.DefaultConfig(2, 2, 16, 64, 3)
 	for i, step := range []int{10, 100, -1} {
-		m, err := transformer.New(mc, uint64(7+i))
+		m, err := transformer.NewOn(cpu.NewDefault(), mc, uint64(7+i))
 		if err != nil {
 			return f, err
 		}
@@ -112,7 +114,7 @@ func newTestServer(t testing.TB) (*Server, fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Models: []ModelSource{src}, Data: f.ds, DataName: "test", HeadWindows: 6, MeanWindows: 5})
+	s, err := New(Options{Backend: cpu.NewDefault(), Models: []ModelSource{src}, Data: f.ds, DataName: "test", HeadWindows: 6, MeanWindows: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func TestPositionNumbers(t *testing.T) {
 	}
 	A := 3
 	// the model's distribution = PredictSequence row q+1
-	m, err := transformer.LoadSafetensors(filepath.Join(f.model, "model.safetensors"))
+	m, err := transformer.LoadSafetensorsOn(cpu.NewDefault(), filepath.Join(f.model, "model.safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +385,7 @@ func TestConfined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = New(Options{Models: []ModelSource{src}, Data: f.ds})
+	_, err = New(Options{Backend: cpu.NewDefault(), Models: []ModelSource{src}, Data: f.ds})
 	if err == nil || !strings.Contains(err.Error(), "escapes") && !strings.Contains(err.Error(), "outside") {
 		t.Errorf("a link out of the model directory: %v, want an error", err)
 	}
@@ -395,8 +397,13 @@ func TestConfined(t *testing.T) {
 	}
 	empty := t.TempDir()
 	src, _ = OpenDir(empty)
-	if _, err := New(Options{Models: []ModelSource{src}, Data: f.ds}); err == nil || !strings.Contains(err.Error(), "no model.safetensors") {
+	if _, err := New(Options{Backend: cpu.NewDefault(), Models: []ModelSource{src}, Data: f.ds}); err == nil || !strings.Contains(err.Error(), "no model.safetensors") {
 		t.Errorf("an empty directory: %v", err)
+	}
+	// no backend of its own (issue 46, item 3): none given, none made
+	src, _ = OpenDir(f.model)
+	if _, err := New(Options{Models: []ModelSource{src}, Data: f.ds}); !errors.Is(err, transformer.ErrNoBackend) {
+		t.Errorf("no backend: %v, want transformer.ErrNoBackend", err)
 	}
 }
 
@@ -450,7 +457,7 @@ func TestMapAndSnapshots(t *testing.T) {
 	if code != 200 || len(b) != 4*4*3 {
 		t.Fatalf("map: %d, %d bytes", code, len(b))
 	}
-	m, err := transformer.LoadSafetensors(filepath.Join(f.model, "snapshots", "step-000000010.safetensors"))
+	m, err := transformer.LoadSafetensorsOn(cpu.NewDefault(), filepath.Join(f.model, "snapshots", "step-000000010.safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -588,6 +595,7 @@ func TestDemoModels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		o.Backend = cpu.NewDefault()
 		o.MeanWindows, o.HeadWindows = 2, 2
 		s, err := New(o)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TestPositionIntervened: with ablate= and pattern=, the click answer
@@ -20,7 +21,7 @@ func TestPositionIntervened(t *testing.T) {
 	h := s.Handler()
 	const w, q = 3, 40
 	x := f.ds.Window(w)
-	m, err := transformer.LoadSafetensors(filepath.Join(f.model, "model.safetensors"))
+	m, err := transformer.LoadSafetensorsOn(cpu.NewDefault(), filepath.Join(f.model, "model.safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}

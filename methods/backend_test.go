@@ -14,7 +14,7 @@ import (
 
 // TestTFBackend: a tf method's model is loaded on Defaults.Backend.
 func TestTFBackend(t *testing.T) {
-	m, err := transformer.New(transformer.DefaultConfig(1, 2, 8, 16, 3), 1)
+	m, err := transformer.NewOn(cpu.NewDefault(), transformer.DefaultConfig(1, 2, 8, 16, 3), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestTFBackend(t *testing.T) {
 // TestSynthBackend: a synth method's model is loaded on Defaults.Backend
 // too.
 func TestSynthBackend(t *testing.T) {
-	m, err := synth.New(synth.Config{Variant: synth.TF20, A: 2, D: 2, Context: 16}, 1)
+	m, err := synth.NewOn(cpu.NewDefault(), synth.Config{Variant: synth.TF20, A: 2, D: 2, Context: 16}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

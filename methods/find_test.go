@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // builtFor builds list on a few windows of a two-depth prior (so that
@@ -14,6 +15,7 @@ func builtFor(t *testing.T, list string) []Built {
 	t.Helper()
 	windows := [][]byte{{0, 1, 2, 2, 1, 0, 0, 1}, {2, 2, 1, 0, 2, 2, 1, 0}}
 	d := DefaultsFor(source.Prior{A: 3, Depths: []int{1, 2}, Lambda: 0.15, Alpha: []float64{0.5}})
+	d.Backend = cpu.NewDefault()
 	d.Windows = windows
 	dir := t.TempDir()
 	ref, err := parseBuild("ctw", d)

@@ -9,13 +9,14 @@ import (
 
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // saveRun writes a fresh model of 2 layers with heads [2, 2], N = 16,
 // A = 3 into dir/name and returns the directory.
 func saveRun(t *testing.T, dir, name string) (string, *transformer.Model) {
 	t.Helper()
-	m, err := transformer.New(transformer.DefaultConfig(2, 2, 8, 16, 3), 4)
+	m, err := transformer.NewOn(cpu.NewDefault(), transformer.DefaultConfig(2, 2, 8, 16, 3), 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +90,7 @@ func TestBuildIntervened(t *testing.T) {
 	run, m := saveRun(t, t.TempDir(), "run")
 	prior := source.PaperPrior(2)
 	d := DefaultsFor(prior)
+	d.Backend = cpu.NewDefault()
 	x := []byte{0, 1, 2, 2, 1, 0, 0, 1, 2, 2, 1, 0, 2, 1, 1, 0, 2, 2, 1, 0}
 	refs, err := ReferenceWindows(prior, 5, 16, 3)
 	if err != nil {
@@ -130,7 +132,7 @@ func TestBuildIntervened(t *testing.T) {
 	if err != nil || len(bs) != 2 {
 		t.Fatalf("intact and ablated side by side: %v", err)
 	}
-	noPrior := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
+	noPrior := Defaults{Backend: cpu.NewDefault(), A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
 	if _, err := parseBuild("tf:path="+run+":ablate=L1H1:mode=mean", noPrior); err == nil || !strings.Contains(err.Error(), "prior") {
 		t.Errorf("mean ablation without a prior: %v", err)
 	}

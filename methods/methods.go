@@ -104,8 +104,8 @@ type Defaults struct {
 	// part of the JSON form: the data behind it is.
 	Prior *source.Prior `json:"-"`
 	// Backend is the compute backend of tf and synth methods' models
-	// (UsesBackend), chosen by the caller (nil: each model makes a CPU
-	// backend of its own).
+	// (UsesBackend), chosen by the caller (nil: building one fails,
+	// transformer.ErrNoBackend).
 	Backend backend.Backend `json:"-"`
 }
 

@@ -12,10 +12,11 @@ import (
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 func TestBuild(t *testing.T) {
-	d := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5,
+	d := Defaults{Backend: cpu.NewDefault(), A: 3, D: 2, Lambda: 0.15, Alpha: 0.5,
 		Tune: [][]byte{{0, 1, 2, 0, 1, 2, 0, 1, 2, 1, 1, 0}, {2, 2, 1, 0, 2, 2, 1, 0, 2, 2}}, TuneNote: "test windows"}
 	bs, err := parseBuild("ctw, ctw:D=3:lambda=0.3:init=shorter:form=ratio, kn:delta=0.5, kn:order=1, ppm:escape=C:excl, markov:k=1, unigram:alpha=1", d)
 	if err != nil {
@@ -52,7 +53,7 @@ func TestBuild(t *testing.T) {
 func TestBuildTF(t *testing.T) {
 	dir := t.TempDir()
 	save := func(name string, seed uint64, A int) (string, *transformer.Model) {
-		m, err := transformer.New(transformer.DefaultConfig(1, 2, 8, 16, A), seed)
+		m, err := transformer.NewOn(cpu.NewDefault(), transformer.DefaultConfig(1, 2, 8, 16, A), seed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +66,7 @@ func TestBuildTF(t *testing.T) {
 	}
 	run1, m1 := save("run1", 1, 3)
 	run2, _ := save("run2", 2, 3)
-	d := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
+	d := Defaults{Backend: cpu.NewDefault(), A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
 	bs, err := parseBuild("ctw,tf:path="+run1+",tf:path="+run2+",tf:path="+filepath.Join(run1, "model.safetensors")+":name=first", d)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +108,7 @@ func TestBuildTF(t *testing.T) {
 // TestConstruct: the construction is built from a spec and coincides with
 // CTW (Theorem 2 made a transformer).
 func TestConstruct(t *testing.T) {
-	d := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
+	d := Defaults{Backend: cpu.NewDefault(), A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
 	bs, err := parseBuild("ctw,construct,construct:c=1e6", d)
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +137,7 @@ func TestConstruct(t *testing.T) {
 }
 func TestDefaultsFor(t *testing.T) {
 	d := DefaultsFor(source.Prior{A: 4, Depths: []int{2, 5, 3}, Lambda: 0.2, Alpha: []float64{0.7, 1, 1, 1}})
+	d.Backend = cpu.NewDefault()
 	if d.A != 4 || d.D != 5 || d.Lambda != 0.2 || d.Alpha != 0.7 {
 		t.Errorf("defaults %+v", d)
 	}
@@ -152,10 +154,11 @@ func TestBuildBayes(t *testing.T) {
 	if got := b[0].Predictor.Name(); got != "Bayes(D=1..3,λ=0.15,α=0.5)" {
 		t.Errorf("name %q", got)
 	}
-	if _, err := parseBuild("bayes", Defaults{A: 3, D: 3, Lambda: 0.15, Alpha: 0.5}); err == nil || !strings.Contains(err.Error(), "prior") {
+	if _, err := parseBuild("bayes", Defaults{Backend: cpu.NewDefault(), A: 3, D: 3, Lambda: 0.15, Alpha: 0.5}); err == nil || !strings.Contains(err.Error(), "prior") {
 		t.Errorf("no prior: error %v", err)
 	}
 	d := DefaultsFor(p)
+	d.Backend = cpu.NewDefault()
 	d.A = 4
 	if _, err := parseBuild("bayes", d); err == nil {
 		t.Error("alphabet mismatch: no error")
@@ -170,6 +173,7 @@ func TestBuildBayes(t *testing.T) {
 // with the closest valid name or parameter suggested.
 func TestCheckFirst(t *testing.T) {
 	d := DefaultsFor(source.Prior{A: 3, Depths: []int{2}, Lambda: 0.15, Alpha: []float64{0.5}})
+	d.Backend = cpu.NewDefault()
 	for _, c := range []struct{ list, want string }{
 		{"ctw,kn,ppmm", `unknown method "ppmm"; did you mean "ppm"?`},
 		{"ctw,kn,ppmm", "methods: bayes, ctw, kn, ppm, markov, unigram, tf, construct, synth, npy"},
@@ -212,6 +216,7 @@ func TestTorchModuleHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := DefaultsFor(source.Prior{A: 3, Depths: []int{2}, Lambda: 0.15, Alpha: []float64{0.5}})
+	d.Backend = cpu.NewDefault()
 	_, err := parseBuild("tf:path="+dir, d)
 	if err == nil || !strings.Contains(err.Error(), "vomc predict --model "+dir) || !strings.Contains(err.Error(), "npy:path=") {
 		t.Errorf("error %v", err)
@@ -248,7 +253,7 @@ func TestKnownParams(t *testing.T) {
 	if len(kinds) != len(Names) {
 		t.Errorf("%d kinds, %d names", len(kinds), len(Names))
 	}
-	d := Defaults{A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
+	d := Defaults{Backend: cpu.NewDefault(), A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
 	for _, name := range Names {
 		k, ok := kinds[name]
 		if !ok || k.build == nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vomc/vomc/npy"
 	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 func npyWindows(W, N, A int, seed uint64) [][]byte {
@@ -49,7 +50,7 @@ func TestNPYRoundTrip(t *testing.T) {
 	ws := npyWindows(W, N, A, 3)
 	ws[5] = append([]byte(nil), ws[4]...) // a duplicate window
 	copy(ws[6][:20], ws[7][:20])          // a shared prefix
-	d := Defaults{A: A, D: 2, Lambda: 0.15, Alpha: 0.5, Windows: ws}
+	d := Defaults{Backend: cpu.NewDefault(), A: A, D: 2, Lambda: 0.15, Alpha: 0.5, Windows: ws}
 	bs, err := parseBuild("ctw", d)
 	if err != nil {
 		t.Fatal(err)
@@ -188,10 +189,10 @@ func TestNPYValidation(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
 	}
-	if _, err := parseBuild("npy:path="+filepath.Join(dir, "ok.npy"), Defaults{A: A}); err == nil {
+	if _, err := parseBuild("npy:path="+filepath.Join(dir, "ok.npy"), Defaults{Backend: cpu.NewDefault(), A: A}); err == nil {
 		t.Error("npy without evaluated windows accepted")
 	}
-	if _, err := parseBuild("npy", Defaults{A: A, Windows: ws}); err == nil {
+	if _, err := parseBuild("npy", Defaults{Backend: cpu.NewDefault(), A: A, Windows: ws}); err == nil {
 		t.Error("npy without path accepted")
 	}
 }

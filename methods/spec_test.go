@@ -10,6 +10,7 @@ import (
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TestSpellings feeds every spelling variant of every method kind (case
@@ -23,8 +24,9 @@ func TestSpellings(t *testing.T) {
 	dir := t.TempDir()
 	windows := [][]byte{{0, 1, 2, 2, 1, 0, 0, 1, 2, 1, 1, 0}, {2, 2, 1, 0, 2, 2, 1, 0, 2, 2, 0, 1}, {1, 1, 1, 0, 0, 0, 2, 2, 2, 1, 0, 2}}
 	d := DefaultsFor(source.Prior{A: 3, Depths: []int{1, 2}, Lambda: 0.15, Alpha: []float64{0.5}})
+	d.Backend = cpu.NewDefault()
 	d.Windows, d.Tune, d.TuneNote = windows, windows, "the test windows"
-	m, err := transformer.New(transformer.DefaultConfig(1, 2, 8, 16, 3), 1)
+	m, err := transformer.NewOn(cpu.NewDefault(), transformer.DefaultConfig(1, 2, 8, 16, 3), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +35,7 @@ func TestSpellings(t *testing.T) {
 	if err := m.SaveSafetensors(filepath.Join(run, "model.safetensors")); err != nil {
 		t.Fatal(err)
 	}
-	sm, err := synth.New(synth.Config{Variant: synth.TF20, A: 3, D: 2, Context: 16}, 1)
+	sm, err := synth.NewOn(cpu.NewDefault(), synth.Config{Variant: synth.TF20, A: 3, D: 2, Context: 16}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

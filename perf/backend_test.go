@@ -14,7 +14,7 @@ import (
 // TestBenchEngineBackend: the Go engine's benchmark runs on the engine's
 // backend (one holding 4 KiB fails with out of memory) and reports it.
 func TestBenchEngineBackend(t *testing.T) {
-	bs, err := ParseTrainBenches("L=1:H=2:E=8:N=16:B=4", trainrun.GoEngine(nil))
+	bs, err := ParseTrainBenches("L=1:H=2:E=8:N=16:B=4", trainrun.GoEngine(cpu.NewDefault()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func ParseTrainBenches(list string, eng *trainrun.Engine) ([]TrainBench, error) 
 			return nil, &ConfigError{Option: "configs", Value: c, Msg: fmt.Sprintf(": batch %d above %d", b.Batch, transformer.MaxBatch)}
 		}
 		if eng.Torch() == nil {
-			if err := trainrun.CheckBackendMemory(eng.Backend(), b.Model.TrainingBytes(b.Batch, b.Model.Context), fmt.Sprintf("configuration %q", c)); err != nil {
+			if err := trainrun.CheckBackendMemory(eng.Backend(), b.Model.TrainingBytes(b.Batch, b.Model.Context, transformer.KernelsOf(eng.Backend())), fmt.Sprintf("configuration %q", c)); err != nil {
 				return nil, err
 			}
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
+	"github.com/vomc/vomc/transformer/kernels"
 )
 
 func TestParseTrainBenches(t *testing.T) {
@@ -28,10 +30,10 @@ func TestParseTrainBenches(t *testing.T) {
 		{"L=2:H=8:E=4096:N=65536:B=64", nil, false}, // too big for memory on the Go engine
 	} {
 		if big := transformer.DefaultConfig(2, 8, 4096, 65536, 3); strings.HasPrefix(tc.list, "L=2:H=8:E=4096") &&
-			float64(sysmem.Available()) > big.TrainingBytes(64, 65536) {
+			float64(sysmem.Available()) > big.TrainingBytes(64, 65536, kernels.Default()) {
 			continue // this machine has the memory
 		}
-		bs, err := ParseTrainBenches(tc.list, trainrun.GoEngine(nil))
+		bs, err := ParseTrainBenches(tc.list, trainrun.GoEngine(cpu.NewDefault()))
 		var ce *ConfigError
 		if tc.names == nil {
 			if err == nil || errors.As(err, &ce) != tc.config {
@@ -57,11 +59,11 @@ func TestParseTrainBenches(t *testing.T) {
 // TestBenchEngineGo times a tiny model on the Go engine and prints it
 // both ways.
 func TestBenchEngineGo(t *testing.T) {
-	bs, err := ParseTrainBenches("L=1:H=2:E=8:N=16:B=4", trainrun.GoEngine(nil))
+	bs, err := ParseTrainBenches("L=1:H=2:E=8:N=16:B=4", trainrun.GoEngine(cpu.NewDefault()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := BenchEngine(context.Background(), trainrun.GoEngine(nil), bs, EngineBenchOptions{Steps: 2, Warmup: 1, Threads: 1, Seed: 1})
+	r, err := BenchEngine(context.Background(), trainrun.GoEngine(cpu.NewDefault()), bs, EngineBenchOptions{Steps: 2, Warmup: 1, Threads: 1, Seed: 1})
 	if err != nil || len(r.Go) != 1 || r.Env != nil || r.Go[0].Threads != 1 || r.Go[0].Steps != 2 {
 		t.Fatalf("%+v, %v", r, err)
 	}
@@ -112,7 +114,7 @@ func TestFeatures(t *testing.T) {
 // TestModelLogits: the logits of a saved model, its run directory and
 // bad inputs.
 func TestModelLogits(t *testing.T) {
-	m, err := transformer.New(transformer.DefaultConfig(1, 1, 8, 4, 3), 1)
+	m, err := transformer.NewOn(cpu.NewDefault(), transformer.DefaultConfig(1, 1, 8, 4, 3), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +122,7 @@ func TestModelLogits(t *testing.T) {
 	if err := m.SaveSafetensors(filepath.Join(dir, trainrun.ModelFile)); err != nil {
 		t.Fatal(err)
 	}
-	l, err := ModelLogits(nil, dir, "0, 2,1")
+	l, err := ModelLogits(cpu.NewDefault(), dir, "0, 2,1")
 	if err != nil || len(l.Logits) != 3 || len(l.Logits[0]) != 3 || l.Input[1] != 2 || l.Config.Embed != 8 {
 		t.Fatalf("%+v, %v", l, err)
 	}
@@ -129,13 +131,13 @@ func TestModelLogits(t *testing.T) {
 		t.Errorf("JSON %s, %v", b, err)
 	}
 	for in, want := range map[string]string{"0,3": `input: "3" is not a symbol of 0..2`, "0,1,2,0,1": "input has 5 symbols, the model's context is N=4"} {
-		_, err := ModelLogits(nil, filepath.Join(dir, trainrun.ModelFile), in)
+		_, err := ModelLogits(cpu.NewDefault(), filepath.Join(dir, trainrun.ModelFile), in)
 		var ie *InputError
 		if !errors.As(err, &ie) || err.Error() != want {
 			t.Errorf("%q: %v, want %q", in, err, want)
 		}
 	}
-	if _, err := ModelLogits(nil, filepath.Join(dir, "none"), "0"); !errors.Is(err, os.ErrNotExist) {
+	if _, err := ModelLogits(cpu.NewDefault(), filepath.Join(dir, "none"), "0"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing model: %v", err)
 	}
 }

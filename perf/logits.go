@@ -27,7 +27,7 @@ type Logits struct {
 type InputError = opterr.Error
 
 // ModelLogits runs the model in path (a run directory or a .safetensors
-// file), loaded on the backend be (nil: a CPU backend of its own), on the
+// file), loaded on the backend be (nil: transformer.ErrNoBackend), on the
 // comma-separated symbols of input (at most the model's context).
 func ModelLogits(be backend.Backend, path, input string) (*Logits, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {

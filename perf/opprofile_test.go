@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/trainrun"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TestOpProfileAddsUp runs a profiled benchmark at 1 and 2 threads and
@@ -18,11 +19,11 @@ import (
 // table prints them with their speed-ups and shares.
 func TestOpProfileAddsUp(t *testing.T) {
 	const cfg = "L=2:H=2:E=32:N=64:B=8"
-	bs, err := ParseTrainBenches(cfg, trainrun.GoEngine(nil))
+	bs, err := ParseTrainBenches(cfg, trainrun.GoEngine(cpu.NewDefault()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := BenchEngine(context.Background(), trainrun.GoEngine(nil), bs, EngineBenchOptions{Steps: 6, Warmup: 1, Threads: 2, Seed: 1, Profile: true})
+	r, err := BenchEngine(context.Background(), trainrun.GoEngine(cpu.NewDefault()), bs, EngineBenchOptions{Steps: 6, Warmup: 1, Threads: 2, Seed: 1, Profile: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,11 +80,11 @@ func TestOpProfileAddsUp(t *testing.T) {
 // unprofiled run per configuration (the model on the engine's backend
 // itself), and the table has no per-op section.
 func TestOpProfileOffByDefault(t *testing.T) {
-	bs, err := ParseTrainBenches("L=1:H=2:E=8:N=16:B=4", trainrun.GoEngine(nil))
+	bs, err := ParseTrainBenches("L=1:H=2:E=8:N=16:B=4", trainrun.GoEngine(cpu.NewDefault()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := BenchEngine(context.Background(), trainrun.GoEngine(nil), bs, EngineBenchOptions{Steps: 2, Warmup: 1, Threads: 2, Seed: 1})
+	r, err := BenchEngine(context.Background(), trainrun.GoEngine(cpu.NewDefault()), bs, EngineBenchOptions{Steps: 2, Warmup: 1, Threads: 2, Seed: 1})
 	if err != nil || len(r.Go) != 1 || r.Go[0].Profile != nil || r.Go[0].Threads != 2 {
 		t.Fatalf("%+v, %v", r.Go, err)
 	}
@@ -91,7 +92,7 @@ func TestOpProfileOffByDefault(t *testing.T) {
 	if err := r.Write(&table, false); err != nil || strings.Contains(table.String(), "per-op") {
 		t.Errorf("table (%v):\n%s", err, table.String())
 	}
-	if rep, err := BenchTrain(nil, bs[0], 1, 0, 1); err != nil || rep.Profile != nil {
+	if rep, err := BenchTrain(cpu.NewDefault(), bs[0], 1, 0, 1); err != nil || rep.Profile != nil {
 		t.Errorf("BenchTrain: %+v, %v", rep, err)
 	}
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
-	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TrainBench is a training-throughput configuration: a model and a batch
@@ -114,8 +113,8 @@ type TrainReport struct {
 // BenchTrain measures training steps of b's model on random windows:
 // warmup untimed steps, then steps timed ones.
 //
-// The model lives on the backend be, chosen by the caller (nil: a CPU
-// backend of its own, with kernels.Default).
+// The model lives on the backend be, chosen by the caller (nil:
+// transformer.ErrNoBackend).
 func BenchTrain(be backend.Backend, b TrainBench, steps, warmup int, seed uint64) (*TrainReport, error) {
 	return benchTrain(be, b, steps, warmup, seed, false)
 }
@@ -147,9 +146,7 @@ func benchTrain(be backend.Backend, b TrainBench, steps, warmup int, seed uint64
 	var tb *timedBackend
 	if profile {
 		if be == nil {
-			own := cpu.NewDefault()
-			defer own.Close()
-			be = own
+			return nil, transformer.ErrNoBackend
 		}
 		tb = newTimedBackend(be, b.Model)
 		be = tb

@@ -2,6 +2,7 @@ package perf
 
 import (
 	"bytes"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 	"math"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestParseTrainBench(t *testing.T) {
 // TestBenchTrain times a tiny model and checks the report.
 func TestBenchTrain(t *testing.T) {
 	b, _ := ParseTrainBench("L=1:H=2:E=8:N=16:B=4")
-	r, err := BenchTrain(nil, b, 2, 1, 1)
+	r, err := BenchTrain(cpu.NewDefault(), b, 2, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,3 +37,7 @@ func TestOptionsBackend(t *testing.T) {
 		}
 	}
 }
+
+// testEngine is the engine of the tests' runs: the Go engine on a CPU
+// backend, chosen here as a command chooses it (no library makes one).
+var testEngine = trainrun.GoEngine(cpu.NewDefault())

@@ -29,7 +29,7 @@ func TestCommandListAndDry(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	var b strings.Builder
-	c := Command{Config: cfg, Options: Options{Out: out, Version: "test"}, List: true, Stdout: &b}
+	c := Command{Config: cfg, Options: Options{Engine: testEngine, Out: out, Version: "test"}, List: true, Stdout: &b}
 	if err := c.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}

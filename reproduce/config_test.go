@@ -19,7 +19,7 @@ func TestModelSeeds(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	stages, err := Plan(cfg, Options{Out: t.TempDir(), CodeKey: "test"})
+	stages, err := Plan(cfg, Options{Engine: testEngine, Out: t.TempDir(), CodeKey: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

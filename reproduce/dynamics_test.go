@@ -29,7 +29,7 @@ func TestDynamicsPlan(t *testing.T) {
 	}
 	count := func(c study.Config) (dyn int, snapInputs int) {
 		t.Helper()
-		stages, err := Plan(c, Options{})
+		stages, err := Plan(c, Options{Engine: testEngine})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestDynamicsPlan(t *testing.T) {
 		t.Fatalf("snapshot_seeds 2: %d dynamics stages and %d training stages with snapshots, want %d and %d", d, s, len(cfg.Models()), 2*len(cfg.Models()))
 	}
 	hashes := func(c study.Config) map[string]string {
-		stages, err := Graph(c, Options{CodeKey: "k"})
+		stages, err := Graph(c, Options{Engine: testEngine, CodeKey: "k"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestDynamicsEndToEnd(t *testing.T) {
 		cfg.Batch = 8
 	}
 	out := t.TempDir()
-	res, err := Run(context.Background(), cfg, Options{Out: out, Version: "test", CodeKey: "test", Events: testLog(t)})
+	res, err := Run(context.Background(), cfg, Options{Engine: testEngine, Out: out, Version: "test", CodeKey: "test", Events: testLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

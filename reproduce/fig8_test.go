@@ -16,6 +16,7 @@ import (
 	"github.com/vomc/vomc/reproduce/study"
 	"github.com/vomc/vomc/synth"
 	"github.com/vomc/vomc/trainrun"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TestSynthEncodingsGraph checks the Fig. 8 stages under several
@@ -29,7 +30,7 @@ func TestSynthEncodingsGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Version: "test", CodeKey: "test"}
+	opts := Options{Engine: testEngine, Version: "test", CodeKey: "test"}
 	g0, err := Graph(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +97,7 @@ func TestSynthStageResume(t *testing.T) {
 	cfg.SynthSteps, cfg.CheckpointEvery = 80, 20
 	const stage, saved, stop = "synth-tf20", 40, 45
 	run := func(ctx context.Context, out string, log *bytes.Buffer, onStep func(string, int)) error {
-		opts := Options{Out: out, Version: "test", CodeKey: "test", Events: events.Writer(log), OnStep: onStep}
+		opts := Options{Engine: testEngine, Out: out, Version: "test", CodeKey: "test", Events: events.Writer(log), OnStep: onStep}
 		if _, err := RunStage(ctx, cfg, opts, results.StageTrainData); err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +156,7 @@ func TestSynthStageResume(t *testing.T) {
 		if len(paths) != 1 {
 			t.Fatalf("models %v", paths)
 		}
-		m, err := synth.Load(paths[0])
+		m, err := synth.LoadOn(cpu.NewDefault(), paths[0])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func TestJobsRefused(t *testing.T) {
 	}
 	for jobs, want := range map[int]string{-1: "-1 jobs: want ≥ 1", 2: "needs the vomc binary"} {
 		out := t.TempDir()
-		_, err := Run(context.Background(), cfg, Options{Out: out, Version: "test", CodeKey: "test", Jobs: jobs})
+		_, err := Run(context.Background(), cfg, Options{Engine: testEngine, Out: out, Version: "test", CodeKey: "test", Jobs: jobs})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%d jobs: %v, want %q", jobs, err, want)
 		}
@@ -72,7 +72,7 @@ case "$*" in
 *--stage\ waits*) trap 'echo interrupted >> '"$0"'.sig; exit 130' INT; echo ready; while :; do sleep 0.05; done;;
 esac
 `), 0o755)
-	opts := Options{Out: filepath.Join(dir, "out"), CodeKey: "key1", Vomc: script}
+	opts := Options{Engine: testEngine, Out: filepath.Join(dir, "out"), CodeKey: "key1", Vomc: script}
 	exec, err := processExec(cfg, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 // model replicate; other presets none.
 func TestLadderPlan(t *testing.T) {
 	cfg, _ := study.Preset("ladder")
-	stages, err := Plan(cfg, Options{Out: t.TempDir(), CodeKey: "test"})
+	stages, err := Plan(cfg, Options{Engine: testEngine, Out: t.TempDir(), CodeKey: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestLadderPlan(t *testing.T) {
 		t.Errorf("%d profile stages, want 16", n)
 	}
 	small, _ := study.Preset("small")
-	stages, _ = Plan(small, Options{Out: t.TempDir(), CodeKey: "test"})
+	stages, _ = Plan(small, Options{Engine: testEngine, Out: t.TempDir(), CodeKey: "test"})
 	for _, s := range stages {
 		if strings.HasPrefix(s.Name, "profile-tf-") {
 			t.Errorf("small plans %s", s.Name)

@@ -48,7 +48,7 @@ func TestTinyEndToEnd(t *testing.T) {
 	}
 	cfg.SynthEncodings = []string{"paper", "linear"}
 	out := t.TempDir()
-	opts := Options{Out: out, Version: "test", CodeKey: "test", Events: testLog(t)}
+	opts := Options{Engine: testEngine, Out: out, Version: "test", CodeKey: "test", Events: testLog(t)}
 	res, err := Run(context.Background(), cfg, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	var log bytes.Buffer
-	opts := Options{Out: out, Version: "test", CodeKey: "test", Events: events.Writer(&log), OnStep: func(stage string, step int) {
+	opts := Options{Engine: testEngine, Out: out, Version: "test", CodeKey: "test", Events: events.Writer(&log), OnStep: func(stage string, step int) {
 		if step == stop {
 			cancel()
 		}
@@ -228,7 +228,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	}
 	// The resumed model equals an uninterrupted run's.
 	out2 := t.TempDir()
-	if _, err := Run(context.Background(), cfg, Options{Out: out2, Version: "test", CodeKey: "test"}); err != nil {
+	if _, err := Run(context.Background(), cfg, Options{Engine: testEngine, Out: out2, Version: "test", CodeKey: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := filepath.Glob(filepath.Join(out, "stages", "train-tf-h2-2-*", results.ModelFile))
@@ -298,7 +298,7 @@ func TestIdenticalRunsSameStages(t *testing.T) {
 	}
 	names := func(out, code string) []string {
 		t.Helper()
-		if _, err := Run(context.Background(), cfg, Options{Out: out, Version: "test", CodeKey: code}); err != nil {
+		if _, err := Run(context.Background(), cfg, Options{Engine: testEngine, Out: out, Version: "test", CodeKey: code}); err != nil {
 			t.Fatal(err)
 		}
 		ents, err := os.ReadDir(filepath.Join(out, "stages"))
@@ -321,7 +321,7 @@ func TestIdenticalRunsSameStages(t *testing.T) {
 			t.Errorf("no stage %s in %v", want, a)
 		}
 	}
-	g, err := Graph(cfg, Options{Version: "test", CodeKey: "other code"})
+	g, err := Graph(cfg, Options{Engine: testEngine, Version: "test", CodeKey: "other code"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestRunStage(t *testing.T) {
 	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants, cfg.HeatmapModel = []string{"2"}, nil, nil, ""
 	cfg.MaxSteps = 20
 	out := t.TempDir()
-	opts := Options{Out: out, Version: "test", CodeKey: "test", Events: testLog(t)}
+	opts := Options{Engine: testEngine, Out: out, Version: "test", CodeKey: "test", Events: testLog(t)}
 	ctx := context.Background()
 	_, err = RunStage(ctx, cfg, opts, "eval-tf-h2")
 	var mi *pipeline.MissingInputError

@@ -27,7 +27,7 @@ func TestSeedsGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Version: "test", CodeKey: "test"}
+	opts := Options{Engine: testEngine, Version: "test", CodeKey: "test"}
 	g1, err := Graph(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestTinySeedsEndToEnd(t *testing.T) {
 		cfg.Batch = 8
 	}
 	out := t.TempDir()
-	res, err := Run(context.Background(), cfg, Options{Out: out, Version: "test", CodeKey: "test", Events: testLog(t)})
+	res, err := Run(context.Background(), cfg, Options{Engine: testEngine, Out: out, Version: "test", CodeKey: "test", Events: testLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

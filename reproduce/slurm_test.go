@@ -26,7 +26,7 @@ func TestGraphAndSlurmScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := Graph(cfg, Options{Version: "test", CodeKey: "test"})
+	g, err := Graph(cfg, Options{Engine: testEngine, Version: "test", CodeKey: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestGraphAndSlurmScripts(t *testing.T) {
 	}
 	so := SlurmOptions{Dir: filepath.Join(dir, "sub"), Vomc: vomc,
 		SbatchOpts: []string{"partition=gpu q", "train:gres=gpu:1", "eval:time=10", "exclusive"}}
-	opts := Options{Out: filepath.Join(dir, "out"), Version: "test", CodeKey: "test", Lock: pipeline.LockConfig{Stale: 90 * time.Second}}
+	opts := Options{Engine: testEngine, Out: filepath.Join(dir, "out"), Version: "test", CodeKey: "test", Lock: pipeline.LockConfig{Stale: 90 * time.Second}}
 	sub, err := WriteSlurm(cfg, opts, so)
 	if err != nil {
 		t.Fatal(err)

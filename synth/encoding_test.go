@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TestEncodingFeatures checks the features and model inputs of the Log and
@@ -20,7 +22,7 @@ func TestEncodingFeatures(t *testing.T) {
 	const A, D, C = 3, 2, 20
 	x := randSeq(rng, 19, A)
 	inputs := func(v Variant, enc, norm string) [][]float32 {
-		m, err := New(Config{Variant: v, A: A, D: D, Context: C, Encoding: enc, CountNorm: norm}, 1)
+		m, err := NewOn(cpu.NewDefault(), Config{Variant: v, A: A, D: D, Context: C, Encoding: enc, CountNorm: norm}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +84,7 @@ func TestEncodingFeatures(t *testing.T) {
 		{Variant: WithAllCounts, A: A, D: D, Context: C, Encoding: Linear, CountNorm: Log1p},
 		{Variant: TF20, A: A, D: D, Context: C, Encoding: "cubic"},
 	} {
-		if _, err := New(c, 1); err == nil {
+		if _, err := NewOn(cpu.NewDefault(), c, 1); err == nil {
 			t.Errorf("New accepted %+v", c)
 		}
 	}
@@ -135,7 +137,7 @@ func TestEncodingTrainDeterministic(t *testing.T) {
 		if err := m1.Write(&buf); err != nil {
 			t.Fatal(err)
 		}
-		m3, err := Read(&buf)
+		m3, err := ReadOn(cpu.NewDefault(), &buf)
 		if err != nil {
 			t.Fatal(err)
 		}

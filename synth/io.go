@@ -11,6 +11,7 @@ import (
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/jsonfloat"
 	"github.com/vomc/vomc/safetensors"
+	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
 )
 
@@ -110,16 +111,14 @@ func (m *Model) Save(path string) error {
 	return fsutil.WriteFile(path, true, m.Write)
 }
 
-// Read reads a model written by Write (see readModel); the size of r's
-// contents is not known.
-func Read(r io.Reader) (*Model, error) { return readModel(nil, r, -1, "") }
+// ReadOn reads a model written by Write onto the backend be (nil:
+// transformer.ErrNoBackend; see readModel); the size of r's contents is
+// not known.
+func ReadOn(be backend.Backend, r io.Reader) (*Model, error) { return readModel(be, r, -1, "") }
 
-// Load reads a model file written by Save, checking its header against
+// LoadOn reads a model file written by Save onto the backend be, chosen by
+// the caller (nil: transformer.ErrNoBackend), checking its header against
 // the file's size before reading any data. Errors name the file.
-func Load(path string) (*Model, error) { return LoadOn(nil, path) }
-
-// LoadOn is Load with the model on the backend be (chosen by the caller;
-// nil: a CPU backend of the model's own).
 func LoadOn(be backend.Backend, path string) (*Model, error) {
 	return fsutil.ReadSized(path, func(r io.Reader, size int64) (*Model, error) { return readModel(be, r, size, path) })
 }
@@ -132,6 +131,9 @@ func LoadOn(be backend.Backend, path string) (*Model, error) {
 // (written before vomc recorded them) is loaded with a warning through
 // safetensors.Warnf.
 func readModel(be backend.Backend, r io.Reader, size int64, name string) (*Model, error) {
+	if be == nil {
+		return nil, transformer.ErrNoBackend
+	}
 	h, err := safetensors.ReadHeader(r, 1<<24, size)
 	if err != nil {
 		return nil, fmt.Errorf("synth: %w", err)

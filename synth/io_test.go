@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,11 +11,13 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/safetensors"
+	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // seedFile is a small synth model file.
 func seedFile(t testing.TB, v Variant, embed int) []byte {
-	m, err := New(Config{Variant: v, A: 3, D: 1, Context: 8, Embed: embed, Hidden: 5}, 1)
+	m, err := NewOn(cpu.NewDefault(), Config{Variant: v, A: 3, D: 1, Context: 8, Embed: embed, Hidden: 5}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +58,7 @@ func TestCraftedFiles(t *testing.T) {
 			}
 			var a, b runtime.MemStats
 			runtime.ReadMemStats(&a)
-			_, err := Read(bytes.NewReader(buf.Bytes()))
+			_, err := ReadOn(cpu.NewDefault(), bytes.NewReader(buf.Bytes()))
 			runtime.ReadMemStats(&b)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
@@ -68,13 +71,13 @@ func TestCraftedFiles(t *testing.T) {
 	for k := 0; k < 8*len(good); k += 11 {
 		b := bytes.Clone(good)
 		b[k/8] ^= 1 << (k % 8)
-		if _, err := Read(bytes.NewReader(b)); err == nil {
+		if _, err := ReadOn(cpu.NewDefault(), bytes.NewReader(b)); err == nil {
 			t.Errorf("flip of bit %d of byte %d accepted", k%8, k/8)
 		}
 	}
 	p := filepath.Join(t.TempDir(), "model.safetensors")
 	os.WriteFile(p, append(bytes.Clone(good), 0), 0o644)
-	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "trailing junk after the data section: 1 extra bytes") || !strings.HasPrefix(err.Error(), p) {
+	if _, err := LoadOn(cpu.NewDefault(), p); err == nil || !strings.Contains(err.Error(), "trailing junk after the data section: 1 extra bytes") || !strings.HasPrefix(err.Error(), p) {
 		t.Errorf("trailing junk: %v", err)
 	}
 	// An earlier version's file: no checksum.
@@ -89,7 +92,7 @@ func TestCraftedFiles(t *testing.T) {
 	var warned []string
 	defer func(f func(string, ...any)) { safetensors.Warnf = f }(safetensors.Warnf)
 	safetensors.Warnf = func(format string, args ...any) { warned = append(warned, fmt.Sprintf(format, args...)) }
-	if _, err := Read(bytes.NewReader(old.Bytes())); err != nil || len(warned) != 1 || !strings.Contains(warned[0], "no checksum") {
+	if _, err := ReadOn(cpu.NewDefault(), bytes.NewReader(old.Bytes())); err != nil || len(warned) != 1 || !strings.Contains(warned[0], "no checksum") {
 		t.Errorf("old file: %v, warnings %q", err, warned)
 	}
 }
@@ -126,7 +129,7 @@ func FuzzRead(f *testing.F) {
 	f.Add(seedFile(f, WithAllCounts, 4))
 	f.Add(seedFile(f, TotalCountsOnly, 0))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		Read(bytes.NewReader(in))
+		ReadOn(cpu.NewDefault(), bytes.NewReader(in))
 		// Rewrite the input with a correct checksum, so that the fuzzer
 		// explores what lies behind it.
 		h, err := safetensors.ReadHeader(bytes.NewReader(in), 1<<20, int64(len(in)))
@@ -142,7 +145,7 @@ func FuzzRead(f *testing.F) {
 		if safetensors.Write(&buf, h.Meta, ts) != nil {
 			return
 		}
-		m, err := Read(bytes.NewReader(buf.Bytes()))
+		m, err := ReadOn(cpu.NewDefault(), bytes.NewReader(buf.Bytes()))
 		if err != nil {
 			return
 		}
@@ -155,4 +158,33 @@ func FuzzRead(f *testing.F) {
 		}
 		m.PredictSequence(x, make([]float64, len(x)*m.Config.A))
 	})
+}
+
+// TestNoDefaultBackend: synth makes no backend of its own (issue 46, item
+// 3): given none, NewOn, FromParamsOn, ReadOn and LoadOn are
+// transformer.ErrNoBackend.
+func TestNoDefaultBackend(t *testing.T) {
+	cfg := Config{Variant: TF20, A: 3, D: 1, Context: 8}
+	m, err := NewOn(cpu.NewDefault(), cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.safetensors")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]func() error{
+		"NewOn":        func() error { _, err := NewOn(nil, cfg, 1); return err },
+		"FromParamsOn": func() error { _, err := FromParamsOn(nil, cfg, m.HostParams()); return err },
+		"ReadOn":       func() error { _, err := ReadOn(nil, bytes.NewReader(b)); return err },
+		"LoadOn":       func() error { _, err := LoadOn(nil, path); return err },
+	} {
+		if err := f(); !errors.Is(err, transformer.ErrNoBackend) {
+			t.Errorf("%s without a backend: %v, want transformer.ErrNoBackend", name, err)
+		}
+	}
 }

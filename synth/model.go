@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
-	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // Activation functions of the feed-forward layer.
@@ -251,14 +251,10 @@ func InitParams(cfg Config, seed uint64) []float32 {
 	return flat
 }
 
-// New returns a model on the CPU backend with the parameters of
-// InitParams(cfg, seed).
-func New(cfg Config, seed uint64) (*Model, error) { return NewOn(nil, cfg, seed) }
-
-// NewOn is New on the backend be (nil: a CPU backend of its own, with
-// kernels.Default); the parameters are
-// drawn on the host and uploaded, so every backend starts from the same
-// bytes.
+// NewOn returns a model on the backend be, chosen by the caller (nil:
+// transformer.ErrNoBackend), with the parameters of InitParams(cfg, seed);
+// the parameters are drawn on the host and uploaded, so every backend
+// starts from the same bytes.
 func NewOn(be backend.Backend, cfg Config, seed uint64) (*Model, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -267,24 +263,21 @@ func NewOn(be backend.Backend, cfg Config, seed uint64) (*Model, error) {
 	return FromParamsOn(be, cfg, InitParams(cfg, seed))
 }
 
-// fromParams builds a model on the CPU backend around a copy of params.
-func fromParams(cfg Config, params []float32) (*Model, error) { return FromParamsOn(nil, cfg, params) }
-
 // FromParamsOn returns a model of architecture cfg (defaults filled in) on
-// the backend be (nil: a CPU backend of its own, with kernels.Default)
+// the backend be (nil: transformer.ErrNoBackend)
 // with a copy of the flat parameter vector params (length NumParams, laid
 // out as in the safetensors file). An allocation the backend cannot make
 // is an error.
 func FromParamsOn(be backend.Backend, cfg Config, params []float32) (*Model, error) {
+	if be == nil {
+		return nil, transformer.ErrNoBackend
+	}
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if len(params) != cfg.NumParams() {
 		return nil, fmt.Errorf("synth: %d parameters, the configuration has %d", len(params), cfg.NumParams())
-	}
-	if be == nil {
-		be = cpu.NewDefault()
 	}
 	pt, err := backend.AllocTensor(be, len(params))
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // refFeatures computes the model inputs of positions 0..T−1 of a window
@@ -134,7 +135,7 @@ func f64s(x []float32) []float64 {
 func TestGradients(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i, tc := range gradCases {
-		m, err := New(Config{Variant: tc.v, A: 3, D: 2, Context: 12, Embed: tc.embed, Hidden: 7, Activation: tc.act, Encoding: gradEncoding(i)}, 5)
+		m, err := NewOn(cpu.NewDefault(), Config{Variant: tc.v, A: 3, D: 2, Context: 12, Embed: tc.embed, Hidden: 7, Activation: tc.act, Encoding: gradEncoding(i)}, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +196,7 @@ func TestGradients(t *testing.T) {
 func TestPredictionsMatchReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for i, tc := range gradCases {
-		m, err := New(Config{Variant: tc.v, A: 3, D: 2, Context: 10, Embed: tc.embed, Hidden: 9, Activation: tc.act, Encoding: gradEncoding(i)}, 6)
+		m, err := NewOn(cpu.NewDefault(), Config{Variant: tc.v, A: 3, D: 2, Context: 10, Embed: tc.embed, Hidden: 9, Activation: tc.act, Encoding: gradEncoding(i)}, 6)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +300,7 @@ func TestTrainDeterministicAndLearns(t *testing.T) {
 	if err := m1.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	m3, err := Read(&buf)
+	m3, err := ReadOn(cpu.NewDefault(), &buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +353,7 @@ func TestEarlyStoppingCountsEpochs(t *testing.T) {
 	train, val := random(64), random(16)
 	tc := DefaultTrainConfig()
 	tc.BatchSize, tc.Epochs, tc.WarmupSteps, tc.Patience, tc.LogEvery, tc.LR = 16, 40, 1, 2, 0, 2e-2
-	tr, err := NewTrainer(nil, Config{Variant: TF20, A: 3, D: 1}, train, val, tc)
+	tr, err := NewTrainer(cpu.NewDefault(), Config{Variant: TF20, A: 3, D: 1}, train, val, tc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +391,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 	tc := DefaultTrainConfig()
 	tc.BatchSize, tc.Epochs, tc.WarmupSteps, tc.LogEvery, tc.Patience, tc.LR = 8, 4, 3, 4, 1, 0.05
 	cfg := Config{Variant: TF20, A: 3, D: 2, Embed: 6, Hidden: 10}
-	ref, err := NewTrainer(nil, cfg, train, val, tc)
+	ref, err := NewTrainer(cpu.NewDefault(), cfg, train, val, tc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,10 +432,10 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		if c.ModelFormat != FileFormat {
 			t.Fatalf("checkpoint model format %q", c.ModelFormat)
 		}
-		if _, err := c.Resume(train, val); err == nil {
+		if _, err := c.ResumeOn(cpu.NewDefault(), train, val); err == nil {
 			t.Fatal("a synth checkpoint resumed as a transformer")
 		}
-		tr, err := Resume(nil, c, train, val)
+		tr, err := Resume(cpu.NewDefault(), c, train, val)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -491,7 +492,7 @@ func TestReadFormerFile(t *testing.T) {
 	if err := safetensors.Write(&buf, meta, ts); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Read(&buf)
+	m, err := ReadOn(cpu.NewDefault(), &buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +510,7 @@ func trainOnProcs1And3(t *testing.T, what string, cfg Config, train, val transfo
 	var ms [2]*Model
 	for i, procs := range []int{1, 3} {
 		runtime.GOMAXPROCS(procs)
-		m, err := Train(context.Background(), nil, cfg, train, val, tc, nil)
+		m, err := Train(context.Background(), cpu.NewDefault(), cfg, train, val, tc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TestTrainDirResume trains a synth model in a run directory (TrainDir),
@@ -38,7 +39,7 @@ func TestTrainDirResume(t *testing.T) {
 	o := DirOptions{Data: spec, Model: Config{Variant: TF20, Embed: 6, Hidden: 12}, Train: tc, CheckpointEvery: 3}
 	root := t.TempDir()
 	o.Dir = filepath.Join(root, "ref")
-	ref, err := TrainDir(context.Background(), trainrun.GoEngine(nil), o)
+	ref, err := TrainDir(context.Background(), trainrun.GoEngine(cpu.NewDefault()), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestTrainDirResume(t *testing.T) {
 				cancel()
 			}
 		}
-		res, err := TrainDir(ctx, trainrun.GoEngine(nil), o)
+		res, err := TrainDir(ctx, trainrun.GoEngine(cpu.NewDefault()), o)
 		cancel()
 		var ie *trainrun.InterruptedError
 		if stop == 0 && err != nil || stop > 0 && (!errors.As(err, &ie) || ie.Step != stop || res.Run.LastCheckpoint != stop) {
@@ -80,7 +81,7 @@ func TestTrainDirResume(t *testing.T) {
 		{Dir: filepath.Join(root, "x"), Data: spec, Train: tc, CheckpointEvery: -1}, // negative interval
 		{Dir: filepath.Join(root, "none"), Resume: true},                            // nothing to resume
 	} {
-		_, err := TrainDir(context.Background(), trainrun.GoEngine(nil), bad)
+		_, err := TrainDir(context.Background(), trainrun.GoEngine(cpu.NewDefault()), bad)
 		if err == nil || strings.Contains(err.Error(), "--") {
 			t.Errorf("%+v: error %v", bad, err)
 		}

@@ -3,6 +3,7 @@ package synth
 import (
 	"context"
 	"encoding/json"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 	"math/rand/v2"
 	"testing"
 )
@@ -19,9 +20,9 @@ func TestRunSummary(t *testing.T) {
 		var tr *Trainer
 		var err error
 		if val == nil {
-			tr, err = NewTrainer(nil, Config{Variant: TF20, A: 3, D: 1}, train, nil, tc)
+			tr, err = NewTrainer(cpu.NewDefault(), Config{Variant: TF20, A: 3, D: 1}, train, nil, tc)
 		} else {
-			tr, err = NewTrainer(nil, Config{Variant: TF20, A: 3, D: 1}, train, val, tc)
+			tr, err = NewTrainer(cpu.NewDefault(), Config{Variant: TF20, A: 3, D: 1}, train, val, tc)
 		}
 		if err != nil {
 			t.Fatal(err)

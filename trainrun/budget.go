@@ -14,6 +14,7 @@ import (
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // Budgets. Every rule that decides how long a run trains is here.
@@ -201,7 +202,7 @@ func (j *Job) extend(e *Engine, c *transformer.Checkpoint, train, val transforme
 		return err
 	}
 	if e.Torch() != nil {
-		return rewriteCheckpoint(j.Dir, c, train, val)
+		return rewriteCheckpoint(e.Backend(), j.Dir, c, train, val)
 	}
 	if j.Events != nil {
 		j.Events.Log(fmt.Sprintf("extending %s from %d to %d steps (%d epochs) at step %d; learning rate: %s (%.3g now)",
@@ -212,9 +213,10 @@ func (j *Job) extend(e *Engine, c *transformer.Checkpoint, train, val transforme
 
 // rewriteCheckpoint writes the extended checkpoint c of a transformer
 // back into dir for the torch engine, which reads its settings there: the
-// same parameters, moments and state, the new settings and metadata.
-func rewriteCheckpoint(dir string, c *transformer.Checkpoint, train, val transformer.Windows) error {
-	tr, err := c.Resume(train, val)
+// same parameters, moments and state, the new settings and metadata (the
+// trainer rebuilt on the backend be).
+func rewriteCheckpoint(be backend.Backend, dir string, c *transformer.Checkpoint, train, val transformer.Windows) error {
+	tr, err := c.ResumeOn(be, train, val)
 	if err != nil {
 		return err
 	}

@@ -231,19 +231,14 @@ func Load(dir, data, val string, allowUnverified bool) (c *transformer.Checkpoin
 	return c, tw, vw, nil
 }
 
-// CheckMemory refuses a run whose estimated memory (parameters, gradients,
-// AdamW moments, best parameters, checkpoint copies, activations; see
-// transformer.Config.TrainingBytes) exceeds the memory available, stating
-// the estimate.
-func CheckMemory(cfg transformer.Config, batch int, train transformer.Windows) error {
-	return CheckMemoryOn(nil, cfg, batch, train)
-}
-
-// CheckMemoryOn is CheckMemory for a model on be: the device's memory
-// when be reports its own (a GPU backend), else the host's.
+// CheckMemoryOn refuses a run on be whose estimated memory (parameters,
+// gradients, AdamW moments, best parameters, checkpoint copies,
+// activations, be's kernel scratch; see transformer.Config.TrainingBytes)
+// exceeds the memory available — the device's when be reports its own (a
+// GPU backend), else the host's —, stating the estimate.
 func CheckMemoryOn(be backend.Backend, cfg transformer.Config, batch int, train transformer.Windows) error {
 	B, T := min(batch, train.Windows()), len(train.Window(0))
-	return CheckBackendMemory(be, cfg.TrainingBytes(B, T), fmt.Sprintf("training L=%d, E=%d, N=%d (%.4g parameters) with batches of %d windows of %d symbols",
+	return CheckBackendMemory(be, cfg.TrainingBytes(B, T, transformer.KernelsOf(be)), fmt.Sprintf("training L=%d, E=%d, N=%d (%.4g parameters) with batches of %d windows of %d symbols",
 		cfg.Layers, cfg.Embed, cfg.Context, float64(cfg.NumParams()), B, T))
 }
 
@@ -261,10 +256,10 @@ func CheckBackendMemory(be backend.Backend, need float64, what string) error {
 	return sysmem.CheckAvailable(need, avail, what, be.Name()+" memory")
 }
 
-// MemoryBytes is the estimated training memory of cfg with batches from
-// train (see CheckMemory).
-func MemoryBytes(cfg transformer.Config, batch int, train transformer.Windows) float64 {
-	return cfg.TrainingBytes(min(batch, train.Windows()), len(train.Window(0)))
+// MemoryBytes is the estimated training memory of cfg on be with batches
+// from train (see CheckMemoryOn).
+func MemoryBytes(be backend.Backend, cfg transformer.Config, batch int, train transformer.Windows) float64 {
+	return cfg.TrainingBytes(min(batch, train.Windows()), len(train.Window(0)), transformer.KernelsOf(be))
 }
 
 // MaxDepth is the largest tree depth of the prior of the data set under

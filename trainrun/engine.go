@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cuda"
 )
@@ -42,10 +43,12 @@ type Spec struct {
 	// or "cuda:N" (NVIDIA GPU N through the driver). The torch engine
 	// takes none (its device is Torch.Device).
 	Backend string
-	// CPU is the backend of "cpu" (nil: each model makes a CPU backend of
-	// its own, with kernels.Default). It is also the backend of the
-	// models that only the Go engine trains (synth's TF 2-0) when the
-	// engine is torch.
+	// CPU is the backend of "cpu", chosen by the caller (e.g.
+	// cpu.New(kernels.Default())). It is also the backend of the models
+	// that only the Go engine trains (synth's TF 2-0), and the one vomc
+	// reads the torch engine's model files onto, when the engine is torch.
+	// NewEngine refuses a Spec without one (transformer.ErrNoBackend) unless
+	// Backend names a GPU.
 	CPU backend.Backend
 	// Torch holds the torch engine's settings (nil: the defaults).
 	Torch *Torch
@@ -124,7 +127,7 @@ func (e *BackendError) Unwrap() error { return e.Err }
 // Engine is a training engine made by NewEngine: the Go engine on its
 // backend, or the torch engine (whose runs of models only the Go engine
 // trains use the Go backend). Its zero value and nil are the Go engine
-// on CPU backends of the models' own.
+// without a backend: Train refuses to run on it (transformer.ErrNoBackend).
 type Engine struct {
 	name  string
 	be    backend.Backend
@@ -141,6 +144,10 @@ func NewEngine(s Spec) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{name: s.name(), be: s.CPU}
+	gpu, device, _ := ParseBackend(s.Backend)
+	if s.CPU == nil && !(gpu && e.name == EngineGo) {
+		return nil, transformer.ErrNoBackend
+	}
 	if e.name == EngineTorch {
 		e.torch = s.Torch
 		if e.torch == nil {
@@ -148,7 +155,6 @@ func NewEngine(s Spec) (*Engine, error) {
 		}
 		return e, nil
 	}
-	gpu, device, _ := ParseBackend(s.Backend)
 	if gpu {
 		be, err := cuda.Open(device)
 		if err != nil {
@@ -159,12 +165,13 @@ func NewEngine(s Spec) (*Engine, error) {
 	return e, nil
 }
 
-// GoEngine is the Go engine on the backend be (nil: each model makes a
-// CPU backend of its own), for callers that have chosen the backend.
+// GoEngine is the Go engine on the backend be, for callers that have
+// chosen the backend (nil: Train refuses, transformer.ErrNoBackend).
 func GoEngine(be backend.Backend) *Engine { return &Engine{name: EngineGo, be: be} }
 
 // TorchEngine is the torch engine t, with be the backend of the models
-// only the Go engine trains (nil: their own CPU backends).
+// only the Go engine trains and of reading the engine's model files (nil:
+// Train refuses, transformer.ErrNoBackend).
 func TorchEngine(t *Torch, be backend.Backend) *Engine {
 	return &Engine{name: EngineTorch, be: be, torch: t}
 }
@@ -178,7 +185,7 @@ func (e *Engine) Name() string {
 }
 
 // Backend is the Go engine's compute backend: that of every model the Go
-// engine trains or builds (nil: each model makes a CPU backend of its own).
+// engine trains or builds (nil: none was given).
 func (e *Engine) Backend() backend.Backend {
 	if e == nil {
 		return nil

@@ -212,6 +212,9 @@ type session interface {
 // divergence returns a *DivergedError (Go engine), leaving the last good
 // checkpoint. Bad settings are *OptionErrors.
 func (e *Engine) Train(ctx context.Context, j Job) (*Summary, error) {
+	if e.Backend() == nil {
+		return nil, transformer.ErrNoBackend // before anything is written
+	}
 	if err := checkInterval(j.CheckpointEvery); err != nil {
 		return nil, err
 	}

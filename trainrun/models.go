@@ -54,7 +54,7 @@ func (m Transformer) start(e *Engine, r *opening) (session, error) {
 		if err := startTorch(r.job.Dir, cfg, tc, tc.Seed, r.data.Meta, r.data.Train, r.data.Val); err != nil {
 			return nil, err
 		}
-		return newTorchSession(t, r, nil), nil
+		return newTorchSession(e, r, nil), nil
 	}
 	if err := CheckMemoryOn(e.Backend(), cfg, tc.BatchSize, r.data.Train); err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func (m Transformer) start(e *Engine, r *opening) (session, error) {
 
 func (m Transformer) resume(e *Engine, r *opening, c *transformer.Checkpoint) (session, error) {
 	if t := e.Torch(); t != nil {
-		return newTorchSession(t, r, c), nil
+		return newTorchSession(e, r, c), nil
 	}
 	if c.ModelFormat != "" {
 		return nil, &ModelFormatError{Dir: r.job.Dir, Format: c.ModelFormat, Config: c.ModelConfig}
@@ -98,7 +98,7 @@ func (m Transformer) goModel() GoModel[*transformer.Activations, *transformer.Mo
 			}
 			fmt.Fprintf(w, "%s: %d parameters; %d training and %d validation windows of %d symbols; ≤ %d steps\n",
 				tr.Model.Name(), cfg.NumParams(), tr.Train.Windows(), nv, cfg.Context, tr.TotalSteps())
-			fmt.Fprintf(w, "training memory ≈ %s\n", sysmem.GiB(MemoryBytes(cfg, tr.Cfg.BatchSize, tr.Train)))
+			fmt.Fprintf(w, "training memory ≈ %s\n", sysmem.GiB(MemoryBytes(tr.Model.Backend(), cfg, tr.Cfg.BatchSize, tr.Train)))
 		},
 		Finish: func(dir string, tr *transformer.Trainer) error {
 			return fsutil.WriteFile(filepath.Join(dir, ModelFile), true, tr.Model.WriteSafetensors)
@@ -132,14 +132,14 @@ func (m torchModule) start(e *Engine, r *opening) (session, error) {
 	if err := startTorchModule(r.job.Dir, m.config, r.job.Train, r.data.Meta); err != nil {
 		return nil, err
 	}
-	return newTorchSession(e.Torch(), r, nil), nil
+	return newTorchSession(e, r, nil), nil
 }
 
 func (m torchModule) resume(e *Engine, r *opening, c *transformer.Checkpoint) (session, error) {
 	if err := m.check(e); err != nil {
 		return nil, err
 	}
-	return newTorchSession(e.Torch(), r, c), nil
+	return newTorchSession(e, r, c), nil
 }
 
 // GoModel is a model that the Go engine trains (a transformer.Trainable
@@ -262,11 +262,12 @@ type torchSession struct {
 	windows int
 }
 
-// newTorchSession is the run r on t: a new run's data is the engine's to
-// read from the run directory; a resumed run's new data paths are passed on.
-func newTorchSession(t *Torch, r *opening, c0 *transformer.Checkpoint) *torchSession {
-	j := r.job
-	tr := torchRun{Dir: j.Dir, CheckpointEvery: j.CheckpointEvery, Snapshots: r.snaps, Output: j.TorchOutput}
+// newTorchSession is the run r on e's torch engine: a new run's data is
+// the engine's to read from the run directory; a resumed run's new data
+// paths are passed on.
+func newTorchSession(e *Engine, r *opening, c0 *transformer.Checkpoint) *torchSession {
+	j, t := r.job, e.Torch()
+	tr := torchRun{Dir: j.Dir, CheckpointEvery: j.CheckpointEvery, Snapshots: r.snaps, Output: j.TorchOutput, Host: e.Backend()}
 	switch {
 	case c0 != nil && j.Mode == ModeResume:
 		tr.Data, tr.Val = j.Data.Data, j.Data.Val

@@ -13,6 +13,7 @@ import (
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // testData writes a small data set and returns the meta of a run on it.
@@ -37,7 +38,7 @@ func newTrainer(t *testing.T, meta map[string]string) *transformer.Trainer {
 	}
 	cfg := transformer.Config{Layers: 1, Heads: []int{1}, Embed: 8, Context: len(train.Window(0)), Alphabet: A,
 		FeedForward: true, LayerNorm: true, Activation: transformer.GELU, Positional: transformer.Learned}
-	m, err := transformer.New(cfg, 1)
+	m, err := transformer.NewOn(cpu.NewDefault(), cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestRunInterruptResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := c.Resume(tw, vw)
+	tr, err := c.ResumeOn(cpu.NewDefault(), tw, vw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // BenchmarkSnapshotOverhead measures what snapshots cost a training run:
@@ -47,7 +48,7 @@ func BenchmarkSnapshotOverhead(b *testing.B) {
 	run := func(snapshots []int) time.Duration {
 		cfg := transformer.Config{Layers: 2, Heads: []int{4, 4}, Embed: 64, Context: 256, Alphabet: A,
 			FeedForward: true, LayerNorm: true, Activation: transformer.GELU, Positional: transformer.Learned}
-		m, err := transformer.New(cfg, 1)
+		m, err := transformer.NewOn(cpu.NewDefault(), cfg, 1)
 		if err != nil {
 			b.Fatal(err)
 		}

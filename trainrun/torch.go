@@ -19,6 +19,7 @@ import (
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/python"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend"
 )
 
 // ErrResumable is returned (wrapped) when a run stopped early with its
@@ -373,6 +374,9 @@ type torchRun struct {
 	// Output receives the engine's own output, its progress lines and
 	// messages (nil: Torch.Stderr; Job.TorchOutput).
 	Output io.Writer
+	// Host is the backend vomc reads the model file the engine wrote
+	// onto, to verify it (Engine.Backend).
+	Host backend.Backend
 }
 
 // train trains the run with the engine until it ends: it resumes the run's
@@ -433,9 +437,11 @@ func (t *Torch) train(ctx context.Context, r torchRun) (*transformer.Checkpoint,
 	}
 	if c.ModelFormat == "" {
 		// the model the engine wrote must load in vomc, verified
-		if _, err := transformer.LoadSafetensors(filepath.Join(dir, ModelFile)); err != nil {
+		m, err := transformer.LoadSafetensorsOn(r.Host, filepath.Join(dir, ModelFile))
+		if err != nil {
 			return nil, err
 		}
+		m.Free()
 	}
 	var ref Reference
 	if _, val, _, err := Data(c.Meta); err == nil {

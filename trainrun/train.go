@@ -165,7 +165,7 @@ func (m ModelOptions) start(*Engine, *opening) (session, error) {
 // transformer's on the Go engine.
 func (m ModelOptions) resume(e *Engine, r *opening, c *transformer.Checkpoint) (session, error) {
 	if t := e.Torch(); t != nil {
-		return newTorchSession(t, r, c), nil
+		return newTorchSession(e, r, c), nil
 	}
 	return Transformer{}.resume(e, r, c)
 }

@@ -54,7 +54,7 @@ func TestTrainOptionErrors(t *testing.T) {
 	} {
 		o := trainOptions(meta, dir)
 		tc.change(&o)
-		_, err := GoEngine(nil).Train(context.Background(), o)
+		_, err := GoEngine(cpu.NewDefault()).Train(context.Background(), o)
 		var oe *OptionError
 		if !errors.As(err, &oe) || oe.Option != tc.option || !strings.Contains(err.Error(), tc.text) || strings.Contains(err.Error(), "--") {
 			t.Errorf("%s: error %v, want an OptionError %q containing %q", tc.name, err, tc.option, tc.text)
@@ -136,14 +136,14 @@ func TestTrainInterruptResume(t *testing.T) {
 	ref := trainOptions(meta, filepath.Join(base, "ref"))
 	var out bytes.Buffer
 	ref.Events = events.Writer(&out)
-	s, err := GoEngine(nil).Train(context.Background(), ref)
+	s, err := GoEngine(cpu.NewDefault()).Train(context.Background(), ref)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Engine != EngineGo || s.Step != 6 || s.Train.MaxSteps != 6 || !s.HasValidation() || !strings.Contains(out.String(), "training memory ≈") {
 		t.Fatalf("summary %+v, output %q", s, out.String())
 	}
-	if _, err := GoEngine(nil).Train(context.Background(), ref); !errors.As(err, new(*HeldError)) {
+	if _, err := GoEngine(cpu.NewDefault()).Train(context.Background(), ref); !errors.As(err, new(*HeldError)) {
 		t.Fatalf("held directory: %v", err)
 	}
 
@@ -154,14 +154,14 @@ func TestTrainInterruptResume(t *testing.T) {
 			cancel()
 		}
 	}
-	_, err = GoEngine(nil).Train(ctx, o)
+	_, err = GoEngine(cpu.NewDefault()).Train(ctx, o)
 	var ie *InterruptedError
 	if !errors.As(err, &ie) || ie.Step != 3 {
 		t.Fatalf("interrupted run: %v", err)
 	}
 	out.Reset()
 	r := Job{Dir: o.Dir, Mode: ModeResume, Model: ModelOptions{}, Events: events.Writer(&out)}
-	if s, err = GoEngine(nil).Train(context.Background(), r); err != nil || s.Step != 6 {
+	if s, err = GoEngine(cpu.NewDefault()).Train(context.Background(), r); err != nil || s.Step != 6 {
 		t.Fatalf("resumed run: %+v, %v", s, err)
 	}
 	if !strings.Contains(out.String(), "resuming "+o.Dir+" at step 3") {
@@ -173,7 +173,7 @@ func TestTrainInterruptResume(t *testing.T) {
 		t.Errorf("the resumed run's model differs from the uninterrupted run's (%v)", err)
 	}
 	ref.Force = true
-	if _, err := GoEngine(nil).Train(context.Background(), ref); err != nil {
+	if _, err := GoEngine(cpu.NewDefault()).Train(context.Background(), ref); err != nil {
 		t.Errorf("Force: %v", err)
 	}
 }
@@ -184,7 +184,7 @@ func TestTrainDiverged(t *testing.T) {
 	meta := testData(t, "0", "")
 	o := trainOptions(meta, filepath.Join(t.TempDir(), "div"))
 	o.Train.LR, o.Train.WarmupSteps, o.Train.ClipNorm, o.Train.WeightDecay, o.Train.MinLR = 1e30, 0, 0, 0, 0
-	_, err := GoEngine(nil).Train(context.Background(), o)
+	_, err := GoEngine(cpu.NewDefault()).Train(context.Background(), o)
 	var de *DivergedError
 	if !errors.As(err, &de) || de.LR != 1e30 || de.Checkpoint != filepath.Join(o.Dir, CheckpointFile) || de.Step < 0 {
 		t.Fatalf("diverging run: %v", err)
@@ -201,7 +201,7 @@ func TestTrainLSTMNeedsTorch(t *testing.T) {
 	o := trainOptions(meta, filepath.Join(t.TempDir(), "lstm"))
 	o.Model = withModel(&o, func(m *ModelOptions) { m.Arch = ArchLSTM })
 	var oe *OptionError
-	if _, err := GoEngine(nil).Train(context.Background(), o); !errors.As(err, &oe) || oe.Option != "arch" || !strings.Contains(err.Error(), "lstm with engine torch") {
+	if _, err := GoEngine(cpu.NewDefault()).Train(context.Background(), o); !errors.As(err, &oe) || oe.Option != "arch" || !strings.Contains(err.Error(), "lstm with engine torch") {
 		t.Errorf("LSTM on the Go engine: %v", err)
 	}
 	e := &ModelFormatError{Dir: "d", Format: "f", Config: "c"}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
 )
 
@@ -168,7 +169,7 @@ func TestAttentionMaps(t *testing.T) {
 
 // TestAttentionMapsErrors checks the window validation.
 func TestAttentionMapsErrors(t *testing.T) {
-	m, err := New(tinyConfigs()[0], 1)
+	m, err := NewOn(cpu.NewDefault(), tinyConfigs()[0], 1)
 	if err != nil {
 		t.Fatal(err)
 	}

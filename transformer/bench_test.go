@@ -3,6 +3,8 @@ package transformer
 import (
 	"testing"
 	"time"
+
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // BenchmarkTrainC1 measures a full training step (forward, backward,
@@ -19,7 +21,7 @@ func BenchmarkTrainC2(b *testing.B) {
 }
 
 func benchTrainStep(b *testing.B, cfg Config, B int) {
-	m, err := New(cfg, 1)
+	m, err := NewOn(cpu.NewDefault(), cfg, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -57,7 +59,7 @@ func reportTokens(b *testing.B, tokens int, cpu0 time.Duration) {
 // BenchmarkForwardC1 is the forward pass alone (inference buffers).
 func BenchmarkForwardC1(b *testing.B) {
 	cfg := DefaultConfig(2, 4, 64, 256, 3)
-	m, _ := New(cfg, 1)
+	m, _ := NewOn(cpu.NewDefault(), cfg, 1)
 	B, T := 32, 256
 	x := randomInputs(1, B*T, 3)
 	acts := m.NewActivations(B, T, false)

@@ -512,18 +512,14 @@ func (c *Checkpoint) checkState(elapsedNS int64, maxT int) error {
 	return nil
 }
 
-// Resume rebuilds the Trainer of the checkpoint on the same training and
-// validation windows (their number and length are checked; the windows
-// themselves are the caller's responsibility, e.g. by a checksum in Meta).
-// Its Run continues the run exactly where the checkpoint was taken. The
-// callbacks (Log, OnLog, OnStep, OnCheckpoint) are for the caller to set.
-func (c *Checkpoint) Resume(train, val Windows) (*Trainer, error) {
-	return c.ResumeOn(nil, train, val)
-}
-
-// ResumeOn is Resume with the model, gradients and optimiser state on the
-// backend be (nil: the CPU backend): a run checkpointed on one backend
-// resumes on any other.
+// ResumeOn rebuilds the Trainer of the checkpoint, with the model,
+// gradients and optimiser state on the backend be (nil: ErrNoBackend; a
+// run checkpointed on one backend resumes on any other), on the same
+// training and validation windows (their number and length are checked;
+// the windows themselves are the caller's responsibility, e.g. by a
+// checksum in Meta). Its Run continues the run exactly where the
+// checkpoint was taken. The callbacks (Log, OnLog, OnStep, OnCheckpoint)
+// are for the caller to set.
 func (c *Checkpoint) ResumeOn(be backend.Backend, train, val Windows) (*Trainer, error) {
 	if c.ModelFormat != "" {
 		return nil, fmt.Errorf("transformer: the checkpoint is of a %s model, not a transformer", c.ModelFormat)
@@ -586,12 +582,4 @@ func ResumeOf[A any, M Trainable[A]](c *Checkpoint, m M, train, val Windows) (*T
 	}
 	t.History = append([]LogEntry(nil), c.History...)
 	return t, nil
-}
-
-// Model returns the checkpoint's current parameters as a model (a copy).
-func (c *Checkpoint) Model() (*Model, error) {
-	if c.ModelFormat != "" {
-		return nil, fmt.Errorf("transformer: the checkpoint is of a %s model, not a transformer", c.ModelFormat)
-	}
-	return FromParams(c.Config, c.Params)
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // detEntry is a LogEntry without its two machine-dependent fields.
@@ -75,7 +77,7 @@ func TestResumeEveryStep(t *testing.T) {
 			tcfg.BatchSize, tcfg.LR, tcfg.WarmupSteps, tcfg.Seed = 8, 3e-3, 3, 5
 			tc.mod(&tcfg)
 			newTrainer := func() *Trainer {
-				m, err := New(cfg, 2)
+				m, err := NewOn(cpu.NewDefault(), cfg, 2)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -115,7 +117,7 @@ func TestResumeEveryStep(t *testing.T) {
 				if c.Meta["k"] != "v" {
 					t.Fatalf("meta %v", c.Meta)
 				}
-				tr, err := c.Resume(train, tc.val)
+				tr, err := c.ResumeOn(cpu.NewDefault(), train, tc.val)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -164,7 +166,7 @@ func resume2(t *testing.T, b []byte, train, val Windows) *Trainer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := c.Resume(train, val)
+	tr, err := c.ResumeOn(cpu.NewDefault(), train, val)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +177,7 @@ func resume2(t *testing.T, b []byte, train, val Windows) *Trainer {
 // encoding (±Inf, NaN), the stale temporary files, and the errors.
 func TestCheckpointFile(t *testing.T) {
 	train, _, _ := markovWindows(testChain, 16, 8, 1)
-	m, _ := New(DefaultConfig(1, 1, 4, 8, 3), 1)
+	m, _ := NewOn(cpu.NewDefault(), DefaultConfig(1, 1, 4, 8, 3), 1)
 	tc := DefaultTrainConfig()
 	tc.BatchSize, tc.Epochs = 8, 1
 	tr, err := NewTrainer(m, tc, train, train[:4])
@@ -216,7 +218,7 @@ func TestCheckpointFile(t *testing.T) {
 	if c.State.LR != lr || c.State.BestVal != tr.BestVal || len(c.BestParams) != len(liveParams(m)) || c.Meta["data"] != "x" || c.AdamT != 2 {
 		t.Fatalf("trained checkpoint: %+v %v", c.State, c.Meta)
 	}
-	if _, err := c.Resume(train[:8], train[:4]); err == nil {
+	if _, err := c.ResumeOn(cpu.NewDefault(), train[:8], train[:4]); err == nil {
 		t.Error("resume on other windows accepted")
 	}
 	os.WriteFile(filepath.Join(dir, ".checkpoint.safetensors.tmp123"), []byte("partial"), 0o644)

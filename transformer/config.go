@@ -185,37 +185,52 @@ func (c Config) activationFloats(B, T int, training bool) float64 {
 	return float64(c.ActivationFloats(B, T, training))
 }
 
-// TrainingBytes estimates the memory a Trainer of c needs on the CPU
-// backend with batches of B windows of T symbols (c must be valid):
-// the parameters, gradients and AdamW's two moments, the host copy of the
-// best parameters, the transient copies a checkpoint makes (7 vectors of
-// parameters' size), the training activations and their gradients, and
-// the validation activations. The estimate is a float64, so it never
-// overflows (+Inf for absurd sizes).
-func (c Config) TrainingBytes(B, T int) float64 {
+// TrainingBytes estimates the memory a Trainer of c needs with batches of
+// B windows of T symbols (c must be valid): the parameters, gradients and
+// AdamW's two moments, the host copy of the best parameters, the transient
+// copies a checkpoint makes (7 vectors of parameters' size), the training
+// activations and their gradients, the validation activations, and the
+// packing scratch of the kernel set ks on GOMAXPROCS goroutines (the CPU
+// backend's set, Backend.Kernels; nil for a backend with none, a GPU's).
+// The estimate is a float64, so it never overflows (+Inf for absurd
+// sizes).
+func (c Config) TrainingBytes(B, T int, ks *kernels.Set) float64 {
 	P := c.paramCount()
 	pos := 0.0
 	if c.Positional == Sinusoidal {
 		pos = float64(c.Context) * float64(c.Embed)
 	}
-	return 4*(12*P+pos+c.activationFloats(B, T, true)+c.activationFloats(B, T, false)) + scratchBytes()
+	return 4*(12*P+pos+c.activationFloats(B, T, true)+c.activationFloats(B, T, false)) + scratchBytes(ks)
 }
 
-// scratchBytes is the packing memory of kernels.Default's GEMM (the CPU
-// backend's unless given another set) on GOMAXPROCS goroutines.
-func scratchBytes() float64 {
-	return float64(kernels.Default().ScratchBytes(runtime.GOMAXPROCS(0)))
+// scratchBytes is the packing memory of the kernel set ks's GEMM on
+// GOMAXPROCS goroutines (nil: none).
+func scratchBytes(ks *kernels.Set) float64 {
+	if ks == nil {
+		return 0
+	}
+	return float64(ks.ScratchBytes(runtime.GOMAXPROCS(0)))
+}
+
+// KernelsOf is the kernel set of the backend be when it has one (the CPU
+// backend's, Kernels), else nil.
+func KernelsOf(be backend.Backend) *kernels.Set {
+	if k, ok := be.(interface{ Kernels() *kernels.Set }); ok {
+		return k.Kernels()
+	}
+	return nil
 }
 
 // InferenceBytes estimates the memory of a model of c with the
-// activations of one forward pass over B windows of T symbols.
-func (c Config) InferenceBytes(B, T int) float64 {
+// activations of one forward pass over B windows of T symbols, and the
+// packing scratch of the kernel set ks (nil: none; see TrainingBytes).
+func (c Config) InferenceBytes(B, T int, ks *kernels.Set) float64 {
 	P := c.paramCount()
 	pos := 0.0
 	if c.Positional == Sinusoidal {
 		pos = float64(c.Context) * float64(c.Embed)
 	}
-	return 4*(P+pos+c.activationFloats(B, T, false)) + scratchBytes()
+	return 4*(P+pos+c.activationFloats(B, T, false)) + scratchBytes(ks)
 }
 
 // MaxConfigJSON bounds the length of a Config's JSON form that

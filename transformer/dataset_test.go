@@ -8,6 +8,7 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TestDatasetIntegration trains one epoch on a real vomc data set split by
@@ -38,7 +39,7 @@ func TestDatasetIntegration(t *testing.T) {
 			t.Fatalf("tree %d on both sides", ds.TreeOf[w])
 		}
 	}
-	m, _ := New(DefaultConfig(1, 2, 8, ds.Config().N, ds.Config().Prior.A), 1)
+	m, _ := NewOn(cpu.NewDefault(), DefaultConfig(1, 2, 8, ds.Config().N, ds.Config().Prior.A), 1)
 	tc := DefaultTrainConfig()
 	tc.BatchSize, tc.Epochs = 8, 1
 	tr, err := NewTrainer(m, tc, train, val)

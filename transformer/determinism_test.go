@@ -3,6 +3,8 @@ package transformer
 import (
 	"runtime"
 	"testing"
+
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TestTrainingIndependentOfGOMAXPROCS checks that a few training steps
@@ -21,7 +23,7 @@ func TestTrainingIndependentOfGOMAXPROCS(t *testing.T) {
 	var want []float32
 	for _, procs := range []int{1, 2, 3, 7} {
 		runtime.GOMAXPROCS(procs)
-		m, err := New(cfg, 1)
+		m, err := NewOn(cpu.NewDefault(), cfg, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // oldPredictSequence is PredictSequence as it was before forward-only
@@ -57,7 +58,7 @@ func BenchmarkEvalPaper(b *testing.B) { benchEval(b, DefaultConfig(2, 8, 128, 15
 func BenchmarkEvalC1(b *testing.B) { benchEval(b, DefaultConfig(2, 4, 64, 256, 3)) }
 
 func benchEval(b *testing.B, cfg Config) {
-	m, err := New(cfg, 1)
+	m, err := NewOn(cpu.NewDefault(), cfg, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // ExampleNew builds a small transformer, predicts a sequence with it (every
@@ -13,7 +14,7 @@ import (
 // through the safetensors format.
 func ExampleNew() {
 	cfg := transformer.DefaultConfig(2, 2, 16, 32, 3) // L=2 layers of 2 heads, E=16, N=32, A=3
-	m, err := transformer.New(cfg, 1)
+	m, err := transformer.NewOn(cpu.NewDefault(), cfg, 1)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -32,7 +33,7 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	m2, err := transformer.ReadSafetensors(&buf)
+	m2, err := transformer.ReadSafetensorsOn(cpu.NewDefault(), &buf)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/safetensors"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // reseal rewrites a safetensors input with a correct checksum, so that
@@ -33,7 +34,7 @@ func seedModels(f *testing.F) [][]byte {
 	var out [][]byte
 	for _, c := range []Config{DefaultConfig(1, 1, 4, 6, 3),
 		{Layers: 2, Heads: []int{2, 1}, Embed: 4, Context: 5, Alphabet: 2, Activation: ReLU, Positional: Sinusoidal}} {
-		m, err := New(c, 1)
+		m, err := NewOn(cpu.NewDefault(), c, 1)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -52,12 +53,12 @@ func FuzzReadSafetensors(f *testing.F) {
 	}
 	f.Add([]byte("\x08\x00\x00\x00\x00\x00\x00\x00{}      "))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		ReadSafetensors(bytes.NewReader(in))
+		ReadSafetensorsOn(cpu.NewDefault(), bytes.NewReader(in))
 		in = reseal(in)
 		if in == nil {
 			return
 		}
-		m, err := ReadSafetensors(bytes.NewReader(in))
+		m, err := ReadSafetensorsOn(cpu.NewDefault(), bytes.NewReader(in))
 		if err != nil {
 			return
 		}
@@ -99,7 +100,7 @@ func FuzzParseConfig(f *testing.F) {
 // returns resumes on windows of its shape.
 func FuzzReadCheckpoint(f *testing.F) {
 	train, _, _ := markovWindows(testChain, 6, 6, 1)
-	m, _ := New(DefaultConfig(1, 1, 4, 6, 3), 1)
+	m, _ := NewOn(cpu.NewDefault(), DefaultConfig(1, 1, 4, 6, 3), 1)
 	tc := DefaultTrainConfig()
 	tc.BatchSize, tc.Epochs, tc.MaxSteps = 4, 2, 3
 	tr, err := NewTrainer(m, tc, train, train[:2])
@@ -142,7 +143,7 @@ func FuzzReadCheckpoint(f *testing.F) {
 		if c.Train.BatchSize > 64 || c.Config.NumParams() > 1<<16 {
 			return
 		}
-		tr, err := c.Resume(ws, val)
+		tr, err := c.ResumeOn(cpu.NewDefault(), ws, val)
 		if err != nil {
 			return
 		}
@@ -157,7 +158,7 @@ func FuzzReadCheckpoint(f *testing.F) {
 // step without panicking.
 func FuzzCheckpointMeta(f *testing.F) {
 	train, _, _ := markovWindows(testChain, 6, 6, 1)
-	m, _ := New(DefaultConfig(1, 1, 4, 6, 3), 1)
+	m, _ := NewOn(cpu.NewDefault(), DefaultConfig(1, 1, 4, 6, 3), 1)
 	tc := DefaultTrainConfig()
 	tc.BatchSize, tc.Epochs, tc.MaxSteps, tc.LogEvery = 4, 3, 4, 1
 	tr, err := NewTrainer(m, tc, train, train[:2])
@@ -212,7 +213,7 @@ func FuzzCheckpointMeta(f *testing.F) {
 			}
 			val = vs
 		}
-		tr, err := c.Resume(ws, val)
+		tr, err := c.ResumeOn(cpu.NewDefault(), ws, val)
 		if err != nil {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
 )
 
@@ -35,7 +36,7 @@ func tinyConfigs() []Config {
 // biases included) is random with scale std, so that no gradient is
 // trivially zero.
 func randomModel(t testing.TB, cfg Config, seed uint64, std float64) *Model {
-	m, err := New(cfg, seed)
+	m, err := NewOn(cpu.NewDefault(), cfg, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestLogitsMatchReference(t *testing.T) {
 	for ci, cfg := range cfgs {
 		m := randomModel(t, cfg, uint64(ci+1), 0.3)
 		if ci == len(cfgs)-1 {
-			m, _ = New(cfg, 5)
+			m, _ = NewOn(cpu.NewDefault(), cfg, 5)
 		}
 		B, T := 3, cfg.Context
 		x := randomInputs(uint64(ci), B*T, cfg.Alphabet)
@@ -108,7 +109,7 @@ func TestLogitsMatchReference(t *testing.T) {
 }
 
 func m0NewActs(cfg Config, B, T int) *Activations {
-	m, _ := New(cfg, 0)
+	m, _ := NewOn(cpu.NewDefault(), cfg, 0)
 	return m.NewActivations(B, T, true)
 }
 

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/safetensors"
+	"github.com/vomc/vomc/transformer/backend/cpu"
+	"github.com/vomc/vomc/transformer/kernels"
 )
 
 // craftModel writes a model file whose metadata config is cfgJSON and
@@ -42,7 +44,7 @@ func heapGrowth(f func()) uint64 {
 // proportion to the claimed sizes.
 func TestCraftedModelMetadata(t *testing.T) {
 	small := DefaultConfig(1, 1, 4, 8, 3)
-	m, _ := New(small, 1)
+	m, _ := NewOn(cpu.NewDefault(), small, 1)
 	var good bytes.Buffer
 	if err := m.WriteSafetensors(&good); err != nil {
 		t.Fatal(err)
@@ -93,8 +95,8 @@ func TestCraftedModelMetadata(t *testing.T) {
 			os.WriteFile(p, in, 0o644)
 			var err1, err2 error
 			grew := heapGrowth(func() {
-				_, err1 = ReadSafetensors(bytes.NewReader(in))
-				_, err2 = LoadSafetensors(p)
+				_, err1 = ReadSafetensorsOn(cpu.NewDefault(), bytes.NewReader(in))
+				_, err2 = LoadSafetensorsOn(cpu.NewDefault(), p)
 			})
 			for _, err := range []error{err1, err2} {
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -132,11 +134,11 @@ func TestConfigBounds(t *testing.T) {
 			t.Errorf("%v: numTensors %d, Layout has %d", cc, got, want)
 		}
 	}
-	if b := c.TrainingBytes(MaxBatch, MaxContext); math.IsNaN(b) || b < 1e12 {
-		t.Errorf("TrainingBytes(MaxBatch, MaxContext) = %g", b)
+	if b := c.TrainingBytes(MaxBatch, MaxContext, kernels.Default()); math.IsNaN(b) || b < 1e12 {
+		t.Errorf("TrainingBytes(MaxBatch, MaxContext, kernels.Default()) = %g", b)
 	}
-	if b := c.TrainingBytes(math.MaxInt, math.MaxInt); !math.IsInf(b, 1) {
-		t.Errorf("TrainingBytes(MaxInt, MaxInt) = %g, want +Inf", b)
+	if b := c.TrainingBytes(math.MaxInt, math.MaxInt, kernels.Default()); !math.IsInf(b, 1) {
+		t.Errorf("TrainingBytes(MaxInt, MaxInt, kernels.Default()) = %g, want +Inf", b)
 	}
 }
 
@@ -180,7 +182,7 @@ func TestTrainConfigValidate(t *testing.T) {
 		}
 	}
 	train, _, _ := markovWindows(testChain, 8, 8, 1)
-	m, _ := New(DefaultConfig(1, 1, 4, 8, 3), 1)
+	m, _ := NewOn(cpu.NewDefault(), DefaultConfig(1, 1, 4, 8, 3), 1)
 	bad := DefaultTrainConfig()
 	bad.LR = math.NaN()
 	if _, err := NewTrainer(m, bad, train, nil); err == nil {
@@ -193,7 +195,7 @@ func TestTrainConfigValidate(t *testing.T) {
 // the last checkpoint saved is the one from before.
 func TestDivergence(t *testing.T) {
 	train, _, _ := markovWindows(testChain, 32, 8, 1)
-	m, _ := New(DefaultConfig(1, 1, 4, 8, 3), 1)
+	m, _ := NewOn(cpu.NewDefault(), DefaultConfig(1, 1, 4, 8, 3), 1)
 	tc := DefaultTrainConfig()
 	tc.BatchSize, tc.Epochs, tc.WarmupSteps, tc.LR, tc.MinLR, tc.WeightDecay, tc.ClipNorm = 4, 50, 0, 1e30, 0, 0, 0
 	tr, err := NewTrainer(m, tc, train, nil)
@@ -227,27 +229,27 @@ func TestDivergence(t *testing.T) {
 // and truncation are refused; a file without a checksum (an earlier
 // version's) loads with a warning.
 func TestModelIntegrity(t *testing.T) {
-	m, _ := New(DefaultConfig(1, 2, 4, 6, 3), 2)
+	m, _ := NewOn(cpu.NewDefault(), DefaultConfig(1, 2, 4, 6, 3), 2)
 	var buf bytes.Buffer
 	m.WriteSafetensors(&buf)
 	in := buf.Bytes()
-	if _, err := ReadSafetensors(bytes.NewReader(in)); err != nil {
+	if _, err := ReadSafetensorsOn(cpu.NewDefault(), bytes.NewReader(in)); err != nil {
 		t.Fatal(err)
 	}
 	for k := 0; k < 8*len(in); k += 7 { // every 7th bit: 1/7 of all flips
 		b := bytes.Clone(in)
 		b[k/8] ^= 1 << (k % 8)
-		if _, err := ReadSafetensors(bytes.NewReader(b)); err == nil {
+		if _, err := ReadSafetensorsOn(cpu.NewDefault(), bytes.NewReader(b)); err == nil {
 			t.Errorf("flip of bit %d of byte %d accepted", k%8, k/8)
 		}
 	}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "m.safetensors")
 	os.WriteFile(p, append(bytes.Clone(in), "junk"...), 0o644)
-	if _, err := LoadSafetensors(p); err == nil || !strings.Contains(err.Error(), "trailing junk after the data section: 4 extra bytes") || !strings.Contains(err.Error(), p) {
+	if _, err := LoadSafetensorsOn(cpu.NewDefault(), p); err == nil || !strings.Contains(err.Error(), "trailing junk after the data section: 4 extra bytes") || !strings.Contains(err.Error(), p) {
 		t.Errorf("trailing junk: %v", err)
 	}
-	if _, err := ReadSafetensors(bytes.NewReader(append(bytes.Clone(in), "junk"...))); err == nil || !strings.Contains(err.Error(), "trailing junk") {
+	if _, err := ReadSafetensorsOn(cpu.NewDefault(), bytes.NewReader(append(bytes.Clone(in), "junk"...))); err == nil || !strings.Contains(err.Error(), "trailing junk") {
 		t.Errorf("trailing junk (stream): %v", err)
 	}
 	// An earlier version's file: the same without the checksum key.
@@ -256,7 +258,7 @@ func TestModelIntegrity(t *testing.T) {
 	defer func(f func(string, ...any)) { safetensors.Warnf = f }(safetensors.Warnf)
 	safetensors.Warnf = func(format string, args ...any) { warned = append(warned, fmt.Sprintf(format, args...)) }
 	os.WriteFile(p, old, 0o644)
-	m2, err := LoadSafetensors(p)
+	m2, err := LoadSafetensorsOn(cpu.NewDefault(), p)
 	if err != nil || len(warned) != 1 || !strings.Contains(warned[0], p+" has no checksum") {
 		t.Fatalf("old file: %v, warnings %q", err, warned)
 	}
@@ -291,7 +293,7 @@ func stripChecksum(t *testing.T, in []byte) []byte {
 // allowUnverified reads an earlier version's checkpoint.
 func TestCheckpointIntegrity(t *testing.T) {
 	train, _, _ := markovWindows(testChain, 16, 8, 1)
-	m, _ := New(DefaultConfig(1, 1, 4, 8, 3), 1)
+	m, _ := NewOn(cpu.NewDefault(), DefaultConfig(1, 1, 4, 8, 3), 1)
 	tc := DefaultTrainConfig()
 	tc.BatchSize, tc.Epochs = 4, 1
 	tr, err := NewTrainer(m, tc, train, train[:4])
@@ -403,7 +405,7 @@ func TestTrainingBytesVsPeak(t *testing.T) {
 				peak = max(peak, ms.HeapAlloc-base)
 			}
 		}
-		m, _ := New(c.cfg, 1)
+		m, _ := NewOn(cpu.NewDefault(), c.cfg, 1)
 		tc := DefaultTrainConfig()
 		tc.BatchSize, tc.Epochs = c.B, 2
 		tr, err := NewTrainer(m, tc, train, val)
@@ -416,7 +418,7 @@ func TestTrainingBytesVsPeak(t *testing.T) {
 			t.Fatal(err)
 		}
 		sample()
-		est := c.cfg.TrainingBytes(c.B, c.T)
+		est := c.cfg.TrainingBytes(c.B, c.T, kernels.Default())
 		t.Logf("%v B=%d T=%d: estimate %.0f KiB, measured peak %.0f KiB (ratio %.2f)", c.cfg.String(), c.B, c.T, est/1024, float64(peak)/1024, est/float64(peak))
 		if est < float64(peak)/2 || est > 2*float64(peak) {
 			t.Errorf("estimate %.0f bytes, peak %d: not within 2×", est, peak)

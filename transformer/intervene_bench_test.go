@@ -3,6 +3,8 @@ package transformer
 import (
 	"testing"
 	"time"
+
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // BenchmarkIntervened measures what an intervention costs an evaluation:
@@ -20,7 +22,7 @@ import (
 // On a machine shared with other jobs, quote the ratios.
 func BenchmarkIntervened(b *testing.B) {
 	cfg := DefaultConfig(2, 4, 64, 256, 3)
-	m, err := New(cfg, 1)
+	m, err := NewOn(cpu.NewDefault(), cfg, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // predictAll returns the predictions of p (PredictBatch) for xs.
@@ -63,7 +65,7 @@ func TestAblateUnusedHeadExact(t *testing.T) {
 		xs := interveneWindows(uint64(10*ci), cfg.Context, cfg.Alphabet)
 		refs := [][]byte{randomInputs(99, cfg.Context, cfg.Alphabet), randomInputs(98, cfg.Context+4, cfg.Alphabet)}
 		for _, h := range cfg.AllHeads() {
-			cut, err := FromParams(cfg, unusedHead(m, h))
+			cut, err := FromParamsOn(cpu.NewDefault(), cfg, unusedHead(m, h))
 			if err != nil {
 				t.Fatal(err)
 			}

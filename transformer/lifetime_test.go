@@ -1,7 +1,9 @@
 package transformer
 
 import (
+	"bytes"
 	"errors"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -170,7 +172,7 @@ func testPredictReusesActivations(t *testing.T, ks *kernels.Set) {
 // run.
 func TestPredictConcurrent(t *testing.T) {
 	cfg := predictConfig()
-	m, err := New(cfg, 2)
+	m, err := NewOn(cpu.NewDefault(), cfg, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,16 +303,37 @@ func TestFree(t *testing.T) {
 		t.Fatalf("the caller's backend was closed by Model.Free: %v", err)
 	}
 
-	own, err := New(cfg, 1)
+}
+
+// TestNoDefaultBackend: no entry point of the engine makes a backend of
+// its own (issue 46, item 3): given none, each is ErrNoBackend, not a
+// panic.
+func TestNoDefaultBackend(t *testing.T) {
+	cfg := DefaultConfig(1, 1, 4, 8, 3)
+	m, err := NewOn(cpu.NewDefault(), cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	obe := own.Backend()
-	if err := own.Free(); err != nil {
+	var buf bytes.Buffer
+	if err := m.WriteSafetensors(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := obe.Alloc(1); !errors.Is(err, backend.ErrClosed) {
-		t.Fatalf("Alloc on the backend of a freed model that made it: %v, want ErrClosed", err)
+	path := filepath.Join(t.TempDir(), "m.safetensors")
+	if err := m.SaveSafetensors(path); err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]func() error{
+		"NewOn":        func() error { _, err := NewOn(nil, cfg, 1); return err },
+		"FromParamsOn": func() error { _, err := FromParamsOn(nil, cfg, nil); return err },
+		"ReadSafetensorsOn": func() error {
+			_, err := ReadSafetensorsOn(nil, bytes.NewReader(buf.Bytes()))
+			return err
+		},
+		"LoadSafetensorsOn": func() error { _, err := LoadSafetensorsOn(nil, path); return err },
+	} {
+		if err := f(); !errors.Is(err, ErrNoBackend) {
+			t.Errorf("%s without a backend: %v, want ErrNoBackend", name, err)
+		}
 	}
 }
 

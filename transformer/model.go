@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/transformer/backend"
-	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // Model is a transformer: its configuration and its parameters, which
@@ -22,7 +21,6 @@ type Model struct {
 	Config Config
 
 	be     backend.Backend
-	ownBe  bool                // be was made by FromParamsOn (closed by Free)
 	params backend.Tensor      // the flat parameter vector, laid out by Config.Layout
 	p      params              // views of params
 	pos    backend.Tensor      // positional table (N, E): wpe, or the sinusoidal table
@@ -30,16 +28,12 @@ type Model struct {
 	ipool  *pool[*Inference]   // forward-only buffers (prediction)
 }
 
-// New returns a model on the CPU backend with freshly initialised
-// parameters (GPT-2 style): weights N(0, 0.02²), the two residual output
-// projections of each layer N(0, (0.02/√(2L))²), biases 0, LayerNorm gains
-// 1. The draw is deterministic given seed.
-func New(cfg Config, seed uint64) (*Model, error) { return NewOn(nil, cfg, seed) }
-
-// NewOn is New on the backend be (nil: a CPU backend of its own, with
-// kernels.Default). The parameters are
-// drawn on the host and uploaded, so every backend starts from the same
-// bytes.
+// NewOn returns a model on the backend be, chosen by the caller (nil: an
+// error, ErrNoBackend), with freshly initialised parameters (GPT-2 style):
+// weights N(0, 0.02²), the two residual output projections of each layer
+// N(0, (0.02/√(2L))²), biases 0, LayerNorm gains 1. The draw is
+// deterministic given seed; the parameters are drawn on the host and
+// uploaded, so every backend starts from the same bytes.
 func NewOn(be backend.Backend, cfg Config, seed uint64) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -48,7 +42,7 @@ func NewOn(be backend.Backend, cfg Config, seed uint64) (*Model, error) {
 	return FromParamsOn(be, cfg, flat)
 }
 
-// InitParams returns the initial parameter vector of New(cfg, seed) on the
+// InitParams returns the initial parameter vector of NewOn(be, cfg, seed) on the
 // host (cfg must be valid).
 func InitParams(cfg Config, seed uint64) []float32 {
 	flat := make([]float32, cfg.NumParams())
@@ -76,14 +70,18 @@ func InitParams(cfg Config, seed uint64) []float32 {
 	return flat
 }
 
-// FromParams returns a model on the CPU backend with the parameter vector
-// flat (length cfg.NumParams(), or empty for zeros), which it copies.
-func FromParams(cfg Config, flat []float32) (*Model, error) { return FromParamsOn(nil, cfg, flat) }
+// ErrNoBackend is the error of a model asked for without a backend: the
+// backend is chosen once, at the top (a command's, or a test's), and
+// passed down; no library makes one of its own.
+var ErrNoBackend = errors.New("transformer: no backend given (the caller chooses one, e.g. cpu.New(kernels.Default()))")
 
-// FromParamsOn is FromParams on the backend be (nil: a CPU backend of its
-// own, with kernels.Default, which Free closes). An allocation the backend
-// cannot make is an error.
+// FromParamsOn returns a model on the backend be (nil: ErrNoBackend) with
+// the parameter vector flat (length cfg.NumParams(), or empty for zeros),
+// which it copies. An allocation the backend cannot make is an error.
 func FromParamsOn(be backend.Backend, cfg Config, flat []float32) (*Model, error) {
+	if be == nil {
+		return nil, ErrNoBackend
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -99,9 +97,6 @@ func FromParamsOn(be backend.Backend, cfg Config, flat []float32) (*Model, error
 		}
 	}
 	m := &Model{Config: cfg, be: be, pool: new(pool[*Activations]), ipool: new(pool[*Inference])}
-	if be == nil {
-		m.be, m.ownBe = cpu.NewDefault(), true
-	}
 	m.Config.Heads = append([]int(nil), cfg.Heads...)
 	if err := m.allocParams(flat); err != nil {
 		m.Free()
@@ -148,11 +143,6 @@ func (m *Model) Free() error {
 	errs = append(errs, backend.FreeAll(m.be, m.params, m.pos))
 	err := errors.Join(errs...)
 	m.params, m.pos, m.p = backend.Tensor{}, backend.Tensor{}, params{}
-	if m.ownBe {
-		if cerr := m.be.Close(); err == nil {
-			err = cerr
-		}
-	}
 	return err
 }
 

@@ -230,7 +230,7 @@ func TestPredictBatchAllocatesOnce(t *testing.T) {
 // leaves the outputs untouched.
 func TestPredictBatchErrors(t *testing.T) {
 	cfg := predictConfig()
-	m, err := New(cfg, 1)
+	m, err := NewOn(cpu.NewDefault(), cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,18 +41,17 @@ func (m *Model) SaveSafetensors(path string) error {
 	return fsutil.WriteAtomic(path, true, m.WriteSafetensors)
 }
 
-// ReadSafetensors reads a model written by WriteSafetensors (see
-// readModel); the size of r's contents is not known, so a truncated
-// input is detected only when its data runs out.
-func ReadSafetensors(r io.Reader) (*Model, error) { return readModel(nil, r, -1, "") }
+// ReadSafetensorsOn reads a model written by WriteSafetensors onto the
+// backend be (nil: ErrNoBackend; see readModel); the size of r's contents
+// is not known, so a truncated input is detected only when its data runs
+// out.
+func ReadSafetensorsOn(be backend.Backend, r io.Reader) (*Model, error) {
+	return readModel(be, r, -1, "")
+}
 
-// LoadSafetensors reads the model in path (see ReadSafetensors), checking
-// the header against the file's size before reading any data. Errors
-// name the file.
-func LoadSafetensors(path string) (*Model, error) { return LoadSafetensorsOn(nil, path) }
-
-// LoadSafetensorsOn is LoadSafetensors with the model on the backend be
-// (nil: a CPU backend of its own, as FromParamsOn).
+// LoadSafetensorsOn reads the model in path onto the backend be (nil:
+// ErrNoBackend; see ReadSafetensorsOn), checking the header against the
+// file's size before reading any data. Errors name the file.
 func LoadSafetensorsOn(be backend.Backend, path string) (*Model, error) {
 	return fsutil.ReadSized(path, func(r io.Reader, size int64) (*Model, error) { return readModel(be, r, size, path) })
 }
@@ -70,6 +69,9 @@ const maxModelHeader = 4 << 20
 // written before vomc recorded checksums) is loaded with a warning
 // through safetensors.Warnf.
 func readModel(be backend.Backend, r io.Reader, size int64, name string) (*Model, error) {
+	if be == nil {
+		return nil, ErrNoBackend
+	}
 	h, cfg, err := readModelHeader(r, size)
 	if err != nil {
 		return nil, err
@@ -96,7 +98,7 @@ func readModel(be backend.Backend, r io.Reader, size int64, name string) (*Model
 	// bytes) besides the model itself (with a sinusoidal table of N·E
 	// floats, which the file does not hold) and one window's activations.
 	P := cfg.NumParams()
-	if err := sysmem.Check(12*float64(P)+cfg.InferenceBytes(1, cfg.Context),
+	if err := sysmem.Check(12*float64(P)+cfg.InferenceBytes(1, cfg.Context, KernelsOf(be)),
 		fmt.Sprintf("loading a model of %d parameters, context N=%d, E=%d", P, cfg.Context, cfg.Embed)); err != nil {
 		return nil, fmt.Errorf("transformer: %w", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 func TestSafetensorsRoundTrip(t *testing.T) {
@@ -23,7 +25,7 @@ func TestSafetensorsRoundTrip(t *testing.T) {
 		if int(8+n)+4*len(liveParams(m)) != len(b) {
 			t.Fatalf("file has %d bytes", len(b))
 		}
-		m2, err := LoadSafetensors(path)
+		m2, err := LoadSafetensorsOn(cpu.NewDefault(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +37,7 @@ func TestSafetensorsRoundTrip(t *testing.T) {
 				t.Fatalf("param %d: %v vs %v", i, liveParams(m2)[i], liveParams(m)[i])
 			}
 		}
-		if _, err := ReadSafetensors(strings.NewReader(string(b[:len(b)-1]))); err == nil {
+		if _, err := ReadSafetensorsOn(cpu.NewDefault(), strings.NewReader(string(b[:len(b)-1]))); err == nil {
 			t.Fatal("truncated file accepted")
 		}
 	}

@@ -130,7 +130,7 @@ func TestTrainMarkovSmoke(t *testing.T) {
 	train, hCond, hUni := markovWindows(testChain, 1024, 32, 1)
 	val, _, _ := markovWindows(testChain, 128, 32, 2)
 	cfg := DefaultConfig(2, 2, 16, 32, 3)
-	m, err := New(cfg, 1)
+	m, err := NewOn(cpu.NewDefault(), cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestTrainDeterministic(t *testing.T) {
 	train, _, _ := markovWindows(testChain, 64, 16, 3)
 	run := func() []float32 {
 		cfg := DefaultConfig(1, 2, 8, 16, 3)
-		m, _ := New(cfg, 4)
+		m, _ := NewOn(cpu.NewDefault(), cfg, 4)
 		tc := DefaultTrainConfig()
 		tc.BatchSize, tc.Epochs, tc.Seed = 8, 2, 9
 		tr, err := NewTrainer(m, tc, train, train[:8])
@@ -195,7 +195,7 @@ func TestTrainDeterministic(t *testing.T) {
 // improves after epoch 1, so training stops after 1+Patience epochs.
 func TestEarlyStopping(t *testing.T) {
 	train, _, _ := markovWindows(testChain, 16, 8, 3)
-	m, _ := New(DefaultConfig(1, 1, 4, 8, 3), 1)
+	m, _ := NewOn(cpu.NewDefault(), DefaultConfig(1, 1, 4, 8, 3), 1)
 	tc := DefaultTrainConfig()
 	tc.BatchSize, tc.Epochs, tc.LR, tc.MinLR, tc.WeightDecay, tc.Patience = 8, 50, 0, 0, 0, 3
 	tr, _ := NewTrainer(m, tc, train, train)

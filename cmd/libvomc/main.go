@@ -36,7 +36,18 @@ package main
 import (
 	"fmt"
 	"os"
+	"sync"
+
+	"github.com/vomc/vomc/transformer/backend"
+	"github.com/vomc/vomc/transformer/backend/cpu"
+	"github.com/vomc/vomc/transformer/kernels"
 )
+
+// compute is the one CPU backend of every model the library's calls load
+// (tf and synth methods, attention maps, the explorer), chosen once, as
+// cmd/vomc chooses its own: the kernel set of VOMC_KERNELS, else the best
+// this build and CPU run.
+var compute = sync.OnceValue(func() backend.Backend { return cpu.New(kernels.Default()) })
 
 func main() {
 	fmt.Fprintln(os.Stderr, "libvomc is a shared library for the Python package vomc: go build -buildmode=c-shared -o libvomc.so ./cmd/libvomc (pip install ./python does it)")

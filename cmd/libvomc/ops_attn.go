@@ -35,7 +35,7 @@ func opAttentionMaps(ctx context.Context, req []byte, arrays [][]byte) (any, [][
 	if st, err := os.Stat(file); err == nil && st.IsDir() {
 		file = filepath.Join(file, modelFile)
 	}
-	m, err := transformer.LoadSafetensorsOn(nil, file)
+	m, err := transformer.LoadSafetensorsOn(compute(), file)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -190,7 +190,7 @@ func opExploreStatic(_ context.Context, req []byte, _ [][]byte) (any, [][]byte, 
 		}
 	}
 	o, err := explore.Open(explore.Source{Models: r.Models, Data: r.Data, Train: r.Train},
-		explore.Options{Methods: list, HeadWindows: r.HeadWindows, MeanWindows: r.MeanWindows, MaxK: r.MaxK, Seed: r.Seed})
+		explore.Options{Backend: compute(), Methods: list, HeadWindows: r.HeadWindows, MeanWindows: r.MeanWindows, MaxK: r.MaxK, Seed: r.Seed})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TestAttention runs 'vomc attention' end to end on a freshly initialised
@@ -17,7 +18,7 @@ func TestAttention(t *testing.T) {
 	p := func(name string) string { return filepath.Join(dir, name) }
 	cfg := transformer.Config{Layers: 2, Heads: []int{2, 1}, Embed: 16, Context: 48, Alphabet: 3,
 		FeedForward: true, LayerNorm: true, Activation: transformer.GELU, Positional: transformer.Learned}
-	m, err := transformer.New(cfg, 3)
+	m, err := transformer.NewOn(cpu.NewDefault(), cfg, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func TestBackendFlag(t *testing.T) {
 	}
 	runOK(t, "eval", "--backend", "cpu", "--data", p("ds"), "--methods", "ctw,construct", "--out", p("e2"))
 	// a synth method's model runs on the backend (as a tf method's)
-	sm, err := synth.New(synth.Config{Variant: synth.TF20, A: 2, D: 1, Context: 16}, 1)
+	sm, err := synth.NewOn(cpu.NewDefault(), synth.Config{Variant: synth.TF20, A: 2, D: 1, Context: 16}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func runExplore(args []string) error {
 	if err := fsutil.CheckOutputs(os.Stderr, c.force, c.static); err != nil {
 		return err
 	}
-	c.o.Events = newSink(os.Stderr)
+	c.o.Events, c.o.Backend = newSink(os.Stderr), compute()
 	o, err := explore.Open(c.src, c.o)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TestEvalMemoryTF compares the peak memory of `vomc eval` of a
@@ -20,7 +21,7 @@ func TestEvalMemoryTF(t *testing.T) {
 		t.Skip("runs child processes")
 	}
 	dir := t.TempDir()
-	m, err := transformer.New(transformer.DefaultConfig(2, 8, 128, 1536, 3), 1)
+	m, err := transformer.NewOn(cpu.NewDefault(), transformer.DefaultConfig(2, 8, 128, 1536, 3), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

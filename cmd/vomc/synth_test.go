@@ -8,6 +8,7 @@ import (
 
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/synth"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TestSynthCLI trains two small synthetic models and evaluates them with
@@ -27,13 +28,13 @@ func TestSynthCLI(t *testing.T) {
 	runOK(t, append(common, "--variant", "tf20", "--out", p("lin"), "--encoding", "linear")...)
 	runFail(t, append(common, "--variant", "tf20", "--out", p("x"), "--encoding", "cubic")...)
 	runFail(t, append(common, "--variant", "tf20", "--out", p("x"), "--encoding", "log", "--count-norm", "scale")...)
-	if m, err := synth.Load(p("lin/" + synthModel)); err != nil || m.Config.Encoding != synth.Linear || m.Config.CountNorm != synth.Scale {
+	if m, err := synth.LoadOn(cpu.NewDefault(), p("lin/"+synthModel)); err != nil || m.Config.Encoding != synth.Linear || m.Config.CountNorm != synth.Scale {
 		t.Fatalf("linear model: %+v, %v", m, err)
 	}
 	runOK(t, "synth", "--out", p("all"), "--resume")                  // finished: rewrites the outputs
 	runFail(t, "synth", "--out", p("all"), "--resume", "--lr", "0.1") // settings are in the checkpoint
 	exists(t, p("all/"+synthModel), p("all/"+synthLog), p("all/"+synthInfo), p("all/"+trainCheckpoint), p("all/"+trainCurvePNG))
-	m, err := synth.Load(p("tf20/" + synthModel))
+	m, err := synth.LoadOn(cpu.NewDefault(), p("tf20/"+synthModel))
 	if err != nil || m.Config.Embed != 8 || m.Config.Hidden != 16 || m.Config.D != 2 || m.Config.Context != 24 || m.Config.Encoding != synth.Paper {
 		t.Fatalf("tf20 model: %+v, %v", m, err)
 	}
@@ -80,11 +81,11 @@ func TestSynthInterruptResume(t *testing.T) {
 	trainStepHook, trainContext = nil, context.Background
 	runOK(t, "synth", "--out", p("run"), "--resume")
 
-	a, err := synth.Load(p("ref/" + synthModel))
+	a, err := synth.LoadOn(cpu.NewDefault(), p("ref/"+synthModel))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := synth.Load(p("run/" + synthModel))
+	b, err := synth.LoadOn(cpu.NewDefault(), p("run/"+synthModel))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // torchCPU is the torch engine on the CPU, checked once per test process
@@ -159,7 +160,7 @@ func TestTorchModelInVomc(t *testing.T) {
 	old := safetensors.Warnf
 	safetensors.Warnf = func(format string, args ...any) { warned = format }
 	defer func() { safetensors.Warnf = old }()
-	m, err := transformer.LoadSafetensors(p("run/" + trainModel))
+	m, err := transformer.LoadSafetensorsOn(cpu.NewDefault(), p("run/"+trainModel))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -550,11 +551,11 @@ func TestSnapshotsBothEngines(t *testing.T) {
 	runOK(t, append(args, "--out", p("torch"), "--engine", "torch", "--device", "cpu")...)
 	check("torch", want)
 	for _, s := range want {
-		a, err := transformer.LoadSafetensors(trainrun.SnapshotPath(p("go2"), s))
+		a, err := transformer.LoadSafetensorsOn(cpu.NewDefault(), trainrun.SnapshotPath(p("go2"), s))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := transformer.LoadSafetensors(trainrun.SnapshotPath(p("torch"), s))
+		b, err := transformer.LoadSafetensorsOn(cpu.NewDefault(), trainrun.SnapshotPath(p("torch"), s))
 		if err != nil {
 			t.Fatal(err)
 		}

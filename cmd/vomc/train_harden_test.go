@@ -10,6 +10,8 @@ import (
 	"github.com/vomc/vomc/internal/sysmem"
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
+	"github.com/vomc/vomc/transformer/kernels"
 )
 
 // TestTrainFlagChecks: bad flags of 'vomc train' are refused with a
@@ -53,7 +55,7 @@ func TestTrainFlagChecks(t *testing.T) {
 	// A model that cannot fit in memory: refused with the estimate.
 	big := []string{"--layers", "80", "--heads", "8", "-E", "2048"}
 	cfg := transformer.DefaultConfig(80, 8, 2048, 16, 3)
-	if avail := sysmem.Available(); avail > 0 && float64(avail) > cfg.TrainingBytes(8, 16) {
+	if avail := sysmem.Available(); avail > 0 && float64(avail) > cfg.TrainingBytes(8, 16, kernels.Default()) {
 		t.Skipf("this machine has %d bytes available, more than the huge model's estimate", avail)
 	}
 	err := runTrain(append(append([]string{}, common...), big...))
@@ -116,7 +118,7 @@ func TestTrainDivergesAndResumeChecks(t *testing.T) {
 		m[k] = v
 	}
 	m["val_frac"] = "2"
-	tr, err := c.Resume(fakeData(c.TrainWindows, c.WindowLen), fakeData(c.ValWindows, c.WindowLen))
+	tr, err := c.ResumeOn(cpu.NewDefault(), fakeData(c.TrainWindows, c.WindowLen), fakeData(c.ValWindows, c.WindowLen))
 	if err == nil {
 		err = tr.SaveCheckpoint(p("run/"+trainCheckpoint), m)
 	}
@@ -181,7 +183,7 @@ func stripChecksumFile(t *testing.T, b []byte) []byte {
 // crafted model file and a bad --gamma.
 func TestBenchAndAttentionChecks(t *testing.T) {
 	cfg := transformer.DefaultConfig(2, 8, 4096, 65536, 3)
-	if avail := sysmem.Available(); avail > 0 && float64(avail) > cfg.TrainingBytes(64, 65536) {
+	if avail := sysmem.Available(); avail > 0 && float64(avail) > cfg.TrainingBytes(64, 65536, kernels.Default()) {
 		t.Skip("this machine has more memory than the huge configuration's estimate")
 	}
 	err := runBenchTrain([]string{"--configs", "L=2:H=8:E=4096:N=65536:B=64"})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/transformer"
+	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
 // TestTrainHelperProcess is not a test: TestTrainKillResume runs the test
@@ -205,7 +206,7 @@ func TestTrainCLI(t *testing.T) {
 	runFail(t, append(common, "--out", p("r3"), "--act", "tanh")...)        // unknown activation
 	runFail(t, append(common, "--out", p("r3"), "-N", "25")...)             // longer than the windows
 	runFail(t, "train", "--out", p("r4"), "--resume")                       // nothing to resume
-	m, err := transformer.LoadSafetensors(p("r2/" + trainModel))
+	m, err := transformer.LoadSafetensorsOn(cpu.NewDefault(), p("r2/"+trainModel))
 	if err != nil || m.Config.FeedForward || m.Config.LayerNorm || m.Config.Context != 12 || m.Config.Positional != transformer.Sinusoidal {
 		t.Fatalf("r2 model: %+v, %v", m, err)
 	}
