@@ -31,7 +31,7 @@ MASKS = [
     (re.compile(rb"(\| [0-9a-f]{16} \| )[0-9.]+"), rb"\1X"),
     (re.compile(rb"(<code>[0-9a-f]{16}</code></td><td>)[0-9.]+"), rb"\1X"),
     (re.compile(rb"<td>[0-9.]+ s</td>"), b"<td>X s</td>"),
-    (re.compile(rb"Stages took \d+ s"), b"Stages took X s"),
+    (re.compile(rb"Stages took \d+ s \([0-9.]+ h\)"), b"Stages took X s (X h)"),
 ]
 
 
