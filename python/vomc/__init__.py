@@ -37,6 +37,14 @@ def load_model(path: str, device: str = "cpu"):
     return _load(path, device)
 
 
+def save_model(model, path: str) -> str:
+    """Write vomc's transformer (a torch module) as a vomc model directory
+    (model.safetensors): what vomc eval, attention, explore and load_model
+    read (vomc.hooked.save_model).  Needs torch."""
+    from .hooked import save_model as _save
+    return _save(model, path)
+
+
 __all__ = ["Prior", "Tree", "Dataset", "make_dataset", "predict", "ctw_weights", "evaluate", "EvalResult",
            "MethodResult", "Interval", "model_probs", "attention_maps", "label_heads", "HeadLabels", "explore",
-           "Page", "load_model", "version", "VomcError", "find_library"]
+           "Page", "load_model", "save_model", "version", "VomcError", "find_library"]

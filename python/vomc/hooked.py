@@ -184,3 +184,19 @@ def load_model(path: str, device: str = "cpu") -> nn.Module:
         model = hooked
     model.vomc_path = path
     return model.to(device).eval()
+
+
+def save_model(model: nn.Module, path: str) -> str:
+    """Write model (vomc's transformer, e.g. vomc_torch.model.VomcTransformer
+    or a HookedVomcTransformer) as a vomc model directory path holding
+    model.safetensors in vomc's format (vomc_torch's writer): what `vomc eval
+    --methods tf:path=DIR`, `vomc attention`, `vomc explore` and
+    vomc.load_model read.  Returns path and sets model.vomc_path to it."""
+    from vomc_torch import stfile
+    from vomc_torch.train import model_bytes
+    if not isinstance(model, VomcTransformer):
+        raise TypeError(f"save_model writes vomc's transformer, not {type(model).__name__}")
+    os.makedirs(path, exist_ok=True)
+    stfile.write_atomic(os.path.join(path, "model.safetensors"), model_bytes(model, model.cfg))
+    model.vomc_path = os.fspath(path)
+    return model.vomc_path
