@@ -66,9 +66,10 @@ func evalValidation(ctx context.Context, cfg study.Config, sc *pipeline.StageCon
 }
 
 // baselinesStage evaluates the reference methods (baselineSpec and
-// cfg.ExtraMethods) on the test windows, KN's discount tuned on at most
-// KNTuneWindows training windows.
-func baselinesStage(cfg study.Config) pipeline.Stage {
+// cfg.ExtraMethods, which may be tf models — intervened ones too — built on
+// the engine's backend) on the test windows, KN's discount tuned on at
+// most KNTuneWindows training windows.
+func baselinesStage(cfg study.Config, opts Options) pipeline.Stage {
 	bspec := baselineSpec
 	if cfg.ExtraMethods != "" {
 		bspec += "," + cfg.ExtraMethods
@@ -92,6 +93,7 @@ func baselinesStage(cfg study.Config) pipeline.Stage {
 				d.Tune = d.Tune[:results.KNTuneWindows]
 			}
 			d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
+			d.Backend = opts.backend()
 			list, err := methods.Parse(bspec)
 			if err != nil {
 				return nil, err

@@ -26,7 +26,7 @@ func Plan(cfg study.Config, opts Options) ([]pipeline.Stage, error) {
 	stages := []pipeline.Stage{
 		dataStage(results.StageTrainData, trainDS, cfg.Workers),
 		dataStage(results.StageTestData, testDS, cfg.Workers),
-		baselinesStage(cfg),
+		baselinesStage(cfg, opts),
 		constructStage(cfg),
 	}
 	for r := range cfg.NumSeeds() {

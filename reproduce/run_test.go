@@ -3,9 +3,11 @@ package reproduce
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"github.com/vomc/vomc/transformer"
 	"io"
 	"os"
 	"os/exec"
@@ -409,5 +411,58 @@ func TestRunStage(t *testing.T) {
 		if s != pipeline.StateDone {
 			t.Errorf("after the full run %s is %s", name, s)
 		}
+	}
+}
+
+// TestBaselinesIntervenedTF: a tf model with an intervention among the
+// extra methods is built on the engine's backend and evaluated with the
+// baselines.
+func TestBaselinesIntervenedTF(t *testing.T) {
+	t.Parallel()
+	cfg, err := study.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	m, err := transformer.NewOn(testEngine.Backend(), transformer.DefaultConfig(2, 2, 8, cfg.N, cfg.A), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SaveSafetensors(filepath.Join(dir, "model.safetensors")); err != nil {
+		t.Fatal(err)
+	}
+	cfg.ExtraMethods = "tf:path=" + dir + ":name=tf,tf:path=" + dir + ":ablate=L1H1+L2H2:name=ablated"
+	opts := Options{Engine: testEngine, Out: filepath.Join(dir, "out"), Version: "test", CodeKey: "test", Events: testLog(t)}
+	for _, s := range []string{results.StageTrainData, results.StageTestData, results.StageBaselines} {
+		if _, err := RunStage(context.Background(), cfg, opts, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	g, err := Graph(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(g, func(s pipeline.StageInfo) bool { return s.Name == results.StageBaselines })
+	b, err := os.ReadFile(filepath.Join(g[i].Dir, results.ResultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Methods []struct {
+			Name   string
+			Window struct{ Mean float64 }
+		}
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	loss := map[string]float64{}
+	for _, m := range res.Methods {
+		loss[m.Name] = m.Window.Mean
+	}
+	a, ok1 := loss["tf"]
+	ab, ok2 := loss["ablated"]
+	if !ok1 || !ok2 || a == ab {
+		t.Fatalf("baselines: %v", loss)
 	}
 }
