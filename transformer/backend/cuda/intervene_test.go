@@ -111,11 +111,15 @@ func compareIntervened(t *testing.T, be backend.Backend, cfg transformer.Config,
 	}
 }
 
-// TestInterveneMatchesCPU is TestEmulatorIntervene on the GPU.
+// TestInterveneMatchesCPU is TestEmulatorIntervene on the GPU, at the
+// architectures of the training comparison, to 1e-4: the weights at three
+// times their initial scale make the logits larger than those of
+// TestPredictBatchMatchesCPU (1e-5), and the GPU's GEMMs split their sums
+// by shape. Not yet run on a GPU.
 func TestInterveneMatchesCPU(t *testing.T) {
 	be := openGPU(t)
 	defer be.Close()
 	for _, cfg := range gpuConfigs()[:3] {
-		compareIntervened(t, be, cfg, 1e-5)
+		compareIntervened(t, be, cfg, 1e-4)
 	}
 }
