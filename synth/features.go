@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/vomc/vomc/construct"
+	"github.com/vomc/vomc/internal/opterr"
 )
 
 // Variant is one of the four feature sets of Fig. 8; the values and labels
@@ -29,7 +30,7 @@ func ParseVariant(s string) (Variant, error) {
 	}
 	v, err := construct.ParseVariant(s)
 	if err != nil {
-		return 0, fmt.Errorf("synth: unknown variant %q (tf20, nocounts, totalcounts, allcounts)", s)
+		return 0, opterr.Unknown("synth", "variant", s, []string{"tf20", "nocounts", "totalcounts", "allcounts"})
 	}
 	return v, nil
 }
@@ -96,7 +97,7 @@ func ParseEncoding(s string) (string, error) {
 	case Log, Linear:
 		return s, nil
 	}
-	return "", fmt.Errorf("synth: unknown encoding %q (paper, log, linear)", s)
+	return "", opterr.Unknown("synth", "encoding", s, []string{Paper, Log, Linear})
 }
 
 // posCols is the width of TF 2-0's position block under enc: 3 for Paper

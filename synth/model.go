@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
 )
@@ -107,11 +108,11 @@ func (c Config) Validate() error {
 	case c.Embed < 0 || c.Hidden < 1:
 		return fmt.Errorf("synth: embed %d, hidden %d", c.Embed, c.Hidden)
 	case c.Activation != GELU && c.Activation != ReLU:
-		return fmt.Errorf("synth: activation %q (gelu, relu)", c.Activation)
+		return opterr.Unknown("synth", "activation", c.Activation, []string{GELU, ReLU})
 	case c.CountNorm != Log1p && c.CountNorm != Scale:
-		return fmt.Errorf("synth: count normalisation %q (log1p, scale)", c.CountNorm)
+		return opterr.Unknown("synth", "count_norm", c.CountNorm, []string{Log1p, Scale})
 	case c.Encoding != Paper && c.Encoding != Log && c.Encoding != Linear:
-		return fmt.Errorf("synth: unknown encoding %q (paper, log, linear)", c.Encoding)
+		return opterr.Unknown("synth", "encoding", c.Encoding, []string{Paper, Log, Linear})
 	case c.Encoding == Log && c.CountNorm != Log1p, c.Encoding == Linear && c.CountNorm != Scale:
 		return fmt.Errorf("synth: encoding %s needs count normalisation %s (have %s)", c.Encoding,
 			map[string]string{Log: Log1p, Linear: Scale}[c.Encoding], c.CountNorm)

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/vomc/vomc/internal/fsutil"
-	"github.com/vomc/vomc/jsonfloat"
 	"github.com/vomc/vomc/internal/sysmem"
+	"github.com/vomc/vomc/jsonfloat"
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/transformer/backend"
 )

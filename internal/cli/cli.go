@@ -28,10 +28,16 @@ func (e UsageError) Unwrap() error { return e.Err }
 // Usagef is a UsageError of the formatted message.
 func Usagef(format string, a ...any) error { return UsageError{Msg: fmt.Sprintf(format, a...)} }
 
-// AsUsage makes a non-nil err a usage error.
+// AsUsage makes a non-nil err a usage error; an option error
+// (opterr.Error) is written without its package's prefix, which the
+// command's name replaces.
 func AsUsage(err error) error {
-	if err == nil {
+	var oe *opterr.Error
+	switch {
+	case err == nil:
 		return nil
+	case errors.As(err, &oe) && oe.Error() == err.Error():
+		return UsageError{oe.Text(func(o string) string { return o }), err}
 	}
 	return UsageError{err.Error(), err}
 }

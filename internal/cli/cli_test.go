@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"slices"
 	"testing"
+
+	"github.com/vomc/vomc/internal/opterr"
 )
 
 func TestInterleaved(t *testing.T) {
@@ -79,5 +82,21 @@ func TestCheckModes(t *testing.T) {
 	}
 	if u := newFS().Lookup("bits").Usage; u != "without --half: bits" {
 		t.Errorf("InMode: usage %q", u)
+	}
+}
+
+// TestAsUsage: an option error becomes a usage error without its
+// package's prefix (the command's name stands there), still wrapping it.
+func TestAsUsage(t *testing.T) {
+	oe := opterr.Bad("reproduce", "N", 4, "≥ 8")
+	err := AsUsage(oe)
+	if err.Error() != "N 4: want ≥ 8" || !errors.Is(err, oe) {
+		t.Errorf("AsUsage(%v) = %v", oe, err)
+	}
+	if other := AsUsage(errors.New("x")); other.Error() != "x" {
+		t.Errorf("AsUsage(x) = %v", other)
+	}
+	if AsUsage(nil) != nil {
+		t.Error("AsUsage(nil) is not nil")
 	}
 }

@@ -19,7 +19,9 @@ type Tasks struct {
 }
 
 // NewTasks returns Tasks drawing on w (nil means discard).
-func NewTasks(w io.Writer) *Tasks { return &Tasks{w: w, bars: map[string]*Bar{}, delay: 2 * time.Second} }
+func NewTasks(w io.Writer) *Tasks {
+	return &Tasks{w: w, bars: map[string]*Bar{}, delay: 2 * time.Second}
+}
 
 // Progress records that done of total units of task are complete, and
 // ends the task's bar when done == total.

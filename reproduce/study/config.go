@@ -614,13 +614,13 @@ func (c Config) MaxDepth() int {
 // Validate reports the first problem with the configuration.
 func (c Config) Validate() error {
 	if _, err := trainrun.SnapshotSteps(c.Dynamics, 1); err != nil {
-		return fmt.Errorf("reproduce: dynamics: %w", err)
+		return &opterr.Error{Pkg: "reproduce", Option: "dynamics", Value: c.Dynamics, Msg: ": " + strings.ReplaceAll(err.Error(), "%", "%%"), Err: err}
 	}
 	if c.DynamicsSeeds < 0 || c.SnapshotSeeds < 0 || c.DynamicsHeadWindows < 0 || c.DynamicsHeadWindows == 1 {
 		return fmt.Errorf("reproduce: dynamics_seeds %d, snapshot_seeds %d, dynamics_head_windows %d: want 0 (default) or positive (head windows ≥ 2)", c.DynamicsSeeds, c.SnapshotSeeds, c.DynamicsHeadWindows)
 	}
 	if c.DynamicsWindows < 0 || c.DynamicsWindows == 1 {
-		return fmt.Errorf("reproduce: dynamics_windows %d: want 0 (default) or ≥ 2", c.DynamicsWindows)
+		return opterr.Bad("reproduce", "dynamics_windows", c.DynamicsWindows, "0 (default) or ≥ 2")
 	}
 	if c.Engine != "" {
 		if err := trainrun.CheckEngine(c.Engine); err != nil {
@@ -629,7 +629,7 @@ func (c Config) Validate() error {
 	}
 	if c.Leaves != "" {
 		if _, err := source.ParseLeafKind(c.Leaves); err != nil {
-			return fmt.Errorf("reproduce: leaves %q: want dirichlet, sparse or mixed", c.Leaves)
+			return opterr.Unknown("reproduce", "leaves", c.Leaves, []string{"dirichlet", "sparse", "mixed"})
 		}
 	}
 	if err := c.Prior().Validate(); err != nil {
@@ -637,35 +637,35 @@ func (c Config) Validate() error {
 	}
 	switch {
 	case c.N < 8:
-		return fmt.Errorf("reproduce: N=%d is too short (≥ 8)", c.N)
+		return opterr.Bad("reproduce", "N", c.N, "≥ 8")
 	case c.TrainNK < c.N:
-		return fmt.Errorf("reproduce: train_NK=%d < N=%d", c.TrainNK, c.N)
+		return opterr.Bad("reproduce", "train_NK", c.TrainNK, fmt.Sprintf("≥ N = %d", c.N))
 	case c.TrainTrees < 2 || c.TestTrees < 2:
 		return fmt.Errorf("reproduce: need ≥ 2 training and test trees")
 	case c.ValFrac < 0 || c.ValFrac >= 1:
-		return fmt.Errorf("reproduce: val_frac=%g outside [0,1)", c.ValFrac)
+		return opterr.Bad("reproduce", "val_frac", c.ValFrac, "a number in [0, 1)")
 	case c.Batch < 1 || c.Epochs < 1 || c.LR <= 0:
 		return fmt.Errorf("reproduce: batch, epochs and lr must be positive")
 	case len(c.Fig3Models) == 0:
-		return fmt.Errorf("reproduce: fig3_models is empty")
+		return &opterr.Error{Pkg: "reproduce", Option: "fig3_models", Msg: " is empty", Want: "at least one model"}
 	case c.ConstructWindows < 1 || c.ConstructWindows > c.TestTrees:
-		return fmt.Errorf("reproduce: construct_windows=%d outside 1..test_trees", c.ConstructWindows)
+		return opterr.Bad("reproduce", "construct_windows", c.ConstructWindows, fmt.Sprintf("1..test_trees = %d", c.TestTrees))
 	case c.HeatmapSuffix < 1:
-		return fmt.Errorf("reproduce: heatmap_suffix must be ≥ 1")
+		return opterr.Bad("reproduce", "heatmap_suffix", c.HeatmapSuffix, "≥ 1")
 	case c.Seeds < 0:
-		return fmt.Errorf("reproduce: seeds=%d is negative", c.Seeds)
+		return opterr.Bad("reproduce", "seeds", c.Seeds, "≥ 0")
 	case c.SynthSeeds < 0:
-		return fmt.Errorf("reproduce: synth_seeds=%d is negative", c.SynthSeeds)
+		return opterr.Bad("reproduce", "synth_seeds", c.SynthSeeds, "≥ 0")
 	}
 	if err := c.validateTraining(); err != nil {
 		return err
 	}
 	for spec, k := range c.ModelSeeds {
 		if k < 1 {
-			return fmt.Errorf("reproduce: model_seeds: %q has %d seeds (want ≥ 1)", spec, k)
+			return &opterr.Error{Pkg: "reproduce", Option: "model_seeds", Value: spec, Msg: fmt.Sprintf(" has %d seeds", k), Want: "≥ 1"}
 		}
 		if !slices.Contains(c.Fig3Models, spec) && !slices.Contains(c.Fig4Models, spec) {
-			return fmt.Errorf("reproduce: model_seeds names %q, which is not in fig3_models or fig4_models", spec)
+			return c.notAModel("model_seeds", spec)
 		}
 	}
 	for _, s := range append(append([]string{}, c.Fig3Models...), c.Fig4Models...) {
@@ -678,7 +678,7 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.HeatmapModel != "" && !slices.Contains(c.Fig3Models, c.HeatmapModel) && !slices.Contains(c.Fig4Models, c.HeatmapModel) {
-		return fmt.Errorf("reproduce: heatmap_model %q is not in fig3_models or fig4_models", c.HeatmapModel)
+		return c.notAModel("heatmap_model", c.HeatmapModel)
 	}
 	for _, v := range c.SynthVariants {
 		if _, err := synth.ParseVariant(v); err != nil {
@@ -700,6 +700,14 @@ func (c Config) Validate() error {
 		seenEnc[enc] = true
 	}
 	return nil
+}
+
+// notAModel is the error of key naming spec, which is not a model of
+// Fig3Models or Fig4Models.
+func (c Config) notAModel(key, spec string) error {
+	models := append(slices.Clone(c.Fig3Models), c.Fig4Models...)
+	return &opterr.Error{Pkg: "reproduce", Option: key, Value: spec, Msg: " is not in fig3_models or fig4_models",
+		Hint: opterr.DidYouMean(spec, models, "", true)}
 }
 
 // Encodings returns SynthEncodings, or the paper's encoding alone when it
