@@ -79,7 +79,7 @@ func DefaultCheckpointEvery() int {
 func AddRunFlags(fs *flag.FlagSet, dir *string, resume, force *bool, d *DataSpec, out, noVal string) {
 	fs.StringVar(&d.Data, "data", "", "training data set directory (from 'vomc data')")
 	fs.StringVar(&d.Val, "val", "", "validation data set directory (default: --val-frac of the training trees)")
-	fs.Float64Var(&d.ValFrac, "val-frac", 0.05, "fraction of the training trees held out for validation when --val is not given (0: "+noVal+")")
+	fs.Float64Var(&d.ValFrac, "val-frac", 0.05, "without --val: fraction of the training trees held out for validation (0: "+noVal+")")
 	fs.StringVar(dir, "out", "", out)
 	fs.BoolVar(resume, "resume", false, "continue the run in --out from its checkpoint")
 	fs.BoolVar(force, "force", false, "start afresh even if --out holds a run")
@@ -108,15 +108,15 @@ func OnlyFlags(fs *flag.FlagSet, allowed map[string]bool, extend string) error {
 // --no-ff sets *noFF.
 func (m *ModelOptions) AddFlags(fs *flag.FlagSet, noFF *bool) {
 	fs.IntVar(&m.Layers, "layers", 2, "number of layers L")
-	fs.StringVar(&m.Heads, "heads", "8", "attention heads: one number for every layer, or one per layer (e.g. 2,1)")
+	fs.StringVar(&m.Heads, "heads", "8", "with --arch transformer: attention heads: one number for every layer, or one per layer (e.g. 2,1)")
 	fs.IntVar(&m.Embed, "E", 128, "embedding dimension E")
-	fs.BoolVar(&m.FeedForward, "ff", true, "feed-forward sub-layers (hidden width 4E)")
-	fs.BoolVar(noFF, "no-ff", false, "attention-only network (same as --ff=false)")
-	fs.BoolVar(&m.LayerNorm, "layernorm", true, "pre-LayerNorms (before attention, feed-forward and the output head)")
-	fs.StringVar(&m.Activation, "act", transformer.GELU, "feed-forward activation: relu or gelu (exact erf GELU)")
-	fs.StringVar(&m.Positional, "pos", transformer.Learned, "positional embedding: learned or sinusoidal")
+	fs.BoolVar(&m.FeedForward, "ff", true, "with --arch transformer: feed-forward sub-layers (hidden width 4E)")
+	fs.BoolVar(noFF, "no-ff", false, "with --arch transformer: attention-only network (same as --ff=false)")
+	fs.BoolVar(&m.LayerNorm, "layernorm", true, "with --arch transformer: pre-LayerNorms (before attention, feed-forward and the output head)")
+	fs.StringVar(&m.Activation, "act", transformer.GELU, "with --arch transformer, --ff, without --no-ff: feed-forward activation: relu or gelu (exact erf GELU)")
+	fs.StringVar(&m.Positional, "pos", transformer.Learned, "with --arch transformer: positional embedding: learned or sinusoidal")
 	fs.StringVar(&m.Arch, "arch", ArchTransformer, "model: transformer, or lstm (torch engine; -E is its embedding, --hidden its width, --layers its depth)")
-	fs.IntVar(&m.Hidden, "hidden", 0, "LSTM width (default: E)")
+	fs.IntVar(&m.Hidden, "hidden", 0, "with --arch lstm: LSTM width (default: E)")
 }
 
 // AddFlags defines the torch engine's flags on fs, into t.

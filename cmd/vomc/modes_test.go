@@ -35,6 +35,11 @@ func TestFlagsWithoutEffect(t *testing.T) {
 		{[]string{"reproduce", "--force", "--dry-run"}, "--force has no effect without --slurm"},
 		{[]string{"train", "--allow-unverified", "--out", "o"}, "--allow-unverified has no effect without --resume"},
 		{[]string{"bench", "train", "--profile", "--engine", "torch"}, "--profile has no effect unless --engine is go"},
+		{[]string{"train", "--data", "d", "--out", "o", "--val", "v", "--val-frac", "0.1"}, "--val-frac has no effect with --val"},
+		{[]string{"train", "--data", "d", "--out", "o", "--no-ff", "--act", "relu"}, "--act has no effect with --no-ff"},
+		{[]string{"train", "--data", "d", "--out", "o", "--ff=false", "--act", "relu"}, "--act has no effect without --ff"},
+		{[]string{"train", "--data", "d", "--out", "o", "--arch", "lstm", "--pos", "sinusoidal"}, "--pos has no effect unless --arch is transformer"},
+		{[]string{"synth", "--data", "d", "--out", "o", "--val", "v", "--val-frac", "0"}, "--val-frac has no effect with --val"},
 		{[]string{"tree", "show", "--seed", "3", "t.json"}, "unknown flag --seed"},
 	} {
 		code, out := stderrOf(t, c.args...)

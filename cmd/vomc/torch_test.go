@@ -370,7 +370,7 @@ func TestTorchBadInput(t *testing.T) {
 	fail("want auto, cpu, cuda or cuda:N", nil, "--engine", "torch", "--device", "tpu")
 	fail("amp \"fp8\"", nil, "--engine", "torch", "--amp", "fp8")
 	fail("threads", nil, "--engine", "torch", "--torch-threads", "-2")
-	fail("--hidden is the width of --arch lstm", nil, "--engine", "torch", "--hidden", "8")
+	fail("--hidden has no effect unless --arch is lstm", nil, "--engine", "torch", "--hidden", "8")
 	fail("--allow-unverified", nil, "--engine", "torch", "--allow-unverified")
 }
 

@@ -195,7 +195,8 @@ func TestTrainCLI(t *testing.T) {
 	runOK(t, "data", "-A", "3", "-D", "1", "-K", "20", "-N", "24", "--seed", "2", "--out", p("test"))
 	common := []string{"train", "--data", p("train"), "--layers", "1", "--heads", "2", "--E", "8", "--batch", "8", "--epochs", "2", "--warmup", "2"}
 	runOK(t, append(common, "--out", p("r1"), "--val", p("test"))...)
-	runOK(t, append(common, "--out", p("r2"), "-N", "12", "--no-ff", "--act", "relu", "--pos", "sinusoidal", "--layernorm=false", "--val-frac", "0")...)
+	runOK(t, append(common, "--out", p("r2"), "-N", "12", "--no-ff", "--pos", "sinusoidal", "--layernorm=false", "--val-frac", "0")...)
+	runFail(t, append(common, "--out", p("r3"), "--no-ff", "--act", "relu")...) // no FF: --act would do nothing
 	runFail(t, append(common, "--out", p("r1"))...)                         // holds a run
 	runOK(t, append(common, "--out", p("r1"), "--force", "--seed", "9")...) // start afresh
 	runOK(t, "train", "--out", p("r1"), "--resume")                         // finished: rewrites the model
