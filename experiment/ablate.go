@@ -160,7 +160,9 @@ type variant struct {
 // (relative position d ≥ 1), the suffix-match heads, all labelled heads —
 // ablated together, beside Groups random groups of as many heads (all
 // distinct, drawn uniformly from the other subsets with Seed). The
-// intervened models share the model's parameters and buffers.
+// intervened models share the model's parameters and buffers, and, for
+// mean and resample, every head's outputs on the reference windows,
+// computed once (transformer.HeadOutputs).
 func Ablate(ctx context.Context, o AblateOptions) (*AblateReport, error) {
 	o = o.withDefaults()
 	m, c := o.Model, o.Model.Config
@@ -175,18 +177,22 @@ func Ablate(ctx context.Context, o AblateOptions) (*AblateReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("experiment: ablation: head labels: %w", err)
 	}
-	var refs [][]byte
+	var outs *transformer.HeadOutputs // every head's, shared by the variants
 	if o.Mode != transformer.AblateZero {
 		if o.Defaults.Prior == nil {
 			return nil, fmt.Errorf("experiment: ablation mode %v draws reference windows from the data's prior, which this data has not", o.Mode)
 		}
-		if refs, err = methods.ReferenceWindows(*o.Defaults.Prior, o.Refs, c.Context, o.RefSeed); err != nil {
+		refs, err := methods.ReferenceWindows(*o.Defaults.Prior, o.Refs, c.Context, o.RefSeed)
+		if err != nil {
+			return nil, err
+		}
+		if outs, err = m.HeadOutputs(refs, nil); err != nil {
 			return nil, err
 		}
 	}
 	r := &AblateReport{Model: m.Name(), Windows: len(o.Windows), Mode: o.Mode.String(), Margin: o.Margin, Alpha: o.Alpha}
 	ablate := func(hs []transformer.Head) variant {
-		iv := transformer.Intervention{Ablate: hs, Mode: o.Mode, References: refs, Seed: o.RefSeed}
+		iv := transformer.Intervention{Ablate: hs, Mode: o.Mode, Outputs: outs, Seed: o.RefSeed}
 		return variant{iv.String(), iv}
 	}
 	var vs []variant

@@ -218,6 +218,10 @@ type Intervention struct {
 	// References are the reference windows (mean and resample modes),
 	// each of at least N symbols.
 	References [][]byte
+	// Outputs, when not nil, are the model's head outputs on reference
+	// windows already computed (Model.HeadOutputs), read instead of a
+	// reference pass over References (which may then be nil).
+	Outputs *HeadOutputs
 	// Seed seeds resample's choice of reference window.
 	Seed uint64
 }
@@ -256,7 +260,7 @@ func (iv Intervention) Check(c Config) error {
 	if err := iv.CheckHeads(c); err != nil {
 		return err
 	}
-	if !iv.NeedsReferences() {
+	if !iv.NeedsReferences() || iv.Outputs != nil {
 		return nil
 	}
 	if len(iv.References) == 0 {

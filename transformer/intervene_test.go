@@ -367,3 +367,51 @@ func TestParseListsAndDidYouMean(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadOutputsShared: interventions reading shared head outputs
+// (Intervention.Outputs) predict the same bits as those running their own
+// reference pass; outputs of another model, or without the head, are
+// refused.
+func TestHeadOutputsShared(t *testing.T) {
+	cfg := tinyConfigs()[0]
+	m := randomModel(t, cfg, 6, 0.3)
+	defer m.Free()
+	N, A := cfg.Context, cfg.Alphabet
+	refs := [][]byte{randomInputs(7, N, A), randomInputs(8, N+2, A), randomInputs(9, N, A)}
+	ho, err := m.HeadOutputs(refs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ho.Windows() != 3 {
+		t.Errorf("%d windows", ho.Windows())
+	}
+	xs := interveneWindows(30, N, A)
+	for _, mode := range []Ablation{AblateMean, AblateResample} {
+		own, err := m.Intervene(Intervention{Ablate: []Head{{0, 1}, {1, 0}}, Mode: mode, References: refs, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared, err := m.Intervene(Intervention{Ablate: []Head{{0, 1}, {1, 0}}, Mode: mode, Outputs: ho, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(predictAll(t, own, xs, A), predictAll(t, shared, xs, A), slices.Equal) {
+			t.Errorf("%v: shared head outputs predict otherwise", mode)
+		}
+	}
+	other := randomModel(t, cfg, 7, 0.3)
+	defer other.Free()
+	if _, err := other.Intervene(Intervention{Ablate: []Head{{0, 0}}, Mode: AblateMean, Outputs: ho}); err == nil {
+		t.Error("another model's head outputs were accepted")
+	}
+	part, err := m.HeadOutputs(refs, []Head{{0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Intervene(Intervention{Ablate: []Head{{1, 0}}, Mode: AblateResample, Outputs: part}); err == nil || !strings.Contains(err.Error(), "lack L2H1") {
+		t.Errorf("head outputs without the head: %v", err)
+	}
+	if _, err := m.HeadOutputs([][]byte{{0, 1}}, nil); err == nil {
+		t.Error("a short reference window was accepted")
+	}
+}

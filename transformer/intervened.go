@@ -60,14 +60,15 @@ type headPatch struct {
 	mode     Ablation // 0 for a pattern
 	pat      Pattern
 	mean     []float32 // (N, hs): AblateMean
-	refs     []float32 // (R, N, hs): AblateResample, and the reference pass
+	refs     []float32 // (R, N, hs): AblateResample
 }
 
 // Intervene returns the model with the intervention iv, after checking it
-// (Intervention.Check). For the mean and resample modes it first runs the
-// intact model over the reference windows' first N symbols and keeps the
-// ablated heads' outputs (R·N·hs floats a head for resample, N·hs for
-// mean); an allocation the backend cannot make is an error.
+// (Intervention.Check). For the mean and resample modes it reads the
+// ablated heads' outputs on the reference windows from iv.Outputs (which
+// must be this model's, with those heads), or first runs the intact model
+// over the reference windows' first N symbols itself (Model.HeadOutputs);
+// an allocation the backend cannot make is an error.
 func (m *Model) Intervene(iv Intervention) (*Intervened, error) {
 	c := m.Config
 	if err := iv.Check(c); err != nil {
@@ -90,76 +91,31 @@ func (m *Model) Intervene(iv Intervention) (*Intervened, error) {
 	return x, nil
 }
 
-// reference runs the intact model over the reference windows and keeps
-// the ablated heads' outputs: all of them (resample), or their mean at
-// each position (mean), summed in float64 in window order.
+// reference sets the ablated heads' mean or resample values from
+// iv.Outputs, or from a reference pass of their own over iv.References.
 func (x *Intervened) reference() error {
-	m, N, R := x.m, x.m.Config.Context, len(x.iv.References)
-	in, err := m.poolInference()
-	if err != nil {
-		return fmt.Errorf("transformer: the intervention's reference pass: %w", err)
-	}
-	defer m.ipool.put(in)
-	for l := range x.layers {
-		for i := range x.layers[l] {
-			p := &x.layers[l][i]
-			p.refs = make([]float32, R*N*p.hs)
+	ho := x.iv.Outputs
+	if ho == nil {
+		var err error
+		if ho, err = x.m.HeadOutputs(x.iv.References, x.iv.Ablate); err != nil {
+			return err
 		}
-	}
-	Bmax := in.Rows / N
-	inputs := make([]byte, 0, Bmax*N)
-	for lo := 0; lo < R; lo += Bmax {
-		B := min(Bmax, R-lo)
-		inputs = inputs[:0]
-		for _, r := range x.iv.References[lo : lo+B] {
-			inputs = append(inputs, r[:N]...)
-		}
-		m.forwardInfer(in, inputs, B, N, referenceHook{x, lo})
-	}
-	if x.iv.Mode != AblateMean {
-		return nil
 	}
 	for l := range x.layers {
 		for i := range x.layers[l] {
 			p := &x.layers[l][i]
-			p.mean = make([]float32, N*p.hs)
-			sum := make([]float64, N*p.hs)
-			for r := range R {
-				for k, v := range p.refs[r*N*p.hs : (r+1)*N*p.hs] {
-					sum[k] += float64(v)
-				}
+			h := Head{l, p.head}
+			if !ho.has(x.m, h) {
+				return fmt.Errorf("transformer: the intervention's head outputs are not this model's, or lack %s", h)
 			}
-			for k, s := range sum {
-				p.mean[k] = float32(s / float64(R))
+			if p.mode == AblateMean {
+				p.mean = ho.mean[h]
+			} else if p.mode == AblateResample {
+				p.refs = ho.out[h]
 			}
-			p.refs = nil
 		}
 	}
 	return nil
-}
-
-// referenceHook copies the ablated heads' outputs of a pass over the
-// reference windows lo, lo+1, … into their refs.
-type referenceHook struct {
-	x  *Intervened
-	lo int
-}
-
-func (h referenceHook) attention(in *Inference, l int, atty, _ backend.Tensor, _ []byte, B, T int) {
-	ps := h.x.layers[l]
-	if len(ps) == 0 {
-		return
-	}
-	C := h.x.m.Config.Embed
-	a := grow(&in.patch.atty, B*T*C)
-	in.be.Download(a, atty)
-	for _, p := range ps {
-		for b := range B {
-			for t := range T {
-				copy(p.refs[((h.lo+b)*T+t)*p.hs:][:p.hs], a[(b*T+t)*C+p.head*p.hs:][:p.hs])
-			}
-		}
-	}
 }
 
 // attention replaces the intervened heads' outputs of layer l.
