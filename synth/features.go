@@ -373,6 +373,21 @@ func (e *Extractor) Row(dst []float64) {
 	}
 }
 
+// Counts writes n_{j,s_l}(a), a = 0..A−1, into dst (length A): how often
+// the path suffix s_l = x_{j−l+1}^j of the current position j = Len()
+// (symbols before x_1 are 0) has been followed by a among x_1..x_j — the
+// counts block of WithAllCounts's Row for l (0 for an unseen suffix), in
+// O(l + A), whatever the variant.
+func (e *Extractor) Counts(l int, dst []float64) {
+	A, j, q := e.A, len(e.hist), 0
+	for k := 1; k <= l; k++ {
+		q += e.sym(j-k+1) * e.pow[k-1]
+	}
+	for a, c := range e.cnt[l][q*A : q*A+A] {
+		dst[a] = float64(c)
+	}
+}
+
 // partial fills g_l (and g←_l) for a suffix (key q) that has not occurred
 // as a context: the hard attention averages over every position whose
 // context agrees with q in the largest number of the l symbols.

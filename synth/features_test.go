@@ -89,3 +89,39 @@ func TestParseVariant(t *testing.T) {
 		t.Error("ParseVariant accepted bogus")
 	}
 }
+
+// TestExtractorCounts checks Counts against the counts block of
+// WithAllCounts's Row at every position of random sequences, from an
+// extractor of another variant.
+func TestExtractorCounts(t *testing.T) {
+	for _, tc := range []struct{ A, D int }{{2, 1}, {3, 3}, {4, 2}} {
+		rng := rand.New(rand.NewPCG(uint64(tc.A), uint64(tc.D)))
+		all, err := NewExtractor(tc.A, tc.D, 200, WithAllCounts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := NewExtractor(tc.A, tc.D, 200, TF20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, _ := CountColumns(tc.A, tc.D, WithAllCounts)
+		row, got := make([]float64, all.Dim()), make([]float64, tc.A)
+		for j := range 150 {
+			s := byte(rng.IntN(tc.A))
+			if j%3 == 0 {
+				s = 0 // repeats, so that long suffixes recur
+			}
+			all.Push(s)
+			other.Push(s)
+			all.Row(row)
+			for l := 0; l <= tc.D; l++ {
+				other.Counts(l, got)
+				for a := range tc.A {
+					if want := row[lo+l*tc.A+a]; got[a] != want {
+						t.Fatalf("A=%d D=%d j=%d l=%d a=%d: Counts %g, Row %g", tc.A, tc.D, j+1, l, a, got[a], want)
+					}
+				}
+			}
+		}
+	}
+}

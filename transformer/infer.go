@@ -50,6 +50,10 @@ type Inference struct {
 	scratch batchScratch
 	// host copies of an intervened layer (reused, see intervened.go)
 	patch patchScratch
+	// streams, when set, receive rows streamRows (nil: all) of the
+	// residual stream (see residual.go)
+	streams    [][]float32
+	streamRows []int
 }
 
 // InferenceFloats is the number of float32 elements of an Inference of
@@ -149,6 +153,7 @@ func (m *Model) forwardInfer(in *Inference, inputs []byte, B, T int, hook attent
 	qkv, atty := in.work.Slice(0, BT*3*C), in.work.Slice(BT*3*C, BT*C)
 	be.EncoderForward(x, tok, p.wte, m.pos, B, T, C)
 	for l := range c.Layers {
+		in.keepStream(l, x)
 		lp := &p.layers[l]
 		// y = x + proj(attn(qkv(ln1(x))))
 		if c.LayerNorm {
@@ -179,6 +184,7 @@ func (m *Model) forwardInfer(in *Inference, inputs []byte, B, T int, hook attent
 		be.MatmulForward(x, fcha, lp.fcprojw, lp.fcprojb, BT, 4*C, C)
 		be.Add(x, y, x)
 	}
+	in.keepStream(c.Layers, x)
 	if c.LayerNorm {
 		be.LayerNormForward(ln, mean, rstd, x, p.lnfw, p.lnfb, BT, C)
 		x = ln
