@@ -25,7 +25,7 @@ var layers = [][]string{
 	{"bayes", "construct", "transformer"},
 	{"trainrun"}, // the training driver: flags, run directories, budgets, the torch engine's subprocess
 	{"synth", "attnmap", "perf"},
-	{"methods"},
+	{"methods", "probe"},
 	{"experiment"},
 	{"dynamics"},
 	{"explore"},
