@@ -15,6 +15,7 @@ import (
 	"github.com/vomc/vomc/dynamics"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/pipeline"
+	"github.com/vomc/vomc/probe"
 )
 
 func runAttention(args []string) error {
@@ -99,4 +100,23 @@ func constructCmd(args []string, w io.Writer) error {
 		return asUsage(err)
 	}
 	return flagError(construct.Compare(w, o))
+}
+
+func runProbe(args []string) error {
+	fs := newFlags("probe")
+	f := probe.AddFlags(fs)
+	if err := parseArgs(fs, args, 0, ""); err != nil {
+		return err
+	}
+	o, err := f.Options()
+	if err != nil {
+		return usagef("%v", err)
+	}
+	ev := newSink(os.Stdout)
+	o.Backend, o.Events, o.MemoryLimit = compute(), ev, memoryLimit()
+	res, err := probe.Run(context.Background(), o) // an interrupt ends it at once: nothing is written before the end
+	if ev.Close(); err != nil {
+		return flagError(err)
+	}
+	return res.WriteText(os.Stdout)
 }
