@@ -27,6 +27,8 @@ def test_label_heads_is_vomc_attention(vomc_bin, d3_set, tmp_path):
     assert got.heads == cli["heads"], "the scores and labels differ from vomc attention's"
     same = vomc.label_heads(x, str(MODEL), D=3, alphabet=3)  # a model directory: the same maps
     assert same.heads == got.heads
+    first8 = vomc.Dataset(ds.manifest, ds.symbols[:8], ds.tree_of[:8])  # D from the data set's prior
+    assert vomc.label_heads(first8, maps).heads == got.heads
     assert got.labels[0][0].startswith("previous-token d=1")
     assert "head  label" in got.table
 

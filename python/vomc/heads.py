@@ -55,7 +55,7 @@ class HeadLabels:
         return "<pre>" + html.escape(self.table) + "</pre>"
 
 
-def label_heads(windows, attn, D: int = 3, max_k: int = 0, perms: int = 0, seed: int = 1,
+def label_heads(windows, attn, D: Optional[int] = None, max_k: int = 0, perms: int = 0, seed: int = 1,
                 alphabet: Optional[int] = None, model: str = "model", source: str = "windows",
                 workers: int = 0) -> HeadLabels:
     """Label every attention head by vomc's null tests (`vomc attention`):
@@ -69,12 +69,17 @@ def label_heads(windows, attn, D: int = 3, max_k: int = 0, perms: int = 0, seed:
     giving it from the windows (e.g. a hooked torch model), or a vomc model
     directory (its Go engine's maps, vomc.attention_maps).  perms: the
     permutations (0: vomc's default), seed: their seed (`vomc attention
-    --seed`, default 1).
+    --seed`, default 1).  D: the source depth (default: a Dataset's largest
+    depth, as `vomc attention --data`, else 3).
     """
     if isinstance(windows, Dataset):
         if alphabet is None:
             alphabet = windows.A
+        if D is None:
+            D = windows.prior.D
         windows = windows.symbols
+    if D is None:
+        D = 3
     A = _arrays.alphabet_of(windows, alphabet)
     x = _arrays.windows(windows, A)
     W, T = x.shape
