@@ -38,6 +38,7 @@ func TestInterventionSpecs(t *testing.T) {
 		{"tf:path=" + run + ":pattern=L1H1=offset:1+l2h2=SUFFIX:2:ablate=L1H2", "tf:path=" + run + ":ablate=L1H2:pattern=L1H1=offset:1+L2H2=suffix:2"},
 		{"tf:pattern=L1H1=offset:12:path=" + run + ":name=x", "tf:path=" + run + ":name=x:pattern=L1H1=offset:12"},
 		{"tf:path=" + run + ":ablate=L1H1:mode=resample:refs=8:seed=2", "tf:path=" + run + ":ablate=L1H1:mode=resample:refs=8:seed=2"},
+		{"tf:path=" + run + ":ablate=L1H1:mode=mean:refs=TEST", "tf:path=" + run + ":ablate=L1H1:mode=mean:refs=test"},
 	} {
 		s, err := ParseSpec(c.in)
 		if err != nil {
@@ -69,7 +70,7 @@ func TestInterventionSpecs(t *testing.T) {
 		{"tf:path=" + run + ":mode=mean", "mode without ablate"},
 		{"tf:path=" + run + ":ablate=L1H1:refs=4", "refs is for"},
 		{"tf:path=" + run + ":ablate=L1H1:mode=zero:seed=4", "seed is for"},
-		{"tf:path=" + run + ":ablate=L1H1:mode=mean:refs=0", "below 1"},
+		{"tf:path=" + run + ":ablate=L1H1:mode=mean:refs=0", "number of windows ≥ 1 or test"},
 		{"tf:path=" + run + ":abalte=L1H1", `did you mean "ablate"?`},
 	} {
 		l, err := Parse(c.in)
@@ -102,7 +103,7 @@ func TestBuildIntervened(t *testing.T) {
 	}{
 		{"ablate=L1H2", "TF(L=2,H=[2,2],E=8,N=16)@run[ablate=L1H2:mode=zero]",
 			transformer.Intervention{Ablate: []transformer.Head{{Layer: 0, Head: 1}}, Mode: transformer.AblateZero}},
-		{"ablate=L2H1:mode=resample:refs=5:seed=3", "TF(L=2,H=[2,2],E=8,N=16)@run[ablate=L2H1:mode=resample]",
+		{"ablate=L2H1:mode=resample:refs=5:seed=3", "TF(L=2,H=[2,2],E=8,N=16)@run[ablate=L2H1:mode=resample:refs=5:seed=3]",
 			transformer.Intervention{Ablate: []transformer.Head{{Layer: 1, Head: 0}}, Mode: transformer.AblateResample, References: refs, Seed: 3}},
 		{"pattern=L1H1=offset:1+L2H2=suffix:2", "TF(L=2,H=[2,2],E=8,N=16)@run[pattern=L1H1=offset:1+L2H2=suffix:2]",
 			transformer.Intervention{Patterns: []transformer.HeadPattern{{Head: transformer.Head{}, Pattern: transformer.Pattern{Kind: transformer.PatternOffset, N: 1}},
@@ -127,8 +128,28 @@ func TestBuildIntervened(t *testing.T) {
 			t.Errorf("%s: the built method predicts otherwise than the transformer's intervened model", c.spec)
 		}
 	}
+	// refs=test: the evaluated windows are the references
+	d.Windows = [][]byte{x[:16], x[4:20], x[2:18]}
+	bs, err := parseBuild("tf:path="+run+":ablate=L1H1:mode=mean:refs=test", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.Intervene(transformer.Intervention{Ablate: []transformer.Head{{}}, Mode: transformer.AblateMean, References: d.Windows, Seed: DefaultInterveneSeed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, exp := make([]float64, len(x)*3), make([]float64, len(x)*3)
+	bs[0].Predictor.(interface{ PredictSequence([]byte, []float64) }).PredictSequence(x, got)
+	want.PredictSequence(x, exp)
+	if !slices.Equal(got, exp) {
+		t.Error("refs=test: the built method predicts otherwise than the mean over the evaluated windows")
+	}
+	d.Windows = nil
+	if _, err := parseBuild("tf:path="+run+":ablate=L1H1:mode=mean:refs=test", d); err == nil || !strings.Contains(err.Error(), "evaluated windows") {
+		t.Errorf("refs=test without the evaluated windows: %v", err)
+	}
 	// the intact model and an ablated one side by side: two methods
-	bs, err := parseBuild("tf:path="+run+",tf:path="+run+":ablate=L1H1", d)
+	bs, err = parseBuild("tf:path="+run+",tf:path="+run+":ablate=L1H1", d)
 	if err != nil || len(bs) != 2 {
 		t.Fatalf("intact and ablated side by side: %v", err)
 	}

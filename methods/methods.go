@@ -8,7 +8,7 @@
 //	ppm[:order=5][:escape=A|C|D][:excl][:norm]
 //	markov[:k=2][:alpha=0.5][:init=pad|shorter]
 //	unigram[:alpha=0.5][:init=pad|shorter]
-//	tf:path=DIR[:name=LABEL][:ablate=HEADS[:mode=zero|mean|resample][:refs=256][:seed=1]][:pattern=HEAD=PATTERN+…]
+//	tf:path=DIR[:name=LABEL][:ablate=HEADS[:mode=zero|mean|resample][:refs=256|test][:seed=1]][:pattern=HEAD=PATTERN+…]
 //	                                         (a transformer trained by `vomc train`; heads ablated or set to exact patterns, below)
 //	construct[:D=5][:lambda=0.15][:alpha=0.5][:c=inf]  (the paper's (D+2)-layer CTW transformer)
 //	synth:path=DIR[:name=LABEL]              (a Fig. 8 "TF 2-0" model trained by `vomc synth`)
@@ -27,7 +27,7 @@
 // caller (vomc eval, its tables and paired excesses, reproduce, the
 // explorer) takes unchanged:
 //
-//	tf:path=DIR:ablate=L1H2+L1H3[:mode=zero|mean|resample][:refs=256][:seed=1]
+//	tf:path=DIR:ablate=L1H2+L1H3[:mode=zero|mean|resample][:refs=256|test][:seed=1]
 //	tf:path=DIR:pattern=L1H1=offset:1+L2H3=suffix:2
 //
 // ablate names heads (1-based, as attention maps label them) whose
@@ -39,8 +39,11 @@
 // are drawn from the data's prior with seed (window i: a tree from
 // stream 2i, its N symbols from stream 2i+1), not taken from the
 // evaluated windows, so that an intervened model predicts each window
-// from that window alone, like any predictor; their values are the
-// intact model's. pattern replaces heads' attention weights by exact
+// from that window alone, like any predictor; with refs=test they are the
+// evaluated windows themselves (Defaults.Windows: the mean over the
+// evaluated windows at each position, at the cost of a pass over them;
+// resample may then draw a window's own values, with probability 1/W).
+// Their values are the intact model's. pattern replaces heads' attention weights by exact
 // patterns: offset:d (weight 1 on key t−d, key 0 when t < d) or suffix:k
 // (uniform over the keys j < t that follow an earlier occurrence of the
 // length-k suffix x[t−k+1..t]; uniform over 0..t when there is none). A
@@ -199,7 +202,7 @@ var kinds = map[string]kindDef{
 		build: buildMarkov},
 	"tf": {params: []paramDef{{name: "path", value: textValue, required: "DIR (a directory written by 'vomc train', or a .safetensors file)"}, labelParam,
 		{name: "ablate", value: headsValue}, {name: "mode", value: modeValue},
-		{name: "pattern", value: patternValue, colons: true}, {name: "refs", value: intValue(1)}, {name: "seed", value: intValue(0)}},
+		{name: "pattern", value: patternValue, colons: true}, {name: "refs", value: refsValue}, {name: "seed", value: intValue(0)}},
 		backend: true, build: buildTF, memory: tfMemory, check: checkTF},
 	"construct": {params: []paramDef{depthParam, lambdaParam, alphaParam, {name: "c", value: positiveOrInf}},
 		build: buildConstruct, memory: stateMemory("D")},
@@ -372,10 +375,10 @@ func buildTF(a *args, d Defaults) (Built, error) {
 	if err != nil {
 		return b, err
 	}
-	b.Predictor = namedIntervened{x, a.str("name", m.Name()+"@"+base+"["+x.Intervention().String()+"]")}
+	b.Predictor = namedIntervened{x, a.str("name", m.Name()+"@"+base+"["+interventionLabel(a.Spec, x.Intervention())+"]")}
 	b.Note += "; intervened: " + x.Intervention().String()
 	if x.Intervention().NeedsReferences() {
-		b.Note += fmt.Sprintf(" (refs=%d windows of the data's prior, seed=%d)", len(x.Intervention().References), x.Intervention().Seed)
+		b.Note += fmt.Sprintf(" (%d reference windows, seed=%d)", len(x.Intervention().References), x.Intervention().Seed)
 	}
 	return b, nil
 }
