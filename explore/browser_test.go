@@ -242,8 +242,12 @@ func TestBrowser(t *testing.T) {
 
 // TestBrowserStatic opens a static page from a file (no server) and checks
 // it as TestBrowser does: its numbers, computed in the page from the bundle,
-// equal the server's.
+// equal the server's. -short skips it (a second browser; TestBrowser checks
+// the page, the explore tests the static bundle).
 func TestBrowserStatic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the static page in the browser is checked in the full suite (without -short)")
+	}
 	t.Parallel()
 	b := startBrowser(t, 1400, 1000)
 	s, _ := newTestServer(t)

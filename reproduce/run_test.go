@@ -287,6 +287,9 @@ func TestResumeAfterCancel(t *testing.T) {
 // wall times) in two output directories: the stage directories have the
 // same names; with another code key every name differs.
 func TestIdenticalRunsSameStages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: two identical runs of a small study are compared in the full suite (without -short)")
+	}
 	t.Parallel()
 	cfg, err := study.Preset("tiny")
 	if err != nil {
@@ -295,9 +298,6 @@ func TestIdenticalRunsSameStages(t *testing.T) {
 	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants, cfg.HeatmapModel = []string{"2"}, nil, []string{"tf20"}, "2"
 	cfg.MaxSteps, cfg.SynthSteps, cfg.Warmup, cfg.ConstructWindows = 20, 20, 5, 4
 	cfg.TrainTrees, cfg.TestTrees = 40, 40
-	if testing.Short() {
-		cfg.Batch = 8
-	}
 	names := func(out, code string) []string {
 		t.Helper()
 		if _, err := Run(context.Background(), cfg, Options{Engine: testEngine, Out: out, Version: "test", CodeKey: code}); err != nil {
