@@ -221,6 +221,13 @@ func (e *Engine) Train(ctx context.Context, j Job) (*Summary, error) {
 	if j.AllowUnverified && e.Name() == EngineTorch {
 		return nil, &OptionError{Option: "allow_unverified", Msg: ": the torch engine resumes verified checkpoints only"}
 	}
+	if j.Mode != ModeResume {
+		// the model's options before the engine's check, which for the
+		// torch engine starts Python (seconds)
+		if err := j.Model.check(e); err != nil {
+			return nil, err
+		}
+	}
 	if _, goOnly := j.Model.(interface{ goOnly() }); !goOnly {
 		if err := e.Check(); err != nil { // before anything is written
 			return nil, err
