@@ -147,7 +147,8 @@ func TestTorchMatchesGo(t *testing.T) {
 // its checksum, no warning) and gives, on the validation windows, the loss
 // torch computed itself (the checkpoint's best validation loss, the model
 // having the best parameters) to 1e-5; its checkpoint resumes on the Go
-// engine; 'vomc eval --methods tf:path=' evaluates it beside CTW.
+// engine; 'vomc eval --methods tf:path=' evaluates it beside CTW and
+// 'vomc probe' probes it.
 func TestTorchModelInVomc(t *testing.T) {
 	needTorchFull(t)
 	dir := t.TempDir()
@@ -182,7 +183,9 @@ func TestTorchModelInVomc(t *testing.T) {
 	// the torch model with interventions is evaluated by the Go engine too
 	ivs := ",tf:path=" + p("run") + ":ablate=L1H1+L2H2:mode=mean:refs=8,tf:path=" + p("run") + ":pattern=L1H2=offset:1"
 	runOK(t, "eval", "--data", p("test"), "--methods", "ctw,tf:path="+p("run")+ivs, "--out", p("eval"))
-	exists(t, p("eval/results.json"), p("run/curve.png"), p("run/config.json"), p("run/train_config.json"))
+	// and its residual stream is probed
+	runOK(t, "probe", "--model", p("run"), "--data", p("test"), "--train", "4", "--val", "2", "--test", "4", "--positions", "8", "--bootstrap", "20", "--out", p("probe"))
+	exists(t, p("eval/results.json"), p("run/curve.png"), p("run/config.json"), p("run/train_config.json"), p("probe/probe.json"))
 	var res struct {
 		Methods []struct{ Window struct{ Mean float64 } }
 	}
