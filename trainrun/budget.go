@@ -156,8 +156,14 @@ type ExtensionRecord struct {
 	Schedule      string  `json:"schedule"`
 }
 
-// extendSchedule says how an extended run's learning rate goes on.
-const extendSchedule = "warm-up/cosine of the new total length, from the current step"
+// extendSchedule says how an extended run of settings tc's learning rate
+// goes on.
+func extendSchedule(tc transformer.TrainConfig) string {
+	if tc.Schedule == transformer.ScheduleConstant {
+		return "constant, as before"
+	}
+	return "warm-up/cosine of the new total length, from the current step"
+}
 
 // budget applies the job's BudgetRule to the opened new run r.
 func (j *Job) budget(r *opening) error {
@@ -190,7 +196,7 @@ func (j *Job) extend(e *Engine, c *transformer.Checkpoint, train, val transforme
 	}
 	before, total := transformer.TotalSteps(c.Train, n), transformer.TotalSteps(tc, n)
 	rec := ExtensionRecord{AtStep: step, MaxSteps: tc.MaxSteps, Epochs: tc.Epochs, PreviousTotal: before, Total: total,
-		LR: transformer.LearningRate(step, tc.WarmupSteps, total, tc.LR, tc.MinLR), Schedule: extendSchedule}
+		LR: transformer.LearningRate(tc.Schedule, step, tc.WarmupSteps, total, tc.LR, tc.MinLR), Schedule: extendSchedule(tc)}
 	recs := extensions(c.Meta)
 	b, err := json.Marshal(append(recs, rec))
 	if err != nil {
@@ -206,7 +212,7 @@ func (j *Job) extend(e *Engine, c *transformer.Checkpoint, train, val transforme
 	}
 	if j.Events != nil {
 		j.Events.Log(fmt.Sprintf("extending %s from %d to %d steps (%d epochs) at step %d; learning rate: %s (%.3g now)",
-			j.Dir, before, total, tc.Epochs, step, extendSchedule, rec.LR))
+			j.Dir, before, total, tc.Epochs, step, extendSchedule(tc), rec.LR))
 	}
 	return nil
 }

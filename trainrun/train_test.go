@@ -209,3 +209,69 @@ func TestTrainLSTMNeedsTorch(t *testing.T) {
 		t.Errorf("%v", e)
 	}
 }
+
+// TestConstantScheduleContinues: with the paper's optimiser (constant
+// learning rate, no warm-up, no clipping) a run interrupted and resumed, or
+// ended at a smaller budget and extended (--resume --epochs), is an
+// exact continuation: the same model bytes as an uninterrupted run of the
+// same budget; the schedule and the clipping come back from the checkpoint.
+// (Under the cosine schedule an extension changes the rate of every later
+// step, so no extended run is one that was asked for from the start.)
+func TestConstantScheduleContinues(t *testing.T) {
+	meta := testData(t, "0", "")
+	base := t.TempDir()
+	paper := func(dir string, epochs int) Job {
+		j := trainOptions(meta, filepath.Join(base, dir))
+		j.Train.Schedule, j.Train.WarmupSteps, j.Train.ClipNorm, j.Train.MaxSteps, j.Train.Patience = transformer.ScheduleConstant, 0, 0, 0, 0
+		j.Train.Epochs = epochs
+		return j
+	}
+	eng := GoEngine(cpu.NewDefault())
+	ref := paper("ref", 3)
+	rs, err := eng.Train(context.Background(), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cut := paper("cut", 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	cut.OnStep = func(step int) {
+		if step == 2 {
+			cancel()
+		}
+	}
+	if _, err := eng.Train(ctx, cut); !errors.As(err, new(*InterruptedError)) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	c, err := transformer.LoadCheckpoint(filepath.Join(cut.Dir, CheckpointFile))
+	if err != nil || c.Train.Schedule != transformer.ScheduleConstant || c.Train.ClipNorm != 0 || c.Train.WarmupSteps != 0 {
+		t.Fatalf("the checkpoint's settings %+v, %v: want the constant schedule without warm-up or clipping", c.Train, err)
+	}
+	resumed := Job{Dir: cut.Dir, Mode: ModeResume, Model: ModelOptions{}}
+
+	short := paper("short", 2)
+	if _, err := eng.Train(context.Background(), short); err != nil {
+		t.Fatal(err)
+	}
+	extended := Job{Dir: short.Dir, Mode: ModeResume, Model: ModelOptions{}, Extend: Extension{Epochs: 3}}
+
+	want, err := os.ReadFile(filepath.Join(ref.Dir, ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := rs.Step
+	for name, j := range map[string]Job{"resumed": resumed, "extended": extended} {
+		s, err := eng.Train(context.Background(), j)
+		if err != nil || s.Step != steps || s.Train.Schedule != transformer.ScheduleConstant || s.Train.ClipNorm != 0 {
+			t.Fatalf("%s run: %+v, %v", name, s, err)
+		}
+		for _, e := range s.History {
+			if e.LR != 1e-3 {
+				t.Fatalf("%s run: learning rate %g at step %d, want the constant 1e-3", name, e.LR, e.Step)
+			}
+		}
+		if got, err := os.ReadFile(filepath.Join(j.Dir, ModelFile)); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("the %s run's model differs from the uninterrupted run's (%v)", name, err)
+		}
+	}
+}

@@ -94,12 +94,32 @@ func ClipGradNorm(be backend.Backend, g backend.Tensor, maxNorm float64) float64
 	return n
 }
 
-// LearningRate is the schedule: linear warm-up from peak/warmup to peak
-// over steps 0..warmup−1, then cosine decay from peak to floor at step
-// total (and floor after). step is 0-based.
-func LearningRate(step, warmup, total int, peak, floor float64) float64 {
+// The learning-rate schedules of TrainConfig.Schedule.
+const (
+	// ScheduleCosine decays the rate from its peak to the floor MinLR
+	// along a half cosine over the run's total steps after the warm-up.
+	ScheduleCosine = "cosine"
+	// ScheduleConstant keeps the peak rate after the warm-up: the paper's
+	// AdamW "with the default parameters" (with WarmupSteps 0, ClipNorm 0).
+	// A run extended or resumed under it follows the same rate, so every
+	// checkpoint is a point on one training curve.
+	ScheduleConstant = "constant"
+)
+
+// Schedules are the learning-rate schedules, the default first.
+var Schedules = []string{ScheduleCosine, ScheduleConstant}
+
+// LearningRate is the rate of 0-based step step under schedule (""
+// is ScheduleCosine): a linear warm-up from peak/warmup to peak over steps
+// 0..warmup−1, then either (cosine) a cosine decay from peak to floor at
+// step total (and floor after), or (constant) peak. floor and total matter
+// to the cosine schedule only.
+func LearningRate(schedule string, step, warmup, total int, peak, floor float64) float64 {
 	if step < warmup {
 		return peak * float64(step+1) / float64(warmup)
+	}
+	if schedule == ScheduleConstant {
+		return peak
 	}
 	if step >= total || total <= warmup {
 		return floor

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -78,6 +79,9 @@ type Option struct {
 	ProductBelowOne string `json:"product_below_one,omitempty"`
 	// Zero says what 0 means ("no limit"; "": nothing special).
 	Zero string `json:"zero,omitempty"`
+	// Choices are the values a string option takes ("" is the first;
+	// nil: any string).
+	Choices []string `json:"choices,omitempty"`
 	// Doc is the flag's usage.
 	Doc string `json:"doc"`
 }
@@ -97,6 +101,8 @@ var Options = []Option{
 		Min: &Bound{}, Max: &Bound{Option: "lr"}, Doc: "learning rate at the end of the cosine decay"},
 	{Key: "warmup_steps", Flag: "warmup", Study: true, Type: IntOption, Default: 100, Name: "warm-up steps",
 		Min: &Bound{}, Doc: "linear warm-up steps"},
+	{Key: "lr_schedule", Flag: "lr-schedule", Study: true, Type: StringOption, Default: ScheduleCosine, Name: "learning-rate schedule",
+		Choices: Schedules, Doc: "learning-rate schedule after the warm-up: cosine (decay to --min-lr at the run's end) or constant (the paper's)"},
 	{Key: "beta1", Type: FloatOption, Default: 0.9, Name: "beta1", Min: &Bound{}, Max: &Bound{Value: 1, Open: true},
 		Doc: "AdamW's β1"},
 	{Key: "beta2", Type: FloatOption, Default: 0.999, Name: "beta2", Min: &Bound{}, Max: &Bound{Value: 1, Open: true},
@@ -104,7 +110,7 @@ var Options = []Option{
 	{Key: "eps", Type: FloatOption, Default: 1e-8, Name: "epsilon", Min: &Bound{Open: true}, Doc: "AdamW's ε"},
 	{Key: "weight_decay", Flag: "wd", Type: FloatOption, Default: 0.01, Name: "weight decay", Min: &Bound{},
 		ProductBelowOne: "lr", Doc: "AdamW weight decay"},
-	{Key: "clip_norm", Flag: "clip", Type: FloatOption, Default: 1.0, Name: "clip norm", Min: &Bound{},
+	{Key: "clip_norm", Flag: "clip", Study: true, Type: FloatOption, Default: 1.0, Name: "clip norm", Min: &Bound{},
 		Zero: "no clipping", Doc: "gradient-norm clipping bound (0: none)"},
 	{Key: "patience", Flag: "patience", Study: true, Type: IntOption, Default: 15, Name: "patience", Min: &Bound{},
 		Zero: "no early stopping", Doc: "early stopping after this many epochs without a better validation loss (0: never)"},
@@ -223,6 +229,8 @@ func (o Option) want(other func(b *Bound) string) string {
 	}
 	var s string
 	switch {
+	case o.Choices != nil:
+		return "one of " + strings.Join(o.Choices, ", ")
 	case o.Min == nil && o.Max == nil:
 		return ""
 	case o.Type != FloatOption && o.Max == nil:
@@ -275,6 +283,12 @@ func (o Option) valid(v float64, c TrainConfig) bool {
 // options' values in c: a *TrainConfigError naming the option says what is
 // wrong ("warmup_steps -2: want ≥ 0").
 func (o Option) Check(v any, c TrainConfig) error {
+	if o.Choices != nil {
+		if s, _ := v.(string); s != "" && !slices.Contains(o.Choices, s) {
+			return &TrainConfigError{Pkg: "transformer", Option: o.Key, Value: v, Want: o.Want(c)}
+		}
+		return nil
+	}
 	if o.Min == nil && o.Max == nil && o.ProductBelowOne == "" {
 		return nil
 	}
@@ -324,4 +338,32 @@ func OptionsSchema() []byte {
 		panic(err)
 	}
 	return append(b, '\n')
+}
+
+// MarshalJSON writes c with the cosine schedule, the default, left out
+// (lr_schedule appears for the constant schedule only), so that settings
+// without it — files written before it existed, stage hashes — stay as
+// they were.
+func (c TrainConfig) MarshalJSON() ([]byte, error) {
+	type plain TrainConfig
+	if c.Schedule == ScheduleCosine {
+		c.Schedule = ""
+	}
+	return json.Marshal(plain(c))
+}
+
+// UnmarshalJSON reads c as MarshalJSON writes it: without lr_schedule, the
+// schedule is ScheduleCosine.
+func (c *TrainConfig) UnmarshalJSON(b []byte) error {
+	type plain TrainConfig
+	p := plain(*c)
+	p.Schedule = ""
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	if p.Schedule == "" {
+		p.Schedule = ScheduleCosine
+	}
+	*c = TrainConfig(p)
+	return nil
 }

@@ -52,7 +52,7 @@ func TestOptionsDeclareTrainConfig(t *testing.T) {
 // TestDefaultTrainConfig: the declared defaults are those DefaultTrainConfig
 // always had.
 func TestDefaultTrainConfig(t *testing.T) {
-	want := TrainConfig{BatchSize: 512, Epochs: 100, LR: 1e-3, MinLR: 1e-5, WarmupSteps: 100,
+	want := TrainConfig{BatchSize: 512, Epochs: 100, LR: 1e-3, MinLR: 1e-5, WarmupSteps: 100, Schedule: ScheduleCosine,
 		Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01, ClipNorm: 1, Patience: 15}
 	if got := DefaultTrainConfig(); got != want {
 		t.Errorf("DefaultTrainConfig %+v, want %+v", got, want)

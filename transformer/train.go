@@ -70,7 +70,8 @@ func SplitByTree(ds *dataset.Dataset, valFraction float64, seed uint64) (train, 
 
 // TrainConfig are the optimisation settings. DefaultTrainConfig gives the
 // paper's (AdamW with PyTorch defaults, batch 512, ≤ 100 epochs, patience
-// 15) plus warm-up/cosine schedule and clipping at 1.
+// 15) plus warm-up/cosine schedule and clipping at 1; the paper's own
+// optimiser is Schedule ScheduleConstant, WarmupSteps 0, ClipNorm 0.
 type TrainConfig struct {
 	// BatchSize is the number of windows per step (the last batch of an
 	// epoch may be smaller).
@@ -81,10 +82,14 @@ type TrainConfig struct {
 	// schedule's length).
 	MaxSteps int `json:"max_steps,omitempty"`
 	// LR is the peak learning rate, MinLR the floor of the cosine decay,
-	// WarmupSteps the length of the linear warm-up.
+	// WarmupSteps the length of the linear warm-up; Schedule is the
+	// learning-rate schedule after it (LearningRate): ScheduleCosine ("" too)
+	// or ScheduleConstant. The JSON form leaves out the cosine schedule, so
+	// that settings written before it existed read back the same.
 	LR          float64 `json:"lr"`
 	MinLR       float64 `json:"min_lr"`
 	WarmupSteps int     `json:"warmup_steps"`
+	Schedule    string  `json:"lr_schedule,omitempty"`
 	// AdamW hyper-parameters.
 	Beta1       float64 `json:"beta1"`
 	Beta2       float64 `json:"beta2"`
@@ -465,7 +470,7 @@ func (t *TrainerOf[A, M]) TrainStep(inputs []byte, B int) (loss, gnorm float64) 
 	if !isFinite(loss) || !isFinite(gnorm) {
 		return loss, gnorm
 	}
-	lr := LearningRate(t.Step, t.Cfg.WarmupSteps, t.TotalSteps(), t.Cfg.LR, t.Cfg.MinLR)
+	lr := LearningRate(t.Cfg.Schedule, t.Step, t.Cfg.WarmupSteps, t.TotalSteps(), t.Cfg.LR, t.Cfg.MinLR)
 	t.Opt.Step(m.ParamTensor(), t.grads, lr)
 	t.Step++
 	return loss, gnorm
@@ -548,7 +553,7 @@ func (t *TrainerOf[A, M]) Run(ctx context.Context) (last EpochStats, err error) 
 			for i := 0; i < b; i++ {
 				copy(inputs[i*T:(i+1)*T], t.Train.Window(perm[t.Index+i]))
 			}
-			t.LR = LearningRate(t.Step, t.Cfg.WarmupSteps, t.TotalSteps(), t.Cfg.LR, t.Cfg.MinLR)
+			t.LR = LearningRate(t.Cfg.Schedule, t.Step, t.Cfg.WarmupSteps, t.TotalSteps(), t.Cfg.LR, t.Cfg.MinLR)
 			loss, g := t.TrainStep(inputs[:b*T], b)
 			if !isFinite(loss) || !isFinite(g) {
 				return last, &DivergedError{Step: t.Step, Loss: loss, GradNorm: g}

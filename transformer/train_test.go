@@ -2,26 +2,66 @@ package transformer
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 )
 
+// TestLearningRate: the warm-up, then the cosine decay to the floor at
+// the run's end, or the constant peak; "" is the cosine schedule.
 func TestLearningRate(t *testing.T) {
-	if got := LearningRate(0, 10, 110, 1, 0); math.Abs(got-0.1) > 1e-12 {
-		t.Errorf("warm-up step 0: %v", got)
+	for _, c := range []struct {
+		schedule            string
+		step, warmup, total int
+		peak, floor, want   float64
+	}{
+		{ScheduleCosine, 0, 10, 110, 1, 0, 0.1},           // warm-up step 0
+		{ScheduleConstant, 0, 10, 110, 1, 0, 0.1},         // the same warm-up
+		{ScheduleCosine, 9, 10, 110, 1, 0, 1},             // end of warm-up
+		{ScheduleCosine, 60, 10, 110, 1, 0.1, 0.55},       // cosine midpoint
+		{"", 60, 10, 110, 1, 0.1, 0.55},                   // "" is cosine
+		{ScheduleCosine, 110, 10, 110, 1, 0.1, 0.1},       // end
+		{ScheduleCosine, 500, 10, 110, 1, 0.1, 0.1},       // after the end
+		{ScheduleConstant, 9, 10, 110, 1e-3, 1e-5, 1e-3},  // end of warm-up
+		{ScheduleConstant, 60, 10, 110, 1e-3, 1e-5, 1e-3}, // the peak, not the cosine
+		{ScheduleConstant, 500, 0, 110, 1e-3, 1e-5, 1e-3}, // no warm-up, past the end
+		{ScheduleConstant, 0, 0, 110, 1e-3, 1e-5, 1e-3},   // no warm-up: the peak from step 0
+	} {
+		if got := LearningRate(c.schedule, c.step, c.warmup, c.total, c.peak, c.floor); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%q step %d (warm-up %d, total %d): %v, want %v", c.schedule, c.step, c.warmup, c.total, got, c.want)
+		}
 	}
-	if got := LearningRate(9, 10, 110, 1, 0); got != 1 {
-		t.Errorf("end of warm-up: %v", got)
+}
+
+// TestScheduleJSON: the cosine schedule is left out of the JSON form (old
+// files and stage hashes read and hash the same), the constant one kept,
+// and both read back; a bad schedule is refused by Validate.
+func TestScheduleJSON(t *testing.T) {
+	for _, s := range Schedules {
+		c := DefaultTrainConfig()
+		c.Schedule = s
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has := strings.Contains(string(b), "lr_schedule"); has != (s == ScheduleConstant) {
+			t.Errorf("%s: JSON %s", s, b)
+		}
+		var back TrainConfig
+		back.Schedule = "x"
+		if err := json.Unmarshal(b, &back); err != nil || back != c {
+			t.Errorf("%s: read back %+v, %v", s, back, err)
+		}
 	}
-	if got := LearningRate(60, 10, 110, 1, 0.1); math.Abs(got-0.55) > 1e-12 {
-		t.Errorf("cosine midpoint: %v", got)
-	}
-	if got := LearningRate(110, 10, 110, 1, 0.1); got != 0.1 {
-		t.Errorf("end: %v", got)
+	c := DefaultTrainConfig()
+	c.Schedule = "linear"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "lr_schedule") || !strings.Contains(err.Error(), "one of cosine, constant") {
+		t.Errorf("schedule linear: %v", err)
 	}
 }
 

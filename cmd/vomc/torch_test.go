@@ -80,7 +80,8 @@ func relDiff(a, b float64) float64 { return math.Abs(a-b) / math.Max(math.Abs(a)
 // which 'vomc train --engine torch' hands the engine) and the same
 // batches, the torch engine's first 20 training losses equal the Go
 // engine's to 1e-4 relative, and so do the gradient norms, learning rates
-// and validation losses, for several architectures and both losses.
+// (at every step, under both schedules) and validation losses, for several
+// architectures and both losses.
 func TestTorchMatchesGo(t *testing.T) {
 	needTorchFull(t)
 	dir := t.TempDir()
@@ -94,6 +95,10 @@ func TestTorchMatchesGo(t *testing.T) {
 		{"sinusoidal-relu-noln", []string{"--layers", "2", "--heads", "2", "-E", "16", "--pos", "sinusoidal", "--act", "relu", "--layernorm=false"}},
 		{"attention-only-sumloss", []string{"--layers", "3", "--heads", "1", "-E", "12", "--no-ff", "--sum-loss", "--clip", "0"}},
 		{"cut-windows", []string{"--layers", "1", "--heads", "2", "-E", "8", "-N", "16", "--val-frac", "0.2"}},
+		// the paper's optimiser: constant lr without warm-up or clipping;
+		// and the constant schedule after a warm-up
+		{"constant-paper", []string{"--layers", "1", "--heads", "2", "-E", "8", "--lr-schedule", "constant", "--warmup", "0", "--clip", "0"}},
+		{"constant-warmup", []string{"--layers", "1", "--heads", "2", "-E", "8", "--lr-schedule", "constant"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,10 +9,11 @@ from conftest import reference
 from vomc_torch.train import learning_rate, validate_train_config
 
 
-@pytest.mark.parametrize("r", reference("lr.json"), ids=lambda r: f"s{r['Step']},w{r['Warmup']},t{r['Total']}")
+@pytest.mark.parametrize("r", reference("lr.json"), ids=lambda r: f"{r['Schedule']},s{r['Step']},w{r['Warmup']},t{r['Total']}")
 def test_learning_rate(r: dict) -> None:
-    """Warm-up, cosine and floor as Go computes them (Go's math.Cos may differ by an ulp)."""
-    got = learning_rate(r["Step"], r["Warmup"], r["Total"], r["Peak"], r["Floor"])
+    """Warm-up, then cosine and floor or the constant peak, as Go computes them at every step of the
+    table, for both schedules (Go's math.Cos may differ by an ulp)."""
+    got = learning_rate(r["Step"], r["Warmup"], r["Total"], r["Peak"], r["Floor"], r["Schedule"])
     assert got == pytest.approx(r["LR"], rel=1e-14, abs=0)
 
 

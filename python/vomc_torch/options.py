@@ -66,6 +66,8 @@ def problem(o: dict, v: Any, c: dict) -> Optional[str]:
     values in c (None: nothing), as vomc's Option.Check judges it."""
     if not _typed(o, v):
         return f"{o['key']} {v!r}: want {o.get('want') or _TYPE_WANT[o['type']]}"
+    if o.get("choices"):
+        return None if v == "" or v in o["choices"] else f"{o['key']} {v!r}: want {o['want']}"
     if o["type"] not in ("int", "uint", "float"):
         return None
     x = float(v)
@@ -82,11 +84,14 @@ def problem(o: dict, v: Any, c: dict) -> Optional[str]:
 
 
 def validate_train_config(c: dict) -> dict:
-    """A complete train config (omitted max_steps / log_every are 0), checked
-    as vomc's TrainConfig.Validate checks it."""
+    """A complete train config (omitted max_steps / log_every are 0, an
+    omitted lr_schedule is cosine, as vomc writes it), checked as vomc's
+    TrainConfig.Validate checks it."""
     c = dict(c)
     c.setdefault("max_steps", 0)
     c.setdefault("log_every", 0)
+    if not c.get("lr_schedule"):
+        c["lr_schedule"] = "cosine"
     for k in TRAIN_FIELDS:
         if k not in c:
             raise ValueError(f"train config without {k!r}")
@@ -121,7 +126,7 @@ def add_train_arguments(p: argparse.ArgumentParser) -> None:
             p.add_argument("--" + flag, action="store_true", default=o["default"], help=doc)
         else:
             kind = {"int": int, "uint": int, "float": float, "string": str}[o["type"]]
-            p.add_argument("--" + flag, type=kind, default=o["default"], help=doc)
+            p.add_argument("--" + flag, type=kind, default=o["default"], choices=o.get("choices"), help=doc)
 
 
 def train_config_of(args: argparse.Namespace) -> dict:

@@ -12,8 +12,9 @@ Semantics, those of vomc's transformer.TrainerOf.Run:
   * epoch e visits the training windows in the order PCG(seed, e).Perm(n),
     in batches of batch_size (the last one of an epoch may be smaller);
   * step s (0-based) uses the learning rate of LearningRate: linear warm-up
-    over warmup_steps, cosine decay to min_lr at the schedule's end
-    (max_steps if set, else epochs x batches per epoch);
+    over warmup_steps, then (lr_schedule "cosine") cosine decay to min_lr at
+    the schedule's end (max_steps if set, else epochs x batches per epoch)
+    or (lr_schedule "constant") the peak lr;
   * the gradient is that of the mean per-symbol cross-entropy (nats) or, with
     sum_over_window, of the window-summed loss averaged over the batch; the
     global norm is clipped at clip_norm (0: none), then AdamW (decoupled weight
@@ -84,11 +85,14 @@ class Interrupted(RuntimeError):
         self.step = step
 
 
-def learning_rate(step: int, warmup: int, total: int, peak: float, floor: float) -> float:
+def learning_rate(step: int, warmup: int, total: int, peak: float, floor: float, schedule: str = "cosine") -> float:
     """vomc's LearningRate: linear warm-up from peak/warmup to peak over
-    steps 0..warmup-1, then cosine decay from peak to floor at step total."""
+    steps 0..warmup-1, then (schedule "cosine", "" too) cosine decay from
+    peak to floor at step total, or (schedule "constant") peak."""
     if step < warmup:
         return peak * (step + 1) / warmup
+    if schedule == "constant":
+        return peak
     if step >= total or total <= warmup:
         return floor
     frac = (step - warmup) / (total - warmup)
@@ -316,7 +320,7 @@ class Trainer:
         loss = float(s.detach()) / (B * (T - 1))
         if not (math.isfinite(loss) and math.isfinite(gnorm)):
             return loss, gnorm
-        lr = learning_rate(self.step, self.cfg["warmup_steps"], self.total_steps(), self.cfg["lr"], self.cfg["min_lr"])
+        lr = learning_rate(self.step, self.cfg["warmup_steps"], self.total_steps(), self.cfg["lr"], self.cfg["min_lr"], self.cfg["lr_schedule"])
         for g in self.opt.param_groups:
             g["lr"] = lr
         self.opt.step()
@@ -371,7 +375,7 @@ class Trainer:
                         raise Interrupted(self.step, sig)
                     b = min(B, n - self.index)
                     x = self.to_device(self.train.batch(perm[self.index:self.index + b]))
-                    self.lr = learning_rate(self.step, self.cfg["warmup_steps"], self.total_steps(), self.cfg["lr"], self.cfg["min_lr"])
+                    self.lr = learning_rate(self.step, self.cfg["warmup_steps"], self.total_steps(), self.cfg["lr"], self.cfg["min_lr"], self.cfg["lr_schedule"])
                     loss, g = self.train_step(x)
                     if not (math.isfinite(loss) and math.isfinite(g)):
                         raise Diverged(self.step, loss, g)

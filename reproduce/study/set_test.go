@@ -20,6 +20,7 @@ var everyKey = map[string][2]string{
 	"train_trees": {"120", `120`}, "train_NK": {"480", `480`}, "val_frac": {"0.1", `0.1`}, "test_trees": {"150", `150`},
 	"E": {"48", `48`}, "fig3_models": {"2;2,2;3", `["2","2,2","3"]`}, "fig4_models": {"2,2-ff-ln;1,1", `["2,2-ff-ln","1,1"]`},
 	"batch": {"16", `16`}, "lr": {"0.002", `0.002`}, "min_lr": {"2e-5", `0.00002`}, "warmup": {"20", `20`},
+	"lr_schedule": {"constant", `"constant"`}, "clip": {"0", `0`},
 	"epochs": {"50", `50`}, "max_steps": {"500", `500`}, "patience": {"3", `3`}, "sum_loss": {"true", `true`},
 	"checkpoint_every": {"50", `50`}, "construct_windows": {"10", `10`}, "heatmap_model": {"3", `"3"`},
 	"heatmap_suffix": {"3", `3`}, "synth_variants": {"tf20;allcounts", `["tf20","allcounts"]`}, "synth_steps": {"300", `300`},
@@ -98,7 +99,7 @@ func TestSetForms(t *testing.T) {
 		}
 	}
 	bad := map[reflect.Kind]string{reflect.Int: "1.5", reflect.Uint64: "-1", reflect.Float64: "x",
-		reflect.Bool: "maybe", reflect.Slice: "[1", reflect.Map: "2,2"}
+		reflect.Bool: "maybe", reflect.Slice: "[1", reflect.Map: "2,2", reflect.Pointer: "x"}
 	typ := reflect.TypeFor[Config]()
 	for i := range typ.NumField() {
 		f, k := typ.Field(i), jsonName(typ.Field(i))

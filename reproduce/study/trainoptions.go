@@ -32,8 +32,18 @@ type studyOption struct {
 	field int
 }
 
-// value is the option's value in c.
-func (o studyOption) value(c Config) any { return reflect.ValueOf(c).Field(o.field).Interface() }
+// value is the option's value in c: its declared default where c's field
+// holds none (a nil pointer, or "" for an option with Choices).
+func (o studyOption) value(c Config) any {
+	v := reflect.ValueOf(c).Field(o.field)
+	switch {
+	case v.Kind() == reflect.Pointer && v.IsNil(), o.Choices != nil && v.String() == "":
+		return o.Default
+	case v.Kind() == reflect.Pointer:
+		return v.Elem().Interface()
+	}
+	return v.Interface()
+}
 
 // trainConfig is tc with every study option of TrainConfig set from c.
 func (c Config) trainConfig(tc transformer.TrainConfig) transformer.TrainConfig {

@@ -29,12 +29,16 @@ func TestStudyOptions(t *testing.T) {
 		transformer.BoolOption: reflect.Bool, transformer.UintOption: reflect.Uint64, transformer.StringOption: reflect.String}
 	for _, o := range studyOptions {
 		keys = append(keys, o.StudyKey())
-		if k := reflect.TypeFor[Config]().Field(o.field).Type.Kind(); k != goType[o.Type] {
+		ft := reflect.TypeFor[Config]().Field(o.field).Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if k := ft.Kind(); k != goType[o.Type] {
 			t.Errorf("%s: Config field of kind %s, declared %s", o.StudyKey(), k, o.Type)
 		}
 	}
 	slices.Sort(keys)
-	want := []string{"batch", "checkpoint_every", "epochs", "lr", "max_steps", "min_lr", "patience", "sum_loss", "warmup"}
+	want := []string{"batch", "checkpoint_every", "clip", "epochs", "lr", "lr_schedule", "max_steps", "min_lr", "patience", "sum_loss", "warmup"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("study keys %v, want %v (they are part of stage hashes and committed configurations)", keys, want)
 	}
@@ -44,6 +48,12 @@ func TestStudyOptions(t *testing.T) {
 		tc.BatchSize, tc.Epochs, tc.MaxSteps, tc.Patience = c.Batch, c.Epochs, c.MaxSteps, c.Patience
 		tc.LR, tc.MinLR, tc.WarmupSteps, tc.SumOverWindow, tc.Seed = c.LR, c.MinLR, c.Warmup, c.SumLoss, c.Seed
 		tc.LogEvery = 50
+		if c.LRSchedule != "" {
+			tc.Schedule = c.LRSchedule
+		}
+		if c.Clip != nil {
+			tc.ClipNorm = *c.Clip
+		}
 		return tc
 	}
 	for _, p := range Presets {
@@ -59,7 +69,7 @@ func TestStudyOptions(t *testing.T) {
 				continue
 			}
 			v := map[transformer.OptionType]string{transformer.IntOption: fmt.Sprint(7 + i), transformer.FloatOption: fmt.Sprint(1e-4 * float64(i+1)),
-				transformer.BoolOption: "true"}[o.Type]
+				transformer.BoolOption: "true", transformer.StringOption: transformer.ScheduleConstant}[o.Type]
 			c2 := c
 			if err := c2.Set(o.StudyKey(), v); err != nil {
 				t.Fatal(err)

@@ -266,6 +266,7 @@ func hexWindows(w transformer.Windows) []string {
 // genLR: transformer.LearningRate on a table.
 func genLR(out string) error {
 	type row struct {
+		Schedule            string
 		Step, Warmup, Total int
 		Peak, Floor, LR     float64
 	}
@@ -275,7 +276,9 @@ func genLR(out string) error {
 		peak, floor   float64
 	}{{0, 10, 1e-3, 1e-5}, {5, 20, 3e-4, 0}, {100, 1000, 1e-3, 1e-5}, {10, 10, 1, 0.5}, {20, 10, 2e-3, 1e-4}, {1, 7, 0.1, 0.1}} {
 		for _, s := range []int{0, 1, 2, 4, 5, 6, 9, 10, 11, 19, 20, 21, 99, 100, 101, 333, 550, 999, 1000, 5000} {
-			rows = append(rows, row{s, c.warmup, c.total, c.peak, c.floor, transformer.LearningRate(s, c.warmup, c.total, c.peak, c.floor)})
+			for _, sch := range transformer.Schedules {
+				rows = append(rows, row{sch, s, c.warmup, c.total, c.peak, c.floor, transformer.LearningRate(sch, s, c.warmup, c.total, c.peak, c.floor)})
+			}
 		}
 	}
 	return writeJSON(filepath.Join(out, "lr.json"), rows)
