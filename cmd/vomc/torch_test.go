@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -206,6 +207,43 @@ func TestTorchModelInVomc(t *testing.T) {
 	}
 	runFail(t, "train", "--out", p("run"), "--resume", "--engine", "go", "--device", "cpu") // a torch flag on the Go engine
 	runOK(t, "train", "--out", p("run"), "--resume", "--engine", "go")
+}
+
+// TestTorchConstantExtends: on the torch engine too, the paper's optimiser
+// (--lr-schedule constant --warmup 0 --clip 0) round-trips through the
+// checkpoint and --resume, and a run ended at an epoch's end and extended
+// (--resume --epochs) ends with exactly the parameters and moments of an
+// uninterrupted run at the constant rate.
+func TestTorchConstantExtends(t *testing.T) {
+	needTorchFull(t)
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "24", "-N", "32", "--NK", "128", "--fresh=false", "--seed", "5", "--out", p("data"))
+	args := []string{"train", "--engine", "torch", "--device", "cpu", "--torch-threads", "1", "--data", p("data"), "--layers", "1",
+		"--heads", "2", "-E", "8", "--batch", "8", "--lr", "0.01", "--lr-schedule", "constant", "--warmup", "0", "--clip", "0",
+		"--patience", "0", "--val-frac", "0.2", "--seed", "3", "--log-every", "2"}
+	runOK(t, append(args, "--epochs", "3", "--out", p("ref"))...)
+	runOK(t, append(args, "--epochs", "2", "--out", p("run"))...)
+	runOK(t, "train", "--out", p("run"), "--resume", "--epochs", "3")
+	ca, err := transformer.LoadCheckpoint(p("ref/" + trainCheckpoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, err := transformer.LoadCheckpoint(p("run/" + trainCheckpoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc := cb.Train; tc.Schedule != transformer.ScheduleConstant || tc.ClipNorm != 0 || tc.WarmupSteps != 0 || tc.Epochs != 3 {
+		t.Fatalf("the extended run's settings %+v", tc)
+	}
+	if !slices.Equal(ca.Params, cb.Params) || !slices.Equal(ca.M, cb.M) || !slices.Equal(ca.V, cb.V) || ca.State.Step != cb.State.Step {
+		t.Fatalf("the extended run (step %d) differs from the uninterrupted one (step %d)", cb.State.Step, ca.State.Step)
+	}
+	for _, e := range cb.History {
+		if e.LR != 0.01 {
+			t.Fatalf("learning rate %g at step %d, want the constant 0.01", e.LR, e.Step)
+		}
+	}
 }
 
 // TestTorchKillResume: a torch-engine run killed with SIGKILL (vomc and the
