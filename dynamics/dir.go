@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/internal/opterr"
 )
@@ -23,7 +24,7 @@ func (cfg RunConfig) Check() error {
 	if err := cfg.Methods.Check(); err != nil {
 		return opterr.New("dynamics", "%s: %v", "Methods", err)
 	}
-	return nil
+	return experiment.CheckTuning(cfg.Methods, cfg.Train)
 }
 
 // RunDir measures cfg.Run as Run does, keeping every measured snapshot in

@@ -101,6 +101,9 @@ func RunEval(ctx context.Context, o EvalOptions) (*EvalReport, error) {
 	if err := CheckEvalOutputs(o.Events, o.Out, o.Export, o.Half, o.Force); err != nil {
 		return nil, err
 	}
+	if err := CheckTuning(o.Methods, o.Train); err != nil {
+		return nil, err
+	}
 	var d methods.Defaults
 	var labels map[string]string
 	var err error

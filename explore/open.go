@@ -8,6 +8,7 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/events"
+	"github.com/vomc/vomc/experiment"
 )
 
 // Source names what to explore, as 'vomc explore' is given it: model
@@ -62,6 +63,11 @@ func Open(src Source, o Options) (Options, error) {
 	}
 	if src.Train == "" {
 		return o, nil
+	}
+	if len(o.Methods) > 0 {
+		if err := experiment.CheckTuning(o.Methods, src.Train); err != nil {
+			return o, err
+		}
 	}
 	tr, err := dataset.ReadWindows(src.Train)
 	if err != nil {

@@ -59,7 +59,7 @@ func runEval(args []string) error {
 	defer ev.Close()
 	o.Plot, o.Events, o.MemoryLimit, o.Backend = files.Options, ev, memoryLimit(), be
 	_, err = experiment.RunEval(ctx, o)
-	return usageOf[*experiment.SlideError](err, "")
+	return flagError(usageOf[*experiment.SlideError](err, ""))
 }
 
 // checkEval checks what only eval's command line has, and the methods,

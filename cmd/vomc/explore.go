@@ -63,7 +63,7 @@ func runExplore(args []string) error {
 	c.o.Events, c.o.Backend = newSink(os.Stderr), compute()
 	o, err := explore.Open(c.src, c.o)
 	if err != nil {
-		return err
+		return flagError(err)
 	}
 	if c.window < 0 || c.window >= o.Data.Windows() {
 		return usagef("--window %d: the data set has windows 0..%d", c.window, o.Data.Windows()-1)

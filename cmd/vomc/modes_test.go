@@ -39,6 +39,8 @@ func TestFlagsWithoutEffect(t *testing.T) {
 		{[]string{"reproduce", "--dry-run", "--code-key", "k"}, "--code-key has no effect with --dry-run"},
 		{[]string{"train", "--allow-unverified", "--out", "o"}, "--allow-unverified has no effect without --resume"},
 		{[]string{"bench", "train", "--profile", "--engine", "torch"}, "--profile has no effect unless --engine is go"},
+		{[]string{"eval", "--data", "d", "--methods", "ctw,kn:delta=0.5", "--train", "t", "--out", "o"}, `--train "t" has no effect: no method is tuned`},
+		{[]string{"dynamics", "--run", "r", "--data", "d", "--methods", "ctw", "--train", "t"}, `--train "t" has no effect: no method is tuned`},
 		{[]string{"train", "--data", "d", "--out", "o", "--val", "v", "--val-frac", "0.1"}, "--val-frac has no effect with --val"},
 		{[]string{"train", "--data", "d", "--out", "o", "--no-ff", "--act", "relu"}, "--act has no effect with --no-ff"},
 		{[]string{"train", "--data", "d", "--out", "o", "--ff=false", "--act", "relu"}, "--act has no effect without --ff"},
