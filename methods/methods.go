@@ -351,6 +351,10 @@ func buildTF(a *args, d Defaults) (Built, error) {
 		}
 	}
 	m, err := transformer.LoadSafetensorsOn(d.Backend, file)
+	ckptStep := -1 // a checkpoint file's step (its current parameters)
+	if errors.Is(err, transformer.ErrCheckpointFile) {
+		m, ckptStep, err = transformer.LoadCheckpointModelOn(d.Backend, file)
+	}
 	if err != nil {
 		if strings.Contains(err.Error(), `"vomc-torch-module"`) {
 			return b, fmt.Errorf("methods: %q: %w; this is a model of the PyTorch engine's own module (e.g. --arch lstm), which tf cannot run: write its predictions with 'vomc predict --model %s --data DATA --out P.npy' and evaluate them as npy:path=P.npy", a.text, err, path)
@@ -366,7 +370,13 @@ func buildTF(a *args, d Defaults) (Built, error) {
 		base = filepath.Base(filepath.Dir(filepath.Clean(path)))
 	}
 	base = strings.TrimSuffix(base, ".safetensors")
+	if ckptStep >= 0 { // the run's directory and the checkpoint's step
+		base = fmt.Sprintf("%s-step%d", filepath.Base(filepath.Dir(filepath.Clean(file))), ckptStep)
+	}
 	b.Note = fmt.Sprintf("%s: %d parameters, context N=%d (longer windows slide)", file, m.Config.NumParams(), m.Config.Context)
+	if ckptStep >= 0 {
+		b.Note += fmt.Sprintf("; the current parameters of a training checkpoint at step %d", ckptStep)
+	}
 	if !intervened(a.Spec) {
 		b.Predictor = namedModel{m, a.str("name", m.Name()+"@"+base)}
 		return b, nil

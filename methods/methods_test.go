@@ -2,6 +2,7 @@ package methods
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -302,4 +303,54 @@ func parseBuild(list string, d Defaults) ([]Built, error) {
 		return nil, err
 	}
 	return Build(l, d)
+}
+
+// TestBuildTFCheckpoint: tf:path= naming a training checkpoint evaluates
+// its current parameters (an unfinished run where it stands), labelled by
+// the run's directory and the checkpoint's step; a checkpoint of another
+// model kind is refused.
+func TestBuildTFCheckpoint(t *testing.T) {
+	be := cpu.NewDefault()
+	cfg := transformer.DefaultConfig(1, 2, 8, 16, 3)
+	params := transformer.InitParams(cfg, 5)
+	m, err := transformer.FromParamsOn(be, cfg, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := transformer.FreshCheckpoint(cfg, transformer.DefaultTrainConfig(), params, 10, 0, 16, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run7")
+	os.MkdirAll(dir, 0o755)
+	file := filepath.Join(dir, "checkpoint.safetensors")
+	if err := c.Save(file); err != nil {
+		t.Fatal(err)
+	}
+	d := Defaults{Backend: be, A: 3, D: 2, Lambda: 0.15, Alpha: 0.5}
+	bs, err := parseBuild("tf:path="+file, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := bs[0].Predictor.Name(), m.Name()+"@run7-step0"; got != want {
+		t.Errorf("name %q, want %q", got, want)
+	}
+	x := []byte{0, 1, 2, 2, 1, 0, 0, 1, 2, 1, 1, 1, 0, 2, 2, 0, 1, 2}
+	got, want := make([]float64, len(x)), make([]float64, len(x))
+	if _, err := predict.LogLoss(bs[0].Predictor, x, got); err != nil {
+		t.Fatal(err)
+	}
+	predict.LogLoss(m, x, want)
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("position %d: loss %v, the checkpoint's model %v", i, got[i], want[i])
+		}
+	}
+	// the directory itself (no model.safetensors) is still an unfinished run
+	if _, err := parseBuild("tf:path="+dir, d); !errors.Is(err, ErrUnfinished) {
+		t.Errorf("tf:path=DIR with only a checkpoint: %v, want ErrUnfinished", err)
+	}
+	if _, _, err := transformer.LoadCheckpointModelOn(nil, file); !errors.Is(err, transformer.ErrNoBackend) {
+		t.Errorf("nil backend: %v, want ErrNoBackend", err)
+	}
 }

@@ -1,6 +1,7 @@
 package transformer
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -54,6 +55,36 @@ func ReadSafetensorsOn(be backend.Backend, r io.Reader) (*Model, error) {
 // file's size before reading any data. Errors name the file.
 func LoadSafetensorsOn(be backend.Backend, path string) (*Model, error) {
 	return fsutil.ReadSized(path, func(r io.Reader, size int64) (*Model, error) { return readModel(be, r, size, path) })
+}
+
+// ErrCheckpointFile is returned (wrapped) by LoadSafetensorsOn and
+// ReadSafetensorsOn for a training checkpoint (checkpoint.safetensors), which
+// holds a model's parameters beside the optimiser's state:
+// LoadCheckpointModelOn reads the model from it.
+var ErrCheckpointFile = errors.New("the file is a training checkpoint")
+
+// LoadCheckpointModelOn reads the model of the training checkpoint in path
+// onto the backend be (nil: ErrNoBackend): its current parameters, those
+// the run would continue from (not BestParams), so that an unfinished run
+// can be evaluated where it stands; the step is the checkpoint's. With a
+// constant learning-rate schedule that model is a point on the run's
+// training curve whatever the run's later length.
+func LoadCheckpointModelOn(be backend.Backend, path string) (m *Model, step int, err error) {
+	if be == nil {
+		return nil, 0, ErrNoBackend
+	}
+	c, err := LoadCheckpoint(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if c.ModelFormat != "" {
+		return nil, 0, fmt.Errorf("transformer: %s is the checkpoint of a %s model, not a transformer", path, c.ModelFormat)
+	}
+	m, err = FromParamsOn(be, c.Config, c.Params)
+	if err != nil {
+		return nil, 0, fmt.Errorf("transformer: %s: %w", path, err)
+	}
+	return m, c.State.Step, nil
 }
 
 // maxModelHeader bounds a model file's header: its config (≤ MaxLayers
@@ -122,8 +153,10 @@ func readModelHeader(r io.Reader, size int64) (*safetensors.Header, Config, erro
 	if err != nil {
 		return nil, Config{}, fmt.Errorf("transformer: %w", err)
 	}
-	if h.Meta["format"] != safetensorsFormat {
-		return nil, Config{}, fmt.Errorf("transformer: not a %s safetensors file (metadata format %q)", safetensorsFormat, h.Meta["format"])
+	if f := h.Meta["format"]; f == checkpointFormat {
+		return nil, Config{}, fmt.Errorf("transformer: %w, not a model file (format %q): LoadCheckpointModelOn reads its parameters", ErrCheckpointFile, f)
+	} else if f != safetensorsFormat {
+		return nil, Config{}, fmt.Errorf("transformer: not a %s safetensors file (metadata format %q)", safetensorsFormat, f)
 	}
 	cfg, err := ParseConfig([]byte(h.Meta["config"]))
 	return h, cfg, err
