@@ -34,7 +34,9 @@ import (
 //     Epochs, when > 0, replace the checkpoint's; steps asked for without
 //     epochs raise the epochs to reach them, epochs asked for without steps
 //     drop a MaxSteps they would pass; the new total must lie beyond the
-//     current step; early stopping counts afresh (extendBudget).
+//     current step; early stopping counts afresh; a run that MaxSteps ended
+//     in the middle of an epoch goes on with that epoch's shuffle where it
+//     stopped (extendBudget).
 //   - A finished run says which bound ended it (EndReason).
 //
 // budgetCases in budget_test.go holds one case of each.
@@ -111,8 +113,17 @@ func (x Extension) none() bool { return x.MaxSteps == 0 && x.Epochs == 0 }
 // training windows, at state s — extended by x; the early-stopping count
 // of s starts afresh.
 func extendBudget(dir string, tc transformer.TrainConfig, n int, s *transformer.TrainerState, x Extension) (transformer.TrainConfig, error) {
-	step, before := s.Step, transformer.TotalSteps(tc, n)
+	step, epoch, before := s.Step, s.Epoch, transformer.TotalSteps(tc, n)
 	per := stepsPerEpoch(n, tc.BatchSize)
+	// A run that MaxSteps ended in the middle of an epoch counted that
+	// epoch as done (it validated, and dropped its place in the epoch's
+	// shuffle); its earlier epochs were whole. The extension goes on in
+	// that epoch, from the window after the last step's, so that under a
+	// constant schedule the steps are those of a run asked for with the
+	// larger budget from the start.
+	if in := step - (s.Epoch-1)*per; s.Index == 0 && tc.MaxSteps > 0 && step == tc.MaxSteps && s.Epoch >= 1 && in > 0 && in < per {
+		s.Epoch, s.Index = s.Epoch-1, in*tc.BatchSize
+	}
 	if x.Epochs > 0 {
 		tc.Epochs = x.Epochs
 		if x.MaxSteps == 0 && tc.MaxSteps > 0 && tc.MaxSteps < x.Epochs*per {
@@ -130,7 +141,7 @@ func extendBudget(dir string, tc transformer.TrainConfig, n int, s *transformer.
 		}
 	}
 	if transformer.TotalSteps(tc, n) <= step || tc.Epochs <= s.Epoch {
-		return tc, &OptionError{Msg: fmt.Sprintf("the run in %s is at step %d (epoch %d) of %d: extending it needs a larger budget (%%s or %%s)", dir, step, s.Epoch, before),
+		return tc, &OptionError{Msg: fmt.Sprintf("the run in %s is at step %d (epoch %d) of %d: extending it needs a larger budget (%%s or %%s)", dir, step, epoch, before),
 			Also: []string{"max_steps", "epochs"}}
 	}
 	if err := tc.Validate(); err != nil {

@@ -41,6 +41,7 @@ var budgetCases = []struct {
 	state                          transformer.TrainerState
 	ext                            Extension
 	wantEpochs, wantMax, wantTotal int
+	wantEpoch, wantIndex           int    // where an extended run goes on
 	wantErr                        string // "": no error
 }{
 	{name: "new, no max steps", rule: EpochsAsked, epochs: 4, wantEpochs: 4, wantTotal: 12},
@@ -50,13 +51,17 @@ var budgetCases = []struct {
 	{name: "new, epochs asked: refused", rule: EpochsAsked, epochs: 2, maxSteps: 10,
 		wantErr: "max_steps 10 is more than epochs 2 allows (3 steps per epoch: the epochs end the run at step 6, so the epochs bound would win); give epochs 4 to train 10 steps, or leave out max_steps"},
 	{name: "extend by steps: epochs raised", epochs: 2, state: transformer.TrainerState{Step: 6, Epoch: 2, Stopped: true, SinceBest: 3},
-		ext: Extension{MaxSteps: 20}, wantEpochs: 7, wantMax: 20, wantTotal: 20},
+		ext: Extension{MaxSteps: 20}, wantEpochs: 7, wantMax: 20, wantTotal: 20, wantEpoch: 2},
+	{name: "extend a run max steps ended mid-epoch: that epoch goes on", epochs: 100, maxSteps: 4, state: transformer.TrainerState{Step: 4, Epoch: 2},
+		ext: Extension{MaxSteps: 6}, wantEpochs: 100, wantMax: 6, wantTotal: 6, wantEpoch: 1, wantIndex: 16},
+	{name: "extend a run max steps ended at an epoch's end", epochs: 100, maxSteps: 6, state: transformer.TrainerState{Step: 6, Epoch: 2},
+		ext: Extension{MaxSteps: 9}, wantEpochs: 100, wantMax: 9, wantTotal: 9, wantEpoch: 2},
 	{name: "extend by epochs: a max steps they pass is dropped", epochs: 2, maxSteps: 6, state: transformer.TrainerState{Step: 6, Epoch: 2},
-		ext: Extension{Epochs: 5}, wantEpochs: 5, wantTotal: 15},
+		ext: Extension{Epochs: 5}, wantEpochs: 5, wantTotal: 15, wantEpoch: 2},
 	{name: "extend by epochs: a larger max steps stays", epochs: 2, maxSteps: 100, state: transformer.TrainerState{Step: 6, Epoch: 2},
-		ext: Extension{Epochs: 5}, wantEpochs: 5, wantMax: 100, wantTotal: 15},
+		ext: Extension{Epochs: 5}, wantEpochs: 5, wantMax: 100, wantTotal: 15, wantEpoch: 2},
 	{name: "extend mid-epoch by steps", epochs: 2, maxSteps: 5, state: transformer.TrainerState{Step: 5, Epoch: 1, Index: 32},
-		ext: Extension{MaxSteps: 7}, wantEpochs: 3, wantMax: 7, wantTotal: 7},
+		ext: Extension{MaxSteps: 7}, wantEpochs: 3, wantMax: 7, wantTotal: 7, wantEpoch: 1, wantIndex: 32},
 	{name: "extend by both, epochs too few", epochs: 2, state: transformer.TrainerState{Step: 6, Epoch: 2},
 		ext: Extension{MaxSteps: 20, Epochs: 3}, wantErr: "max_steps 20 is more than epochs 3 allows (the run is at step 6; the epochs bound would win): give epochs 7 or more"},
 	{name: "extend to no more steps", epochs: 4, state: transformer.TrainerState{Step: 12, Epoch: 4},
@@ -98,6 +103,9 @@ func TestBudgetRules(t *testing.T) {
 		}
 		if !c.ext.none() && (st.Stopped || st.SinceBest != 0) {
 			t.Errorf("%s: early stopping not counted afresh (%+v)", c.name, st)
+		}
+		if !c.ext.none() && (st.Epoch != c.wantEpoch || st.Index != c.wantIndex) {
+			t.Errorf("%s: goes on at epoch %d, window %d; want %d, %d", c.name, st.Epoch, st.Index, c.wantEpoch, c.wantIndex)
 		}
 	}
 }

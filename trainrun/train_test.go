@@ -274,4 +274,30 @@ func TestConstantScheduleContinues(t *testing.T) {
 			t.Errorf("the %s run's model differs from the uninterrupted run's (%v)", name, err)
 		}
 	}
+
+	// ended by --max-steps in the middle of an epoch, then extended: the
+	// epoch goes on where it stopped (without validation, the model is
+	// the last step's parameters)
+	per := (rs.TrainWindows + ref.Train.BatchSize - 1) / ref.Train.BatchSize
+	if per < 2 {
+		t.Fatalf("%d steps an epoch: no middle to end in", per)
+	}
+	bySteps := func(dir string, maxSteps int) Job {
+		j := paper(dir, 100)
+		j.Data.ValFrac, j.Train.MaxSteps = 0, maxSteps
+		return j
+	}
+	whole, cutMid := bySteps("whole", 2*per+1), bySteps("mid", per+per/2)
+	for _, j := range []Job{whole, cutMid} {
+		if _, err := eng.Train(context.Background(), j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := eng.Train(context.Background(), Job{Dir: cutMid.Dir, Mode: ModeResume, Model: ModelOptions{}, Extend: Extension{MaxSteps: 2*per + 1}}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(whole.Dir, ModelFile))
+	if b, err := os.ReadFile(filepath.Join(cutMid.Dir, ModelFile)); err != nil || !bytes.Equal(a, b) {
+		t.Errorf("a run ended mid-epoch at step %d and extended to %d differs from the uninterrupted run (%v)", per+per/2, 2*per+1, err)
+	}
 }
