@@ -27,6 +27,10 @@ func TestRunBackend(t *testing.T) {
 	if _, err := Run(context.Background(), RunConfig{Run: run, Data: data, Windows: 4, Backend: cpu.New(kernels.Default()), HeadWindows: -1}); err != nil {
 		t.Fatal(err)
 	}
+	// no backend of its own (issue 46, item 3)
+	if _, err := Run(context.Background(), RunConfig{Run: run, Data: data, Windows: 4, HeadWindows: -1}); !errors.Is(err, transformer.ErrNoBackend) {
+		t.Errorf("no backend: %v, want transformer.ErrNoBackend", err)
+	}
 }
 
 // testRun writes, under dir, a test set of K fresh windows of N = 16 from

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/trainrun"
+	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
@@ -33,5 +34,20 @@ func TestBenchEngineBackend(t *testing.T) {
 	}
 	if got := r.Go[0].Backend; got != "cpu/portable" {
 		t.Errorf("reported backend %q, want cpu/portable", got)
+	}
+}
+
+// TestNoDefaultBackend: the benchmarks make no backend of their own
+// (issue 46, item 3): given none, BenchTrain (also with its op profile)
+// is transformer.ErrNoBackend.
+func TestNoDefaultBackend(t *testing.T) {
+	b, err := ParseTrainBench("L=1:H=2:E=8:N=16:B=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, profile := range []bool{false, true} {
+		if _, err := benchTrain(nil, b, 1, 0, 1, profile); !errors.Is(err, transformer.ErrNoBackend) {
+			t.Errorf("profile %v, no backend: %v, want transformer.ErrNoBackend", profile, err)
+		}
 	}
 }
