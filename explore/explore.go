@@ -44,6 +44,7 @@ import (
 	"github.com/vomc/vomc/jsonfloat"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/predict"
+	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
@@ -265,6 +266,9 @@ func (s *Server) loadModel(src ModelSource) (*model, error) {
 			}
 			return nil, fmt.Errorf("explore: %s holds no model.safetensors (give a directory written by 'vomc train')", src.Dir)
 		}
+		if arch, ok := torchModuleArch(src.FS, "model.safetensors"); ok {
+			return nil, &ModuleError{Dir: src.Dir, Arch: arch}
+		}
 		return nil, fmt.Errorf("explore: model %s: %w", src.Dir, err)
 	}
 	m.final, m.Config, m.Params = fm, fm.Config, fm.NumParams()
@@ -286,6 +290,42 @@ func (s *Server) loadModel(src ModelSource) (*model, error) {
 		m.Dyn = &r
 	}
 	return m, nil
+}
+
+// ModuleError says that the model in Dir is a PyTorch module of the torch
+// engine (Arch: --arch lstm or MODULE:FACTORY), which explore cannot run:
+// it explores vomc transformers, whose attention it shows.
+type ModuleError struct {
+	Dir, Arch string
+}
+
+func (e *ModuleError) Error() string {
+	return fmt.Sprintf("explore: model %s is a PyTorch module of the torch engine (--arch %s), which explore cannot run: "+
+		"explore shows vomc transformers (directories of 'vomc train --arch transformer', either engine, or --demo) with their attention heads. "+
+		"Compare this model with Bayes, CTW and the other references through its predictions: "+
+		"'vomc predict --model %s --data DATA --out P.npy', then 'vomc eval --data DATA --methods bayes,ctw,npy:path=P.npy'",
+		e.Dir, e.Arch, e.Dir)
+}
+
+// torchModuleArch reports whether the file name in fsys is a model file of
+// a torch-engine module (trainrun.TorchModuleFormat), and its "arch".
+func torchModuleArch(fsys fs.FS, name string) (string, bool) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	h, err := safetensors.ReadHeader(f, 0, -1)
+	if err != nil || h.Meta["format"] != trainrun.TorchModuleFormat {
+		return "", false
+	}
+	var c struct {
+		Arch string `json:"arch"`
+	}
+	if json.Unmarshal([]byte(h.Meta["config"]), &c) != nil || c.Arch == "" {
+		c.Arch = "?"
+	}
+	return c.Arch, true
 }
 
 // readModel reads the model file name of fsys onto the backend be.

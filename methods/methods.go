@@ -357,7 +357,7 @@ func buildTF(a *args, d Defaults) (Built, error) {
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), `"vomc-torch-module"`) {
-			return b, fmt.Errorf("methods: %q: %w; this is a model of the PyTorch engine's own module (e.g. --arch lstm), which tf cannot run: write its predictions with 'vomc predict --model %s --data DATA --out P.npy' and evaluate them as npy:path=P.npy", a.text, err, path)
+			return b, fmt.Errorf("methods: %q: %w; this is a model of the PyTorch engine's own module (--arch lstm or MODULE:FACTORY), which tf cannot run: write its predictions with 'vomc predict --model %s --data DATA --out P.npy' and evaluate them as npy:path=P.npy", a.text, err, path)
 		}
 		return b, fmt.Errorf("methods: %q: %w", a.text, err)
 	}

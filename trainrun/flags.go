@@ -115,8 +115,8 @@ func (m *ModelOptions) AddFlags(fs *flag.FlagSet, noFF *bool) {
 	fs.BoolVar(&m.LayerNorm, "layernorm", true, "with --arch transformer: pre-LayerNorms (before attention, feed-forward and the output head)")
 	fs.StringVar(&m.Activation, "act", transformer.GELU, "with --arch transformer, --ff, without --no-ff: feed-forward activation: relu or gelu (exact erf GELU)")
 	fs.StringVar(&m.Positional, "pos", transformer.Learned, "with --arch transformer: positional embedding: learned or sinusoidal")
-	fs.StringVar(&m.Arch, "arch", ArchTransformer, "model: transformer, or lstm (torch engine; -E is its embedding, --hidden its width, --layers its depth)")
-	fs.IntVar(&m.Hidden, "hidden", 0, "with --arch lstm: LSTM width (default: E)")
+	fs.StringVar(&m.Arch, "arch", ArchTransformer, "model: transformer, or (torch engine) lstm or "+ArchModule+", any PyTorch module: MODULE a .py file or a module name, FACTORY its function of the run's config (which holds -E as embed, --hidden, --layers, alphabet and context); the run records the module's file and hash and finds it there again")
+	fs.IntVar(&m.Hidden, "hidden", 0, "the width of --arch lstm or "+ArchModule+" (default: E; not for a transformer)")
 }
 
 // AddFlags defines the torch engine's flags on fs, into t.

@@ -108,7 +108,8 @@ func (m Transformer) goModel() GoModel[*transformer.Activations, *transformer.Mo
 
 // torchModule is another model of the torch engine: its JSON
 // configuration (with "arch", see python/vomc_torch/model.py), completed
-// with the data's "alphabet" and "context".
+// with the data's "alphabet" and "context", and for a custom module
+// (MODULE:FACTORY) with where its module is ("arch_source": ArchSource).
 type torchModule struct {
 	config map[string]any
 }
@@ -125,7 +126,17 @@ func (m torchModule) prepare(e *Engine, d RunData) (Model, error) {
 	for k, v := range m.config {
 		conf[k] = v
 	}
-	return torchModule{conf}, m.check(e)
+	if err := m.check(e); err != nil {
+		return nil, err
+	}
+	if arch, _ := conf["arch"].(string); IsModuleArch(arch) && conf["arch_source"] == nil {
+		src, err := e.Torch().ResolveArch(context.Background(), arch)
+		if err != nil {
+			return nil, err
+		}
+		conf["arch_source"] = src
+	}
+	return torchModule{conf}, nil
 }
 
 func (m torchModule) start(e *Engine, r *opening) (session, error) {

@@ -77,6 +77,13 @@ type TorchEnv struct {
 	Compile       bool   `json:"compile"`
 }
 
+// TorchModuleFormat is the format (metadata "format"; a checkpoint's
+// "model") of the model and checkpoint files of a torch-engine module
+// other than vomc's transformer (--arch lstm or MODULE:FACTORY): its
+// parameters in named_parameters() order, its JSON config in "config"
+// (python/vomc_torch/train.py's TORCH_MODEL_FORMAT).
+const TorchModuleFormat = "vomc-torch-module"
+
 // Engine exit statuses of `python -m vomc_torch` (see its __main__.py).
 const (
 	torchExitBad         = 2
@@ -123,9 +130,12 @@ func (t *Torch) check() (*TorchEnv, error) {
 			msg = err.Error()
 		}
 		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() != 1 || !strings.Contains(msg, "No module named") {
+		if errors.As(err, &ee) && ee.ExitCode() != 1 && ee.ExitCode() != torchExitEnv || !strings.Contains(msg, "No module named") {
 			// the interpreter has torch: the engine's answer (no CUDA, …)
 			return nil, fmt.Errorf("torch engine: %s", msg)
+		}
+		if i := strings.Index(msg, "No module named"); i >= 0 { // the engine's "…, cannot import torch (No module named 'torch'): install …"
+			msg, _, _ = strings.Cut(msg[i:], ")")
 		}
 		why = append(why, fmt.Sprintf("%s: %s", py, msg))
 	}
@@ -460,6 +470,54 @@ func (t *Torch) Predict(ctx context.Context, model, data, out string) error {
 		return err
 	}
 	return t.run(ctx, env, t.Stderr, "predict", "--model", model, "--data", data, "--out", out, "--device", t.device(), "--force")
+}
+
+// ArchSource is where the module of a custom architecture
+// ("MODULE:FACTORY", vomc train --arch) is, as the engine resolved it when
+// the run started (python/vomc_torch/arch.py): the import name, the
+// factory, the module's file (absolute), the sys.path folder it is
+// imported from, and the SHA-256 of the file's bytes (hex). A run keeps it
+// in its config (config.json, the checkpoint's and model file's metadata)
+// as "arch_source"; the engine loads the module from there, without
+// PYTHONPATH, and refuses a file that has changed or vanished.
+type ArchSource struct {
+	Module  string `json:"module"`
+	Factory string `json:"factory"`
+	File    string `json:"file"`
+	Root    string `json:"root"`
+	SHA256  string `json:"sha256"`
+}
+
+// ResolveArch finds the module of the custom architecture arch
+// ("MODULE:FACTORY": MODULE a .py file, or a module name on the
+// interpreter's path or in the current directory) and checks that it
+// imports and has FACTORY. Its error names the interpreter where that
+// matters (an import that fails, a module it cannot find).
+func (t *Torch) ResolveArch(ctx context.Context, arch string) (*ArchSource, error) {
+	env, err := t.Check()
+	if err != nil {
+		return nil, err
+	}
+	cmd := t.command(ctx, env, "arch", arch)
+	stderr := &tailBuffer{max: 64 << 10}
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := lastLine(stderr.Bytes())
+		if msg == "" {
+			msg = err.Error()
+		}
+		msg = strings.TrimPrefix(msg, "arch ")
+		if strings.Contains(msg, "(Python ") {
+			msg += "; vomc runs the torch engine with $VOMC_PYTHON, else the first of python3 and /usr/bin/python3 with torch and numpy: set VOMC_PYTHON to choose another"
+		}
+		return nil, &OptionError{Option: "arch", Msg: " " + msg}
+	}
+	var src ArchSource
+	if err := json.Unmarshal(bytes.TrimSpace(out), &src); err != nil || src.File == "" || src.SHA256 == "" {
+		return nil, fmt.Errorf("torch engine: arch printed %q: %v", out, err)
+	}
+	return &src, nil
 }
 
 // TorchBench is one report of the engine's training benchmark: Mode

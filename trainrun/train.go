@@ -16,22 +16,31 @@ import (
 const (
 	ArchTransformer = "transformer"
 	ArchLSTM        = "lstm" // the torch engine's LSTM (python/vomc_torch)
+	// ArchModule is the form of any other PyTorch module: MODULE:FACTORY,
+	// MODULE a .py file or an importable module name (IsModuleArch).
+	ArchModule = "MODULE:FACTORY"
 )
+
+// IsModuleArch reports an architecture of the form MODULE:FACTORY (the
+// torch engine's custom modules: python/vomc_torch/arch.py).
+func IsModuleArch(arch string) bool { return strings.Contains(arch, ":") }
 
 // ModelOptions describe the model of a new run of 'vomc train' (a Model:
 // Job.Model).
 type ModelOptions struct {
-	// Arch is ArchTransformer ("" too) or ArchLSTM (the torch engine only).
+	// Arch is ArchTransformer ("" too), or ArchLSTM or MODULE:FACTORY
+	// (ArchModule; the torch engine only).
 	Arch string
 	// Layers, Heads ("8": every layer; "2,1": one count per layer), Embed,
 	// FeedForward, LayerNorm, Activation and Positional make the
-	// transformer.Config (an LSTM: Layers, Embed).
+	// transformer.Config (an LSTM or a custom module: Layers, Embed and
+	// Hidden, in its config as "layers", "embed" and "hidden").
 	Layers                 int
 	Heads                  string
 	Embed                  int
 	FeedForward, LayerNorm bool
 	Activation, Positional string
-	// Hidden is the LSTM's width (0: Embed).
+	// Hidden is the LSTM's (or a custom module's) width (0: Embed).
 	Hidden int
 }
 
@@ -131,22 +140,25 @@ func (m ModelOptions) check(e *Engine) error {
 		return &OptionError{Option: "layers", Msg: fmt.Sprintf(" %d outside 0..%d", m.Layers, transformer.MaxLayers)}
 	case m.Embed < 1 || m.Embed > transformer.MaxEmbed:
 		return &OptionError{Option: "embed", Msg: fmt.Sprintf(" %d outside 1..%d", m.Embed, transformer.MaxEmbed)}
-	case m.Arch != "" && m.Arch != ArchTransformer && m.Arch != ArchLSTM:
-		return &OptionError{Option: "arch", Msg: fmt.Sprintf(" %q: want %s or %s", m.Arch, ArchTransformer, ArchLSTM)}
+	case m.Arch != "" && m.Arch != ArchTransformer && m.Arch != ArchLSTM && !IsModuleArch(m.Arch):
+		return &OptionError{Option: "arch", Msg: fmt.Sprintf(" %q: want %s, %s or %s (a .py file or a module name, a colon, its factory function)", m.Arch, ArchTransformer, ArchLSTM, ArchModule)}
 	case m.Arch == ArchLSTM && (m.Layers < 1 || m.hidden() < 1):
 		return &OptionError{Option: "arch", Msg: fmt.Sprintf(" %s needs %%s ≥ 1 and %%s ≥ 1 (got %d, %d)", ArchLSTM, m.Layers, m.hidden()), Also: []string{"layers", "hidden"}}
-	case m.Arch == ArchLSTM && e.Torch() == nil:
-		return &OptionError{Option: "arch", Msg: fmt.Sprintf(" %q: want %s, or %s with %%s %s", m.Arch, ArchTransformer, ArchLSTM, EngineTorch), Also: []string{"engine"}}
-	case m.Hidden != 0 && m.Arch != ArchLSTM:
-		return &OptionError{Option: "hidden", Msg: " is the width of %s " + ArchLSTM, Also: []string{"arch"}}
+	case m.torchOnly() && e.Torch() == nil:
+		return &OptionError{Option: "arch", Msg: fmt.Sprintf(" %q needs %%s %s (the Go engine trains transformers only)", m.Arch, EngineTorch), Also: []string{"engine"}}
+	case m.Hidden != 0 && !m.torchOnly():
+		return &OptionError{Option: "hidden", Msg: " is the width of %s " + ArchLSTM + " or " + ArchModule, Also: []string{"arch"}}
 	}
 	_, err := ParseHeads(m.Heads, m.Layers)
 	return err
 }
 
+// torchOnly reports an architecture that only the torch engine trains.
+func (m ModelOptions) torchOnly() bool { return m.Arch == ArchLSTM || IsModuleArch(m.Arch) }
+
 func (m ModelOptions) prepare(e *Engine, d RunData) (Model, error) {
-	if m.Arch == ArchLSTM {
-		return torchModule{map[string]any{"arch": ArchLSTM, "embed": m.Embed, "hidden": m.hidden(), "layers": m.Layers}}.prepare(e, d)
+	if m.torchOnly() {
+		return torchModule{map[string]any{"arch": m.Arch, "embed": m.Embed, "hidden": m.hidden(), "layers": m.Layers}}.prepare(e, d)
 	}
 	hs, err := ParseHeads(m.Heads, m.Layers)
 	if err != nil {

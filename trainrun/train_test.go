@@ -43,7 +43,7 @@ func TestTrainOptionErrors(t *testing.T) {
 		{"batch", func(o *Job) { o.Train.BatchSize = 0 }, "batch_size", "batch_size 0: want 1.."},
 		{"layers", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Layers = 100000 }) }, "layers", "layers 100000 outside 0..1024"},
 		{"embed", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Embed = 0 }) }, "embed", "embed 0 outside 1..65536"},
-		{"arch", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Arch = "gru" }) }, "arch", `arch "gru": want transformer or lstm`},
+		{"arch", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Arch = "gru" }) }, "arch", `arch "gru": want transformer, lstm or MODULE:FACTORY`},
 		{"lstm", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Arch, m.Layers = ArchLSTM, 0 }) }, "arch", "lstm needs layers ≥ 1 and hidden ≥ 1 (got 0, 8)"},
 		{"heads", func(o *Job) { o.Model = withModel(o, func(m *ModelOptions) { m.Heads = "x" }) }, "heads", `heads "x": want positive integers`},
 		{"val frac", func(o *Job) { o.Data.ValFrac = 1 }, "val_frac", "val_frac 1 outside [0, 1)"},
@@ -201,7 +201,7 @@ func TestTrainLSTMNeedsTorch(t *testing.T) {
 	o := trainOptions(meta, filepath.Join(t.TempDir(), "lstm"))
 	o.Model = withModel(&o, func(m *ModelOptions) { m.Arch = ArchLSTM })
 	var oe *OptionError
-	if _, err := GoEngine(cpu.NewDefault()).Train(context.Background(), o); !errors.As(err, &oe) || oe.Option != "arch" || !strings.Contains(err.Error(), "lstm with engine torch") {
+	if _, err := GoEngine(cpu.NewDefault()).Train(context.Background(), o); !errors.As(err, &oe) || oe.Option != "arch" || !strings.Contains(err.Error(), `arch "lstm" needs engine torch`) {
 		t.Errorf("LSTM on the Go engine: %v", err)
 	}
 	e := &ModelFormatError{Dir: "d", Format: "f", Config: "c"}

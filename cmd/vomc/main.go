@@ -99,7 +99,7 @@ func runCommand(name string, cmd func(args []string) error, args []string) int {
 		fmt.Fprintf(os.Stderr, "vomc %s: %v%s\nRun 'vomc %s -h' for help.\n", name, err, hint(err), name)
 		return 2
 	}
-	fmt.Fprintf(os.Stderr, "vomc %s: %v%s\n", name, err, hint(err))
+	fmt.Fprintf(os.Stderr, "vomc %s: %s%s\n", name, strings.TrimPrefix(err.Error(), name+": "), hint(err)) // not "vomc explore: explore: …"
 	return 1
 }
 

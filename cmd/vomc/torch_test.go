@@ -416,17 +416,20 @@ func TestTorchBadInput(t *testing.T) {
 	fail("want auto, cpu, cuda or cuda:N", nil, "--engine", "torch", "--device", "tpu")
 	fail("amp \"fp8\"", nil, "--engine", "torch", "--amp", "fp8")
 	fail("threads", nil, "--engine", "torch", "--torch-threads", "-2")
-	fail("--hidden has no effect unless --arch is lstm", nil, "--engine", "torch", "--hidden", "8")
+	fail("--hidden is the width of --arch lstm or MODULE:FACTORY", nil, "--engine", "torch", "--hidden", "8")
 	fail("--allow-unverified", nil, "--engine", "torch", "--allow-unverified")
 }
 
 // badTrain returns a function that runs 'vomc train' on p("data") with the
 // extra flags and environment and checks that it fails naming want and
-// writes nothing.
+// writes nothing (a transformer's --heads 1 unless extra names an --arch).
 func badTrain(t *testing.T, p func(string) string) func(want string, env map[string]string, extra ...string) {
-	base := []string{"train", "--data", p("data"), "--layers", "1", "--heads", "1", "-E", "8", "--batch", "4", "--max-steps", "2"}
 	return func(want string, env map[string]string, extra ...string) {
 		t.Helper()
+		base := []string{"train", "--data", p("data"), "--layers", "1", "-E", "8", "--batch", "4", "--max-steps", "2"}
+		if !slices.Contains(extra, "--arch") {
+			base = append(base, "--heads", "1")
+		}
 		for k, v := range env {
 			t.Setenv(k, v)
 		}

@@ -5,6 +5,11 @@
   python -m vomc_torch train   --out DIR --resume [--data DIR] [--val DIR]
   python -m vomc_torch predict --model FILE|DIR --data DIR --out FILE.npy
   python -m vomc_torch bench   --config JSON --batch B [--plain]
+  python -m vomc_torch arch    MODULE:FACTORY
+
+`arch` prints, as JSON, where a custom architecture's module is (its file,
+the file's SHA-256, the folder it imports from: arch.py), the record a new
+run keeps in its config as "arch_source".
 
 `vomc train --engine torch` runs `train --out DIR --resume` on a run
 directory it has prepared (config.json, train_config.json and the step-0
@@ -78,6 +83,9 @@ def _prepare(args) -> list:
     else:
         cfg = {"arch": args.arch, "alphabet": ds.A, "context": T, "embed": args.E, "hidden": args.hidden or args.E,
                "layers": args.layers}
+        if ":" in args.arch:
+            from .arch import SOURCE_KEY, resolve
+            cfg[SOURCE_KEY] = resolve(args.arch)
     tc = {k: validate_train_config(train_config_of(args))[k] for k in TRAIN_FIELDS}
     if not (0 <= args.val_frac < 1):
         raise ValueError(f"--val-frac {args.val_frac} outside [0, 1)")
@@ -168,6 +176,12 @@ def _bench(args) -> int:
     return 0
 
 
+def _arch(args) -> int:
+    from .arch import resolve
+    print(json.dumps(resolve(args.arch)))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m vomc_torch", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -183,7 +197,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--resume", action="store_true", help="continue the run in --out (or start one vomc prepared)")
     t.add_argument("--force", action="store_true")
     t.add_argument("--init", help="initial parameters: a vomc model file (transformer only)")
-    t.add_argument("--arch", default="transformer", help="transformer, lstm, or module:factory")
+    t.add_argument("--arch", default="transformer", help="transformer, lstm, or MODULE:FACTORY (MODULE: a .py file or a module name)")
     t.add_argument("--layers", type=int, default=2)
     t.add_argument("--heads", default="8")
     t.add_argument("-E", "--E", type=int, default=128)
@@ -218,13 +232,15 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--device", default="auto")
     r.add_argument("--batch", type=int, default=64)
     r.add_argument("--force", action="store_true")
+    a = sub.add_parser("arch", help="print where a custom architecture's module is, as JSON")
+    a.add_argument("arch", help="MODULE:FACTORY (MODULE: a .py file or a module name)")
     return p
 
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
-        return {"check": _check, "train": _train, "predict": _predict, "bench": _bench}[args.cmd](args)
+        return {"check": _check, "train": _train, "predict": _predict, "bench": _bench, "arch": _arch}[args.cmd](args)
     except KeyboardInterrupt:  # SIGINT before training installed its handler (e.g. while torch loads)
         _err("vomc_torch: interrupted before training started")
         return EXIT_INTERRUPTED
@@ -232,6 +248,11 @@ def main(argv=None) -> int:
         _err(f"vomc_torch: {e}")
         if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
             return EXIT_BAD
+        return EXIT_ENV
+    except ImportError as e:  # torch or numpy missing (a custom module's imports are ArchErrors)
+        _err(f"vomc_torch: this Python, {sys.executable} ({platform.python_version()}), cannot import {e.name or e} ({e}): "
+             f"install it (Debian: apt-get install python3-torch python3-numpy; elsewhere: pip install torch numpy) or "
+             f"run the engine with an interpreter that has it (vomc: set VOMC_PYTHON to its path)")
         return EXIT_ENV
     except (ValueError, KeyError) as e:
         _err(f"vomc_torch: {e}")

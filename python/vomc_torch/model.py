@@ -10,8 +10,10 @@ config.json (a dict):
   * vomc's transformer Config (no "arch" key, or "arch": "transformer");
   * {"arch": "lstm", "alphabet": A, "context": N, "embed": E, "hidden": H,
     "layers": L} for the LSTM below;
-  * {"arch": "pkg.module:factory", "alphabet": A, "context": N, ...}: any
-    importable factory(config) -> nn.Module (bring your own architecture).
+  * {"arch": "MODULE:FACTORY", "alphabet": A, "context": N, ...}: any
+    factory(config) -> nn.Module (bring your own architecture), MODULE a
+    .py file or an importable name; a run records the module's file and
+    its hash under "arch_source" and loads it from there (arch.py).
 
 VomcTransformer is vomc's transformer (transformer/config.go, model.go),
 parameter for parameter, with vomc's tensor names, so its state_dict is a
@@ -39,6 +41,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from .arch import SOURCE_KEY, ArchError, build, load_factory, split
 
 # F.scaled_dot_product_attention exists from torch 2.0 on (flash / memory-
 # efficient kernels on CUDA); torch 1.13 uses the explicit masked softmax.
@@ -230,14 +234,17 @@ def build_model(cfg: dict) -> nn.Module:
     if arch == "lstm":
         return LSTMModel(cfg)
     if ":" in arch:
-        mod, _, fn = arch.partition(":")
-        try:
-            factory = getattr(importlib.import_module(mod), fn)
-        except (ImportError, AttributeError) as e:
-            raise ValueError(f"arch {arch!r}: cannot import {fn} from {mod}: {e}") from None
-        m = factory(cfg)
+        if SOURCE_KEY in cfg:  # recorded when the run started (arch.py)
+            factory = load_factory(arch, cfg[SOURCE_KEY])
+        else:
+            mod, fn = split(arch)
+            try:
+                factory = getattr(importlib.import_module(mod), fn)
+            except (ImportError, AttributeError) as e:
+                raise ArchError(f"arch {arch!r}: cannot import {fn} from {mod}: {e}") from None
+        m = build(arch, cfg, factory)
         if not isinstance(m, nn.Module):
-            raise ValueError(f"arch {arch!r}: the factory returned {type(m).__name__}, not an nn.Module")
+            raise ArchError(f"arch {arch!r}: the factory returned {type(m).__name__}, not an nn.Module")
         return m
     raise ValueError(f"unknown arch {arch!r} (want transformer, lstm or module:factory)")
 

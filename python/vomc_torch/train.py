@@ -47,6 +47,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from . import stfile
+from .arch import ArchError
 from .data import DataError, Windows, run_windows
 from .options import MAX_BATCH, TRAIN_FIELDS, validate_train_config  # noqa: F401 (the declared options)
 from .model import HAS_SDPA, VomcTransformer, build_model, flat_params, is_transformer, param_layout, unflatten
@@ -508,7 +509,7 @@ def load_model_file(path: str) -> tuple:
     if meta.get("format") not in (MODEL_FORMAT, TORCH_MODEL_FORMAT):
         raise stfile.FormatError(f"{path}: metadata format {meta.get('format')!r}, not a vomc model file")
     cfg = json.loads(meta["config"])
-    model = build_model(cfg)
+    model = build_model_of(cfg, f"{path}'s metadata")
     names = [n for n, _ in param_layout(model)]
     if sorted(names) != sorted(arrays):
         raise stfile.FormatError(f"{path}: tensors {sorted(arrays)} do not match the config's {sorted(names)}")
@@ -518,6 +519,15 @@ def load_model_file(path: str) -> tuple:
                 raise stfile.FormatError(f"{path}: tensor {n} has shape {list(arrays[n].shape)}, want {list(p.shape)}")
             p.copy_(torch.from_numpy(np.array(arrays[n], dtype=np.float32)))
     return model, cfg
+
+
+def build_model_of(cfg: dict, where: str) -> nn.Module:
+    """build_model(cfg), a custom architecture's error naming where its
+    record is (a run's config.json, a model file's metadata)."""
+    try:
+        return build_model(cfg)
+    except ArchError as e:
+        raise ArchError(f"{e} (the record is in {where})") from None
 
 
 def read_json(path: str) -> dict:
@@ -577,7 +587,7 @@ def run(dir: str, opts: EngineOptions, init: Optional[str] = None, data: Optiona
         raise DataError(f"windows of {train.n} symbols, the model takes 2..{model_cfg.get('context')}")
     if ckpt is None:
         torch.manual_seed(int(tc.get("seed", 0)))  # the initialisation of modules other than vomc's transformer
-    model = build_model(model_cfg)
+    model = build_model_of(model_cfg, os.path.join(dir, CONFIG_FILE))
     tr = Trainer(model, tc, train, val, opts)
     if ckpt is not None:
         cmeta, ct = ckpt
