@@ -101,6 +101,9 @@ func TestDynamicsPlan(t *testing.T) {
 // embeds it, with a phases table whose rows name each model and a closest
 // reference, and the heads table.
 func TestDynamicsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a study with its dynamics stages is run in the full suite (without -short); TestDynamicsPlan runs here")
+	}
 	t.Parallel()
 	cfg, err := study.Preset("tiny")
 	if err != nil {
@@ -110,9 +113,6 @@ func TestDynamicsEndToEnd(t *testing.T) {
 	cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 50, 40, 4
 	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants = []string{"1", "2,2"}, nil, nil
 	cfg.Dynamics, cfg.DynamicsWindows, cfg.DynamicsHeadWindows = "log:4", 10, 4
-	if testing.Short() {
-		cfg.Batch = 8
-	}
 	out := t.TempDir()
 	res, err := Run(context.Background(), cfg, Options{Engine: testEngine, Out: out, Version: "test", CodeKey: "test", Events: testLog(t)})
 	if err != nil {

@@ -184,6 +184,9 @@ func checkChromium(t *testing.T, report string) {
 // that the next run resumes that model from its checkpoint (and skips the
 // stages done before) and gives the same model as an uninterrupted run.
 func TestResumeAfterCancel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a study cancelled and resumed is checked in the full suite (without -short); trainrun's and TestSynthStageResume's resumes run here")
+	}
 	t.Parallel()
 	cfg, err := study.Preset("tiny")
 	if err != nil {
@@ -192,10 +195,6 @@ func TestResumeAfterCancel(t *testing.T) {
 	cfg.Fig3Models, cfg.Fig4Models, cfg.SynthVariants = []string{"2,2"}, nil, nil
 	cfg.MaxSteps, cfg.CheckpointEvery = 200, 40
 	stop := 130
-	if testing.Short() {
-		cfg.MaxSteps, cfg.CheckpointEvery, cfg.Warmup, cfg.Batch, stop = 40, 10, 5, 8, 20
-		cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 50, 40, 4
-	}
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	var log bytes.Buffer

@@ -109,6 +109,9 @@ func TestSeedsGraph(t *testing.T) {
 // training) and checks the across-seed outputs: seeds.json, the replicate
 // curves in results.json, the report's seed columns.
 func TestTinySeedsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a study with two seeds is run in the full suite (without -short); TestSeedsGraph runs here")
+	}
 	t.Parallel()
 	cfg, err := study.Preset("tiny")
 	if err != nil {
@@ -121,9 +124,6 @@ func TestTinySeedsEndToEnd(t *testing.T) {
 	cfg.HeatmapModel = ""
 	cfg.MaxSteps, cfg.Warmup, cfg.CheckpointEvery = 30, 5, 30
 	cfg.TrainTrees, cfg.TestTrees, cfg.ConstructWindows = 30, 40, 4
-	if testing.Short() {
-		cfg.Batch = 8
-	}
 	out := t.TempDir()
 	res, err := Run(context.Background(), cfg, Options{Engine: testEngine, Out: out, Version: "test", CodeKey: "test", Events: testLog(t)})
 	if err != nil {
