@@ -4,7 +4,8 @@
 #
 #   scripts/ladder.sh run      build vomc, then train every ladder model in
 #                              the order below (each resumes from its
-#                              checkpoint); nice'd, so foreground work wins
+#                              checkpoint; "constant": the constant-lr run,
+#                              below); nice'd, so foreground work wins
 #   scripts/ladder.sh status   each training stage's state and step
 #   scripts/ladder.sh stop     SIGINT the run (checkpoint saved)
 #   scripts/ladder.sh finish   once every model is trained: the evaluation,
@@ -48,7 +49,23 @@ ORDER="train-tf-h4-4-x4 train-tf-h4-4-x4-s1 train-tf-h4-4-4-x4 train-tf-h4-4-x2 
 train-tf-h4-4 train-tf-h4-4-s1 train-tf-h4-4-sin-x4 train-tf-h4-4-sin-x4-s1 train-tf-h4-4-sin-x2
 train-tf-h4-4-sin-x2-s1 train-tf-h4-4-sin train-tf-h4-4-sin-s1 train-tf-h4-4-4 train-tf-h4-4-4-4
 train-tf-h4-4-4-x2
-train-tf-h4-4-x8 train-tf-h4-4-x8-s1"
+train-tf-h4-4-x8 train-tf-h4-4-x8-s1 constant train-tf-h4-4-sin-x8"
+# "constant" in ORDER: the plateau run of issue 45 item 4 — TF(4,4), learned positions, the ladder's
+# data, the paper's constant lr 1e-3 without warm-up or clipping, for the ×4 rung's 24000 steps, with
+# snapshots on a log grid that holds steps 6000, 12000 and 24000 (the ×1, ×2, ×4 budgets) and its
+# dynamics stage. Its own run directory, config, code key, and a binary of its own commit (the ladder's
+# REV has no constant schedule); the whole reproduce run (evaluations, dynamics, figures, report).
+CONST_OUT=${CONST_OUT:-docs/figures/ladder/constant/run}
+CONST_KEY=${CONST_KEY:-ladder-constant-v1}
+CONST_REV=${CONST_REV:-def90b4}
+CONST_BIN=${CONST_BIN:-/tmp/vomc-ladder/vomc-constant}
+constant() {
+	local rev
+	rev=$(scripts/build_head.sh "$CONST_BIN" "$CONST_REV")
+	echo "ladder: the constant-lr run with $CONST_BIN, built from $rev"
+	nice -n 19 "$CONST_BIN" reproduce --preset ladder --out "$CONST_OUT" --code-key "$CONST_KEY" \
+		--config docs/figures/ladder/constant.json --set model_seeds= "$@"
+}
 vomc() { nice -n 19 "$BIN" reproduce --preset ladder --out "$OUT" --code-key "$KEY" ${CONFIG:+--config "$CONFIG"} "$@"; }
 # build compiles the ladder's commit REV (not HEAD, not the working tree).
 build() {
@@ -62,7 +79,7 @@ build() {
 # (done.json), and the tree that travels to a lent GPU machine must stay
 # under 64 MiB. Unfinished stages keep theirs (they resume from it).
 drop_checkpoints() {
-	for d in "$OUT"/stages/train-*/; do
+	for d in "$OUT"/stages/train-*/ "$CONST_OUT"/stages/train-*/; do
 		[ -f "$d/done.json" ] && rm -f "$d/checkpoint.safetensors"
 	done
 	return 0
@@ -75,7 +92,11 @@ run)
 	trap 'rm -f "$OUT.pid"' EXIT
 	vomc --stage data-train
 	for s in $ORDER; do
-		vomc --stage "$s"
+		if [ "$s" = constant ]; then
+			constant
+		else
+			vomc --stage "$s"
+		fi
 		drop_checkpoints
 	done
 	echo "ladder: every training stage done; next: scripts/ladder.sh finish"
@@ -85,18 +106,19 @@ status)
 	# the training data (git-ignored, seconds to make): without it a trained stage lists as waiting
 	vomc --stage data-train >/dev/null
 	vomc --list-stages | grep -E 'train|#'
-	for d in "$OUT"/stages/train-tf-*; do
+	for d in "$OUT"/stages/train-tf-* "$CONST_OUT"/stages/train-tf-*; do
 		[ -f "$d/train.jsonl" ] || continue
 		printf '%s: %s\n' "$(basename "$d")" "$(tail -n 1 "$d/train.jsonl" | cut -c1-120)"
 	done
 	;;
 stop)
 	# One interrupt to each vomc this script started; not to the stage
-	# processes of a run with --jobs (they read --config), which their
-	# vomc interrupts itself: a second interrupt would end them before
-	# their checkpoint.
+	# processes of a run with --jobs (children of a vomc reproduce), which
+	# their vomc interrupts itself: a second interrupt would end them
+	# before their checkpoint. (The runs themselves pass --config too.)
 	for p in $(pgrep -f "reproduce --preset ladder"); do
-		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- ' --config ' || kill -INT "$p" 2>/dev/null || true
+		pp=$(awk '{print $4}' "/proc/$p/stat" 2>/dev/null) || continue
+		tr '\0' ' ' <"/proc/$pp/cmdline" 2>/dev/null | grep -q -- 'reproduce --preset ladder' || kill -INT "$p" 2>/dev/null || true
 	done
 	;;
 finish)
