@@ -197,16 +197,16 @@ func TestTrainCLI(t *testing.T) {
 	runOK(t, append(common, "--out", p("r1"), "--val", p("test"))...)
 	runOK(t, append(common, "--out", p("r2"), "-N", "12", "--no-ff", "--pos", "sinusoidal", "--layernorm=false", "--val-frac", "0")...)
 	runFail(t, append(common, "--out", p("r3"), "--no-ff", "--act", "relu")...) // no FF: --act would do nothing
-	runFail(t, append(common, "--out", p("r1"))...)                         // holds a run
-	runOK(t, append(common, "--out", p("r1"), "--force", "--seed", "9")...) // start afresh
-	runOK(t, "train", "--out", p("r1"), "--resume")                         // finished: rewrites the model
-	runFail(t, "train", "--out", p("r1"), "--resume", "--lr", "0.1")        // settings are in the checkpoint
-	runFail(t, "train", "--out", p("r1"), "--resume", "--data", p("test"))  // other data
-	runFail(t, append(common, "--out", p("r3"), "--heads", "2,2")...)       // 2 head counts, 1 layer
-	runFail(t, append(common, "--out", p("r3"), "--E", "7")...)             // heads do not divide E
-	runFail(t, append(common, "--out", p("r3"), "--act", "tanh")...)        // unknown activation
-	runFail(t, append(common, "--out", p("r3"), "-N", "25")...)             // longer than the windows
-	runFail(t, "train", "--out", p("r4"), "--resume")                       // nothing to resume
+	runFail(t, append(common, "--out", p("r1"))...)                             // holds a run
+	runOK(t, append(common, "--out", p("r1"), "--force", "--seed", "9")...)     // start afresh
+	runOK(t, "train", "--out", p("r1"), "--resume")                             // finished: rewrites the model
+	runFail(t, "train", "--out", p("r1"), "--resume", "--lr", "0.1")            // settings are in the checkpoint
+	runFail(t, "train", "--out", p("r1"), "--resume", "--data", p("test"))      // other data
+	runFail(t, append(common, "--out", p("r3"), "--heads", "2,2")...)           // 2 head counts, 1 layer
+	runFail(t, append(common, "--out", p("r3"), "--E", "7")...)                 // heads do not divide E
+	runFail(t, append(common, "--out", p("r3"), "--act", "tanh")...)            // unknown activation
+	runFail(t, append(common, "--out", p("r3"), "-N", "25")...)                 // longer than the windows
+	runFail(t, "train", "--out", p("r4"), "--resume")                           // nothing to resume
 	m, err := transformer.LoadSafetensorsOn(cpu.NewDefault(), p("r2/"+trainModel))
 	if err != nil || m.Config.FeedForward || m.Config.LayerNorm || m.Config.Context != 12 || m.Config.Positional != transformer.Sinusoidal {
 		t.Fatalf("r2 model: %+v, %v", m, err)
