@@ -43,19 +43,11 @@ func runAttention(args []string) error {
 
 func runDynamics(args []string) error {
 	fs := newFlags("dynamics")
-	cfg := dynamics.RunConfig{Null: attnmap.NullOptions{Seed: 1}, Backend: compute()}
-	fs.StringVar(&cfg.Run, "run", "", "training run directory with snapshots/")
-	fs.StringVar(&cfg.Data, "data", "", "test data set (the probe windows)")
-	fs.StringVar(&cfg.Train, "train", "", "data set on which Kneser–Ney's discount is tuned (default: the probe windows)")
-	fs.IntVar(&cfg.Windows, "windows", 200, "number of probe windows (the first ones of --data)")
-	fs.Var(&cfg.Methods, "methods", "reference methods (default: unigram, markov:k=1..D, kn, ctw for the data's prior)")
-	fs.IntVar(&cfg.HeadWindows, "head-windows", 50, "probe windows the head labels are computed on (-1: no head labels); 50 as in reproduce's dynamics stage")
-	fs.Uint64Var(&cfg.Null.Seed, "null-seed", 1, "seed of the head labels' permutation test (reproduce's dynamics stage uses the study's seed)")
-	fs.IntVar(&cfg.MaxK, "max-k", 3, "largest offset d and suffix length k of the head hypotheses")
+	cfg := dynamics.RunConfig{Backend: compute()}
+	cfg.AddFlags(fs)
 	out := fs.String("out", "", "output directory (default RUN/dynamics)")
 	label := fs.String("label", "", "the model's name in the figure's title and the phases text, e.g. 'TF(4,4) [seed 1]' (default: the run directory's name)")
 	force := fs.Bool("force", false, "replace existing outputs")
-	fs.IntVar(&cfg.Workers, "workers", 0, "goroutines (0: all cores); the results do not depend on it")
 	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}

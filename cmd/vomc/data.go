@@ -8,11 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vomc/vomc/ctw"
 	"github.com/vomc/vomc/ctw/ctwfile"
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/dataset/datadir"
-	"github.com/vomc/vomc/internal/symbols"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/source/draw"
 	"github.com/vomc/vomc/source/treefile"
@@ -129,17 +127,9 @@ func runGenerate(args []string) error {
 
 func runCTW(args []string) error {
 	fs := newFlags("ctw")
-	o := ctwfile.Options{Mode: symbols.Text, Init: ctw.Condition}
-	fs.Var(&o.Mode, "mode", "file mode: text (default) or raw")
-	fs.StringVar(&o.Alphabet, "alphabet", "", "text alphabet in symbol order (default: the characters present, sorted)")
-	fs.IntVar(&o.D, "D", 5, "maximum depth (order) D")
+	var o ctwfile.Options
+	o.AddFlags(fs)
 	lam := fs.String("lambda", "auto", "stop probability λ in (0,1), or auto = 1−2^{−(A−1)} (1/2 for A > 16)")
-	fs.Float64Var(&o.Alpha, "alpha", 0.5, "Dirichlet parameter α of the leaves")
-	fs.Var(&o.Init, "init", "initial context: pad (D zeros precede x), condition (first D symbols are context), shorter")
-	fs.StringVar(&o.Map, "map", "", "write the MAP tree to this file (.json, .svg, .png or .dot)")
-	fs.StringVar(&o.Weights, "weights", "", "write ω_{n,l} at every position to this CSV file")
-	fs.StringVar(&o.Predictions, "predictions", "", "write the predictive distribution at every position to this CSV file")
-	fs.BoolVar(&o.Force, "force", false, "overwrite existing output files")
 	if err := parseArgs(fs, args, 1, "one FILE"); err != nil {
 		return err
 	}

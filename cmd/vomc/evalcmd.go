@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 
 	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/methods"
@@ -18,24 +17,7 @@ func runEval(args []string) error {
 	fs := newFlags("eval")
 	o := experiment.EvalOptions{Methods: methods.MustParse("ctw,kn,ppm,unigram")}
 	backendName := fs.String("backend", "cpu", "tf: and synth: methods: "+trainrun.BackendUsage)
-	fs.StringVar(&o.Data, "data", "", "data set directory (from 'vomc data')")
-	fs.StringVar(&o.File, "file", "", "a symbol file instead of a data set")
-	fs.Var(&o.Mode, "mode", "with --file: text (default) or raw")
-	fs.StringVar(&o.Alphabet, "alphabet", "", "with --file (text): alphabet in symbol order (default: characters present, sorted)")
-	fs.IntVar(&o.N, "N", 0, "with --file, without --half: cut the file into windows of N symbols (0: the whole file is one window)")
-	fs.IntVar(&o.D, "D", 3, "with --file: default depth/order of the methods")
-	fs.Float64Var(&o.Lambda, "lambda", 0.15, "with --file: default CTW stop probability λ")
-	fs.Float64Var(&o.Alpha, "alpha", 0.5, "with --file: default CTW Dirichlet α")
-	fs.StringVar(&o.Train, "train", "", "without --half: data set on which KN's δ is tuned (default: the evaluated windows themselves)")
-	fs.Var(&o.Methods, "methods", "methods to evaluate (see above)")
-	fs.BoolVar(&o.Half, "half", false, "with --file: the protocol of Begleiter, El-Yaniv and Yona (2004) instead: learn on the first half of the file, freeze, and report the average log-loss in bits/symbol on the second half")
-	fs.StringVar(&o.Reference, "reference", "", "without --half: the reference of the excesses, named by its spec (any spelling), its label, or its kind when one method has it (default: the first bayes method, else the first ctw, else the first method)")
-	fs.Var(&o.Pairs, "pairs", "without --half: the paired difference A − B of two methods, named like --reference: A,B (more: A,B;C,D or the flag again), beside the excesses in the table, results.json and results.csv")
-	fs.StringVar(&o.Out, "out", "", "output directory")
-	fs.IntVar(&o.Workers, "workers", runtime.GOMAXPROCS(0), "without --half: worker goroutines")
-	fs.BoolVar(&o.Force, "force", false, "overwrite existing output files")
-	fs.BoolVar(&o.Slide, "slide", false, "without --half: accept tf/synth models whose context is shorter than the windows (they slide; a warning is kept in results.json)")
-	fs.StringVar(&o.Export, "export", "", "without --half: also write every method's distributions to DIR/<method>.npy (float64, shape (windows, N, A), the npy method's layout)")
+	o.AddFlags(fs)
 	var pf plot.LossFlags
 	inMode(fs, "without --half", func() { pf.AddFlags(fs) })
 	if err := parseArgs(fs, args, 0, ""); err != nil {
@@ -94,14 +76,8 @@ func runQuickstart(args []string) error {
 	fs := newFlags("quickstart")
 	q := experiment.DefaultQuick()
 	out := fs.String("out", "quickstart", "output directory")
-	fs.IntVar(&q.K, "K", q.K, "test windows (trees)")
-	fs.IntVar(&q.KTrain, "K-train", q.KTrain, "training windows for tuning KN")
-	fs.IntVar(&q.N, "N", q.N, "window length")
 	D := fs.Int("D", 3, "maximum depth D of the prior")
-	fs.Float64Var(&q.Prior.Lambda, "lambda", q.Prior.Lambda, "stop probability λ")
-	fs.Var(&q.Methods, "methods", "methods (see 'vomc eval -h')")
-	fs.Uint64Var(&q.Seed, "seed", q.Seed, "random seed")
-	fs.IntVar(&q.Workers, "workers", runtime.GOMAXPROCS(0), "worker goroutines")
+	q.AddFlags(fs)
 	force := fs.Bool("force", false, "overwrite the outputs of an earlier run")
 	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return err

@@ -23,20 +23,12 @@ type exploreCmd struct {
 
 func parseExplore(args []string) (*exploreCmd, error) {
 	fs, c := newFlags("explore"), &exploreCmd{}
-	fs.StringVar(&c.src.Models, "model", "", "model directories written by 'vomc train', comma-separated (with --demo: names of shipped models)")
-	fs.StringVar(&c.src.Data, "data", "", "data set directory (from 'vomc data'): the windows shown")
-	fs.StringVar(&c.src.Train, "train", "", "data set on whose windows Kneser–Ney's discount is tuned (default: the first 200 windows of --data)")
-	fs.Var(&c.o.Methods, "methods", "reference methods (default: bayes,ctw,kn,markov:k=1..D of the data's prior; bayes is left out where the prior has no exact Bayes predictor)")
+	explore.AddFlags(fs, &c.src, &c.o)
 	fs.StringVar(&c.host, "host", "127.0.0.1", "without --static: interface to serve on; anything but a loopback address makes the page readable from other machines (a warning is printed)")
 	fs.IntVar(&c.port, "port", 0, "without --static: port (0: a free one)")
 	fs.StringVar(&c.static, "static", "", "write one self-contained HTML page for --window to this file and exit (no server)")
 	fs.IntVar(&c.window, "window", 0, "the window shown first (with --static: the page's window)")
 	fs.IntVar(&c.pos, "t", -1, "the query position shown first (-1: near the end of the window)")
-	fs.BoolVar(&c.src.Demo, "demo", false, "open shipped models on test data generated from their recipe in memory; --model NAMES chooses them (default: "+strings.Join(explore.DefaultDemo(), ",")+"; sets that open together: "+strings.Join(explore.DemoSets(), " | ")+")")
-	fs.IntVar(&c.o.HeadWindows, "head-windows", explore.DefaultHeadWindows, "windows of the head labels' null test (the first ones of --data)")
-	fs.IntVar(&c.o.MeanWindows, "mean-windows", explore.DefaultMeanWindows, "windows of the mean loss curves")
-	fs.IntVar(&c.o.MaxK, "max-k", 0, "largest offset d and suffix length k of the head hypotheses (0: D+1)")
-	fs.Uint64Var(&c.o.Seed, "seed", 1, "seed of the head labels' permutation test")
 	fs.BoolVar(&c.force, "force", false, "with --static: overwrite an existing file")
 	if err := parseArgs(fs, args, 0, ""); err != nil {
 		return nil, err
