@@ -13,6 +13,7 @@ import (
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/internal/opterr"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
@@ -39,7 +40,10 @@ type AblateRunOptions struct {
 // figure (ablate.png, Figure).
 func RunAblate(ctx context.Context, o AblateRunOptions) (*AblateReport, error) {
 	if o.Model == "" || o.Data == "" || o.Out == "" {
-		return nil, fmt.Errorf("experiment: ablation needs a model, a data set and an output directory")
+		return nil, opterr.New("experiment", "ablation needs %s, %s and %s", "Model Data Out")
+	}
+	if o.Windows < 0 || o.Refs < 0 || o.Groups < 0 || o.LabelWindows < 0 || o.Margin < 0 || o.Workers < 0 {
+		return nil, opterr.New("experiment", "ablation: %s, %s, %s, %s, %s and %s must be ≥ 0", "Windows Refs Groups LabelWindows Margin Workers")
 	}
 	if err := fsutil.CheckOutputDir(events.WarnWriter(o.Events), o.Out, o.Force, AblateFiles...); err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/vomc/vomc/attnmap"
 	"github.com/vomc/vomc/construct"
 	"github.com/vomc/vomc/dynamics"
+	"github.com/vomc/vomc/experiment"
 	"github.com/vomc/vomc/internal/fsutil"
 	"github.com/vomc/vomc/pipeline"
 	"github.com/vomc/vomc/probe"
@@ -111,4 +112,24 @@ func runProbe(args []string) error {
 		return flagError(err)
 	}
 	return res.WriteText(os.Stdout)
+}
+
+// runAblate is 'vomc ablate': which heads of a trained transformer its
+// loss needs (experiment.RunAblate), printed as tables.
+func runAblate(args []string) error {
+	fs := newFlags("ablate")
+	o := experiment.AblateRunOptions{Backend: compute()}
+	o.AddFlags(fs)
+	if err := parseArgs(fs, args, 0, ""); err != nil {
+		return err
+	}
+	ev := newSink(os.Stdout)
+	o.Events = ev
+	r, err := experiment.RunAblate(context.Background(), o) // an interrupt ends it at once: nothing is written before the end
+	if ev.Close(); err != nil {
+		return flagError(err)
+	}
+	r.WriteText(os.Stdout)
+	fmt.Printf("wrote %s/{%s}\n", o.Out, strings.Join(experiment.AblateFiles, ","))
+	return nil
 }

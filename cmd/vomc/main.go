@@ -35,7 +35,7 @@ const version = "0.1.0"
 // commands are the commands of vomc by name (help/vomc.txt lists them).
 var commands = map[string]func(args []string) error{
 	"quickstart": runQuickstart, "tree": runTree, "generate": runGenerate, "data": runData, "eval": runEval, "plot": runPlot,
-	"attention": runAttention, "train": runTrain, "dynamics": runDynamics, "explore": runExplore, "predict": runPredict, "ctw": runCTW,
+	"attention": runAttention, "ablate": runAblate, "train": runTrain, "dynamics": runDynamics, "explore": runExplore, "predict": runPredict, "ctw": runCTW,
 	"construct": func(args []string) error { return constructCmd(args, os.Stdout) }, "synth": runSynth, "reproduce": runReproduce,
 	"bench": runBench, "compress": runCompress, "decompress": runDecompress, "probe": runProbe,
 	"version": func([]string) error { fmt.Println("vomc", version); return nil },
