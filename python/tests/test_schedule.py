@@ -28,6 +28,7 @@ GOOD = {"batch_size": 8, "epochs": 2, "max_steps": 0, "lr": 1e-3, "min_lr": 1e-5
     ({"eps": 0.0}, "eps"), ({"weight_decay": -1.0}, "weight_decay"), ({"lr": 2.0, "min_lr": 0, "weight_decay": 0.5}, "lr"),
     ({"clip_norm": float("inf")}, "clip_norm"), ({"patience": -1}, "patience"), ({"seed": -1}, "seed"),
     ({"seed": 1 << 64}, "seed"), ({"sum_over_window": 1}, "sum_over_window"), ({"bogus": 1}, "unknown"),
+    ({"lr_schedule": "linear"}, "lr_schedule"), ({"lr_schedule": 1}, "lr_schedule"),
 ])
 def test_validate_train_config(change: dict, field: str) -> None:
     """Each rule of TrainConfig.Validate refuses, naming the field; GOOD passes."""
@@ -37,8 +38,11 @@ def test_validate_train_config(change: dict, field: str) -> None:
 
 
 def test_validate_defaults() -> None:
-    """max_steps and log_every may be omitted (0), nothing else."""
+    """max_steps and log_every may be omitted (0), lr_schedule too (cosine,
+    which vomc leaves out of what it writes), nothing else."""
     c = {k: v for k, v in GOOD.items() if k not in ("max_steps", "log_every")}
     assert validate_train_config(c)["max_steps"] == 0
+    assert validate_train_config(c)["lr_schedule"] == "cosine"
+    assert validate_train_config(dict(c, lr_schedule="constant"))["lr_schedule"] == "constant"
     with pytest.raises(ValueError, match="without 'lr'"):
         validate_train_config({k: v for k, v in GOOD.items() if k != "lr"})
