@@ -37,7 +37,7 @@ func runReproduce(args []string) error {
 	fs.StringVar(&sl.Vomc, "slurm-vomc", "", "with --slurm: vomc binary the Slurm tasks run (default: this binary's absolute path)")
 	fs.BoolVar(&sl.Force, "force", false, "with --slurm: replace an existing submission")
 	rerun := fs.String("rerun", "", "without --dry-run, --list-stages, --slurm: recompute these stages even if cached: STAGE[,STAGE...] or all (stages depending on them are recomputed where their outputs changed)")
-	fs.DurationVar(&o.Lock.Stale, "lock-stale", 5*time.Minute, "without --dry-run, --list-stages, --slurm: a stage lock without heartbeat for this long is taken over")
+	fs.DurationVar(&o.Lock.Stale, "lock-stale", 5*time.Minute, "without --dry-run: a stage lock without heartbeat for this long is taken over (with --slurm: by every task; with --list-stages: the listing says which locks are stale)")
 	fs.StringVar(&o.CodeKey, "code-key", "", "without --dry-run, --slurm: compute stage hashes with this code key (another build's, from its report) to reuse its stages")
 	tor := &trainrun.Torch{Stderr: os.Stderr}
 	tor.AddFlags(fs)

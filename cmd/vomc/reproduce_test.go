@@ -1,10 +1,15 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/vomc/vomc/reproduce"
+	"github.com/vomc/vomc/trainrun"
 )
 
 // TestReproduceConfig checks the preset, --config file and --set layering
@@ -78,4 +83,95 @@ func TestReproduceSlurmFlags(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "needs stage data-train") {
 		t.Errorf("--stage without inputs: %v", err)
 	}
+}
+
+// TestReproduceLockStale: --lock-stale takes effect with --slurm (every
+// task's command line carries it) and with --list-stages (it decides which
+// locks the listing calls stale), so both accept it; --dry-run, which
+// takes no lock and lists none, refuses it.
+func TestReproduceLockStale(t *testing.T) {
+	dir := t.TempDir()
+	out, sub := filepath.Join(dir, "out"), filepath.Join(dir, "sub")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--preset", "tiny", "--out", out}
+	if err := runReproduce(append(args, "--slurm", sub, "--slurm-vomc", exe, "--lock-stale", "20m")); err != nil {
+		t.Fatal(err)
+	}
+	scripts, _ := filepath.Glob(filepath.Join(sub, "*.sbatch"))
+	if len(scripts) == 0 {
+		t.Fatal("no sbatch script written")
+	}
+	for _, f := range scripts {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "'--lock-stale' '20m0s'") {
+			t.Errorf("%s: the task line does not carry --lock-stale 20m0s:\n%s", filepath.Base(f), b)
+		}
+	}
+
+	// a lock on the first stage, held elsewhere, its heartbeat 10 minutes old
+	cfg, err := reproduceConfig("tiny", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := trainrun.NewEngine(trainrun.Spec{Name: cfg.Engine, CPU: compute()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	g, err := reproduce.Graph(cfg, reproduce.Options{Engine: eng, Out: out, Version: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := g[0].Dir + ".lock"
+	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lock, []byte(`{"token":"t","host":"elsewhere","pid":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-10 * time.Minute)
+	if err := os.Chtimes(lock, old, old); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		stale string
+		want  bool
+	}{{"1h", false}, {"1m", true}} {
+		list, err := stdoutOf(t, func() error { return runReproduce(append(args, "--list-stages", "--lock-stale", c.stale)) })
+		if err != nil {
+			t.Fatalf("--list-stages --lock-stale %s: %v", c.stale, err)
+		}
+		if !strings.Contains(list, "claimed by host elsewhere") || strings.Contains(list, "stale:") != c.want {
+			t.Errorf("--list-stages --lock-stale %s: want the lock listed, stale %v:\n%s", c.stale, c.want, list)
+		}
+	}
+	if code, msg := stderrOf(t, "reproduce", "--dry-run", "--lock-stale", "1m"); code != 2 || !strings.Contains(msg, "--lock-stale has no effect with --dry-run") {
+		t.Errorf("--dry-run --lock-stale: exit %d:\n%s", code, msg)
+	}
+}
+
+// stdoutOf runs f and returns what it wrote on standard output.
+func stdoutOf(t *testing.T, f func() error) (string, error) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- b
+	}()
+	err = f()
+	os.Stdout = old
+	w.Close()
+	return string(<-done), err
 }
