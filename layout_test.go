@@ -12,7 +12,7 @@ const module = "github.com/vomc/vomc/"
 // layers is the order of vomc's top-level folders, the ground first: the
 // packages of a folder (tests included) import only packages of their own
 // folder and of folders on lower layers, so that no import runs back up
-// and `farm-studio look` draws no arrow up. Place a new folder on the
+// (`go list -deps` shows none). Place a new folder on the
 // lowest layer above everything it imports; an import that would run up or
 // sideways means that code lives on the wrong floor: move it, or move the
 // folder up when it belongs there. A sub-folder named here (reproduce/report)
