@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -53,7 +54,8 @@ func TestJobsRefused(t *testing.T) {
 // configuration file, its code key, the stage, --rerun when asked), its
 // share of the cores in GOMAXPROCS, its output prefixed with the stage's
 // name, a failure naming its last line, and cancellation interrupting it
-// once (it exits on its own, here after trapping SIGINT).
+// once (it exits on its own, here after trapping SIGINT). The stage is
+// cancelled once its "ready" has been written, however soon that comes.
 func TestProcessExec(t *testing.T) {
 	if _, err := os.Stat("/bin/sh"); err != nil {
 		t.Skip("no /bin/sh")
@@ -96,9 +98,21 @@ esac
 	if runtime.GOOS != "linux" {
 		return
 	}
+	if signal.Ignored(os.Interrupt) {
+		// Started with SIGINT ignored (a test binary run with & from a
+		// shell without job control): the stand-in shell would inherit
+		// that, and a signal ignored on entry to a non-interactive shell
+		// cannot be trapped (POSIX trap), so it would never see the
+		// interrupt. vomc itself catches SIGINT (signal.NotifyContext),
+		// which un-ignores it; so does this, for the rest of the test
+		// process (signal.Stop would ignore it again, unbeknown to
+		// signal.Ignored); the interrupts it catches were ignored anyway.
+		signal.Notify(make(chan os.Signal, 1), os.Interrupt)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // on a failure below: the stage is interrupted, its goroutine ends
 	ready := &syncWriter{w: &strings.Builder{}, seen: "ready", ch: make(chan struct{})}
-	done := make(chan error)
+	done := make(chan error, 1)
 	go func() {
 		j := job("waits", false)
 		j.Events = events.Writer(ready)
@@ -119,22 +133,24 @@ esac
 }
 
 // syncWriter is a writer for several goroutines that closes ch once seen
-// has been written.
+// has been written. ch itself is never changed (a reader may take it at
+// any time); closed says whether it has been closed.
 type syncWriter struct {
-	mu   sync.Mutex
-	w    io.Writer
-	seen string
-	ch   chan struct{}
-	all  strings.Builder
+	mu     sync.Mutex
+	w      io.Writer
+	seen   string
+	ch     chan struct{}
+	closed bool
+	all    strings.Builder
 }
 
 func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.all.Write(p)
-	if s.ch != nil && strings.Contains(s.all.String(), s.seen) {
+	if s.ch != nil && !s.closed && strings.Contains(s.all.String(), s.seen) {
 		close(s.ch)
-		s.ch = nil
+		s.closed = true
 	}
 	return s.w.Write(p)
 }
