@@ -2,34 +2,78 @@ package python
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// buildLibvomc builds the shared library libvomc (cmd/libvomc) and the
-// vomc binary into dir, or skips saying why it cannot (no go, no cgo).
-func buildLibvomc(t *testing.T, dir string) (lib, bin string) {
+// shared is the one build of libvomc (cmd/libvomc, c-shared) and of the
+// vomc binary that this package's tests share: building them takes most
+// of a minute of CPU, so a `go test` process builds them once, on first
+// use, into a temporary directory that TestMain removes.
+var shared struct {
+	once     sync.Once
+	dir      string
+	lib, bin string
+	skip     string // why they cannot be built here (no go, no cgo)
+	err      error  // a failed build
+}
+
+// TestMain runs the tests and removes the shared build.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// buildLibvomc returns the shared library libvomc and the vomc binary
+// built from this checkout (once per test process, see shared), or skips
+// saying why they cannot be built (no go, no cgo), or fails with the
+// build's output.
+func buildLibvomc(t *testing.T) (lib, bin string) {
 	t.Helper()
+	shared.once.Do(buildShared)
+	if shared.skip != "" {
+		t.Skip(shared.skip)
+	}
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.lib, shared.bin
+}
+
+// buildShared builds libvomc and vomc into a new temporary directory.
+func buildShared() {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command on PATH to build libvomc")
+		shared.skip = "no go command on PATH to build libvomc"
+		return
 	}
 	if out, err := exec.Command(gobin, "env", "CGO_ENABLED").Output(); err != nil || strings.TrimSpace(string(out)) != "1" {
-		t.Skipf("cgo is off (go env CGO_ENABLED = %q; a C compiler is needed): libvomc, a c-shared library, cannot be built", strings.TrimSpace(string(out)))
+		shared.skip = fmt.Sprintf("cgo is off (go env CGO_ENABLED = %q; a C compiler is needed): libvomc, a c-shared library, cannot be built", strings.TrimSpace(string(out)))
+		return
 	}
-	lib, bin = filepath.Join(dir, "libvomc.so"), filepath.Join(dir, "vomc")
+	if shared.dir, err = os.MkdirTemp("", "vomc-python-test-"); err != nil {
+		shared.err = err
+		return
+	}
+	lib, bin := filepath.Join(shared.dir, "libvomc.so"), filepath.Join(shared.dir, "vomc")
 	for _, args := range [][]string{{"build", "-buildmode=c-shared", "-o", lib, "./cmd/libvomc"}, {"build", "-o", bin, "./cmd/vomc"}} {
 		cmd := exec.Command(gobin, args...)
 		cmd.Dir = ".."
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+			shared.err = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+			return
 		}
 	}
-	return lib, bin
+	shared.lib, shared.bin = lib, bin
 }
 
 // withDeadline is a context ending 30 s before the test's deadline.
@@ -55,7 +99,7 @@ func TestVomcPackage(t *testing.T) {
 	if py == "" {
 		t.Skipf("no Python with numpy and pytest (set VOMC_PYTHON to one): %s", why)
 	}
-	lib, bin := buildLibvomc(t, t.TempDir())
+	lib, bin := buildLibvomc(t)
 	cmd := exec.CommandContext(withDeadline(t), py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "python/tests_vomc")
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "VOMC_LIB="+lib, "VOMC_BIN="+bin, "OMP_NUM_THREADS=1")
@@ -68,8 +112,13 @@ func TestVomcPackage(t *testing.T) {
 // TestPipInstall installs the package from this checkout as the README
 // says, into a fresh virtual environment of Debian's Python
 // (/usr/bin/python3 -m venv --system-site-packages; pip install
-// --no-build-isolation --no-index ./python: no network), which builds
-// libvomc with go, and uses it from another directory.
+// --no-build-isolation --no-index ./python: no network), and uses it from
+// another directory. The install takes libvomc from $VOMC_LIB (setup.py's
+// other door, documented in docs/python.md), set to the library the
+// package's tests share, instead of building it a second time with the
+// same `go build -buildmode=c-shared` command: what is tested is that the
+// wheel carries the library into site-packages and the installed package
+// finds and uses it.
 func TestPipInstall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the install of ./python into a fresh virtual environment (builds libvomc)")
@@ -78,9 +127,7 @@ func TestPipInstall(t *testing.T) {
 	if out, err := exec.Command(py, "-c", "import numpy, setuptools, wheel, venv, ensurepip").CombinedOutput(); err != nil {
 		t.Skipf("%s cannot make the virtual environment and build the wheel offline (Debian: python3-venv python3-setuptools python3-wheel python3-numpy): %s", py, strings.TrimSpace(string(out)))
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command on PATH: pip install ./python builds libvomc with it")
-	}
+	lib, _ := buildLibvomc(t)
 	ctx := withDeadline(t)
 	dir := t.TempDir()
 	venv := filepath.Join(dir, "venv")
@@ -89,9 +136,9 @@ func TestPipInstall(t *testing.T) {
 	}
 	pip := exec.CommandContext(ctx, filepath.Join(venv, "bin", "pip"), "install", "--no-build-isolation", "--no-index", "./python")
 	pip.Dir = ".."
-	pip.Env = append(os.Environ(), "PIP_DISABLE_PIP_VERSION_CHECK=1")
+	pip.Env = append(os.Environ(), "PIP_DISABLE_PIP_VERSION_CHECK=1", "VOMC_LIB="+lib)
 	if err := runLogged(t, pip); err != nil {
-		t.Fatalf("pip install --no-build-isolation --no-index ./python: %v", err)
+		t.Fatalf("VOMC_LIB=%s pip install --no-build-isolation --no-index ./python: %v", lib, err)
 	}
 	const check = `import vomc, numpy as np
 assert "site-packages" in str(vomc.find_library()), vomc.find_library()
