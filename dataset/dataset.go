@@ -33,6 +33,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/vomc/vomc/panics"
 	"github.com/vomc/vomc/source"
 )
 
@@ -184,7 +185,8 @@ func treeOfBytes(t []int32) []byte {
 // generator right after (see Config.Fresh), so the result is the same for
 // every number of workers. progress, if not nil, is called after each tree
 // with the number of trees done so far and K; calls are serialised and done
-// increases by one each time.
+// increases by one each time. A panic on a worker (of progress, say) is
+// returned as an error wrapping a *panics.Error.
 func Build(cfg Config, workers int, progress func(done, total int)) (*Dataset, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -220,6 +222,11 @@ func Build(cfg Config, workers int, progress func(done, total int)) (*Dataset, e
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if err := panics.Of(recover()); err != nil {
+					fail(fmt.Errorf("dataset: %w", err))
+				}
+			}()
 			for !failed.Load() {
 				i := int(next.Add(1) - 1)
 				if i >= cfg.K {
@@ -255,12 +262,14 @@ func Build(cfg Config, workers int, progress func(done, total int)) (*Dataset, e
 					d.TreeOf[i*W+w] = int32(i)
 				}
 				d.Trees[i] = tree
-				mu.Lock()
-				done++
-				if progress != nil {
-					progress(done, cfg.K)
-				}
-				mu.Unlock()
+				func() {
+					mu.Lock()
+					defer mu.Unlock() // also when progress panics
+					done++
+					if progress != nil {
+						progress(done, cfg.K)
+					}
+				}()
 			}
 		}()
 	}

@@ -3,12 +3,14 @@ package dataset
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/panics"
 	"github.com/vomc/vomc/source"
 )
 
@@ -144,6 +146,26 @@ func TestBuildProgress(t *testing.T) {
 		t.Errorf("workers = 0: %v", err)
 	}
 }
+
+// TestBuildPanic: a panic on a worker (here of the progress callback, on
+// the fifth tree) makes Build return an error with the panic's value and
+// the worker's stack, for one worker and several.
+func TestBuildPanic(t *testing.T) {
+	cfg := smallConfig(true)
+	for _, workers := range []int{1, 4} {
+		_, err := Build(cfg, workers, func(done, _ int) {
+			if done == 5 {
+				progressBug()
+			}
+		})
+		var pe *panics.Error
+		if !errors.As(err, &pe) || pe.Value != "progress bug" || !strings.Contains(err.Error(), "dataset.progressBug") {
+			t.Errorf("%d workers: error %v, want the worker's *panics.Error", workers, err)
+		}
+	}
+}
+
+func progressBug() { panic("progress bug") }
 
 func TestConfigValidate(t *testing.T) {
 	cases := []struct {

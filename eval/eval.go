@@ -64,6 +64,7 @@ import (
 	"sync"
 
 	"github.com/vomc/vomc/events"
+	"github.com/vomc/vomc/panics"
 	"github.com/vomc/vomc/predict"
 )
 
@@ -294,8 +295,10 @@ func EvaluateFlat(ctx context.Context, data []byte, N, A int, preds []predict.Pr
 // predictor must have alphabet size A and a distinct, non-empty Name.
 //
 // It returns an error (never panics) on bad input, if a predictor assigns a
-// non-finite loss (probability 0 or NaN to an observed symbol), or if ctx
-// is cancelled (the error then wraps ctx.Err()).
+// non-finite loss (probability 0 or NaN to an observed symbol), if ctx
+// is cancelled (the error then wraps ctx.Err()), or if a predictor panics
+// on a worker goroutine (the error then wraps a *panics.Error: the value
+// and the worker's stack).
 func Evaluate(ctx context.Context, windows [][]byte, A int, preds []predict.Predictor, cfg Config) (*Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -540,6 +543,11 @@ func run(ctx context.Context, windows [][]byte, preds []predict.Predictor, lay l
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { // a predictor's bug: the call's error, not a crash
+				if err := panics.Of(recover()); err != nil {
+					r.fail(fmt.Errorf("eval: %w", err))
+				}
+			}()
 			w := &worker{lay: lay, preds: preds}
 			w.init(group * chunkWindows)
 			r.work(w)
@@ -676,14 +684,22 @@ func (r *runner) chunks(w *worker, c int, accs []*welford) bool {
 		}
 		accs[j/chunkWindows-c].add(w.x)
 		r.halves(j, w.x)
-		if r.progress != nil {
-			r.mu.Lock()
-			r.done++
-			r.progress(r.done, len(r.windows))
-			r.mu.Unlock()
-		}
+		r.step()
 	}
 	return true
+}
+
+// step counts a window evaluated and reports the progress (unlocking
+// even when the callback panics, so that the recovering worker can record
+// the failure).
+func (r *runner) step() {
+	if r.progress == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done++
+	r.progress(r.done, len(r.windows))
 }
 
 // halves stores window j's second-half and first-half mean loss of each

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/panics"
 	"github.com/vomc/vomc/predict"
 )
 
@@ -450,6 +451,49 @@ func TestProgressAndCancel(t *testing.T) {
 	_, err = eval.Evaluate(ctx, windows, 3, preds3(), eval.Config{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("pre-cancelled: err = %v", err)
+	}
+}
+
+// panicky is a predictor with a bug: Predict panics (a runtime error) on
+// the at-th symbol of every window.
+type panicky struct{ a, at int }
+
+type panickyState struct {
+	p panicky
+	n int
+}
+
+func (p panicky) Name() string                { return "panicky" }
+func (p panicky) AlphabetSize() int           { return p.a }
+func (p panicky) NewState() predict.State     { return &panickyState{p: p} }
+func (s *panickyState) Observe(byte)          { s.n++ }
+func (s *panickyState) Predict(out []float64) { panicAt(s.n == s.p.at, out, s.p.a) }
+
+func panicAt(bug bool, out []float64, a int) {
+	if bug {
+		var seen map[int]bool
+		seen[a] = true
+	}
+	fillUniform(out, a)
+}
+
+// TestPanicInPredictor: a predictor that panics on a worker goroutine
+// makes Evaluate return an error with the panic's value and the worker's
+// stack, for any number of workers, instead of ending the process.
+func TestPanicInPredictor(t *testing.T) {
+	windows := markovWindows(3, 40, 24, 3)
+	preds := []predict.Predictor{uniform{"u", 3}, panicky{a: 3, at: 7}}
+	for _, workers := range []int{1, 3} {
+		_, err := eval.Evaluate(context.Background(), windows, 3, preds, eval.Config{Workers: workers})
+		var pe *panics.Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("%d workers: error %v, want a *panics.Error", workers, err)
+		}
+		for _, want := range []string{"eval: panic: assignment to entry in nil map", "eval_test.panicAt"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%d workers: the error does not say %q:\n%v", workers, want, err)
+			}
+		}
 	}
 }
 

@@ -43,6 +43,7 @@ import (
 	"github.com/vomc/vomc/events"
 	"github.com/vomc/vomc/jsonfloat"
 	"github.com/vomc/vomc/methods"
+	"github.com/vomc/vomc/panics"
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/source"
@@ -630,6 +631,11 @@ func (s *Server) computeRefs(win *window) (*RefView, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			defer func() { // a method's bug: this request's error, not a crash
+				if err := panics.Of(recover()); err != nil {
+					errs[i] = fmt.Errorf("explore: %s: %w", ref.Name, err)
+				}
+			}()
 			r.Refs[i], errs[i] = series(ref.Name, "reference", ref.P, x)
 		}()
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/vomc/vomc/attnmap"
+	"github.com/vomc/vomc/panics"
 	"github.com/vomc/vomc/predict"
 )
 
@@ -179,6 +180,11 @@ func (s *Server) computeMean(mi, step int) (*Mean, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { // a method's bug: this computation's error, not a crash
+				if err := panics.Of(recover()); err != nil {
+					errs[i] = fmt.Errorf("explore: %s: %w", p.Name(), err)
+				}
+			}()
 			loss := make([]float64, T)
 			for w := range W {
 				if _, err := predict.LogLoss(p, s.data.Window(w)[:T], loss); err != nil {

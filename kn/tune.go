@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/vomc/vomc/panics"
 	"github.com/vomc/vomc/predict"
 )
 
@@ -207,7 +208,9 @@ func (tu *tuner) count(st *state, w []byte) []stat {
 	return out
 }
 
-// parallel runs f(worker, i) for every window i on tu.workers goroutines.
+// parallel runs f(worker, i) for every window i on tu.workers goroutines;
+// a panic of f on a worker is raised again on the caller's goroutine, as
+// a *panics.Error with the worker's stack, once the workers have returned.
 func (tu *tuner) parallel(f func(worker, i int)) {
 	n := len(tu.windows)
 	if tu.workers == 1 {
@@ -218,10 +221,12 @@ func (tu *tuner) parallel(f func(worker, i int)) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var caught panics.Catcher
 	for w := 0; w < tu.workers; w++ {
 		wg.Add(1)
 		go func(worker int) {
 			defer wg.Done()
+			defer caught.Recover()
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= n {
@@ -232,6 +237,7 @@ func (tu *tuner) parallel(f func(worker, i int)) {
 		}(w)
 	}
 	wg.Wait()
+	caught.Repanic()
 }
 
 // loss returns L(δ): every window's summed log-loss is computed sequentially

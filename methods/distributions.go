@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/vomc/vomc/panics"
 	"github.com/vomc/vomc/predict"
 )
 
@@ -17,7 +18,9 @@ import (
 // from a fresh state (predict.Sequence, so the rows are exactly those of
 // an export). Windows are spread over workers goroutines (≤ 0:
 // GOMAXPROCS); the result does not depend on it. It stops with ctx's
-// error when ctx is cancelled, checked before every window.
+// error when ctx is cancelled, checked before every window; a panic of the
+// predictor on a worker is returned as an error wrapping a *panics.Error
+// (the value and the worker's stack).
 func Distributions(ctx context.Context, p predict.Predictor, windows [][]byte, out []float64, workers int) error {
 	if len(windows) == 0 {
 		return fmt.Errorf("distributions: no windows")
@@ -51,8 +54,14 @@ func Distributions(ctx context.Context, p predict.Predictor, windows [][]byte, o
 	}
 	for range min(workers, len(windows)) {
 		wg.Go(func() {
+			w := -1
+			defer func() {
+				if err := panics.Of(recover()); err != nil {
+					fail(fmt.Errorf("distributions: %s on window %d: %w", p.Name(), w, err))
+				}
+			}()
 			for {
-				w := int(next.Add(1)) - 1
+				w = int(next.Add(1)) - 1
 				if w >= len(windows) || stop.Load() {
 					return
 				}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/vomc/vomc/panics"
 	"github.com/vomc/vomc/predict"
 )
 
@@ -89,5 +91,50 @@ func TestNewNPYPredictor(t *testing.T) {
 	}
 	if _, err := NewNPYPredictor("mine", rows, []int{W, N, A + 1}, ws, A); err == nil {
 		t.Error("wrong shape accepted")
+	}
+}
+
+// panicky is a predictor with a bug: its Predict panics (a runtime error)
+// once the history holds at symbols.
+type panicky struct{ A, at int }
+
+type panickyState struct {
+	p panicky
+	n int
+}
+
+func (p panicky) Name() string                { return "panicky" }
+func (p panicky) AlphabetSize() int           { return p.A }
+func (p panicky) NewState() predict.State     { return &panickyState{p: p} }
+func (s *panickyState) Observe(byte)          { s.n++ }
+func (s *panickyState) Predict(out []float64) { fillOrPanic(out, s.n >= s.p.at) }
+
+func fillOrPanic(out []float64, bug bool) {
+	if bug {
+		var counts map[int]int
+		counts[len(out)]++
+	}
+	for i := range out {
+		out[i] = 1 / float64(len(out))
+	}
+}
+
+// TestDistributionsPanic: a predictor that panics on a worker goroutine
+// makes Distributions return an error with the panic's value and the
+// worker's stack, for any number of workers; the process lives on.
+func TestDistributionsPanic(t *testing.T) {
+	const W, N, A = 9, 12, 3
+	ws := npyWindows(W, N, A, 5)
+	for _, workers := range []int{1, 4} {
+		err := Distributions(context.Background(), panicky{A: A, at: 5}, ws, make([]float64, W*N*A), workers)
+		var pe *panics.Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("%d workers: error %v, want a *panics.Error", workers, err)
+		}
+		for _, want := range []string{"distributions: panicky on window ", "assignment to entry in nil map", "methods.fillOrPanic"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%d workers: the error does not say %q:\n%v", workers, want, err)
+			}
+		}
 	}
 }

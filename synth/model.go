@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/vomc/vomc/internal/opterr"
+	"github.com/vomc/vomc/panics"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
 )
@@ -483,6 +484,7 @@ func (m *Model) fillFeatures(a *Activations, inputs []byte, B, T int) {
 		return
 	}
 	var wg sync.WaitGroup
+	var caught panics.Catcher // a panic is raised again on the caller's goroutine
 	per := (B + workers - 1) / workers
 	for g := range workers {
 		lo, hi := g*per, min((g+1)*per, B)
@@ -492,12 +494,14 @@ func (m *Model) fillFeatures(a *Activations, inputs []byte, B, T int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer caught.Recover()
 			for b := lo; b < hi; b++ {
 				window(g, b)
 			}
 		}()
 	}
 	wg.Wait()
+	caught.Repanic()
 }
 
 // Forward runs the model on B windows of T ≤ Context symbols (inputs,

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"runtime/debug"
 	"sync"
+
+	"github.com/vomc/vomc/panics"
 )
 
 // An op is one operation of vomc_call: it decodes req, reads and writes
@@ -88,7 +90,11 @@ func dispatch(ctx context.Context, name string, req []byte, arrays [][]byte) (an
 		return [][]byte{errorJSON("value", fmt.Sprintf("vomc: no operation %q (the Python package and the library disagree: reinstall it)", name))}
 	}
 	res, blobs, err := f(ctx, req, arrays)
-	if err != nil {
+	var pe *panics.Error
+	switch {
+	case errors.As(err, &pe): // recovered on a worker goroutine by the pool
+		return [][]byte{errorJSON("internal", fmt.Sprintf("vomc: internal error in %s: %v", name, err))}
+	case err != nil:
 		return [][]byte{errorJSON(errorKind(ctx, err), err.Error())}
 	}
 	js, err := json.Marshal(struct {

@@ -38,6 +38,12 @@ func TestDispatchErrors(t *testing.T) {
 	}{
 		{"nosuch", `{}`, nil, "value", `no operation "nosuch"`},
 		{"panic", `{}`, nil, "internal", "internal error in panic: assignment to entry in nil map"},
+		// on a worker goroutine of a pool: recovered there, with its stack
+		{"panic", `{"in":"predict"}`, nil, "internal", "internal error in panic: distributions: panicky on window "},
+		{"panic", `{"in":"predict"}`, nil, "internal", "assignment to entry in nil map\n\ngoroutine stack of the panic:\n"},
+		{"panic", `{"in":"evaluate"}`, nil, "internal", "internal error in panic: eval: panic: assignment to entry in nil map"},
+		{"panic", `{"in":"evaluate"}`, nil, "internal", "libvomc.panicky.Predict"},
+		{"panic", `{"in":"elsewhere"}`, nil, "value", `in "elsewhere": want predict or evaluate`},
 		{"prior", `{"A":1,"depths":[3],"lambda":0.15,"alpha":[0.5]}`, nil, "value", "alphabet"},
 		{"prior", `{"A":3,"depth":[3]}`, nil, "value", `unknown field "depth"`},
 		{"data_read", `{"dir":"/nonexistent/vomc"}`, nil, "not_found", "/nonexistent/vomc"},

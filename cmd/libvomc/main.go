@@ -26,7 +26,11 @@
 // which then returns the error kind "cancelled" (Ctrl-C in Python).
 //
 // Every call recovers a panic on its own goroutine into the error kind
-// "internal", so that the interpreter survives it; the arrays' sizes are
+// "internal", so that the interpreter survives it, and so do the worker
+// pools the calls run (methods.Distributions, eval.Evaluate, dataset.Build,
+// KN's tuning, internal/parallel.For, synth's feature extraction): a panic
+// on a worker comes back to the call as a *panics.Error, answered as the
+// same kind with the panic's value and the worker's stack; the arrays' sizes are
 // checked against the request before any is read.
 //
 // Built as an ordinary program (go build ./...), it only says how to

@@ -13,6 +13,9 @@ import (
 
 	"github.com/vomc/vomc/dataset"
 	"github.com/vomc/vomc/dataset/datadir"
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/methods"
+	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/source"
 )
 
@@ -47,10 +50,44 @@ func opVersion(context.Context, []byte, [][]byte) (any, [][]byte, error) {
 
 // opPanic panics: the one way for the tests of the Python package to
 // check that a panic becomes an exception and the interpreter lives on.
-func opPanic(context.Context, []byte, [][]byte) (any, [][]byte, error) {
+// With "in": "predict" or "evaluate" the panic happens inside a predictor
+// on a worker goroutine of methods.Distributions or eval.Evaluate (two
+// workers, four windows), as a bug of a method would give.
+func opPanic(ctx context.Context, req []byte, _ [][]byte) (any, [][]byte, error) {
+	var r struct {
+		In string `json:"in"`
+	}
+	if err := decode(req, &r); err != nil {
+		return nil, nil, err
+	}
+	const W, N, A = 4, 8, 2
+	windows := make([][]byte, W)
+	for w := range windows {
+		windows[w] = make([]byte, N)
+	}
+	p := panicky{}
+	switch r.In {
+	case "":
+		panicky{}.NewState().Predict(nil)
+	case "predict":
+		return nil, nil, methods.Distributions(ctx, p, windows, make([]float64, W*N*A), 2)
+	case "evaluate":
+		_, err := eval.Evaluate(ctx, windows, A, []predict.Predictor{p}, eval.Config{Workers: 2})
+		return nil, nil, err
+	}
+	return nil, nil, fmt.Errorf("panic: in %q: want predict or evaluate", r.In)
+}
+
+// panicky is opPanic's predictor of two symbols: its Predict has a bug.
+type panicky struct{}
+
+func (panicky) Name() string            { return "panicky" }
+func (panicky) AlphabetSize() int       { return 2 }
+func (panicky) NewState() predict.State { return panicky{} }
+func (panicky) Observe(byte)            {}
+func (panicky) Predict([]float64) {
 	var m map[string]int
 	m["vomc"]++ // assignment to a nil map: a runtime panic, as a bug would give
-	return nil, nil, nil
 }
 
 // priorReq is a prior as the Python package gives it: the command line's

@@ -5,13 +5,18 @@ package parallel
 import (
 	"runtime"
 	"sync"
+
+	"github.com/vomc/vomc/panics"
 )
 
 // For calls f(0), …, f(n−1), each once, on up to workers goroutines (≤ 0:
 // GOMAXPROCS; 1: in order on the caller's goroutine) and returns when all
 // calls have returned. The calls must be independent: results that do not
 // depend on the number of workers are the caller's to ensure (e.g. each
-// call writes only its own slot).
+// call writes only its own slot). A panic of f on a worker goroutine is
+// recovered and, once every worker has returned, raised again on the
+// caller's goroutine as a *panics.Error (the value and the worker's
+// stack), where the caller's recover sees it.
 func For(n, workers int, f func(i int)) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -24,11 +29,17 @@ func For(n, workers int, f func(i int)) {
 		return
 	}
 	var wg sync.WaitGroup
+	var caught panics.Catcher
 	next := make(chan int)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				for range next { // after a panic, take the rest: the caller is not left blocked
+				}
+			}()
+			defer caught.Recover()
 			for i := range next {
 				f(i)
 			}
@@ -39,4 +50,5 @@ func For(n, workers int, f func(i int)) {
 	}
 	close(next)
 	wg.Wait()
+	caught.Repanic()
 }

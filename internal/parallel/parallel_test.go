@@ -1,8 +1,12 @@
 package parallel
 
 import (
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/vomc/vomc/panics"
 )
 
 // TestFor calls every index exactly once for several worker counts.
@@ -28,3 +32,29 @@ func TestForInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestForPanic: a panic of f on a worker (every worker, or one) is raised
+// again on the caller's goroutine as a *panics.Error with the worker's
+// stack, after the workers have returned; the caller is never left blocked.
+func TestForPanic(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		bad  func(i int) bool
+	}{{"every call", func(int) bool { return true }}, {"one call", func(i int) bool { return i == 17 }}} {
+		got := func() (v any) {
+			defer func() { v = recover() }()
+			For(40, 4, func(i int) {
+				if tc.bad(i) {
+					failAt(i)
+				}
+			})
+			return nil
+		}()
+		pe, ok := got.(*panics.Error)
+		if !ok || !strings.Contains(fmt.Sprint(pe.Value), "index 17") && tc.name == "one call" || !strings.Contains(string(pe.Stack), "parallel.failAt") {
+			t.Errorf("%s: recovered %v, want a *panics.Error from failAt", tc.name, got)
+		}
+	}
+}
+
+func failAt(i int) { panic(fmt.Sprintf("index %d", i)) }

@@ -82,6 +82,20 @@ def test_panic_is_an_exception():
     assert vomc.version()["go"].startswith("go")  # the library lives on
 
 
+@pytest.mark.parametrize("where,message", [
+    ("predict", "internal error in panic: distributions: panicky on window"),
+    ("evaluate", "internal error in panic: eval: panic: assignment to entry in nil map"),
+])
+def test_panic_on_a_worker_is_an_exception(where, message):
+    # a predictor's bug on a worker goroutine of methods.Distributions or
+    # eval.Evaluate: the call raises, with the worker's stack, and the
+    # interpreter lives on
+    with pytest.raises(vomc.VomcError, match=message) as e:
+        _lib.call("panic", {"in": where})
+    assert "goroutine stack of the panic" in str(e.value) and "panicky.Predict" in str(e.value)
+    assert vomc.predict("ctw", np.zeros((2, 8), np.uint8), alphabet=2).shape == (2, 8, 2)
+
+
 def test_ctrl_c_stops_a_long_call():
     x = np.random.default_rng(0).integers(0, 3, size=(4000, 1024), dtype=np.uint8)
     t0 = time.monotonic()
