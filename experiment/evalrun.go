@@ -18,6 +18,7 @@ import (
 	"github.com/vomc/vomc/kn"
 	"github.com/vomc/vomc/methods"
 	"github.com/vomc/vomc/plot"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer/backend"
 )
 
@@ -62,6 +63,10 @@ type EvalOptions struct {
 	// Backend is the compute backend of tf methods' models, chosen by the
 	// caller (nil: a tf or synth method fails, transformer.ErrNoBackend).
 	Backend backend.Backend
+	// Torch is the PyTorch engine that torch methods' models run on, made
+	// once by the caller, which decides its interpreter (nil: a torch
+	// method is refused).
+	Torch *trainrun.Torch
 
 	// Events receives the report as log lines (what was read, notes, the
 	// summary table, the files written), the progress over the windows
@@ -112,14 +117,14 @@ func RunEval(ctx context.Context, o EvalOptions) (*EvalReport, error) {
 	} else {
 		var x []byte
 		if d, x, err = o.readFile(); err == nil && o.Half {
-			d.Backend = o.Backend
+			d.Backend, d.Torch = o.Backend, o.Torch
 			return o.runHalf(x, d)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	d.Backend = o.Backend
+	d.Backend, d.Torch = o.Backend, o.Torch
 	if err := o.setTuning(&d); err != nil {
 		return nil, err
 	}

@@ -303,8 +303,7 @@ type ModuleError struct {
 func (e *ModuleError) Error() string {
 	return fmt.Sprintf("explore: model %s is a PyTorch module of the torch engine (--arch %s), which explore cannot run: "+
 		"explore shows vomc transformers (directories of 'vomc train --arch transformer', either engine, or --demo) with their attention heads. "+
-		"Compare this model with Bayes, CTW and the other references through its predictions: "+
-		"'vomc predict --model %s --data DATA --out P.npy', then 'vomc eval --data DATA --methods bayes,ctw,npy:path=P.npy'",
+		"Compare this model with Bayes, CTW and the other references with 'vomc eval --data DATA --methods bayes,ctw,torch:path=%s'",
 		e.Dir, e.Arch, e.Dir)
 }
 

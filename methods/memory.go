@@ -28,7 +28,9 @@ type Workload struct {
 // (ctw.MemoryEstimate at the method's depth D, order or k, else w.D) for
 // ctw, ppm, markov, construct and kn; for kn without a fixed delta also
 // the δ tuning (kn.TuneMemoryEstimate and a state per worker); an npy
-// method's distributions; twice a tf or synth model's files (its weights,
+// method's distributions; a torch method's distributions, as float64s
+// and as the engine's float32 file, and the windows handed to the engine
+// (not the engine's own process); twice a tf or synth model's files (its weights,
 // read and in memory) and, for tf, per worker the forward-only buffers of
 // a batch of windows (transformer.Config.PredictionBytes, from the model
 // file's header) and the batch's distributions (windows × N × A

@@ -29,6 +29,10 @@ func TestMemoryEstimate(t *testing.T) {
 	if n := MemoryEstimate(MustParse("npy:path=x.npy"), w); n != 10*100*3*8 {
 		t.Errorf("npy: %d", n)
 	}
+	// torch: the distributions as float64s and float32s, and the windows
+	if n := MemoryEstimate(MustParse("torch:path=run"), w); n != 10*100*(3*(8+4+4)+1) {
+		t.Errorf("torch: %d", n)
+	}
 	// bayes: a CTW state per depth 0..D and the sparse memo's cap
 	if b := MemoryEstimate(MustParse("bayes"), w); b <= one+leafprior.MemoEntries*(64+8*3) {
 		t.Errorf("bayes: %d, CTW at D=3 %d", b, one)

@@ -13,6 +13,7 @@
 //	construct[:D=5][:lambda=0.15][:alpha=0.5][:c=inf]  (the paper's (D+2)-layer CTW transformer)
 //	synth:path=DIR[:name=LABEL]              (a Fig. 8 "TF 2-0" model trained by `vomc synth`)
 //	npy:path=FILE.npy[:name=LABEL]           (any model's distributions, shape (windows, N, A); see LoadNPY)
+//	torch:path=RUN[:name=LABEL]              (a model of 'vomc train --engine torch', any --arch, run by that engine)
 //
 // Parameters left out take the values of Defaults (the data set's prior for
 // CTW; order = D for the others), so "ctw,kn,ppm" compares the three at the
@@ -78,6 +79,7 @@ import (
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/source"
 	"github.com/vomc/vomc/synth"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
 )
@@ -106,6 +108,11 @@ type Defaults struct {
 	// Bayes predictor of (nil: unknown, and bayes is refused). It is not
 	// part of the JSON form: the data behind it is.
 	Prior *source.Prior `json:"-"`
+	// Torch is the PyTorch engine that torch methods' models run on,
+	// made once by the caller (its interpreter: Torch.Python, else
+	// $VOMC_PYTHON, else the first with torch and numpy; nil: a torch
+	// method is refused).
+	Torch *trainrun.Torch `json:"-"`
 	// Backend is the compute backend of tf and synth methods' models
 	// (UsesBackend), chosen by the caller (nil: building one fails,
 	// transformer.ErrNoBackend).
@@ -210,6 +217,8 @@ var kinds = map[string]kindDef{
 		backend: true, build: buildSynth, memory: synthMemory},
 	"npy": {params: []paramDef{{name: "path", value: textValue, required: "FILE.npy (shape (windows, N, A))"}, labelParam},
 		build: buildNPY, memory: npyMemory},
+	"torch": {params: []paramDef{{name: "path", value: textValue, required: "RUN (a directory written by 'vomc train --engine torch', or its model.safetensors)"}, labelParam},
+		build: buildTorch, memory: torchMemory},
 }
 
 // buildBayes makes the exact Bayes predictor of the data's prior d.Prior
@@ -357,7 +366,7 @@ func buildTF(a *args, d Defaults) (Built, error) {
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), `"vomc-torch-module"`) {
-			return b, fmt.Errorf("methods: %q: %w; this is a model of the PyTorch engine's own module (--arch lstm or MODULE:FACTORY), which tf cannot run: write its predictions with 'vomc predict --model %s --data DATA --out P.npy' and evaluate them as npy:path=P.npy", a.text, err, path)
+			return b, fmt.Errorf("methods: %q: %w; this is a model of the PyTorch engine's own module (--arch lstm or MODULE:FACTORY), which tf cannot run: evaluate it as torch:path=%s (run by the torch engine)", a.text, err, path)
 		}
 		return b, fmt.Errorf("methods: %q: %w", a.text, err)
 	}

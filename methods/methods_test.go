@@ -12,6 +12,7 @@ import (
 	"github.com/vomc/vomc/predict"
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/source"
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 )
@@ -206,11 +207,12 @@ func TestCheckFirst(t *testing.T) {
 }
 
 // TestTorchModuleHint: a PyTorch-engine module (an LSTM run) given as tf
-// names the route that evaluates it (vomc predict, then npy:path=).
+// names the method that evaluates it (torch:path=); as torch without an
+// engine, without windows or unfinished, it is refused saying so.
 func TestTorchModuleHint(t *testing.T) {
 	dir := t.TempDir()
 	var buf bytes.Buffer
-	if err := safetensors.Write(&buf, map[string]string{"format": "vomc-torch-module"}, []safetensors.Tensor{{Name: "w", DType: "F32", Shape: []int{1}, Data: make([]byte, 4)}}); err != nil {
+	if err := safetensors.Write(&buf, map[string]string{"format": "vomc-torch-module", "config": `{"alphabet":3,"arch":"lstm"}`}, []safetensors.Tensor{{Name: "w", DType: "F32", Shape: []int{1}, Data: make([]byte, 4)}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "model.safetensors"), buf.Bytes(), 0o644); err != nil {
@@ -219,8 +221,29 @@ func TestTorchModuleHint(t *testing.T) {
 	d := DefaultsFor(source.Prior{A: 3, Depths: []int{2}, Lambda: 0.15, Alpha: []float64{0.5}})
 	d.Backend = cpu.NewDefault()
 	_, err := parseBuild("tf:path="+dir, d)
-	if err == nil || !strings.Contains(err.Error(), "vomc predict --model "+dir) || !strings.Contains(err.Error(), "npy:path=") {
+	if err == nil || !strings.Contains(err.Error(), "evaluate it as torch:path="+dir) {
 		t.Errorf("error %v", err)
+	}
+	unfinished := t.TempDir()
+	if err := os.WriteFile(filepath.Join(unfinished, "checkpoint.safetensors"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d.Windows = [][]byte{{0, 1, 2}}
+	for _, c := range []struct {
+		spec  string
+		torch *trainrun.Torch
+		win   [][]byte
+		want  string
+	}{
+		{"torch:path=" + dir, nil, d.Windows, "no torch engine"},
+		{"torch:path=" + dir, &trainrun.Torch{}, nil, "no evaluated windows"},
+		{"torch:path=" + unfinished, &trainrun.Torch{}, d.Windows, "has a checkpoint but no model.safetensors"},
+		{"torch:path=" + dir + ":nam=x", &trainrun.Torch{}, d.Windows, `did you mean "name"?`},
+	} {
+		d.Torch, d.Windows = c.torch, c.win
+		if _, err := parseBuild(c.spec, d); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.spec, err, c.want)
+		}
 	}
 }
 
@@ -284,7 +307,7 @@ func TestKnownParams(t *testing.T) {
 			}
 			spec += ":" + p.name + "=" + v
 		}
-		if name == "tf" || name == "synth" || name == "npy" || name == "bayes" {
+		if name == "tf" || name == "synth" || name == "npy" || name == "torch" || name == "bayes" {
 			continue // need files or a data set's prior (TestBuildTF, TestBuildBayes, TestSpellings)
 		}
 		if _, err := parseBuild(spec, d); err != nil {

@@ -6,7 +6,7 @@ import (
 )
 
 // Names are the method kinds, in the order the documentation lists them.
-var Names = []string{"bayes", "ctw", "kn", "ppm", "markov", "unigram", "tf", "construct", "synth", "npy"}
+var Names = []string{"bayes", "ctw", "kn", "ppm", "markov", "unigram", "tf", "construct", "synth", "npy", "torch"}
 
 // suggest is `; did you mean "x"?` for the candidate closest to s by edit
 // distance, case ignored, when it is close (at most a third of the

@@ -93,7 +93,7 @@ func baselinesStage(cfg study.Config, opts Options) pipeline.Stage {
 				d.Tune = d.Tune[:results.KNTuneWindows]
 			}
 			d.TuneNote = fmt.Sprintf("%d training windows", len(d.Tune))
-			d.Backend = opts.backend()
+			d.Backend, d.Torch = opts.backend(), opts.torch()
 			list, err := methods.Parse(bspec)
 			if err != nil {
 				return nil, err

@@ -63,6 +63,19 @@ type Options struct {
 	// own). The backend is not part of any stage hash: every backend
 	// computes the same numbers.
 	Engine *trainrun.Engine
+	// Torch is the PyTorch engine that the study's torch: methods
+	// (ExtraMethods: models of 'vomc train --engine torch') run on, made
+	// once by the caller (nil: Engine's torch engine, if it is one; else a
+	// torch method is refused). It is not part of any stage hash.
+	Torch *trainrun.Torch
+}
+
+// torch is the PyTorch engine of torch methods: Torch, else Engine's.
+func (o Options) torch() *trainrun.Torch {
+	if o.Torch != nil {
+		return o.Torch
+	}
+	return o.Engine.Torch()
 }
 
 // backend is the Go engine's compute backend (Options.Engine).

@@ -11,12 +11,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/vomc/vomc/internal/fsutil"
+	"github.com/vomc/vomc/npy"
 	"github.com/vomc/vomc/python"
 	"github.com/vomc/vomc/transformer"
 	"github.com/vomc/vomc/transformer/backend"
@@ -470,6 +472,59 @@ func (t *Torch) Predict(ctx context.Context, model, data, out string) error {
 		return err
 	}
 	return t.run(ctx, env, t.Stderr, "predict", "--model", model, "--data", data, "--out", out, "--device", t.device(), "--force")
+}
+
+// PredictWindows returns the per-position predictive distributions of the
+// model in model (a model.safetensors file or its run directory, of any
+// architecture the engine trains) on windows (all of one length N ≥ 1,
+// symbols 0..A−1): row [w, t], P(x_t = · | x_0..x_{t−1}) of window w, at
+// rows[(w·N+t)·A:], probabilities (not logs). They are the float32 values
+// Predict writes for a data set holding the same windows in the same
+// order, widened to float64 exactly: the engine's own predict (batches of
+// 64 windows, the same device) on the windows, which travel as raw bytes
+// through a temporary directory, removed after. A module run whose
+// recorded source has changed or vanished is refused as Predict refuses
+// it. It uses the interpreter that Check found (t.Python, else
+// $VOMC_PYTHON, else the first with torch and numpy, decided once).
+func (t *Torch) PredictWindows(ctx context.Context, model string, windows [][]byte, A int) ([]float64, error) {
+	if len(windows) == 0 || len(windows[0]) == 0 {
+		return nil, fmt.Errorf("torch engine: no windows to predict")
+	}
+	N := len(windows[0])
+	env, err := t.Check()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "vomc-predict-")
+	if err != nil {
+		return nil, fmt.Errorf("torch engine: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	sym := make([]byte, 0, len(windows)*N)
+	for w, x := range windows {
+		if len(x) != N {
+			return nil, fmt.Errorf("torch engine: windows of different lengths (%d and %d at window %d)", N, len(x), w)
+		}
+		sym = append(sym, x...)
+	}
+	in, out := filepath.Join(dir, "symbols.bin"), filepath.Join(dir, "predictions.npy")
+	if err := os.WriteFile(in, sym, 0o600); err != nil {
+		return nil, fmt.Errorf("torch engine: %w", err)
+	}
+	// the engine's progress is its "wrote FILE" line, a temporary file's
+	// name: kept for errors only
+	if err := t.run(ctx, env, nil, "predict", "--model", model, "--symbols", in, "--n", strconv.Itoa(N), "--alphabet", strconv.Itoa(A),
+		"--out", out, "--device", t.device(), "--force"); err != nil {
+		return nil, err
+	}
+	a, err := npy.ReadFile(out)
+	if err != nil {
+		return nil, fmt.Errorf("torch engine: its predictions: %w", err)
+	}
+	if want := []int{len(windows), N, A}; !slices.Equal(a.Shape, want) {
+		return nil, fmt.Errorf("torch engine: predictions of shape %v, want %v", a.Shape, want)
+	}
+	return a.Data, nil
 }
 
 // ArchSource is where the module of a custom architecture

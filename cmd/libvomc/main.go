@@ -42,6 +42,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer/backend"
 	"github.com/vomc/vomc/transformer/backend/cpu"
 	"github.com/vomc/vomc/transformer/kernels"
@@ -52,6 +53,11 @@ import (
 // cmd/vomc chooses its own: the kernel set of VOMC_KERNELS, else the best
 // this build and CPU run.
 var compute = sync.OnceValue(func() backend.Backend { return cpu.New(kernels.Default()) })
+
+// torchEngine is the PyTorch engine that torch: methods run on, one for
+// the process: its interpreter ($VOMC_PYTHON, else the first python3 with
+// torch and numpy) is decided once, at its first use.
+var torchEngine = sync.OnceValue(func() *trainrun.Torch { return &trainrun.Torch{} })
 
 func main() {
 	fmt.Fprintln(os.Stderr, "libvomc is a shared library for the Python package vomc: go build -buildmode=c-shared -o libvomc.so ./cmd/libvomc (pip install ./python does it)")

@@ -34,7 +34,7 @@ type methodsReq struct {
 // windows, and KN tunes on the training windows (array tune), else on the
 // evaluated ones, as 'vomc eval' does.
 func (r methodsReq) defaults(arrays [][]byte, tune int) (methods.Defaults, error) {
-	d := methods.Defaults{A: r.A, D: 3, Lambda: 0.15, Alpha: 0.5, Backend: compute()}
+	d := methods.Defaults{A: r.A, D: 3, Lambda: 0.15, Alpha: 0.5, Backend: compute(), Torch: torchEngine()}
 	if r.Prior != nil {
 		if err := r.Prior.Validate(); err != nil {
 			return d, err
@@ -43,7 +43,7 @@ func (r methodsReq) defaults(arrays [][]byte, tune int) (methods.Defaults, error
 			return d, fmt.Errorf("alphabet %d, but the prior's is %d", r.A, r.Prior.A)
 		}
 		d = methods.DefaultsFor(*r.Prior)
-		d.Backend = compute()
+		d.Backend, d.Torch = compute(), torchEngine()
 	}
 	if r.D != nil {
 		d.D = *r.D

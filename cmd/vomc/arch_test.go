@@ -3,16 +3,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/vomc/vomc/npy"
 	"github.com/vomc/vomc/safetensors"
 	"github.com/vomc/vomc/trainrun"
 	"github.com/vomc/vomc/transformer"
@@ -100,9 +103,33 @@ func TestTorchCustomArch(t *testing.T) {
 		t.Fatalf("resumed run: %v, step %d", err, c.State.Step)
 	}
 	runOK(t, "predict", "--model", p("gru"), "--data", p("test"), "--out", p("gru.npy"), "--device", "cpu")
-	runOK(t, "eval", "--data", p("test"), "--methods", "ctw,npy:path="+p("gru.npy")+":name=GRU", "--out", p("eval"))
-	if b, err := os.ReadFile(p("eval/results.json")); err != nil || !strings.Contains(string(b), `"GRU"`) {
+	runOK(t, "eval", "--data", p("test"), "--methods", "ctw,npy:path="+p("gru.npy")+":name=GRU", "--pairs", "GRU,ctw", "--out", p("eval"))
+	npyRes, err := os.ReadFile(p("eval/results.json"))
+	if err != nil || !strings.Contains(string(npyRes), `"GRU"`) {
 		t.Fatalf("results.json without the GRU (%v)", err)
+	}
+	// evaluated directly (torch:path=): the engine's own predictions, the
+	// same numbers as predict's file, and so the npy route's results
+	runOK(t, "eval", "--data", p("test"), "--methods", "ctw,torch:path="+p("gru")+":name=GRU", "--pairs", "GRU,ctw",
+		"--out", p("eval-torch"), "--export", p("export"))
+	if b, err := os.ReadFile(p("eval-torch/results.json")); err != nil || !bytes.Equal(withoutLabels(t, b), withoutLabels(t, npyRes)) {
+		t.Errorf("torch:path= results differ from npy:path='s (%v)", err)
+	}
+	want, err := npy.ReadFile(p("gru.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := npy.ReadFile(p("export/GRU.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Descr != "<f4" || !slices.Equal(got.Shape, want.Shape) || !slices.Equal(got.Data, want.Data) {
+		t.Errorf("torch:path= distributions (%s %v) differ from vomc predict's (%s %v)", got.Descr, got.Shape, want.Descr, want.Shape)
+	}
+	// named by the run's --arch and directory without :name=
+	runOK(t, "eval", "--data", p("test"), "--methods", "torch:path="+p("gru"), "--out", p("eval-name"))
+	if b, _ := os.ReadFile(p("eval-name/results.json")); !strings.Contains(string(b), `"gru:make@gru"`) {
+		t.Errorf("torch:path= without a name: %s", b)
 	}
 
 	// a changed module, then a vanished one
@@ -119,6 +146,14 @@ func TestTorchCustomArch(t *testing.T) {
 	if s := captureStderr(t, func() { runFail(t, "train", "--out", p("gru"), "--resume") }); !strings.Contains(s, "has changed since") || !strings.Contains(s, "config.json") {
 		t.Errorf("resume with a changed module: %q", s)
 	}
+	s = captureStderr(t, func() {
+		runFail(t, "eval", "--data", p("test"), "--methods", "ctw,torch:path="+p("gru"), "--out", p("eval-changed"))
+	})
+	for _, want := range []string{"has changed since", sum, real, "torch:path="} {
+		if !strings.Contains(s, want) {
+			t.Errorf("eval with a changed module: %q does not say %q", s, want)
+		}
+	}
 	os.Remove(mod)
 	if s := captureStderr(t, func() {
 		runFail(t, "predict", "--model", p("gru"), "--data", p("test"), "--out", p("x.npy"), "--device", "cpu")
@@ -129,6 +164,22 @@ func TestTorchCustomArch(t *testing.T) {
 	if _, err := os.Stat(p("x.npy")); err == nil {
 		t.Error("a refused predict wrote its output")
 	}
+}
+
+// withoutLabels is a results.json without its labels (the methods'
+// notes, which say where the distributions came from), re-encoded.
+func withoutLabels(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var r map[string]any
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	delete(r["config"].(map[string]any), "labels")
+	out, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // TestTorchCustomArchErrors: a module or factory that is not there, a
@@ -175,12 +226,46 @@ func TestExploreTorchModule(t *testing.T) {
 	}
 	f.Close()
 	s := captureStderr(t, func() { runFail(t, "explore", "--model", p("gru"), "--data", p("data"), "--static", p("x.html")) })
-	for _, want := range []string{"is a PyTorch module of the torch engine (--arch gru:make)", "explore shows vomc transformers", "vomc predict --model"} {
+	for _, want := range []string{"is a PyTorch module of the torch engine (--arch gru:make)", "explore shows vomc transformers", "--methods bayes,ctw,torch:path=" + p("gru")} {
 		if !strings.Contains(s, want) {
 			t.Errorf("explore of a torch module: %q does not say %q", s, want)
 		}
 	}
 	if strings.Contains(s, "explore: explore:") {
 		t.Errorf("doubled prefix: %q", s)
+	}
+}
+
+// TestEvalTorchNoPython: 'vomc eval --methods torch:path=RUN' with an
+// interpreter without torch (VOMC_PYTHON, here a stand-in that answers as
+// one would) is refused naming the interpreter, what it lacks and
+// VOMC_PYTHON, and writes no output.
+func TestEvalTorchNoPython(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "4", "-N", "16", "--seed", "1", "--out", p("data"))
+	os.MkdirAll(p("gru"), 0o755)
+	f, err := os.Create(p("gru/" + trainModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := map[string]string{"format": trainrun.TorchModuleFormat, "config": `{"alphabet":3,"arch":"gru:make"}`}
+	if err := safetensors.Write(f, meta, []safetensors.Tensor{{Name: "head.bias", DType: "F32", Shape: []int{3}, Data: make([]byte, 12)}}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	py := p("python-without-torch")
+	os.WriteFile(py, []byte("#!/bin/sh\necho \"vomc_torch: cannot import torch (No module named 'torch'): install it\" >&2\nexit 4\n"), 0o755)
+	t.Setenv("VOMC_PYTHON", py)
+	s := captureStderr(t, func() {
+		runFail(t, "eval", "--data", p("data"), "--methods", "ctw,torch:path="+p("gru"), "--out", p("eval"))
+	})
+	for _, want := range []string{"torch:path=" + p("gru"), py + ": No module named 'torch'", "VOMC_PYTHON"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("eval without torch: %q does not say %q", s, want)
+		}
+	}
+	if _, err := os.Stat(p("eval/results.json")); err == nil {
+		t.Error("a refused eval wrote its results")
 	}
 }

@@ -40,6 +40,7 @@ func runEval(args []string) error {
 	ev := newSink(os.Stdout)
 	defer ev.Close()
 	o.Plot, o.Events, o.MemoryLimit, o.Backend = files.Options, ev, memoryLimit(), be
+	o.Torch = &trainrun.Torch{Stderr: os.Stderr} // torch: methods; its interpreter decided once, by its Check
 	_, err = experiment.RunEval(ctx, o)
 	return flagError(usageOf[*experiment.SlideError](err, ""))
 }

@@ -58,6 +58,7 @@ func runReproduce(args []string) error {
 	if o.Engine, err = reproduceEngine(fs, cfg, tor); err != nil {
 		return err
 	}
+	o.Torch = tor // extra torch: methods, whatever the engine
 	defer o.Engine.Close()
 	if err := reproduceRerun(&c, *rerun); err != nil {
 		return err

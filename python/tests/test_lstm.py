@@ -72,6 +72,24 @@ def test_predict_refuses(lstm_npy: Path, capsys: pytest.CaptureFixture) -> None:
     assert lstm_npy.read_bytes() == before
 
 
+def test_predict_symbols(lstm_npy: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """--symbols (raw windows, as vomc eval's torch: method hands them over)
+    gives the bytes --data gives for the same windows; --symbols that do not
+    fit --n or --alphabet, and --n without --symbols, are refused."""
+    sym = tmp_path / "symbols.bin"
+    sym.write_bytes(read_dataset(str(DS)).symbols.tobytes())
+    out = tmp_path / "q.npy"
+    assert main(["predict", "--model", str(lstm_npy.parent), "--symbols", str(sym), "--n", "16", "--alphabet", "3",
+                 "--out", str(out), "--device", "cpu"]) == 0
+    assert out.read_bytes() == lstm_npy.read_bytes()
+    for args, want in [(["--symbols", str(sym), "--n", "15", "--alphabet", "3"], "not a whole number"),
+                       (["--symbols", str(sym), "--n", "16", "--alphabet", "2"], "outside the alphabet"),
+                       (["--data", str(DS), "--n", "16"], "go with --symbols")]:
+        assert main(["predict", "--model", str(lstm_npy.parent), *args, "--out", str(tmp_path / "x.npy"), "--device", "cpu"]) == 2
+        assert want in capsys.readouterr().err
+        assert not (tmp_path / "x.npy").exists()
+
+
 def test_vomc_eval_reads_npy(lstm_npy: Path, vomc_bin: Path, tmp_path: Path) -> None:
     """`vomc eval --methods ctw,npy:path=F.npy` reads the file and reports
     the mean loss numpy computes from it (-log p[w, t, x[w, t]])."""

@@ -3,7 +3,7 @@
   python -m vomc_torch check   [--device auto|cpu|cuda]
   python -m vomc_torch train   --out DIR --data DIR [model and training flags]
   python -m vomc_torch train   --out DIR --resume [--data DIR] [--val DIR]
-  python -m vomc_torch predict --model FILE|DIR --data DIR --out FILE.npy
+  python -m vomc_torch predict --model FILE|DIR (--data DIR | --symbols FILE --n N --alphabet A) --out FILE.npy
   python -m vomc_torch bench   --config JSON --batch B [--plain]
   python -m vomc_torch arch    MODULE:FACTORY
 
@@ -150,7 +150,13 @@ def _predict(args) -> int:
     from .train import load_model_file, resolve_device
     path = os.path.join(args.model, "model.safetensors") if os.path.isdir(args.model) else args.model
     model, cfg = load_model_file(path)
-    ds = read_dataset(args.data)
+    if args.symbols:
+        from .predict import read_windows
+        ds = read_windows(args.symbols, args.n, args.alphabet)
+    elif args.n or args.alphabet:
+        raise ValueError("--n and --alphabet go with --symbols (a data set has its own)")
+    else:
+        ds = read_dataset(args.data)
     if cfg.get("alphabet") != ds.A:
         raise ValueError(f"the model's alphabet is {cfg.get('alphabet')}, the data's {ds.A}")
     if "context" in cfg and ds.N > cfg["context"] and cfg.get("arch", "transformer") == "transformer":
@@ -227,7 +233,11 @@ def parser() -> argparse.ArgumentParser:
         a.add_argument("--quiet", action="store_true")
     r = sub.add_parser("predict", help="write a model's per-position distributions on a data set as .npy")
     r.add_argument("--model", required=True, help="model.safetensors (vomc's or this engine's) or its run directory")
-    r.add_argument("--data", required=True)
+    src = r.add_mutually_exclusive_group(required=True)
+    src.add_argument("--data", help="a vomc data set directory")
+    src.add_argument("--symbols", help="windows as raw bytes, one symbol a byte, windows x --n of them (vomc eval's torch: method)")
+    r.add_argument("--n", type=int, default=0, help="with --symbols: the window length N")
+    r.add_argument("--alphabet", type=int, default=0, help="with --symbols: the alphabet size A")
     r.add_argument("--out", required=True)
     r.add_argument("--device", default="auto")
     r.add_argument("--batch", type=int, default=64)

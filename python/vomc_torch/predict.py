@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -34,6 +35,28 @@ def predict(model: torch.nn.Module, ds: Dataset, device: torch.device, batch: in
             raise ValueError(f"the model gives {p.shape[-1]} logits per position, the data's alphabet is {A}")
         out[s:s + batch, 1:, :] = p.cpu().numpy()
     return out
+
+
+@dataclass
+class Windows:
+    """Windows to predict without a data set: symbols (W, N) uint8 over an
+    alphabet of A symbols (predict reads symbols, N and A)."""
+    symbols: np.ndarray
+    N: int
+    A: int
+
+
+def read_windows(path: str, n: int, alphabet: int) -> Windows:
+    """The windows of n symbols in the raw file path (one symbol 0..alphabet-1
+    a byte, window after window), as vomc eval's torch: method writes them."""
+    if n < 1 or alphabet < 2 or alphabet > 256:
+        raise ValueError(f"--symbols needs --n >= 1 and --alphabet in 2..256 (got {n} and {alphabet})")
+    b = np.fromfile(path, dtype=np.uint8)
+    if len(b) == 0 or len(b) % n:
+        raise ValueError(f"{path}: {len(b)} bytes, not a whole number (>= 1) of windows of {n} symbols")
+    if b.max() >= alphabet:
+        raise ValueError(f"{path}: symbol {int(b.max())} outside the alphabet 0..{alphabet - 1}")
+    return Windows(b.reshape(-1, n), n, alphabet)
 
 
 def save_npy(path: str, a: np.ndarray) -> None:
