@@ -41,7 +41,12 @@ var Outputs = struct{ JSON, CSV, Summary, PNG, SVG string }{
 // names the reference as methods.Reference reads it (empty: by kind), and
 // cfg.Pairs the methods of the paired differences as methods.Find does
 // (a spec in any spelling, a label, or a bare kind one method has).
+// The methods' evaluated windows (d.Windows: what npy and torch methods
+// predict, refs=test's references) are the windows where d gives none.
 func Evaluate(ctx context.Context, windows [][]byte, list methods.List, d methods.Defaults, cfg eval.Config) (*eval.Result, []methods.Built, error) {
+	if d.Windows == nil {
+		d.Windows = windows
+	}
 	built, err := methods.Build(list, d)
 	if err != nil {
 		return nil, nil, err

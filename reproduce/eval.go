@@ -67,7 +67,7 @@ func evalValidation(ctx context.Context, cfg study.Config, sc *pipeline.StageCon
 
 // baselinesStage evaluates the reference methods (baselineSpec and
 // cfg.ExtraMethods, which may be tf models — intervened ones too — built on
-// the engine's backend) on the test windows, KN's discount tuned on at
+// the engine's backend, or torch models run on Options.Torch) on the test windows, KN's discount tuned on at
 // most KNTuneWindows training windows.
 func baselinesStage(cfg study.Config, opts Options) pipeline.Stage {
 	bspec := baselineSpec

@@ -7,8 +7,8 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"github.com/vomc/vomc/transformer"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +23,8 @@ import (
 	"github.com/vomc/vomc/reproduce/report"
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
+	"github.com/vomc/vomc/trainrun"
+	"github.com/vomc/vomc/transformer"
 )
 
 func testLog(t *testing.T) events.Sink {
@@ -464,4 +466,72 @@ func TestBaselinesIntervenedTF(t *testing.T) {
 	if !ok1 || !ok2 || a == ab {
 		t.Fatalf("baselines: %v", loss)
 	}
+}
+
+// TestBaselinesTorch: a torch method among the extra methods runs on
+// Options.Torch (here a vomc transformer, which the torch engine runs
+// too), its window loss that of the same model as a tf method on the Go
+// engine to float32 precision; without a torch engine it is refused.
+func TestBaselinesTorch(t *testing.T) {
+	t.Parallel()
+	cfg, err := study.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	m, err := transformer.NewOn(testEngine.Backend(), transformer.DefaultConfig(2, 2, 8, cfg.N, cfg.A), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SaveSafetensors(filepath.Join(dir, "model.safetensors")); err != nil {
+		t.Fatal(err)
+	}
+	cfg.ExtraMethods = "tf:path=" + dir + ":name=tf,torch:path=" + dir + ":name=torch"
+	opts := Options{Engine: testEngine, Out: filepath.Join(dir, "out"), Version: "test", CodeKey: "test", Events: testLog(t)}
+	for _, s := range []string{results.StageTrainData, results.StageTestData} {
+		if _, err := RunStage(context.Background(), cfg, opts, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	if _, err := RunStage(context.Background(), cfg, opts, results.StageBaselines); err == nil || !strings.Contains(err.Error(), "no torch engine was given") {
+		t.Fatalf("without Options.Torch: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("-short: the rest starts the torch engine")
+	}
+	opts.Torch = &trainrun.Torch{Device: "cpu"}
+	if _, err := opts.Torch.Check(); err != nil {
+		t.Skipf("torch engine unavailable: %v", err)
+	}
+	if _, err := RunStage(context.Background(), cfg, opts, results.StageBaselines); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Graph(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(g, func(s pipeline.StageInfo) bool { return s.Name == results.StageBaselines })
+	b, err := os.ReadFile(filepath.Join(g[i].Dir, results.ResultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Methods []struct {
+			Name   string
+			Window struct{ Mean float64 }
+		}
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	loss := map[string]float64{}
+	for _, m := range res.Methods {
+		loss[m.Name] = m.Window.Mean
+	}
+	a, ok1 := loss["tf"]
+	tr, ok2 := loss["torch"]
+	if !ok1 || !ok2 || math.Abs(a-tr) > 1e-5 {
+		t.Fatalf("baselines: %v", loss)
+	}
+	t.Logf("window loss: tf %.9f, torch %.9f nats", a, tr)
 }

@@ -172,12 +172,14 @@ func (t *Torch) device() string {
 
 // pythonCandidates are the interpreters to try, in order: want, or
 // $VOMC_PYTHON, or python3 on PATH and /usr/bin/python3 (each once); and a
-// description of where they came from.
+// description of where they came from ("VOMC_PYTHON=…" for the variable's).
 func pythonCandidates(want string) ([]string, string) {
+	src := want
 	if want == "" {
 		want = os.Getenv("VOMC_PYTHON")
+		src = "VOMC_PYTHON=" + want
 	}
-	names, src := []string{want}, want
+	names := []string{want}
 	if want == "" {
 		names, src = []string{"python3", "/usr/bin/python3"}, "python3 and /usr/bin/python3"
 	}
