@@ -205,7 +205,7 @@ func (pr *Predictor) NewState() predict.State { return pr.NewBayesState() }
 // NewBayesState returns a fresh State with the posterior read-outs.
 func (pr *Predictor) NewBayesState() *State {
 	st := &State{pr: pr, ctw: make([]ctw.State, len(pr.comps)), tree: make([]*treeState, len(pr.comps)),
-		w: make([]float64, len(pr.comps)), scratch: make([]float64, pr.prior.A)}
+		w: make([]float64, len(pr.comps)), scratch: make([]float64, pr.prior.A), om: make([]float64, pr.MaxDepth()+1)}
 	for i, c := range pr.comps {
 		if c.ctw != nil {
 			st.ctw[i] = c.ctw.NewCTWState()
@@ -223,6 +223,7 @@ type State struct {
 	tree    []*treeState
 	w       []float64
 	scratch []float64
+	om      []float64 // one component's ω (LeafPosterior)
 }
 
 // logML returns component i's ln P_c(x_1^n).
@@ -259,6 +260,42 @@ func (st *State) Posterior(w []float64) {
 // leaves are sparse.
 func (pr *Predictor) Component(i int) (D int, sparse bool) {
 	return pr.comps[i].D, pr.comps[i].sparse
+}
+
+// MaxDepth is the prior's largest depth D_max, LeafPosterior's last index.
+func (pr *Predictor) MaxDepth() int { return pr.comps[len(pr.comps)-1].D }
+
+// LeafPosterior writes into omega (length MaxDepth()+1) the posterior
+// probability, given x_1^n, that the suffix s_l of length l of the current
+// context (the dummy context 0^D before x_1) is a leaf of the source tree:
+//
+//	ω_l = Σ_c w_c(n) · ω^(c)_l,   l = 0..D_max,
+//
+// with w_c(n) the components' posterior (Posterior) and ω^(c)_l the same
+// probability under component c's prior π_CTW(D_c, λ): for Dirichlet
+// leaves CTW's ω_{n,l} (ctw.State.Weights, the paper's Theorem 2), for
+// sparse leaves the same product ω_l = β_l Π_{j<l} (1 − β_j) of the
+// recursion's posterior leaf probabilities β_l (β_{D_c} = 1), and 0 for
+// l > D_c (the tree has no deeper node). The entries sum to 1. Under a prior
+// of one depth D with Dirichlet leaves it is CTW(D)'s ω; under mixed depths
+// it is not CTW(D_max)'s.
+func (st *State) LeafPosterior(omega []float64) {
+	st.Posterior(st.w)
+	clear(omega)
+	for i, c := range st.pr.comps {
+		if st.w[i] == 0 {
+			continue
+		}
+		om := st.om[:c.D+1]
+		if st.ctw[i] != nil {
+			st.ctw[i].Weights(om)
+		} else {
+			st.tree[i].weights(om)
+		}
+		for l, v := range om {
+			omega[l] += st.w[i] * v
+		}
+	}
 }
 
 // LogML is ln P(x_1^n) in nats under the prior: ln Σ_c π(c) P_c(x_1^n).

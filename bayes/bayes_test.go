@@ -459,3 +459,113 @@ func ExampleNew() {
 	fmt.Printf("%s: P(next = 2 | 01201201) = %.4f\n", pr.Name(), p[2])
 	// Output: Bayes(D=1..5,λ=0.15,α=0.5): P(next = 2 | 01201201) = 0.6824
 }
+
+// bruteLeafPosterior is the posterior probability, given x, that the
+// context suffix of length l (after x, padded with 0^D) is a leaf of the
+// source tree, l = 0..maxD, from the sum over every (component, tree):
+// each tree's posterior mass goes to the length of its one leaf that is a
+// suffix of the current context.
+func bruteLeafPosterior(A int, lambda float64, comps []bruteComp, x []byte, maxD int) []float64 {
+	out := make([]float64, maxD+1)
+	total := bruteMixLogML(A, lambda, comps, x)
+	for _, c := range comps {
+		padded := append(make([]byte, c.D), x...)
+		for _, T := range enumerate(A, c.D, lambda) {
+			lp := c.lnPrior + T.lnPrior
+			counts := make([][]int32, len(T.leaves))
+			for i := range counts {
+				counts[i] = make([]int32, A)
+			}
+			leafOf := func(t int) int { // the leaf whose suffix ends before padded[t]
+				for i, s := range T.leaves {
+					match := true
+					for l, q := range s {
+						if padded[t-1-l] != q {
+							match = false
+							break
+						}
+					}
+					if match {
+						return i
+					}
+				}
+				panic("no leaf for a context")
+			}
+			for t := c.D; t < len(padded); t++ {
+				counts[leafOf(t)][padded[t]]++
+			}
+			for _, n := range counts {
+				lp += c.lnM(n)
+			}
+			out[len(T.leaves[leafOf(len(padded))])] += math.Exp(lp - total)
+		}
+	}
+	return out
+}
+
+// TestLeafPosteriorAgainstEnumeration checks LeafPosterior at every
+// position against the brute-force posterior over every tree of the
+// prior's components (mixed depths, Dirichlet and sparse leaves), and
+// that under one depth with Dirichlet leaves it is CTW's ω (Theorem 2).
+func TestLeafPosteriorAgainstEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	sp, err := leafprior.NewSparse(2, 0.4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lnSparse := func(n []int32) float64 {
+		v, err := sp.LogMarginal(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	third := -math.Log(3)
+	for _, c := range []struct {
+		p     source.Prior
+		comps []bruteComp
+	}{
+		{source.Prior{A: 2, Depths: []int{1, 2, 3}, Lambda: 0.3, Alpha: []float64{0.5}, Leaves: source.Dirichlet},
+			[]bruteComp{{1, third, lnDirichlet(0.5)}, {2, third, lnDirichlet(0.5)}, {3, third, lnDirichlet(0.5)}}},
+		{source.Prior{A: 2, Depths: []int{0, 2}, Lambda: 0.25, Alpha: []float64{0.5}, Leaves: source.Mixed, SparseFrac: 0.3, SparseZero: 0.4},
+			[]bruteComp{{0, math.Log(0.5 * 0.3), lnSparse}, {0, math.Log(0.5 * 0.7), lnDirichlet(0.5)}, {2, math.Log(0.5 * 0.3), lnSparse}, {2, math.Log(0.5 * 0.7), lnDirichlet(0.5)}}},
+	} {
+		pr, err := New(c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range 3 {
+			x := randomSeq(rng, 2, 9, k > 0)
+			st := pr.NewBayesState()
+			got := make([]float64, pr.MaxDepth()+1)
+			for i := 0; i <= len(x); i++ {
+				st.LeafPosterior(got)
+				want := bruteLeafPosterior(2, c.p.Lambda, c.comps, x[:i], pr.MaxDepth())
+				for l := range got {
+					if !(math.Abs(got[l]-want[l]) <= 1e-11) {
+						t.Fatalf("%s, x = %v, after %d symbols: ω = %v, brute force %v", pr.Name(), x, i, got, want)
+					}
+				}
+				if i < len(x) {
+					st.Observe(x[i])
+				}
+			}
+		}
+	}
+	// One depth, Dirichlet leaves: CTW(D)'s ω.
+	pr, _ := New(source.PaperPrior(3))
+	cp, _ := ctw.New(ctw.Config{A: 3, D: 3, Lambda: 0.15, Alpha: 0.5})
+	a, b := pr.NewBayesState(), cp.NewCTWState()
+	w, v := make([]float64, 4), make([]float64, 4)
+	for i, s := range randomSeq(rand.New(rand.NewPCG(9, 9)), 3, 500, true) {
+		a.LeafPosterior(w)
+		b.Weights(v)
+		for l := range w {
+			if math.Abs(w[l]-v[l]) > 1e-12 {
+				t.Fatalf("one depth, position %d: LeafPosterior %v, CTW's ω %v", i, w, v)
+			}
+		}
+		a.Observe(s)
+		b.Observe(s)
+	}
+}

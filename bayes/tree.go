@@ -122,6 +122,25 @@ func (st *treeState) predict(p []float64) {
 	}
 }
 
+// weights writes ω_l = β_l Π_{j<l} (1 − β_j), l = 0..D (β_D = 1): the
+// posterior probability that the context suffix of length l is a leaf,
+// with β_l as in predict.
+func (st *treeState) weights(omega []float64) {
+	st.prepare()
+	prod := 1.0
+	for l := 0; l < st.t.D; l++ {
+		id := st.path[l]
+		b := math.Exp(st.t.lnLam + st.lpe[id] - st.lpw[id])
+		if !(b >= 0) {
+			b = 0
+		}
+		b = min(b, 1)
+		omega[l] = prod * b
+		prod *= 1 - b
+	}
+	omega[st.t.D] = prod
+}
+
 // observe appends a: the counts and the logs of P_e and P_w along the path
 // are updated from the deepest node up.
 func (st *treeState) observe(a byte) {
