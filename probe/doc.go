@@ -17,19 +17,32 @@
 // # Targets
 //
 // Every target is computed exactly, at the same positions, by vomc's own
-// code for the data set's prior (its manifest):
+// code for the data set's prior (its manifest). Row t's targets are read
+// after x_1..x_{t+1} have been observed: they describe the context from
+// which the model's row t predicts x_{t+2}.
 //
-//   - omega: ω_{n,l}, l = 0..D, of ctw.State.Weights — the weights of the
-//     paper's Theorem 2, P(x_{n+1} | x_1^n) = Σ_l ω_{n,l} p_{n,s_l}, i.e. the
-//     posterior probability that the context suffix of length l is a leaf
-//     (D the prior's largest depth, its λ and α, the dummy context 0^D);
+//   - omega: ω_l, l = 0..D (D the prior's largest depth), the Bayes
+//     posterior probability that the context suffix s_l of length l is a
+//     leaf of the source tree (bayes.State.LeafPosterior). The prior draws
+//     a component c (a depth D_c, and a leaf kind) and then a tree from
+//     π_CTW(D_c, λ), so ω_l = Σ_c π(c | x) ω^(c)_l with π(c | x) the
+//     posterior over components (bayes.State.Posterior) and ω^(c)_l the
+//     leaf posterior under c: CTW(D_c)'s ω of the paper's Theorem 2
+//     (ctw.State.Weights) for Dirichlet leaves, 0 for l > D_c. Under a
+//     prior of one depth with Dirichlet leaves it is CTW(D)'s ω.
+//   - omega_ctw (only where that differs: several depths or non-Dirichlet
+//     leaves): CTW(D)'s ω_{n,l} (ctw.State.Weights, D the largest depth, the
+//     prior's λ and α, the dummy context 0^D), the weights of
+//     P(x_{n+1} | x_1^n) = Σ_l ω_{n,l} p_{n,s_l} under one depth D; under
+//     the ladder's depths 1..5 it is not the posterior that s_l is a leaf.
 //   - depth_posterior: the Bayes posterior over the prior's depths,
 //     bayes.State.Posterior summed over the leaf kinds of each depth
 //     (only when the prior has more than one depth);
 //   - counts_k, k = 0..D: n_{s_k}(a), a = 0..A−1, how often the current
 //     context s_k of length k has been followed by a (synth.Extractor's
 //     "w/ all counts" block; raw counts, not normalised);
-//   - map_length: the MAP context length arg max_l ω_{n,l}, a class.
+//   - map_length: the MAP context length arg max_l ω_l of omega, a class;
+//     map_length_ctw (with omega_ctw) the arg-max of CTW(D)'s ω.
 //
 // # Probes
 //
@@ -55,11 +68,21 @@
 //
 // # Controls
 //
-// Every table carries two controls: Shuffled (the trained model's
-// features, the training and validation targets permuted across rows: a
-// probe that can only memorise, R² ≈ 0) and Init (the same architecture
-// with the initial parameters of InitSeed: what the architecture and the
-// embedding of the symbols and positions give without learning).
+// Every table carries two controls. Shuffled: the trained model's
+// features, with the training and validation targets of each position
+// band permuted among that band's rows (so the band's target
+// distribution is kept and only the pairing with the features is broken:
+// a probe that can only memorise, R² ≈ 0 and accuracy at chance; the
+// permutation is not within position, which would keep the position's
+// mean target and so score what position alone explains). Init: the same
+// architecture with the initial parameters of InitSeed — for a
+// transformer the Go engine's GPT-2-style initialisation
+// (transformer.NewOn), also for a model the torch engine trained (it
+// draws from the same distribution with torch's generator, so the control
+// is another draw from the model's initial distribution, not its own
+// initial parameters); Result.Init says which. It shows what the
+// architecture and the embedding of the symbols and positions give
+// without learning.
 //
 // Run writes probe.json (everything), probe.csv (one line per probe and
 // band) and probe.png (test score by stream and target).

@@ -109,11 +109,16 @@ func quantile(v []float64, q float64) float64 {
 	return v[i] + (x-float64(i))*(v[i+1]-v[i])
 }
 
-// permuted returns m's rows in a random order.
-func permuted(m matrix, rng *rand.Rand) matrix {
+// permutedWithin returns a copy of m whose rows listed in rows are
+// permuted among themselves (the others left in place): a band's
+// shuffled targets keep the band's own target distribution, so the
+// shuffled probe's R² measures memorisation, not the difference between
+// the band's mean and other positions'.
+func permutedWithin(m matrix, rows []int, rng *rand.Rand) matrix {
 	out := newMatrix(m.n, m.cols)
-	for i, j := range rng.Perm(m.n) {
-		copy(out.row(i), m.row(j))
+	copy(out.v, m.v)
+	for i, j := range rng.Perm(len(rows)) {
+		copy(out.row(rows[i]), m.row(rows[j]))
 	}
 	return out
 }
@@ -161,11 +166,11 @@ func fitAll(ctx context.Context, ts *targetSet, splits []*split, feats map[strin
 			boot[b][i] = rng.IntN(len(test.windows))
 		}
 	}
-	shuffled := [2]matrix{permuted(train.y, rng), permuted(val.y, rng)}
 	bands := make([]bandFit, len(res.Bands))
 	for i, b := range res.Bands {
 		bf := &bands[i]
 		bf.rows = [3][]int{bandRows(train, b), bandRows(val, b), bandRows(test, b)}
+		bf.shuffled = [2]matrix{permutedWithin(train.y, bf.rows[0], rng), permutedWithin(val.y, bf.rows[1], rng)}
 		bf.sc = &scorer{nw: len(test.windows), boot: boot}
 		for i := range bf.rows[2] {
 			bf.sc.rows = append(bf.sc.rows, i)
@@ -178,10 +183,6 @@ func fitAll(ctx context.Context, ts *targetSet, splits []*split, feats map[strin
 	conds := []string{Trained, Shuffled, Init}
 	total, done := len(conds)*len(res.Streams), 0
 	for _, cond := range conds {
-		ytr, yva := train.y, val.y
-		if cond == Shuffled {
-			ytr, yva = shuffled[0], shuffled[1]
-		}
 		for s := range res.Streams {
 			ps := make([]Probe, len(ts.targets))
 			for i, tg := range ts.targets {
@@ -193,6 +194,10 @@ func fitAll(ctx context.Context, ts *targetSet, splits []*split, feats map[strin
 			for b := range bands {
 				if err := ctx.Err(); err != nil {
 					return nil, err
+				}
+				ytr, yva := train.y, val.y
+				if cond == Shuffled {
+					ytr, yva = bands[b].shuffled[0], bands[b].shuffled[1]
 				}
 				sc, err := bands[b].fit(ts, feats[cond], s, ytr, yva, o.Penalties)
 				if err != nil {
@@ -210,13 +215,16 @@ func fitAll(ctx context.Context, ts *targetSet, splits []*split, feats map[strin
 	return probes, nil
 }
 
-// bandFit holds one band's rows of the splits, its test targets and
-// scorer, and the chance accuracies of its class targets.
+// bandFit holds one band's rows of the splits, the training and
+// validation targets with the band's rows permuted among themselves (the
+// Shuffled control), its test targets and scorer, and the chance
+// accuracies of its class targets.
 type bandFit struct {
-	rows   [3][]int
-	yte    matrix
-	sc     *scorer
-	chance map[string]float64
+	rows     [3][]int
+	shuffled [2]matrix
+	yte      matrix
+	sc       *scorer
+	chance   map[string]float64
 }
 
 // fit fits the band's probes of every target from stream s: one

@@ -24,8 +24,10 @@ type streamer interface {
 	// run runs the model on B windows of T symbols (inputs, row-major) and
 	// fills dst[s] with rows (b·T + t) of stream s, len(rows)·Width values.
 	run(inputs []byte, B, T int, rows []int, dst [][]float32) error
-	// fresh is the same architecture with the initial parameters of seed.
+	// fresh is the same architecture with the initial parameters of seed;
+	// initAbout says which initialisation that is.
 	fresh(seed uint64) (streamer, error)
+	initAbout(seed uint64) string
 	Free() error
 }
 
@@ -104,6 +106,11 @@ func (t *tfStreams) fresh(seed uint64) (streamer, error) {
 	return &tfStreams{m: m}, nil
 }
 
+func (t *tfStreams) initAbout(seed uint64) string {
+	return fmt.Sprintf("the Go engine's GPT-2-style initialisation of the same architecture (transformer.NewOn, seed %d: weights N(0, 0.02²), residual output projections N(0, (0.02/√(2L))²), biases 0, LayerNorm gains 1); "+
+		"a torch-engine model's own initialisation draws from the same distribution with torch's generator (vomc_torch init_gpt2), so for it this is another draw from its initial distribution, not its initial parameters", seed)
+}
+
 func (t *tfStreams) Free() error {
 	if t.in != nil {
 		t.in.Free()
@@ -158,6 +165,10 @@ func (s *synthStreams) fresh(seed uint64) (streamer, error) {
 		return nil, fmt.Errorf("probe: the model at initialisation: %w", err)
 	}
 	return &synthStreams{m: m}, nil
+}
+
+func (s *synthStreams) initAbout(seed uint64) string {
+	return fmt.Sprintf("synth.NewOn's initialisation of the same model (seed %d)", seed)
 }
 
 func (s *synthStreams) Free() error {

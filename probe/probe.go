@@ -24,8 +24,9 @@ import (
 
 // The conditions every probe is fitted in: the model as trained, the
 // trained model's features with the training and validation targets
-// shuffled across rows (a probe that can only memorise), and the same
-// architecture at its seeded initialisation.
+// permuted among the rows of each position band (a probe that can only
+// memorise), and the same architecture at its seeded initialisation
+// (Result.Init says which).
 const (
 	Trained  = "trained"
 	Shuffled = "shuffled"
@@ -143,6 +144,7 @@ type Result struct {
 	Penalties []float64      `json:"penalties"`
 	Seed      uint64         `json:"seed"`
 	InitSeed  uint64         `json:"init_seed"`
+	Init      string         `json:"init"` // what the Init control's parameters are
 	Bootstrap int            `json:"bootstrap"`
 	Probes    []Probe        `json:"probes"`
 }
@@ -230,7 +232,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	res := &Result{Model: ModelFile(o.Model), ModelName: model.Name(), Data: o.Data, Prior: ds.Manifest.Prior,
 		Streams: model.Streams(), Width: model.Width(), Positions: o.Positions, Length: T,
 		Windows: map[string]int{}, Rows: map[string]int{}, Targets: ts.targets, Penalties: o.Penalties,
-		Seed: o.Seed, InitSeed: o.InitSeed, Bootstrap: o.Bootstrap}
+		Seed: o.Seed, InitSeed: o.InitSeed, Init: model.initAbout(o.InitSeed), Bootstrap: o.Bootstrap}
 	res.Bands = bands(o.Bands, T)
 	splits, err := makeSplits(ds, o, T)
 	if err != nil {

@@ -109,7 +109,7 @@ func TestRun(t *testing.T) {
 	if res.Length != 32 || len(res.Streams) != 3 || len(res.Bands) != 3 {
 		t.Errorf("length %d, streams %v, bands %v: want 32, 3 streams, 3 bands", res.Length, res.Streams, res.Bands)
 	}
-	names := []string{OmegaTarget, PosteriorTarget, CountsTarget(0), CountsTarget(1), CountsTarget(2), MAPTarget}
+	names := []string{OmegaTarget, CTWOmegaTarget, PosteriorTarget, CountsTarget(0), CountsTarget(1), CountsTarget(2), MAPTarget, CTWMAPTarget}
 	if len(res.Targets) != len(names) {
 		t.Fatalf("targets %v, want %v", res.Targets, names)
 	}
@@ -120,6 +120,9 @@ func TestRun(t *testing.T) {
 	}
 	if n := len(res.Probes); n != 3*3*len(names) {
 		t.Errorf("%d probes, want %d", n, 3*3*len(names))
+	}
+	if !strings.Contains(res.Init, "Go engine's GPT-2-style initialisation") || !strings.Contains(res.Init, "torch") {
+		t.Errorf("Init %q: want it to name the Go engine's initialisation and what it is for a torch model", res.Init)
 	}
 	if p := find(t, res, Init, 2, MAPTarget); p.Metric != "accuracy" || !(p.Scores[0].Chance > 0) {
 		t.Errorf("MAP probe: metric %s, chance %g", p.Metric, p.Scores[0].Chance)

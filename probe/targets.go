@@ -11,13 +11,19 @@ import (
 	"github.com/vomc/vomc/synth"
 )
 
-// The targets' names (Target.Name): ω (OmegaTarget), the posterior over
-// the prior's depths (PosteriorTarget), the counts of the current context
-// of length k (CountsTarget(k)) and the MAP context length (MAPTarget).
+// The targets' names (Target.Name): the Bayes posterior that each
+// context suffix is a leaf (OmegaTarget) and its arg-max, the MAP context
+// length (MAPTarget); CTW(D)'s ω (CTWOmegaTarget) and its arg-max
+// (CTWMAPTarget) where they differ from those (a prior of several depths
+// or non-Dirichlet leaves); the posterior over the prior's depths
+// (PosteriorTarget); the counts of the current context of length k
+// (CountsTarget(k)).
 const (
 	OmegaTarget     = "omega"
-	PosteriorTarget = "depth_posterior"
 	MAPTarget       = "map_length"
+	CTWOmegaTarget  = "omega_ctw"
+	CTWMAPTarget    = "map_length_ctw"
+	PosteriorTarget = "depth_posterior"
 )
 
 // CountsTarget is the name of the counts target of context length k.
@@ -37,7 +43,8 @@ type Target struct {
 }
 
 // targetSet computes every target at the positions of a window with
-// vomc's own predictors: ctw's State.Weights (ω), bayes' State.Posterior
+// vomc's own predictors: ctw's State.Weights (CTW(D)'s ω), bayes'
+// State.LeafPosterior (the Bayes leaf posterior) and State.Posterior
 // summed by depth, and synth's Extractor (the counts n_{s_k}(a),
 // Extractor.Counts: the "w/ all counts" block).
 type targetSet struct {
@@ -45,15 +52,18 @@ type targetSet struct {
 	cols    int
 	A, D    int
 	ctw     *ctw.Predictor
-	bayes   *bayes.Predictor // nil: one depth, no posterior target
-	depthOf []int            // component → index into depths
+	// bayes is nil when the prior is one depth with Dirichlet leaves:
+	// its leaf posterior is then CTW(D)'s ω (bayes.State.LeafPosterior),
+	// and there is no posterior over depths.
+	bayes   *bayes.Predictor
+	depthOf []int // component → index into depths
 	depths  []int
 }
 
 // newTargetSet returns the targets of a data set's prior: CTW with the
 // prior's largest depth D, its λ and α (Pad, the data's convention), the
-// Bayes predictor of the prior when it has more than one depth, and the
-// counts of context lengths 0..D.
+// Bayes predictor of the prior when it has more than one depth or
+// non-Dirichlet leaves, and the counts of context lengths 0..D.
 func newTargetSet(p source.Prior) (*targetSet, error) {
 	ts := &targetSet{A: p.A}
 	for _, d := range p.Depths {
@@ -84,8 +94,8 @@ func newTargetSet(p source.Prior) (*targetSet, error) {
 		ts.cols = t.hi
 		ts.targets = append(ts.targets, t)
 	}
-	add(Target{Name: OmegaTarget, Outputs: ts.D + 1, About: fmt.Sprintf("CTW's ω_l, l = 0..%d (Theorem 2): the posterior probability that the context suffix of length l is a leaf", ts.D)})
-	if len(ts.depths) > 1 {
+	ctwName := ts.ctw.Name()
+	if len(ts.depths) > 1 || p.Leaves != source.Dirichlet {
 		if ts.bayes, err = bayes.New(p); err != nil {
 			return nil, fmt.Errorf("probe: the Bayes predictor of the data's prior: %w", err)
 		}
@@ -93,12 +103,21 @@ func newTargetSet(p source.Prior) (*targetSet, error) {
 			d, _ := ts.bayes.Component(c)
 			ts.depthOf = append(ts.depthOf, slices.Index(ts.depths, d))
 		}
+		add(Target{Name: OmegaTarget, Outputs: ts.D + 1, About: fmt.Sprintf("ω_l, l = 0..%d: the Bayes posterior probability that the context suffix of length l is a leaf of the source tree, Σ_c π(c|x) ω^(c)_l over the prior's components c (depth, leaf kind), ω^(c) the leaf posterior under c (CTW's ω for Dirichlet leaves; bayes.State.LeafPosterior); 0 beyond a component's depth", ts.D)})
+		add(Target{Name: CTWOmegaTarget, Outputs: ts.D + 1, About: fmt.Sprintf("%s's ω_l, l = 0..%d (Theorem 2, ctw.State.Weights): the leaf posterior under one depth %d with Dirichlet leaves, not this prior's", ctwName, ts.D, ts.D)})
+	} else {
+		add(Target{Name: OmegaTarget, Outputs: ts.D + 1, About: fmt.Sprintf("ω_l, l = 0..%d: the posterior probability that the context suffix of length l is a leaf of the source tree; under this prior (one depth, Dirichlet leaves) %s's ω (Theorem 2, ctw.State.Weights)", ts.D, ctwName)})
+	}
+	if len(ts.depths) > 1 {
 		add(Target{Name: PosteriorTarget, Outputs: len(ts.depths), About: fmt.Sprintf("the Bayes posterior over the prior's depths %v", ts.depths)})
 	}
 	for k := 0; k <= ts.D; k++ {
 		add(Target{Name: CountsTarget(k), k: k, Outputs: p.A, About: fmt.Sprintf("n_s(a), a = 0..%d: how often the current context s of length %d was followed by a (dummy context 0^D before x_1)", p.A-1, k)})
 	}
-	add(Target{Name: MAPTarget, Outputs: ts.D + 1, Class: true, About: fmt.Sprintf("the MAP context length arg max_l ω_l (classes 0..%d; one-vs-rest ridge on the one-hot classes, arg-max of the scores)", ts.D)})
+	add(Target{Name: MAPTarget, Outputs: ts.D + 1, Class: true, About: fmt.Sprintf("the MAP context length arg max_l ω_l of %s (classes 0..%d; one-vs-rest ridge on the one-hot classes, arg-max of the scores)", OmegaTarget, ts.D)})
+	if ts.bayes != nil {
+		add(Target{Name: CTWMAPTarget, Outputs: ts.D + 1, Class: true, About: fmt.Sprintf("arg max_l of %s (%s's ω), as %s", CTWOmegaTarget, ctwName, MAPTarget)})
+	}
 	return ts, nil
 }
 
@@ -114,7 +133,9 @@ func (ts *targetSet) target(name string) (Target, bool) {
 
 // fill writes the targets of window x at positions pos (ascending, each
 // < len(x)) into rows row0, row0+1, … of y. Position t is the prediction
-// of x_{t+2} after x_1..x_{t+1} (the model's row t).
+// of x_{t+2} after x_1..x_{t+1} (the model's row t): every target of row
+// t is read after x[t] (0-based) has been observed, so it describes the
+// context x[0..t] from which the model's row t predicts x[t+1].
 //
 // ex counts the contexts (an extractor of ts's A and D for windows of
 // len(x) symbols, reused across windows: fill resets it).
@@ -131,7 +152,7 @@ func (ts *targetSet) fill(ex *synth.Extractor, x []byte, pos []int, y matrix, ro
 		post = make([]float64, ts.bayes.Components())
 	}
 	ex.Reset()
-	omega := make([]float64, D+1)
+	omega, leaf := make([]float64, D+1), make([]float64, D+1)
 	next := 0
 	for t := 0; t <= pos[len(pos)-1]; t++ {
 		cst.Observe(x[t])
@@ -145,18 +166,28 @@ func (ts *targetSet) fill(ex *synth.Extractor, x []byte, pos []int, y matrix, ro
 		row := y.row(row0 + next)
 		next++
 		cst.Weights(omega)
+		if bst != nil {
+			bst.LeafPosterior(leaf)
+		} else {
+			copy(leaf, omega)
+		}
 		for _, tg := range ts.targets {
 			out := row[tg.lo:tg.hi]
-			switch {
-			case tg.Name == OmegaTarget:
+			switch tg.Name {
+			case OmegaTarget:
+				copy(out, leaf)
+			case CTWOmegaTarget:
 				copy(out, omega)
-			case tg.Name == PosteriorTarget:
+			case PosteriorTarget:
 				bst.Posterior(post)
 				clear(out)
 				for c, w := range post {
 					out[ts.depthOf[c]] += w
 				}
-			case tg.Name == MAPTarget:
+			case MAPTarget:
+				clear(out)
+				out[argmax(leaf)] = 1
+			case CTWMAPTarget:
 				clear(out)
 				out[argmax(omega)] = 1
 			default: // counts of length tg.k

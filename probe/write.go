@@ -135,6 +135,7 @@ func (res *Result) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Linear probes of %s (%s) on %s: %d test windows, %d rows (positions 0..%d); R² or accuracy on the test rows, 95%% interval over %d resamples of the test windows\n",
 		res.ModelName, res.Model, res.Data, res.Windows["test"], res.Rows["test"], res.Length-1, res.Bootstrap)
+	fmt.Fprintf(bw, "shuffled: the training and validation targets permuted among the rows of each position band; init: %s\n", res.Init)
 	fmt.Fprintf(bw, "%-16s %-16s %-9s %-26s %-10s %-10s %s\n", "target", "stream", "metric", "trained [95% interval]", "shuffled", "init", "chance")
 	score := map[[3]string]Score{}
 	for _, p := range res.Probes {
