@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -80,7 +81,13 @@ const FigureFloor = -0.2
 // writeFigure draws the scores over all positions against the stream.
 func writeFigure(res *Result, path string, force bool) error {
 	p := gplot.New()
-	p.Title.Text = fmt.Sprintf("Linear probes of %s: test R² (accuracy for %s) by stream", res.ModelName, MAPTarget)
+	var classes []string
+	for _, tg := range res.Targets {
+		if tg.Class {
+			classes = append(classes, tg.Name)
+		}
+	}
+	p.Title.Text = fmt.Sprintf("Linear probes of %s: test R² (accuracy for %s) by stream", res.ModelName, strings.Join(classes, ", "))
 	p.X.Label.Text = "residual stream (0 = embedding, l = after block l)"
 	p.Y.Label.Text = fmt.Sprintf("test R² / accuracy (all positions; below %g drawn at it)", FigureFloor)
 	p.Y.Min, p.Y.Max = FigureFloor, 1
