@@ -36,10 +36,14 @@ type AblateOptions struct {
 	// (0: methods.DefaultRefs and methods.DefaultInterveneSeed).
 	Refs    int
 	RefSeed uint64
-	// LabelWindows are the first windows whose attention labels the heads
-	// (attnmap.ScoreWindows; 0: 16, as `vomc attention`), MaxK the longest
+	// Label are the windows whose attention labels the heads
+	// (attnmap.ScoreWindows), each cut to the context; nil: the first
+	// LabelWindows of Windows (0: 16, as `vomc attention`), which are then
+	// evaluated too (labels and costs measured on overlapping windows;
+	// RunAblate passes disjoint ones). MaxK is the longest
 	// hypothesis (0: the prior's largest depth + 1) and LabelSeed the
 	// null test's seed (0: 1).
+	Label              [][]byte
 	LabelWindows, MaxK int
 	LabelSeed          uint64
 	// Groups is the number of random groups of each labelled group's size
@@ -70,8 +74,15 @@ type AblateReport struct {
 	Intact  eval.Interval `json:"intact"`
 	Margin  float64       `json:"margin"`
 	Alpha   float64       `json:"alpha"`
-	Heads   []HeadReport  `json:"heads"`
-	Groups  []GroupReport `json:"groups"`
+	// LabelWindows is the number of windows the heads were labelled on,
+	// with hypotheses up to MaxK; LabelDisjoint whether they are other
+	// windows than the evaluated ones (false: the first LabelWindows of
+	// them).
+	LabelWindows  int           `json:"label_windows"`
+	MaxK          int           `json:"max_k"`
+	LabelDisjoint bool          `json:"label_disjoint"`
+	Heads         []HeadReport  `json:"heads"`
+	Groups        []GroupReport `json:"groups"`
 }
 
 // HeadReport is one head: its label, the cost of ablating it alone, the
@@ -98,7 +109,7 @@ type HeadReport struct {
 
 // GroupReport is a labelled group of heads ablated together against
 // random groups of as many heads: their costs, the permutation p-value
-// (1 + #{random cost ≥ the group's}) / (1 + #random), and the paired
+// (permutationP), and the paired
 // interval of the group's cost minus the random groups' mean cost.
 type GroupReport struct {
 	Name       string        `json:"name"`
@@ -151,7 +162,7 @@ type variant struct {
 }
 
 // Ablate measures which heads of a model are necessary. It labels the
-// heads by their attention (attnmap.ScoreWindows on the first
+// heads by their attention (attnmap.ScoreWindows on Label, or the first
 // LabelWindows windows), then evaluates on every window, in one pass
 // (eval.Evaluate, the intact model as the reference): every head ablated
 // alone (Mode); every labelled head set to its label's exact pattern
@@ -169,8 +180,12 @@ func Ablate(ctx context.Context, o AblateOptions) (*AblateReport, error) {
 	if len(o.Windows) == 0 {
 		return nil, fmt.Errorf("experiment: ablation: no windows")
 	}
+	label := o.Label
+	if label == nil {
+		label = o.Windows[:min(o.LabelWindows, len(o.Windows))]
+	}
 	var lw [][]byte // the label windows, cut to the context
-	for _, w := range o.Windows[:min(o.LabelWindows, len(o.Windows))] {
+	for _, w := range label {
 		lw = append(lw, w[:min(len(w), c.Context)])
 	}
 	a, err := attnmap.Analyze(m, lw, o.MaxK, attnmap.NullOptions{Seed: o.LabelSeed, Workers: o.Workers})
@@ -190,7 +205,8 @@ func Ablate(ctx context.Context, o AblateOptions) (*AblateReport, error) {
 			return nil, err
 		}
 	}
-	r := &AblateReport{Model: m.Name(), Windows: len(o.Windows), Mode: o.Mode.String(), Margin: o.Margin, Alpha: o.Alpha}
+	r := &AblateReport{Model: m.Name(), Windows: len(o.Windows), Mode: o.Mode.String(), Margin: o.Margin, Alpha: o.Alpha,
+		LabelWindows: len(lw), MaxK: o.MaxK, LabelDisjoint: o.Label != nil}
 	ablate := func(hs []transformer.Head) variant {
 		iv := transformer.Intervention{Ablate: hs, Mode: o.Mode, Outputs: outs, Seed: o.RefSeed}
 		return variant{iv.String(), iv}
@@ -284,18 +300,14 @@ func (r *AblateReport) fill(res *eval.Result, o AblateOptions) {
 		gc, gd := cost(groupName(g.Heads, o.Mode))
 		g.Cost = gc
 		mean := make([]float64, len(gd))
-		worse := 0
 		for _, rh := range g.Random {
 			rc, rd := cost(groupName(rh, o.Mode))
 			g.RandomCost = append(g.RandomCost, rc.Mean)
-			if rc.Mean >= gc.Mean {
-				worse++
-			}
 			for j, v := range rd {
 				mean[j] += v / float64(len(g.Random))
 			}
 		}
-		g.P = float64(1+worse) / float64(1+len(g.Random))
+		g.P = permutationP(gc.Mean, g.RandomCost)
 		vs := make([]float64, len(gd))
 		for j := range vs {
 			vs[j] = gd[j] - mean[j]
@@ -326,7 +338,11 @@ func windowDiff(res *eval.Result, a, b *eval.MethodResult) []float64 {
 }
 
 // oneSidedP is the p-value of the one-sided paired t-test of "the mean
-// is > 0" from its interval over n windows.
+// is > 0" from its interval over n windows: P(T ≥ t) = F(−t) for
+// t = mean/(SD/√n) and F the CDF of Student's t with n − 1 degrees of
+// freedom (the survival function by symmetry, so that a p-value far below
+// float64's ε is kept, not rounded to 0 as 1 − F(t) would be). With
+// SD = 0 it is 0 for a positive mean and 1 otherwise.
 func oneSidedP(iv eval.Interval, n int) float64 {
 	se := iv.SD / math.Sqrt(float64(n))
 	if !(se > 0) {
@@ -335,10 +351,26 @@ func oneSidedP(iv eval.Interval, n int) float64 {
 		}
 		return 1
 	}
-	return 1 - distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.CDF(iv.Mean/se)
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.CDF(-iv.Mean / se)
 }
 
-// holm returns the Holm step-down adjusted p-values of ps (same order).
+// permutationP is the permutation p-value of a group's cost against the
+// costs of random groups: (1 + #{random ≥ cost}) / (1 + #random), which
+// counts the group itself among the draws, so that it is never 0 and is
+// 1/(1 + #random) at the least.
+func permutationP(cost float64, random []float64) float64 {
+	ge := 0
+	for _, c := range random {
+		if c >= cost {
+			ge++
+		}
+	}
+	return float64(1+ge) / float64(1+len(random))
+}
+
+// holm returns the Holm step-down adjusted p-values of ps (same order):
+// with p_(1) ≤ … ≤ p_(m) sorted, p̃_(k) = max_{j ≤ k} min(1, (m−j+1)·p_(j)),
+// so that rejecting p̃ < α controls the family-wise error rate at α.
 func holm(ps []float64) []float64 {
 	idx := make([]int, len(ps))
 	for i := range idx {

@@ -35,7 +35,10 @@ type AblateRunOptions struct {
 }
 
 // RunAblate checks the outputs, loads the model (on Backend) and the data
-// set, runs Ablate on the first Windows windows, and writes the report
+// set, runs Ablate on its first Windows windows (0: all but the last
+// LabelWindows) with the heads labelled on the LabelWindows windows that
+// follow them (disjoint from the evaluated ones, so that the labels are
+// not selected on the windows that measure their costs), and writes the report
 // into Out as JSON (ablate.json), text (ablate.txt, WriteText) and a
 // figure (ablate.png, Figure).
 func RunAblate(ctx context.Context, o AblateRunOptions) (*AblateReport, error) {
@@ -65,12 +68,12 @@ func RunAblate(ctx context.Context, o AblateRunOptions) (*AblateReport, error) {
 	if d.A != m.Config.Alphabet {
 		return nil, fmt.Errorf("experiment: the model has alphabet size %d, the data %d", m.Config.Alphabet, d.A)
 	}
-	ws := Windows(ds)
-	if o.Windows > 0 && o.Windows < len(ws) {
-		ws = ws[:o.Windows]
-	}
 	a := o.AblateOptions
-	a.Model, a.Windows, a.Defaults = m, ws, d
+	a.Model, a.Defaults = m, d
+	a = a.withDefaults() // after Defaults: MaxK's default is the prior's
+	if a.Windows, a.Label, err = splitLabel(Windows(ds), o.Windows, a.LabelWindows); err != nil {
+		return nil, err
+	}
 	r, err := Ablate(ctx, a)
 	if err != nil {
 		return nil, err
@@ -94,9 +97,26 @@ func RunAblate(ctx context.Context, o AblateRunOptions) (*AblateReport, error) {
 	return r, r.Figure(filepath.Join(o.Out, AblateFiles[2]), true)
 }
 
+// splitLabel splits the data's windows ws into the first w evaluated ones
+// (0: all but the last l) and the l that follow, which label the heads.
+func splitLabel(ws [][]byte, w, l int) (eval, label [][]byte, err error) {
+	if w == 0 {
+		w = len(ws) - l
+	}
+	if w < 1 || w+l > len(ws) {
+		return nil, nil, fmt.Errorf("experiment: ablation: the data has %d windows, fewer than %d evaluated and the %d after them that label the heads (--windows, --label-windows)", len(ws), max(w, 1), l)
+	}
+	return ws[:w], ws[w : w+l], nil
+}
+
 // WriteText writes the report as tables: the heads, then the groups.
 func (r *AblateReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "%s%s: %d windows of %d, mode %s; intact loss %.4f ± %.4f nats/symbol\n", r.Model, paren(r.Path), r.Windows, r.N, r.Mode, r.Intact.Mean, r.Intact.HalfWidth())
+	if r.LabelDisjoint {
+		fmt.Fprintf(w, "heads labelled by their attention on %d other windows of the data (disjoint from the evaluated ones)\n", r.LabelWindows)
+	} else {
+		fmt.Fprintf(w, "heads labelled by their attention on the first %d of the evaluated windows\n", r.LabelWindows)
+	}
 	fmt.Fprintf(w, "cost = ablated − intact loss, paired 95%% CI across windows; p one-sided (cost > 0), Holm across the %d heads; necessary: p_holm < %g\n", len(r.Heads), r.Alpha)
 	fmt.Fprintf(w, "pattern: the head's attention replaced by its label's exact pattern; within: its cost's CI below +%g\n\n", r.Margin)
 	fmt.Fprintf(w, "%-5s %-44s %-26s %-9s %-9s %-10s %s\n", "head", "label", "cost [95% CI]", "p_holm", "necessary", "pattern", "pattern cost [95% CI], within")
@@ -127,14 +147,8 @@ func (r *AblateReport) WriteText(w io.Writer) {
 // ci is "mean [lo, hi]" with signs.
 func ci(iv eval.Interval) string { return fmt.Sprintf("%+.4f [%+.4f, %+.4f]", iv.Mean, iv.Lo, iv.Hi) }
 
-// pvalue prints p with two digits; a p-value below float64's resolution
-// of 1 − CDF (which rounds to 0) as "<1e-15".
-func pvalue(p float64) string {
-	if p < 1e-15 {
-		return "<1e-15"
-	}
-	return fmt.Sprintf("%.2g", p)
-}
+// pvalue prints p with two digits.
+func pvalue(p float64) string { return fmt.Sprintf("%.2g", p) }
 
 // paren is " (s)", or "" for an empty s.
 func paren(s string) string {

@@ -118,8 +118,10 @@ func TestAblateShipped(t *testing.T) {
 	}
 }
 
-// TestRunAblate: RunAblate writes ablate.json and ablate.txt, and refuses
-// to overwrite them without Force, before any work.
+// TestRunAblate: RunAblate writes ablate.json and ablate.txt, labels the
+// heads on the windows after the evaluated ones (hypotheses up to the
+// prior's depth + 1), refuses a data set too small for both, and refuses
+// to overwrite its outputs without Force, before any work.
 func TestRunAblate(t *testing.T) {
 	dir := t.TempDir()
 	cfg := transformer.DefaultConfig(1, 2, 8, 16, 3)
@@ -132,7 +134,7 @@ func TestRunAblate(t *testing.T) {
 	if err := m.SaveSafetensors(filepath.Join(run, "model.safetensors")); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := dataset.Build(dataset.Config{Prior: source.PaperPrior(2), K: 6, NK: 17, N: 17, Fresh: true, Seed: 3}, 1, nil)
+	ds, err := dataset.Build(dataset.Config{Prior: source.PaperPrior(2), K: 9, NK: 17, N: 17, Fresh: true, Seed: 3}, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +150,15 @@ func TestRunAblate(t *testing.T) {
 	var back AblateReport
 	b, err := os.ReadFile(filepath.Join(o.Out, "ablate.json"))
 	if err != nil || json.Unmarshal(b, &back) != nil || len(back.Heads) != 2 || back.Windows != 6 {
-		t.Fatalf("ablate.json: %v, %d heads", err, len(back.Heads))
+		t.Fatalf("ablate.json: %v, %d heads, %d windows; want 2 heads, the 6 windows before the 3 that label them", err, len(back.Heads), back.Windows)
+	}
+	if back.LabelWindows != 3 || !back.LabelDisjoint || back.MaxK != 3 {
+		t.Errorf("labelled on %d windows (disjoint %v), hypotheses up to %d; want 3 other windows, up to the prior's depth 2 + 1", back.LabelWindows, back.LabelDisjoint, back.MaxK)
+	}
+	o2 := o
+	o2.Out, o2.Windows = filepath.Join(dir, "abl2"), 7
+	if _, err := RunAblate(context.Background(), o2); err == nil || !strings.Contains(err.Error(), "label") {
+		t.Errorf("7 evaluated and 3 label windows of 9: %v; want an error naming the label windows", err)
 	}
 	txt, err := os.ReadFile(filepath.Join(o.Out, "ablate.txt"))
 	if err != nil || !strings.Contains(string(txt), "L1H2") || !strings.Contains(string(txt), r.Model) {

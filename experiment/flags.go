@@ -50,7 +50,7 @@ func (o *AblateRunOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Model, "model", "", "model directory written by 'vomc train' (or a .safetensors file)")
 	fs.StringVar(&o.Data, "data", "", "test data set (from 'vomc data'); its prior draws the reference windows of --mode mean|resample")
 	fs.StringVar(&o.Out, "out", "", "output directory (ablate.json, ablate.txt, ablate.png)")
-	fs.IntVar(&o.Windows, "windows", 0, "evaluate the first W windows of --data (0: all)")
+	fs.IntVar(&o.Windows, "windows", 0, "evaluate the first W windows of --data (0: all but the last --label-windows)")
 	fs.Func("mode", "ablation of single heads and groups: zero (default), mean or resample (docs/commands.md)", func(s string) error {
 		m, err := transformer.ParseAblation(s)
 		o.Mode = m
@@ -59,7 +59,7 @@ func (o *AblateRunOptions) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Refs, "refs", 0, "reference windows of --mode mean|resample (0: 256)")
 	fs.IntVar(&o.Groups, "groups", 0, "random groups of each labelled group's size (0: 39)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the random groups")
-	fs.IntVar(&o.LabelWindows, "label-windows", 0, "first windows whose attention labels the heads (0: 16, as 'vomc attention')")
+	fs.IntVar(&o.LabelWindows, "label-windows", 0, "windows whose attention labels the heads, the ones after the evaluated windows (0: 16, as 'vomc attention')")
 	fs.Float64Var(&o.Margin, "margin", 0, "tolerance of a head's exact pattern, nats/symbol (0: 0.005, the verdicts' margin)")
 	fs.IntVar(&o.Workers, "workers", 0, "goroutines (0: all cores); the results do not depend on it")
 	fs.BoolVar(&o.Force, "force", false, "replace existing outputs")

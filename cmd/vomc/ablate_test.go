@@ -32,7 +32,7 @@ func TestAblateCommand(t *testing.T) {
 	if err := m.SaveSafetensors(p("model/model.safetensors")); err != nil {
 		t.Fatal(err)
 	}
-	runOK(t, "data", "-A", "3", "-D", "2", "-K", "6", "-N", "33", "--seed", "3", "--out", p("test"))
+	runOK(t, "data", "-A", "3", "-D", "2", "-K", "10", "-N", "33", "--seed", "3", "--out", p("test"))
 	common := []string{"ablate", "--model", p("model"), "--data", p("test"), "--groups", "3", "--label-windows", "4"}
 	for _, tc := range []struct {
 		args []string
@@ -70,7 +70,7 @@ func TestAblateCommand(t *testing.T) {
 		t.Fatalf("ablate.json: %v", err)
 	}
 	if rep.Windows != 6 || len(rep.Heads) != 3 || rep.Heads[2].Head != "L2H1" {
-		t.Errorf("ablate.json: %d windows, heads %+v; want 6 windows and L1H1, L1H2, L2H1", rep.Windows, rep.Heads)
+		t.Errorf("ablate.json: %d windows, heads %+v; want the 6 windows before the 4 that label the heads and L1H1, L1H2, L2H1", rep.Windows, rep.Heads)
 	}
 	if code, stderr := stderrOf(t, append(common, "--out", p("a1"))...); code != 1 || !strings.Contains(stderr, "--force") {
 		t.Errorf("existing outputs: exit %d, %q; want 1 and a hint to --force", code, stderr)
