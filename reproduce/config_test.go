@@ -1,6 +1,9 @@
 package reproduce
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,5 +62,45 @@ func TestModelSeeds(t *testing.T) {
 	one.ModelSeeds = nil
 	if got, want := cfg.EstimateHours(), one.EstimateHours(); !(got < want) {
 		t.Errorf("EstimateHours %.2f with single-seed models, %.2f without: want fewer", got, want)
+	}
+}
+
+// TestKeywordCase: a keyword key in any case (--set lr_schedule=Constant,
+// or "CONSTANT" in a --config file) is the same configuration, the same
+// config.json and the same stage hashes as its canonical spelling; the
+// hashes do see the schedule (cosine differs).
+func TestKeywordCase(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(file, []byte(`{"lr_schedule": "CONSTANT"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hashes := func(file string, sets ...string) (string, []string) {
+		t.Helper()
+		cfg, err := study.Layered("tiny", file, sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := Graph(cfg, Options{Engine: testEngine, Version: "test", CodeKey: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hs []string
+		for _, s := range g {
+			hs = append(hs, s.Name+"-"+s.Hash)
+		}
+		return cfg.FileJSON(), hs
+	}
+	wantJSON, want := hashes("", "lr_schedule=constant")
+	for _, c := range []struct {
+		file string
+		sets []string
+	}{{"", []string{"lr_schedule=Constant"}}, {"", []string{"lr-schedule=CONSTANT"}}, {file, nil}} {
+		js, hs := hashes(c.file, c.sets...)
+		if js != wantJSON || !slices.Equal(hs, want) {
+			t.Errorf("--config %q --set %q: configuration or stage hashes differ from lr_schedule=constant's:\n%s\n%v\n%v", c.file, c.sets, js, hs, want)
+		}
+	}
+	if _, cosine := hashes("", "lr_schedule=Cosine"); slices.Equal(cosine, want) {
+		t.Error("the stage hashes do not depend on the schedule")
 	}
 }

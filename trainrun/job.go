@@ -215,6 +215,7 @@ func (e *Engine) Train(ctx context.Context, j Job) (*Summary, error) {
 	if e.Backend() == nil {
 		return nil, transformer.ErrNoBackend // before anything is written
 	}
+	j.Train.Canonicalize() // keywords in any case (--lr-schedule Constant)
 	if err := checkInterval(j.CheckpointEvery); err != nil {
 		return nil, err
 	}

@@ -216,7 +216,8 @@ func TestTrainLSTMNeedsTorch(t *testing.T) {
 // exact continuation: the same model bytes as an uninterrupted run of the
 // same budget; the schedule and the clipping come back from the checkpoint.
 // (Under the cosine schedule an extension changes the rate of every later
-// step, so no extended run is one that was asked for from the start.)
+// step, so no extended run is one that was asked for from the start.) The
+// uninterrupted run spells the schedule "Constant": the same keyword.
 func TestConstantScheduleContinues(t *testing.T) {
 	meta := testData(t, "0", "")
 	base := t.TempDir()
@@ -228,9 +229,13 @@ func TestConstantScheduleContinues(t *testing.T) {
 	}
 	eng := GoEngine(cpu.NewDefault())
 	ref := paper("ref", 3)
+	ref.Train.Schedule = "Constant" // keywords ignore case: the same schedule, recorded as "constant"
 	rs, err := eng.Train(context.Background(), ref)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if rs.Train.Schedule != transformer.ScheduleConstant {
+		t.Fatalf("--lr-schedule Constant ran with schedule %q, want %q", rs.Train.Schedule, transformer.ScheduleConstant)
 	}
 
 	cut := paper("cut", 3)

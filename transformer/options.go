@@ -80,7 +80,8 @@ type Option struct {
 	// Zero says what 0 means ("no limit"; "": nothing special).
 	Zero string `json:"zero,omitempty"`
 	// Choices are the values a string option takes ("" is the first;
-	// nil: any string).
+	// nil: any string), in their canonical spelling: a value given in
+	// another case is the same keyword (Canonical).
 	Choices []string `json:"choices,omitempty"`
 	// Doc is the flag's usage.
 	Doc string `json:"doc"`
@@ -180,6 +181,37 @@ func (o Option) Ptr(c *TrainConfig) any { return o.field(c).Addr().Interface() }
 func (o Option) Set(c *TrainConfig, v any) {
 	f := o.field(c)
 	f.Set(reflect.ValueOf(v).Convert(f.Type()))
+}
+
+// Canonical is v in its canonical spelling: for an option with Choices, a
+// keyword that is one of them but for case ("Constant") is that choice
+// ("constant") — keywords ignore case, as methods' do (docs/conventions.md)
+// —, so that a configuration, its files and its stage hashes do not depend
+// on the spelling. Any other value is returned as it is (Check judges it).
+func (o Option) Canonical(v any) any {
+	s, ok := v.(string)
+	if !ok || o.Choices == nil {
+		return v
+	}
+	for _, c := range o.Choices {
+		if strings.EqualFold(s, c) {
+			return c
+		}
+	}
+	return v
+}
+
+// Canonicalize writes every keyword option of c in its canonical spelling
+// (Option.Canonical). Engine.Train (package trainrun) calls it before
+// validating a run's settings, and TrainConfig's UnmarshalJSON after
+// reading them, so a flag, a file or a caller may spell keywords in any
+// case; Validate itself wants them canonical.
+func (c *TrainConfig) Canonicalize() {
+	for _, o := range Options {
+		if !o.Run && o.Choices != nil {
+			o.Set(c, o.Canonical(o.Get(*c)))
+		}
+	}
 }
 
 // number is a numeric option's value as a float64.
@@ -365,5 +397,6 @@ func (c *TrainConfig) UnmarshalJSON(b []byte) error {
 		p.Schedule = ScheduleCosine
 	}
 	*c = TrainConfig(p)
+	c.Canonicalize()
 	return nil
 }

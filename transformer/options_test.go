@@ -173,3 +173,44 @@ func TestOptionsSchema(t *testing.T) {
 		t.Error("max_steps' want is missing from the schema")
 	}
 }
+
+// TestOptionKeywordsIgnoreCase: a keyword option's value in any case is
+// its choice (Canonical, Canonicalize, a config file read back); other
+// values and other options are left as they are, for Check to judge.
+func TestOptionKeywordsIgnoreCase(t *testing.T) {
+	sched, lr := OptionByKeyMust("lr_schedule"), OptionByKeyMust("lr")
+	for _, c := range []struct {
+		o       Option
+		in, out any
+	}{
+		{sched, "Constant", ScheduleConstant},
+		{sched, "COSINE", ScheduleCosine},
+		{sched, "constant", ScheduleConstant},
+		{sched, "linear", "linear"}, // not a choice: Check refuses it
+		{sched, "", ""},
+		{lr, 1e-3, 1e-3},
+		{OptionByKeyMust("snapshots"), "Log:5", "Log:5"}, // no Choices: any string
+	} {
+		if got := c.o.Canonical(c.in); got != c.out {
+			t.Errorf("%s.Canonical(%v) = %v, want %v", c.o.Key, c.in, got, c.out)
+		}
+	}
+	c := OptionDefaults()
+	c.Schedule = "ConStant"
+	if c.Validate() == nil {
+		t.Error("Validate accepted a keyword that is not canonical")
+	}
+	c.Canonicalize()
+	if c.Schedule != ScheduleConstant || c.Validate() != nil {
+		t.Errorf("Canonicalize: schedule %q, %v", c.Schedule, c.Validate())
+	}
+	var r TrainConfig
+	if err := json.Unmarshal([]byte(`{"lr_schedule": "Constant"}`), &r); err != nil || r.Schedule != ScheduleConstant {
+		t.Errorf("read back from JSON: schedule %q, %v", r.Schedule, err)
+	}
+	c.Schedule = "linear"
+	c.Canonicalize()
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `lr_schedule "linear": want one of cosine, constant`) {
+		t.Errorf("an unknown schedule: %v", err)
+	}
+}

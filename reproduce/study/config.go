@@ -350,6 +350,7 @@ func (c *Config) Load(r io.Reader) error {
 	if err := dec.Decode(c); err != nil {
 		return fmt.Errorf("reproduce: config: %w", err)
 	}
+	c.canonicalKeywords()
 	return nil
 }
 
@@ -453,6 +454,7 @@ func (c *Config) Set(key, value string) error {
 		if err := setField(f, value); err != nil {
 			return &opterr.Error{Pkg: "reproduce", Option: key, Value: value, Want: SetForm(f.Type()), Err: err}
 		}
+		c.canonicalKeywords()
 		return nil
 	}
 	ks := slices.DeleteFunc(Keys(), func(k string) bool { return k == "preset" })

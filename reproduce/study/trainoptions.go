@@ -45,6 +45,19 @@ func (o studyOption) value(c Config) any {
 	return v.Interface()
 }
 
+// canonicalKeywords writes the keyword of every study option with Choices
+// in its canonical spelling (transformer.Option.Canonical): Set and Load
+// call it, so that the configuration, config.json and the stage hashes do
+// not depend on the spelling ("lr_schedule=Constant" is "constant").
+func (c *Config) canonicalKeywords() {
+	v := reflect.ValueOf(c).Elem()
+	for _, o := range studyOptions {
+		if f := v.Field(o.field); o.Choices != nil && f.Kind() == reflect.String {
+			f.SetString(o.Canonical(f.String()).(string))
+		}
+	}
+}
+
 // trainConfig is tc with every study option of TrainConfig set from c.
 func (c Config) trainConfig(tc transformer.TrainConfig) transformer.TrainConfig {
 	for _, o := range studyOptions {
