@@ -33,10 +33,10 @@ func outputs(dir string) []string {
 }
 
 // Write stores res in dir: JSONFile (everything), CSVFile (one line per
-// probe and band) and FigureFile (the test score over all positions by
-// stream, one colour per target: the trained model solid, at
-// initialisation dashed, with shuffled targets dotted). An existing file
-// is an error unless force.
+// probe and band) and FigureFile (the test score by stream, one panel per
+// band — all positions, then each position band — one colour per target:
+// the trained model solid, at initialisation dashed, with shuffled targets
+// dotted). An existing file is an error unless force.
 func Write(res *Result, dir string, force bool) error {
 	paths := outputs(dir)
 	b, err := json.MarshalIndent(res, "", " ")
@@ -78,18 +78,51 @@ func csvNum(n jsonfloat.Float) string {
 // the mean, as the shuffled control's often are) is drawn at it.
 const FigureFloor = -0.2
 
-// writeFigure draws the scores over all positions against the stream.
+// writeFigure draws the scores against the stream, one panel per band of
+// res.Bands (all positions first, then each position band: a band's
+// probes are its own, and the bands can disagree), stacked vertically.
 func writeFigure(res *Result, path string, force bool) error {
-	p := gplot.New()
 	var classes []string
 	for _, tg := range res.Targets {
 		if tg.Class {
 			classes = append(classes, tg.Name)
 		}
 	}
-	p.Title.Text = fmt.Sprintf("Linear probes of %s: test R² (accuracy for %s) by stream", res.ModelName, strings.Join(classes, ", "))
+	panels := make([]*gplot.Plot, len(res.Bands))
+	for b, band := range res.Bands {
+		what := fmt.Sprintf("positions %d–%d", band.Lo, band.Hi)
+		if b == 0 {
+			what = "all positions"
+		}
+		if len(res.Probes) > 0 && b < len(res.Probes[0].Scores) {
+			what += fmt.Sprintf(", %d test rows", res.Probes[0].Scores[b].Rows)
+		}
+		p, err := bandPanel(res, b, fmt.Sprintf("Linear probes of %s, %s: test R² (accuracy for %s)", res.ModelName, what, strings.Join(classes, ", ")))
+		if err != nil {
+			return err
+		}
+		panels[b] = p
+	}
+	const panelH = 4.2 * vg.Inch
+	H := vg.Length(len(panels)) * panelH
+	return vplot.SaveDrawing(path, force, "png", 9*vg.Inch, H, 0, func(c draw.Canvas) {
+		for b, p := range panels {
+			top := c.Max.Y - vg.Length(b)*panelH
+			sub := c
+			sub.Min.Y, sub.Max.Y = top-panelH, top
+			vplot.DrawLegendRight(p, vplot.Padded(sub, vg.Points(4)))
+		}
+	})
+}
+
+// bandPanel is the plot of band b's scores against the stream, one colour
+// per target: the trained model solid, at initialisation dashed, with
+// shuffled targets dotted.
+func bandPanel(res *Result, b int, title string) (*gplot.Plot, error) {
+	p := gplot.New()
+	p.Title.Text = title
 	p.X.Label.Text = "residual stream (0 = embedding, l = after block l)"
-	p.Y.Label.Text = fmt.Sprintf("test R² / accuracy (all positions; below %g drawn at it)", FigureFloor)
+	p.Y.Label.Text = fmt.Sprintf("test R² / accuracy (below %g drawn at it)", FigureFloor)
 	p.Y.Min, p.Y.Max = FigureFloor, 1
 	p.Add(plotter.NewGrid())
 	ticks := make([]gplot.Tick, len(res.Streams))
@@ -104,8 +137,8 @@ func writeFigure(res *Result, path string, force bool) error {
 		for _, cond := range []string{Trained, Init, Shuffled} {
 			var xy plotter.XYs
 			for _, pr := range res.Probes {
-				if pr.Condition == cond && pr.Target == tg.Name && !math.IsNaN(float64(pr.Scores[0].Value)) {
-					xy = append(xy, plotter.XY{X: float64(pr.Stream), Y: max(float64(pr.Scores[0].Value), FigureFloor)})
+				if pr.Condition == cond && pr.Target == tg.Name && b < len(pr.Scores) && !math.IsNaN(float64(pr.Scores[b].Value)) {
+					xy = append(xy, plotter.XY{X: float64(pr.Stream), Y: max(float64(pr.Scores[b].Value), FigureFloor)})
 				}
 			}
 			if len(xy) == 0 {
@@ -113,7 +146,7 @@ func writeFigure(res *Result, path string, force bool) error {
 			}
 			line, points, err := plotter.NewLinePoints(xy)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			line.Color, points.Color = st.Color, st.Color
 			line.Dashes, line.Width = dashes[cond], vg.Points(1.4)
@@ -127,12 +160,12 @@ func writeFigure(res *Result, path string, force bool) error {
 	for _, cond := range []string{Init, Shuffled} {
 		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		l.Color, l.Dashes = vplot.MethodStyle(0, true).Color, dashes[cond]
 		p.Legend.Add(map[string]string{Init: "at initialisation", Shuffled: "shuffled targets"}[cond], l)
 	}
-	return vplot.SavePlotLegendRight(p, 9*vg.Inch, 5*vg.Inch, "png", path, force)
+	return p, nil
 }
 
 // WriteText writes the table of the test scores over all positions: one
