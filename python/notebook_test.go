@@ -181,10 +181,15 @@ func checkTourHeads(t *testing.T, bin, tour string) {
 		label, _, _ = strings.Cut(label, ", mass")
 		return label
 	}
+	labelled := 0
 	for i, h := range nb.Heads {
 		c := cli.Heads[i]
+		if h.Labelled {
+			labelled++
+		}
 		if h.Layer != c.Layer || h.Head != c.Head || h.Labelled != c.Labelled || (h.Labelled && hypothesis(h.Label) != hypothesis(c.Label)) {
 			t.Errorf("head %d.%d: the notebook's %q, vomc attention's %q", h.Layer, h.Head, h.Label, c.Label)
 		}
 	}
+	t.Logf("%d of %d heads labelled in the notebook (compared with vomc attention's labels)", labelled, len(nb.Heads))
 }
