@@ -101,6 +101,7 @@ func TestShippedPreviousSymbolHeads(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := methods.DefaultsFor(prior)
+		d.Backend = cpu.NewDefault()
 		res, built, err := Evaluate(context.Background(), windows, l, d, eval.Config{})
 		if err != nil {
 			t.Fatal(err)
