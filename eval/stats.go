@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -145,4 +146,23 @@ func interval(mean, m2 float64, n int, crit float64) Interval {
 	sd := math.Sqrt(m2 / float64(n-1))
 	half := crit * sd / math.Sqrt(float64(n))
 	return Interval{Mean: mean, SD: sd, Lo: mean - half, Hi: mean + half}
+}
+
+// Holm returns the Holm step-down adjusted p-values of ps, in ps's order:
+// with p_(1) ≤ … ≤ p_(m) sorted, p̃_(k) = max_{j ≤ k} min(1, (m−j+1)·p_(j)),
+// so that rejecting every p̃ < α controls the family-wise error rate at α
+// (Holm 1979). Ties keep their input order; nil gives an empty slice.
+func Holm(ps []float64) []float64 {
+	idx := make([]int, len(ps))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
+	adj := make([]float64, len(ps))
+	run := 0.0
+	for k, i := range idx {
+		run = max(run, min(1, float64(len(ps)-k)*ps[i]))
+		adj[i] = run
+	}
+	return adj
 }

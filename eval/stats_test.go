@@ -165,3 +165,47 @@ func TestWelfordMerge(t *testing.T) {
 		t.Fatalf("welford %v %v, want %v %v", all.mean[0], all.m2[0], mean, m2)
 	}
 }
+
+// TestHolm: Holm's adjusted p-values against ones worked by hand —
+// sorted p_(k) times m−k+1, made non-decreasing in sorted order, capped at
+// 1 — returned in the input's order.
+func TestHolm(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		ps     []float64
+		want   []float64
+		reason string
+	}{
+		{"none", nil, []float64{}, ""},
+		{"one", []float64{0.03}, []float64{0.03}, "m = 1: unadjusted"},
+		// sorted 0.005·4 = 0.02, 0.01·3 = 0.03, 0.03·2 = 0.06, 0.04·1 = 0.04 → 0.06
+		{"step-down", []float64{0.01, 0.04, 0.03, 0.005}, []float64{0.03, 0.06, 0.06, 0.02}, "the multiplier and the running maximum"},
+		// 0.3·3 = 0.9, 0.5·2 = 1.0, 0.9·1 = 0.9 → 1
+		{"cap", []float64{0.5, 0.3, 0.9}, []float64{1, 0.9, 1}, "capped at 1"},
+		{"over one", []float64{0.6, 0.7}, []float64{1, 1}, "1.2 capped at 1"},
+		{"ties", []float64{0.02, 0.02, 0.02}, []float64{0.06, 0.06, 0.06}, "equal p-values share the first's adjustment"},
+		{"tiny", []float64{1e-300, 1e-200, 0.5}, []float64{3e-300, 2e-200, 0.5}, "no underflow"},
+	} {
+		got := Holm(tc.ps)
+		if len(got) != len(tc.want) {
+			t.Fatalf("%s: Holm(%v) = %v", tc.name, tc.ps, got)
+		}
+		for i := range got {
+			if math.Abs(got[i]-tc.want[i]) > 1e-12*tc.want[i] {
+				t.Errorf("%s: Holm(%v) = %v, want %v (%s)", tc.name, tc.ps, got, tc.want, tc.reason)
+				break
+			}
+		}
+		// Adjusted ≥ raw, ≤ 1, and in the raw p-values' order.
+		for i := range got {
+			if got[i] < tc.ps[i] || got[i] > 1 {
+				t.Errorf("%s: adjusted %v of raw %v", tc.name, got[i], tc.ps[i])
+			}
+			for j := range got {
+				if tc.ps[i] < tc.ps[j] && got[i] > got[j] {
+					t.Errorf("%s: p %v < %v but adjusted %v > %v", tc.name, tc.ps[i], tc.ps[j], got[i], got[j])
+				}
+			}
+		}
+	}
+}

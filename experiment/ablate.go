@@ -292,7 +292,7 @@ func (r *AblateReport) fill(res *eval.Result, o AblateOptions) {
 			h.PatternWithin = pc.Hi < o.Margin
 		}
 	}
-	for i, p := range holm(ps) {
+	for i, p := range eval.Holm(ps) {
 		r.Heads[i].PHolm, r.Heads[i].Necessary = p, p < o.Alpha
 	}
 	for i := range r.Groups {
@@ -366,24 +366,6 @@ func permutationP(cost float64, random []float64) float64 {
 		}
 	}
 	return float64(1+ge) / float64(1+len(random))
-}
-
-// holm returns the Holm step-down adjusted p-values of ps (same order):
-// with p_(1) ≤ … ≤ p_(m) sorted, p̃_(k) = max_{j ≤ k} min(1, (m−j+1)·p_(j)),
-// so that rejecting p̃ < α controls the family-wise error rate at α.
-func holm(ps []float64) []float64 {
-	idx := make([]int, len(ps))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
-	adj := make([]float64, len(ps))
-	run := 0.0
-	for k, i := range idx {
-		run = max(run, min(1, float64(len(ps)-k)*ps[i]))
-		adj[i] = run
-	}
-	return adj
 }
 
 // labelPattern is the exact pattern of a head's label: offset:d for a

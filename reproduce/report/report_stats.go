@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/vomc/vomc/eval"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -205,21 +204,4 @@ func equivalent(a, b *eval.MethodResult, tol float64) test {
 	t.PFail = min(1, 2*min(lowFail, highFail))
 	t.Text += "; " + describe("difference", mean, se, df, paired, secondHalf) + fmt.Sprintf("; tolerance ±%g nats", tol)
 	return t
-}
-
-// holm returns the Holm step-down adjusted p-values of ps (same order).
-func holm(ps []float64) []float64 {
-	idx := make([]int, len(ps))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
-	adj := make([]float64, len(ps))
-	run := 0.0
-	m := len(ps)
-	for k, i := range idx {
-		run = max(run, min(1, float64(m-k)*ps[i]))
-		adj[i] = run
-	}
-	return adj
 }

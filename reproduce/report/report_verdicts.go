@@ -249,7 +249,7 @@ func (f *Finding) adjust() {
 			pf = append(pf, c.PFail)
 		}
 	}
-	ah, af := holm(ph), holm(pf)
+	ah, af := eval.Holm(ph), eval.Holm(pf)
 	for k, i := range idx {
 		c := &f.Checks[i]
 		v := undecided

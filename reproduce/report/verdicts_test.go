@@ -196,7 +196,7 @@ func TestSelectionOnValidation(t *testing.T) {
 // TestHolm checks the adjustment and that it changes a verdict: a check
 // with p = 0.02 holds alone at Alpha = 0.025 but not among three.
 func TestHolm(t *testing.T) {
-	got := holm([]float64{0.01, 0.04, 0.03, 0.5})
+	got := eval.Holm([]float64{0.01, 0.04, 0.03, 0.5})
 	want := []float64{0.04, 0.09, 0.09, 0.5}
 	for i := range got {
 		if math.Abs(got[i]-want[i]) > 1e-12 {
