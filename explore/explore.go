@@ -858,20 +858,32 @@ type Dist struct {
 	Loss *float64  `json:"loss,omitempty"`
 }
 
-// PositionAt answers a click at query position t.
-func (s *Server) PositionAt(win *window, t, mi, step int) (*Position, error) {
-	T := len(win.X)
-	if t < 0 || t >= T {
-		return nil, fmt.Errorf("%w: position %d: the window has positions 0..%d", ErrNotFound, t, T-1)
+// clicked checks query position t of win and returns model mi, the
+// window's references and the model's view of it at step: what both
+// PositionAt and IntervenedAt read.
+func (s *Server) clicked(win *window, t, mi, step int) (*model, *RefView, *ModelView, error) {
+	if T := len(win.X); t < 0 || t >= T {
+		return nil, nil, nil, fmt.Errorf("%w: position %d: the window has positions 0..%d", ErrNotFound, t, T-1)
 	}
-	if _, err := s.model(mi); err != nil {
-		return nil, err
+	m, err := s.model(mi)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	rv, err := s.Refs(win)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	mv, err := s.ModelWindow(win, mi, step)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return m, rv, mv, nil
+}
+
+// PositionAt answers a click at query position t.
+func (s *Server) PositionAt(win *window, t, mi, step int) (*Position, error) {
+	T := len(win.X)
+	_, rv, mv, err := s.clicked(win, t, mi, step)
 	if err != nil {
 		return nil, err
 	}

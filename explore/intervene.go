@@ -67,18 +67,7 @@ func (q query) intervention(c transformer.Config) (*transformer.Intervention, er
 // model's.
 func (s *Server) IntervenedAt(win *window, t, mi, step int, iv transformer.Intervention) (*Intervened, error) {
 	T := len(win.X)
-	if t < 0 || t >= T {
-		return nil, fmt.Errorf("%w: position %d: the window has positions 0..%d", ErrNotFound, t, T-1)
-	}
-	m, err := s.model(mi)
-	if err != nil {
-		return nil, err
-	}
-	rv, err := s.Refs(win)
-	if err != nil {
-		return nil, err
-	}
-	mv, err := s.ModelWindow(win, mi, step)
+	m, rv, mv, err := s.clicked(win, t, mi, step)
 	if err != nil {
 		return nil, err
 	}
