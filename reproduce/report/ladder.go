@@ -89,36 +89,38 @@ type LadderVerdict struct {
 }
 
 // ladderModels are the models the rule names: TF(4,4) with learned
-// positions at the largest budget K and at K/2, and TF(4,4,4) at K.
+// positions at budget K and at K/2, and TF(4,4,4) at K, where K is the
+// largest budget at which all three were trained. A rung above K with
+// TF(4,4) alone (the pre-registered ×8 rung, ladder_rung.go) has its own
+// rule and leaves this one, fixed for the ladder's ×4 top, as it was.
 func ladderModels(cfg study.Config) (top, half, deep study.Model, ok bool) {
-	best := 0
-	for _, s := range cfg.Fig3Models {
-		m, err := study.ParseModel(s)
-		if err != nil || !m.Plain(2) {
-			continue
-		}
-		if b := max(1, m.Budget); b > best {
-			best, top = b, m
-		}
-	}
-	if best < 2 {
-		return top, half, deep, false
-	}
-	var okHalf, okDeep bool
+	plain := map[int]study.Model{} // TF(4,4)'s architecture by budget
+	deeps := map[int]study.Model{} // TF(4,4,4) by budget
+	var arch string
 	for _, s := range cfg.Fig3Models {
 		m, err := study.ParseModel(s)
 		if err != nil {
 			continue
 		}
-		b := max(1, m.Budget)
-		switch {
-		case m.Architecture() == top.Architecture() && 2*b == best:
-			half, okHalf = m, true
-		case m.Plain(3) && b == best:
-			deep, okDeep = m, true
+		switch b := max(1, m.Budget); {
+		case m.Plain(2) && (arch == "" || m.Architecture() == arch):
+			arch, plain[b] = m.Architecture(), m
+		case m.Plain(3):
+			deeps[b] = m
 		}
 	}
-	return top, half, deep, okHalf && okDeep
+	best := 0
+	for b := range plain {
+		_, okHalf := plain[b/2]
+		_, okDeep := deeps[b]
+		if b >= 2 && b%2 == 0 && okHalf && okDeep && b > best {
+			best = b
+		}
+	}
+	if best == 0 {
+		return top, half, deep, false
+	}
+	return plain[best], plain[best/2], deeps[best], true
 }
 
 // findLadder applies the rule of docs/figures/ladder/README.md, as written

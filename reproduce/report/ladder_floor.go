@@ -111,7 +111,11 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 	if len(seeds) > 1 {
 		text += "; by seed: " + strings.Join(seeds, ", ")
 	}
-	text += ". With as many parameters as budgets the form is solved, not tested"
+	if len(ts) == 3 {
+		text += ". With as many parameters as budgets the form is solved, not tested"
+	} else if fit := lawResiduals(ps, law); fit != "" {
+		text += "; " + fit
+	}
 	return Check{Claim: claim, Verdict: verdict, Numbers: text}, true
 }
 
@@ -125,6 +129,12 @@ func powerResiduals(ps []ladderPoint) string {
 	if !ok || len(ps) < 3 { // two points: the line goes through them
 		return ""
 	}
+	return lawResiduals(ps, law)
+}
+
+// lawResiduals says whether law fits the points within their
+// test-window intervals (as powerResiduals); empty without intervals.
+func lawResiduals(ps []ladderPoint, law powerfit.Law) string {
 	var rs, hs []string
 	outside := 0
 	for _, p := range ps {

@@ -361,6 +361,11 @@ func figureSections(cfg study.Config, mg *results.Merged, deps map[string]*pipel
 			return nil, nil, err
 		}
 		ss[len(ss)-1].Tables = tables
+		if f, title, ok := findRung(cfg, mg); ok {
+			if err := ss.add("ladder-rung", title, nil, f, ""); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	fig3Files := []string{filepath.Join(figDir, figures.Fig3File)}
 	if _, err := os.Stat(filepath.Join(figDir, figures.Fig3ZoomFile)); err == nil {

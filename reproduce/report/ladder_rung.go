@@ -1,0 +1,358 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/reproduce/powerfit"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
+)
+
+// This file applies the rules of the ladder's next rung, fixed in
+// docs/figures/ladder/README.md ("The next rung, pre-registered") before
+// any of its models was trained: a rung of TF(4,4) above the rule's top
+// budget K (×8 beside the ladder's ×4), and one of TF(4,4)-sin.
+//
+// The predictions are recomputed here from the budgets below the rung, the
+// way the README computed them, so that the report shows both the rule's
+// inputs and its outcome; the README states the numbers it fixed, and a
+// reader checks that the two agree.
+//
+// TF(4,4) (two seeds): for seed s, the floor form c + a·T^(−b) solved
+// through its excesses at the budgets below the rung (powerfit.Floor)
+// predicts F_s at the rung, the last local log–log slope continued predicts
+// L_s, and m_s is their midpoint. The floor form's prediction is rejected
+// if in every seed the rung's 95% interval (second half, paired with the
+// reference, over the test windows) lies wholly on the far side of m_s
+// from F_s; the local slope's if in every seed it lies wholly on the far
+// side from L_s; otherwise the rule is unresolved.
+//
+// TF(4,4)-sin: the least-squares power law a·T^(−b) in log–log through the
+// seed's excesses below the rung (powerfit.Power, as the report fits)
+// predicts P at the rung; moving each budget's excess to the lower end, the
+// mean or the upper end of its interval (3^n combinations) gives the range
+// [P−, P+]. Supported if the rung's interval contains P, rejected if it
+// lies wholly outside [P−, P+], undecided otherwise.
+//
+// Beside both, not part of either rule, the paired interval of each rung
+// model against CTW (TF(4,4) reaches CTW's level at the rung if it lies
+// wholly below 0 in every seed), and the finding's verdict says that: the
+// paper's question, asked of the rung.
+
+// rungOutcomes are the words of the rules' outcomes.
+const (
+	rungRejected   = "rejected"
+	rungUnresolved = "unresolved"
+	rungSupported  = "supported"
+	rungUndecided  = "undecided"
+)
+
+// ladderRung is the model of arch's architecture with the largest budget
+// above k, and whether there is one.
+func ladderRung(cfg study.Config, arch study.Model, k int) (study.Model, bool) {
+	var rung study.Model
+	best := k
+	for _, s := range cfg.Fig3Models {
+		m, err := study.ParseModel(s)
+		if err != nil || m.Architecture() != arch.Architecture() {
+			continue
+		}
+		if b := max(1, m.Budget); b > best {
+			best, rung = b, m
+		}
+	}
+	return rung, best > k
+}
+
+// below are the points of seed s of arch's architecture trained on fewer
+// tokens than t.
+func below(cfg study.Config, res *eval.Result, arch study.Model, s int, t float64) []ladderPoint {
+	var out []ladderPoint
+	for _, p := range ladderPoints(cfg, res, arch, s) {
+		if p.tokens < t {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// rungPredictions are seed s's two predictions at the rung's tokens t:
+// the floor form's F and the last local slope's L (ok false when either
+// cannot be computed), with the text of their inputs.
+func rungPredictions(ps []ladderPoint, t float64) (f, l float64, text string, ok bool) {
+	ts, es := tokensExcess(ps)
+	law, okF := powerfit.Floor(ts, es)
+	if !okF || len(ps) < 3 {
+		return 0, 0, fmt.Sprintf("%d budgets below the rung (three needed) or no fall", len(ps)), false
+	}
+	n := len(ps) - 1
+	slope := math.Log(es[n]/es[n-1]) / math.Log(ts[n]/ts[n-1])
+	f, l = law.At(t), es[n]*math.Pow(t/ts[n], slope)
+	var pts []string
+	for i := range ts {
+		pts = append(pts, fmt.Sprintf("%.4f", es[i]))
+	}
+	return f, l, fmt.Sprintf("excesses below the rung %s; floor form c = %.4f, b = %.2f → F = %.4f; last local slope %+.3f → L = %.4f",
+		strings.Join(pts, ", "), law.C, law.B, f, slope, l), true
+}
+
+// sideOf says where [lo, hi] lies against m: −1 wholly below, +1 wholly
+// above, 0 across it.
+func sideOf(lo, hi, m float64) int {
+	switch {
+	case hi < m:
+		return -1
+	case lo > m:
+		return 1
+	}
+	return 0
+}
+
+// sign is −1, 0 or +1.
+func sign(x float64) int {
+	switch {
+	case x < 0:
+		return -1
+	case x > 0:
+		return 1
+	}
+	return 0
+}
+
+// rungChecks applies the TF(4,4) rung's rule: one check per seed (its
+// predictions, midpoint and interval) and the rule's outcome for each
+// prediction, then the rung against CTW per seed. reaches is +1 when the
+// rung is below CTW in every seed, −1 when above in every seed, else 0;
+// ok is false when the rung has no seed with a result.
+func rungChecks(cfg study.Config, res *eval.Result, rung study.Model) (cs []Check, reaches int, ok bool) {
+	ref := res.Methods[res.Reference]
+	t := cfg.ModelTrainTokens(rung)
+	floorOut, slopeOut, decided := true, true, true
+	for s := range cfg.SeedsOf(rung) {
+		label := results.RepLabel(rung, s)
+		claim := fmt.Sprintf("(R) seed %d: %s's second-half excess over %s against the midpoint m of the floor form's and the last local slope's predictions from the budgets below it", s, label, ref.Name)
+		f, l, text, okP := rungPredictions(below(cfg, res, rung, s, t), t)
+		m := (f + l) / 2
+		if okP {
+			text += fmt.Sprintf("; m = %.4f", m)
+		}
+		x := res.Method(label)
+		var mean, lo, hi float64
+		okI := false
+		if x != nil {
+			mean, lo, hi, okI = interval95(term{1, x}, term{-1, &ref})
+		}
+		if !okP || !okI {
+			if x == nil {
+				text += "; " + label + " has no result"
+			} else if !okI {
+				text += "; no paired interval"
+			}
+			cs = append(cs, Check{Claim: claim, Verdict: rungUndecided, Numbers: text})
+			floorOut, slopeOut, decided = false, false, false
+			continue
+		}
+		side := sideOf(lo, hi, m)
+		where := map[int]string{-1: "wholly below m", 0: "across m", 1: "wholly above m"}[side]
+		// a prediction is contradicted when the interval lies on the far
+		// side of m from it
+		floorOut = floorOut && side != 0 && side == -sign(f-m)
+		slopeOut = slopeOut && side != 0 && side == -sign(l-m)
+		cs = append(cs, Check{Claim: claim, Verdict: where,
+			Numbers: fmt.Sprintf("%s; %s %.4f [%.4f, %.4f]", text, label, mean, lo, hi)})
+		ok = true
+	}
+	if !ok {
+		return cs, 0, false
+	}
+	outcome := func(out bool) string {
+		switch {
+		case out:
+			return rungRejected
+		case !decided:
+			return rungUndecided
+		}
+		return rungUnresolved
+	}
+	cs = append(cs,
+		Check{Claim: "(R-floor) the floor form's prediction: rejected if in every seed the interval lies wholly on the far side of m_s from it", Verdict: outcome(floorOut)},
+		Check{Claim: "(R-slope) the last local slope's prediction: rejected if in every seed the interval lies wholly on the far side of m_s from it", Verdict: outcome(slopeOut)})
+	below, above, n := 0, 0, 0
+	if ctw := results.First(res, "CTW"); ctw != nil && ctw.Name != ref.Name {
+		for s := range cfg.SeedsOf(rung) {
+			x := res.Method(results.RepLabel(rung, s))
+			if x == nil {
+				continue
+			}
+			mean, lo, hi, okI := interval95(term{1, x}, term{-1, ctw})
+			v := rungUndecided
+			if okI {
+				n++
+				switch sideOf(lo, hi, 0) {
+				case -1:
+					v, below = "below", below+1
+				case 1:
+					v, above = "above", above+1
+				default:
+					v = "not told apart"
+				}
+			}
+			cs = append(cs, Check{Claim: fmt.Sprintf("(R-CTW) seed %d: %s − %s, paired second half (beside the rule)", s, results.RepLabel(rung, s), ctw.Name),
+				Verdict: v, Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", mean, lo, hi)})
+		}
+	}
+	switch {
+	case n > 0 && below == cfg.SeedsOf(rung):
+		reaches = 1
+	case n > 0 && above == cfg.SeedsOf(rung):
+		reaches = -1
+	}
+	return cs, reaches, true
+}
+
+// sinRungChecks applies the TF(4,4)-sin rung's rule to each of its seeds,
+// and its difference from CTW beside it.
+func sinRungChecks(cfg study.Config, res *eval.Result, rung study.Model) []Check {
+	ref := res.Methods[res.Reference]
+	t := cfg.ModelTrainTokens(rung)
+	var cs []Check
+	for s := range cfg.SeedsOf(rung) {
+		label := results.RepLabel(rung, s)
+		claim := fmt.Sprintf("(S) seed %d: %s's second-half excess over %s against the power law through the budgets below it", s, label, ref.Name)
+		x := res.Method(label)
+		ps := below(cfg, res, rung, s, t)
+		ts, es := tokensExcess(ps)
+		law, okL := powerfit.Power(ts, es)
+		if !okL {
+			cs = append(cs, Check{Claim: claim, Verdict: rungUndecided, Numbers: fmt.Sprintf("%d budgets below the rung with results: no power law", len(ps))})
+			continue
+		}
+		p := law.At(t)
+		plo, phi := powerRange(ps, t)
+		var pts []string
+		for i := range es {
+			pts = append(pts, fmt.Sprintf("%.4f", es[i]))
+		}
+		text := fmt.Sprintf("excesses below the rung %s; slope %+.4f → P = %.4f, range [%.4f, %.4f]", strings.Join(pts, ", "), -law.B, p, plo, phi)
+		if x == nil {
+			cs = append(cs, Check{Claim: claim, Verdict: rungUndecided, Numbers: text + "; " + label + " has no result"})
+			continue
+		}
+		mean, lo, hi, okI := interval95(term{1, x}, term{-1, &ref})
+		v := rungUndecided
+		switch {
+		case !okI:
+			text += "; no paired interval"
+		case lo <= p && p <= hi:
+			v = rungSupported
+		case hi < plo || lo > phi:
+			v = rungRejected
+		}
+		if okI {
+			text += fmt.Sprintf("; %s %.4f [%.4f, %.4f]", label, mean, lo, hi)
+		}
+		cs = append(cs, Check{Claim: claim, Verdict: v, Numbers: text})
+		if ctw := results.First(res, "CTW"); ctw != nil && ctw.Name != ref.Name {
+			mean, lo, hi, okI := interval95(term{1, x}, term{-1, ctw})
+			if okI {
+				cs = append(cs, Check{Claim: fmt.Sprintf("(S-CTW) seed %d: %s − %s, paired second half (beside the rule)", s, label, ctw.Name),
+					Verdict: map[int]string{-1: "below", 0: "not told apart", 1: "above"}[sideOf(lo, hi, 0)], Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", mean, lo, hi)})
+			}
+		}
+	}
+	return cs
+}
+
+// powerRange is the least and largest prediction at t of the power law
+// fitted to every combination of each point's excess at the lower end,
+// the mean and the upper end of its interval.
+func powerRange(ps []ladderPoint, t float64) (lo, hi float64) {
+	ts, es := tokensExcess(ps)
+	lo, hi = math.Inf(1), math.Inf(-1)
+	of := 1
+	for range ps {
+		of *= 3
+	}
+	moved := make([]float64, len(es))
+	for k := range of {
+		for i, j := 0, k; i < len(es); i, j = i+1, j/3 {
+			moved[i] = es[i] + float64(j%3-1)*ps[i].half
+		}
+		if law, ok := powerfit.Power(ts, moved); ok {
+			lo, hi = min(lo, law.At(t)), max(hi, law.At(t))
+		}
+	}
+	return lo, hi
+}
+
+// findRung is the report's finding on the ladder's next rung: the
+// pre-registered rules' checks and, as the finding's verdict, whether
+// TF(4,4) at the rung is below CTW in every seed (holds), above it in
+// every seed (fails) or neither (inconclusive), with the section's title.
+// ok is false when the study has no rung above the rule's top budget.
+func findRung(cfg study.Config, mg *results.Merged) (f Finding, title string, ok bool) {
+	top, _, _, okTop := ladderModels(cfg)
+	res := mg.Res
+	if !okTop || res.Reference < 0 || res.Reference >= len(res.Methods) {
+		return Finding{}, "", false
+	}
+	k := max(1, top.Budget)
+	rung, okR := ladderRung(cfg, top, k)
+	sinArch := top
+	sinArch.Sin, sinArch.Spec = true, ""
+	sin, okS := ladderRung(cfg, sinArch, k)
+	if !okR && !okS {
+		return Finding{}, "", false
+	}
+	title = fmt.Sprintf("The ladder's next rung, pre-registered: %s", sin.Label())
+	if okR {
+		title = fmt.Sprintf("The ladder's next rung, pre-registered: does %s reach CTW's level?", rung.Label())
+	}
+	var rules []string
+	if okR {
+		rules = append(rules, rung.Label()+" (the floor form's and the last local slope's predictions, each rejected if every seed's interval lies wholly on the far side of their midpoint)")
+	}
+	if okS {
+		rules = append(rules, sin.Label()+" (the sin power law's prediction, supported if the interval contains it, rejected if the interval lies wholly outside its range)")
+	}
+	f = Finding{Verdict: undecided.String(),
+		Claim: "The next rung, pre-registered in docs/figures/ladder/README.md before its models were trained: " + strings.Join(rules, " and ") + "."}
+	reaches := 0
+	var outs []string
+	if okR {
+		f.Claim += fmt.Sprintf(" The finding's verdict asks the paper's question of the rung: is %s below CTW in every seed?", rung.Label())
+		cs, r, ok := rungChecks(cfg, res, rung)
+		f.Checks, reaches = append(f.Checks, cs...), r
+		if !ok {
+			outs = append(outs, rung.Label()+" has no result yet")
+		}
+		for _, c := range cs {
+			if strings.HasPrefix(c.Claim, "(R-floor)") || strings.HasPrefix(c.Claim, "(R-slope)") {
+				outs = append(outs, fmt.Sprintf("%s %s", c.Claim[:strings.Index(c.Claim, ")")+1], c.Verdict))
+			}
+		}
+	}
+	if okS {
+		cs := sinRungChecks(cfg, res, sin)
+		f.Checks = append(f.Checks, cs...)
+		for _, c := range cs {
+			if strings.HasPrefix(c.Claim, "(S) ") {
+				outs = append(outs, fmt.Sprintf("%s %s", c.Claim[:strings.Index(c.Claim, ":")], c.Verdict))
+			}
+		}
+	}
+	f.Found = "Outcomes: " + strings.Join(outs, "; ") + "."
+	switch reaches {
+	case 1:
+		f.Verdict, f.Agrees = holds.String(), true
+		f.Found += fmt.Sprintf(" %s is below CTW in every seed: at this budget it reaches CTW's level.", rung.Label())
+	case -1:
+		f.Verdict = fails.String()
+		f.Found += fmt.Sprintf(" %s is still above CTW in every seed.", rung.Label())
+	}
+	f.Summary = "the next rung: " + strings.Join(outs, "; ")
+	return f, title, true
+}

@@ -1,0 +1,226 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/vomc/vomc/eval"
+	"github.com/vomc/vomc/reproduce/results"
+	"github.com/vomc/vomc/reproduce/study"
+)
+
+// rungConfig is the ladder with the pre-registered rung (x8.json): TF(4,4)
+// at ×8, two seeds, and TF(4,4)-sin at ×8, one seed.
+func rungConfig(t *testing.T) study.Config {
+	t.Helper()
+	cfg, err := study.Preset("ladder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Fig3Models = append(cfg.Fig3Models, "4,4-x8", "4,4-sin-x8")
+	cfg.ModelSeeds["4,4-sin-x8"] = 1
+	return cfg
+}
+
+// exact sets method name's second-half losses to the reference's plus ex,
+// plus sd·(±1) alternating by window, so that its paired excess has mean
+// exactly ex and a half-width of t·sd/√n (n = testWindows).
+func exact(res *eval.Result, name string, ex, sd float64) {
+	m, ref := res.Method(name), res.Ref()
+	for w := range m.SecondHalfWindows {
+		m.SecondHalfWindows[w] = ref.SecondHalfWindows[w] + ex + sd*float64(2*(w%2)-1)
+	}
+	recompute(res)
+}
+
+// ladderOwn are the ladder's second-half excesses over Bayes and their
+// 95% half-widths (docs/figures/ladder: the eval stages of its run), from
+// which the README computed the rung's predictions.
+var ladderOwn = map[string][2]float64{
+	"TF(4,4)": {0.154553, 0.008040}, "TF(4,4) ×2 steps": {0.048160, 0.003416}, "TF(4,4) ×4 steps": {0.021973, 0.001631},
+	"TF(4,4) [seed 1]": {0.156284, 0.008095}, "TF(4,4) ×2 steps [seed 1]": {0.043912, 0.003218}, "TF(4,4) ×4 steps [seed 1]": {0.022078, 0.001618},
+	"TF(4,4) sin": {0.034776, 0.001944}, "TF(4,4) sin ×2 steps": {0.024557, 0.001611}, "TF(4,4) sin ×4 steps": {0.018188, 0.001084},
+	"TF(4,4) sin [seed 1]": {0.031856, 0.001814}, "TF(4,4) sin ×2 steps [seed 1]": {0.024780, 0.001606}, "TF(4,4) sin ×4 steps [seed 1]": {0.018455, 0.001093},
+}
+
+// rungResults are the ladder's excesses (ladderOwn) and the rung's x8[s]
+// (a negative value leaves it out) and sin8, each exact, with per-window
+// spread sd, or (sd < 0) the spread that gives ladderOwn's half-width
+// (the rung's models then get ±0.0016).
+func rungResults(x8 [2]float64, sin8, sd float64) *results.Merged {
+	ms := []any{"Bayes(D=1..5)", 0.0, "CTW(D=5)", 0.0093, "Markov(k=4,α=0.5)", 0.0529, "TF(4,4,4) ×4 steps", 0.0217}
+	tf := map[string][2]float64{}
+	for k, v := range ladderOwn {
+		tf[k] = v
+	}
+	if x8[0] >= 0 {
+		tf["TF(4,4) ×8 steps"] = [2]float64{x8[0], 0.0016}
+	}
+	if x8[1] >= 0 {
+		tf["TF(4,4) ×8 steps [seed 1]"] = [2]float64{x8[1], 0.0016}
+	}
+	if sin8 >= 0 {
+		tf["TF(4,4) sin ×8 steps"] = [2]float64{sin8, 0.0016}
+	}
+	for name, v := range tf {
+		ms = append(ms, name, v[0])
+	}
+	res := resultsOf(0.001, ms...)
+	n := float64(testWindows)
+	for name, v := range tf {
+		s := sd
+		if s < 0 { // half = t·s·√(n/(n−1))/√n, t ≈ 1.9623 at 999 degrees of freedom
+			s = v[1] * math.Sqrt(n-1) / 1.9623
+		}
+		exact(res, name, v[0], s)
+	}
+	exact(res, "CTW(D=5)", 0.0093, max(sd, 0.005))
+	return mergedOf(res)
+}
+
+func checkOf(t *testing.T, f Finding, prefix string) Check {
+	t.Helper()
+	for _, c := range f.Checks {
+		if strings.HasPrefix(c.Claim, prefix) {
+			return c
+		}
+	}
+	t.Fatalf("no check %q among %+v", prefix, f.Checks)
+	return Check{}
+}
+
+// TestLadderRungPredictions: the predictions are recomputed from the
+// budgets below the rung as the README computed them: from the ladder's
+// own excesses they are the numbers it fixed before the rung trained
+// (seed 0: F = 0.0155, L = 0.0100, m = 0.0128; seed 1: 0.0178, 0.0111,
+// 0.0145; sin: P = 0.0130 over [0.0113, 0.0150]).
+func TestLadderRungPredictions(t *testing.T) {
+	cfg := rungConfig(t)
+	f, title, ok := findRung(cfg, rungResults([2]float64{-1, -1}, -1, -1))
+	if !ok || !strings.Contains(title, "TF(4,4) ×8 steps") {
+		t.Fatalf("no rung finding (ok %t, title %q)", ok, title)
+	}
+	for prefix, want := range map[string][]string{
+		"(R) seed 0": {"F = 0.0155", "L = 0.0100", "m = 0.0128", "has no result"},
+		"(R) seed 1": {"F = 0.0178", "L = 0.0111", "m = 0.0145"},
+		"(S) seed 0": {"P = 0.0130", "slope -0.4676", "has no result"},
+	} {
+		c := checkOf(t, f, prefix)
+		for _, w := range want {
+			if !strings.Contains(c.Numbers, w) {
+				t.Errorf("%s: %q lacks %q", prefix, c.Numbers, w)
+			}
+		}
+		if c.Verdict != rungUndecided {
+			t.Errorf("%s without the rung's result: %q", prefix, c.Verdict)
+		}
+	}
+	var lo, hi float64
+	c := checkOf(t, f, "(S) seed 0")
+	if _, err := fmt.Sscanf(c.Numbers[strings.Index(c.Numbers, "range"):], "range [%f, %f]", &lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(lo-0.0113) > 0.00005 || math.Abs(hi-0.0150) > 0.00005 {
+		t.Errorf("sin range [%.4f, %.4f], want ≈ [0.0113, 0.0150]", lo, hi)
+	}
+	if f.Verdict != undecided.String() {
+		t.Errorf("verdict %q without results", f.Verdict)
+	}
+	// without a rung the section is absent
+	cfg2, _ := study.Preset("ladder")
+	if _, _, ok := findRung(cfg2, rungResults([2]float64{-1, -1}, -1, -1)); ok {
+		t.Error("a rung finding without a rung")
+	}
+}
+
+// TestLadderRungRule makes each outcome of both rules happen, and the
+// finding's verdict (below CTW in every seed) hold, fail and stay
+// undecided. m_0 = 0.0128, m_1 = 0.0145; CTW 0.0093; with sd = 0.005 the
+// half-widths are ≈ 0.0003.
+func TestLadderRungRule(t *testing.T) {
+	cfg := rungConfig(t)
+	const sd = 0.005
+	for _, tc := range []struct {
+		name               string
+		x8                 [2]float64
+		sin8               float64
+		floor, slope, sinV string
+		verdict            string
+	}{
+		// both seeds below their m: the floor form's prediction is out
+		{"floor rejected", [2]float64{0.0110, 0.0120}, 0.0130, rungRejected, rungUnresolved, rungSupported, fails.String()},
+		// …and one seed not told apart from CTW: the finding undecided
+		{"one seed at CTW", [2]float64{0.0093, 0.0120}, 0.0130, rungRejected, rungUnresolved, rungSupported, undecided.String()},
+		// both above: the local slope's is out; above CTW in both
+		{"slope rejected", [2]float64{0.0160, 0.0170}, 0.0130, rungUnresolved, rungRejected, rungSupported, fails.String()},
+		// one seed each side
+		{"split seeds", [2]float64{0.0110, 0.0170}, 0.0130, rungUnresolved, rungUnresolved, rungSupported, fails.String()},
+		// one seed across its m
+		{"across m", [2]float64{0.0128, 0.0120}, 0.0130, rungUnresolved, rungUnresolved, rungSupported, fails.String()},
+		// below CTW in both: the paper's question answered at the rung
+		{"reaches CTW", [2]float64{0.0050, 0.0060}, 0.0050, rungRejected, rungUnresolved, rungRejected, holds.String()},
+		// one seed missing: neither rule decided
+		{"seed 1 missing", [2]float64{0.0110, -1}, 0.0200, rungUndecided, rungUndecided, rungRejected, undecided.String()},
+		// the sin rung outside P's interval but inside the range
+		{"sin undecided", [2]float64{0.0160, 0.0170}, 0.0136, rungUnresolved, rungRejected, rungUndecided, fails.String()},
+	} {
+		f, _, ok := findRung(cfg, rungResults(tc.x8, tc.sin8, sd))
+		if !ok {
+			t.Fatalf("%s: no finding", tc.name)
+		}
+		for _, want := range []struct{ prefix, v string }{{"(R-floor)", tc.floor}, {"(R-slope)", tc.slope}, {"(S) seed 0", tc.sinV}} {
+			if tc.x8[1] < 0 && want.prefix != "(S) seed 0" {
+				// the rule's two outcomes are still stated, undecided
+				if c := checkOf(t, f, want.prefix); c.Verdict != want.v {
+					t.Errorf("%s: %s %q, want %q", tc.name, want.prefix, c.Verdict, want.v)
+				}
+				continue
+			}
+			if c := checkOf(t, f, want.prefix); c.Verdict != want.v {
+				t.Errorf("%s: %s %q, want %q (%s)", tc.name, want.prefix, c.Verdict, want.v, c.Numbers)
+			}
+		}
+		if f.Verdict != tc.verdict {
+			t.Errorf("%s: verdict %q, want %q; %s", tc.name, f.Verdict, tc.verdict, f.Found)
+		}
+		if !strings.Contains(f.Found, "(R-floor) "+tc.floor) || !strings.Contains(f.Found, "(S) seed 0 "+tc.sinV) {
+			t.Errorf("%s: found %q", tc.name, f.Found)
+		}
+	}
+}
+
+// TestLadderRuleKeepsItsTop: a rung of TF(4,4) alone above the rule's
+// ×4 leaves the rule's models, criteria and verdict as they were.
+func TestLadderRuleKeepsItsTop(t *testing.T) {
+	with := rungConfig(t)
+	without, _ := study.Preset("ladder")
+	mg := rungResults([2]float64{0.005, 0.006}, 0.005, 0.02)
+	top, half, deep, ok := ladderModels(with)
+	if !ok || top.Budget != 4 || half.Budget != 2 || deep.Budget != 4 {
+		t.Fatalf("rule's models with the rung: %q %q %q %t", top.Label(), half.Label(), deep.Label(), ok)
+	}
+	a, b := findLadder(with, mg, ladderProfiles(0.95)), findLadder(without, mg, ladderProfiles(0.95))
+	if a.Verdict != b.Verdict || fmt.Sprint(a.Criteria) != fmt.Sprint(b.Criteria) {
+		t.Errorf("the rung changed the rule:\n%+v\n%+v", a, b)
+	}
+	// beside the rule, the floor form now has a fourth budget to be tested by
+	if c := beside(t, a, "(F′)"); !strings.Contains(c.Numbers, "outside at") || strings.Contains(c.Numbers, "solved, not tested") || !strings.Contains(c.Numbers, "786M: 0.0055") {
+		t.Errorf("(F′) with the rung: %q", c.Numbers)
+	}
+	if c := beside(t, b, "(F′)"); !strings.Contains(c.Numbers, "solved, not tested") {
+		t.Errorf("(F′) without the rung: %q", c.Numbers)
+	}
+	// the rule needs TF(4,4,4) at its top: without it, K drops to the
+	// largest budget that has all three models, or the rule is missing
+	cfg, _ := study.Preset("ladder")
+	cfg.Fig3Models = []string{"4,4", "4,4-x2", "4,4-x4", "4,4,4-x2"}
+	if top, _, _, ok := ladderModels(cfg); !ok || top.Budget != 2 {
+		t.Errorf("K with TF(4,4,4) only at ×2: %q %t", top.Label(), ok)
+	}
+	cfg.Fig3Models = []string{"4,4", "4,4-x2", "4,4-x4"}
+	if _, _, _, ok := ladderModels(cfg); ok {
+		t.Error("the rule's models without TF(4,4,4)")
+	}
+}
