@@ -337,12 +337,13 @@ func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeli
 		f.Found += " The failures persist with four times the budget and barely move: they are not the budget's."
 	}
 	f.Summary = "the ladder's verdict is: " + v.Verdict
-	return f, files, ladderTables(cfg, mg.Res, v), nil
+	return f, files, ladderTables(cfg, mg, v), nil
 }
 
 // ladderTables are the section's tables: the post-hoc analyses (v.Beside)
 // and every model's numbers against Markov(4).
-func ladderTables(cfg study.Config, res *eval.Result, v LadderVerdict) []table {
+func ladderTables(cfg study.Config, mg *results.Merged, v LadderVerdict) []table {
+	res := mg.Res
 	var ts []table
 	if len(v.Beside) > 0 {
 		t := table{Caption: "Beside the rule, not part of the verdict: analyses chosen after the rule was fixed and after the first models were seen (post hoc). (B′) reads (B) over the positions that have a training target, with any layer-1 head at each; (C′) is (C) at the other budgets; (E′) aims the rule's extrapolation at CTW's level; (F′) fits the same points with a floor, c + a·T^(−b), and asks whether c is below CTW's level (three budgets solve it exactly, so nothing is left to test it: the row says how far c moves when each budget's excess moves within its interval); (E′) states whether the floorless law fits within the intervals at all. Each interval is a 95% paired t-interval on its own, not adjusted for multiplicity (the rule's intersection–union argument covers only its criteria). With scripts/ladder.sh finish, the stages that run models are computed by the ladder's pinned build and the figures and this report by a later one (the Versions section names it).",
@@ -353,7 +354,7 @@ func ladderTables(cfg study.Config, res *eval.Result, v LadderVerdict) []table {
 		ts = append(ts, t)
 	}
 	if mk := results.First(res, "Markov(k=4"); mk != nil {
-		ts = append(ts, ladderTable(cfg, res, mk))
+		ts = append(ts, ladderTable(cfg, mg, mk))
 	}
 	return ts
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
+	"github.com/vomc/vomc/transformer"
 )
 
 // This file holds what the report shows beside the ladder's verdict:
@@ -177,13 +178,65 @@ func ctwExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Chec
 		Verdict: v, Numbers: text}, true
 }
 
+// The ladder's plateau (docs/figures/ladder/README.md): every
+// learned-position model sits at 0.85–0.86 nats of training loss before it
+// drops; it has left the plateau at the first logged step at which the
+// mean training loss of the exitRecords log records ending there is
+// below exitLevel (nats/symbol).
+const (
+	exitLevel   = 0.80
+	exitRecords = 5
+)
+
+// plateauExit is the step at which a training log leaves the plateau, and
+// whether it does (records with a NaN loss are skipped).
+func plateauExit(hist []transformer.LogEntry) (int, bool) {
+	var win []float64
+	for _, e := range hist {
+		if math.IsNaN(e.TrainLoss) || e.Step == 0 {
+			continue
+		}
+		win = append(win, e.TrainLoss)
+		if len(win) > exitRecords {
+			win = win[1:]
+		}
+		if len(win) == exitRecords {
+			sum := 0.0
+			for _, v := range win {
+				sum += v
+			}
+			if sum/exitRecords < exitLevel {
+				return e.Step, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// exitText is a model's plateauExit in the ladder's table.
+func exitText(hist []transformer.LogEntry, ok bool) string {
+	if !ok {
+		return "no training log"
+	}
+	if step, left := plateauExit(hist); left {
+		return fmt.Sprintf("step %d", step)
+	}
+	last := 0
+	for _, e := range hist {
+		last = max(last, e.Step)
+	}
+	return fmt.Sprintf("not by step %d", last)
+}
+
 // ladderTable lists every transformer of the ladder, every seed: its
 // second-half excess over the reference and its paired second-half
-// difference from Markov(4) (95% t-intervals over the test windows).
-func ladderTable(cfg study.Config, res *eval.Result, mk *eval.MethodResult) table {
+// difference from Markov(4) (95% t-intervals over the test windows), and
+// the step at which its training loss left the plateau (plateauExit).
+func ladderTable(cfg study.Config, mg *results.Merged, mk *eval.MethodResult) table {
+	res := mg.Res
 	ref := res.Methods[res.Reference].Name
-	t := table{Caption: fmt.Sprintf("Every model of the ladder, every seed (second half of the window, nats/symbol, 95%% t-intervals over the %d test windows, each on its own: not adjusted for multiplicity).", len(mk.SecondHalfWindows)),
-		Head: []string{"model", "training tokens", "excess over " + ref, "model − " + mk.Name + ", paired"}}
+	t := table{Caption: fmt.Sprintf("Every model of the ladder, every seed (second half of the window, nats/symbol, 95%% t-intervals over the %d test windows, each on its own: not adjusted for multiplicity). Left the plateau: the first logged step at which the mean training loss of the last %d log records is below %.2f nats.", len(mk.SecondHalfWindows), exitRecords, exitLevel),
+		Head: []string{"model", "training tokens", "excess over " + ref, "model − " + mk.Name + ", paired", "left the plateau"}}
 	for _, s := range cfg.Fig3Models {
 		m, err := study.ParseModel(s)
 		if err != nil {
@@ -194,7 +247,7 @@ func ladderTable(cfg study.Config, res *eval.Result, mk *eval.MethodResult) tabl
 			label := results.RepLabel(m, r)
 			x := res.Method(label)
 			if x == nil {
-				t.Rows = append(t.Rows, []string{label, fmt.Sprintf("%.3gM", tokens/1e6), "no result", ""})
+				t.Rows = append(t.Rows, []string{label, fmt.Sprintf("%.3gM", tokens/1e6), "no result", "", exitText(mg.Logs[label], mg.Logs[label] != nil)})
 				continue
 			}
 			e := x.ExcessSecondHalf
@@ -202,7 +255,8 @@ func ladderTable(cfg study.Config, res *eval.Result, mk *eval.MethodResult) tabl
 			if mean, lo, hi, ok := interval95(term{1, x}, term{-1, mk}); ok {
 				d = fmt.Sprintf("%+.4f [%+.4f, %+.4f]", mean, lo, hi)
 			}
-			t.Rows = append(t.Rows, []string{label, fmt.Sprintf("%.3gM", tokens/1e6), fmt.Sprintf("%.4f [%.4f, %.4f]", e.Mean, e.Lo, e.Hi), d})
+			hist, ok := mg.Logs[label]
+			t.Rows = append(t.Rows, []string{label, fmt.Sprintf("%.3gM", tokens/1e6), fmt.Sprintf("%.4f [%.4f, %.4f]", e.Mean, e.Lo, e.Hi), d, exitText(hist, ok)})
 		}
 	}
 	return t

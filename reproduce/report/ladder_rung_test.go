@@ -9,6 +9,7 @@ import (
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/reproduce/results"
 	"github.com/vomc/vomc/reproduce/study"
+	"github.com/vomc/vomc/transformer"
 )
 
 // rungConfig is the ladder with the pre-registered rung (x8.json): TF(4,4)
@@ -222,5 +223,51 @@ func TestLadderRuleKeepsItsTop(t *testing.T) {
 	cfg.Fig3Models = []string{"4,4", "4,4-x2", "4,4-x4"}
 	if _, _, _, ok := ladderModels(cfg); ok {
 		t.Error("the rule's models without TF(4,4,4)")
+	}
+}
+
+// TestPlateauExit: the step at which the trailing mean of five logged
+// training losses first falls below 0.80; a single low record, NaNs and
+// step 0 do not count; a log that never leaves says so; the ladder's
+// table shows it per model.
+func TestPlateauExit(t *testing.T) {
+	log := func(losses ...float64) []transformer.LogEntry {
+		var h []transformer.LogEntry
+		for i, l := range losses {
+			h = append(h, transformer.LogEntry{Step: 50 * i, TrainLoss: l})
+		}
+		return h
+	}
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name string
+		hist []transformer.LogEntry
+		step int
+		ok   bool
+	}{
+		{"drops", log(2, 0.86, 0.85, 0.86, 0.85, 0.85, 0.78, 0.77, 0.76, 0.75, 0.74, 0.73), 450, true},
+		{"one low record", log(0.86, 0.85, 0.7, 0.86, 0.85, 0.85, 0.86, 0.85), 0, false},
+		{"NaN skipped", log(0.9, 0.79, 0.79, nan, 0.79, 0.79, 0.79), 300, true},
+		{"step 0 skipped", log(0.1, 0.79, 0.79, 0.79, 0.79, 0.79), 250, true},
+		{"too short", log(0.7, 0.7, 0.7, 0.7), 0, false},
+	} {
+		step, ok := plateauExit(tc.hist)
+		if step != tc.step || ok != tc.ok {
+			t.Errorf("%s: (%d, %t), want (%d, %t)", tc.name, step, ok, tc.step, tc.ok)
+		}
+	}
+	if s := exitText(log(0.86, 0.85, 0.86, 0.85, 0.86, 0.85), true); s != "not by step 250" {
+		t.Errorf("never left: %q", s)
+	}
+	cfg := rungConfig(t)
+	mg := rungResults([2]float64{0.01, 0.012}, 0.013, 0.005)
+	mg.Logs = map[string][]transformer.LogEntry{"TF(4,4) ×8 steps": log(0.86, 0.85, 0.86, 0.79, 0.79, 0.79, 0.79, 0.79)}
+	ts := ladderTables(cfg, mg, findLadder(cfg, mg, ladderProfiles(0.95)))
+	got := map[string]string{}
+	for _, r := range ts[len(ts)-1].Rows {
+		got[r[0]] = r[len(r)-1]
+	}
+	if got["TF(4,4) ×8 steps"] != "step 350" || got["TF(4,4) ×8 steps [seed 1]"] != "no training log" {
+		t.Errorf("table's plateau column %q", got)
 	}
 }

@@ -375,7 +375,7 @@ func TestLadderBeside(t *testing.T) {
 func TestLadderTables(t *testing.T) {
 	cfg, _ := study.Preset("ladder")
 	mg := ladderResults(0.08, 0.05, 0.02, 0.015, 0.04)
-	ts := ladderTables(cfg, mg.Res, findLadder(cfg, mg, ladderProfiles(0.95)))
+	ts := ladderTables(cfg, mg, findLadder(cfg, mg, ladderProfiles(0.95)))
 	if len(ts) != 2 || !strings.Contains(ts[0].Caption, "not part of the verdict") {
 		t.Fatalf("tables %+v", ts)
 	}
