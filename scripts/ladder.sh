@@ -8,6 +8,12 @@
 #                              below); nice'd, so foreground work wins
 #   scripts/ladder.sh status   each training stage's state and step
 #   scripts/ladder.sh stop     SIGINT the run (checkpoint saved)
+#   scripts/ladder.sh compare  once the constant-lr run is done: its snapshots
+#                              at the ×1 and ×2 budgets' steps and its model
+#                              (×4) against the cosine rungs of both seeds, on
+#                              the ladder's test windows, paired, into CMP_OUT;
+#                              and that run's figures and report again with
+#                              REPORT_REV's code (the plateau column)
 #   scripts/ladder.sh finish   once every model is trained: the evaluation,
 #                              profile and Fig. 5 stages with the binary of
 #                              REV (the ladder's engine), then the figures and
@@ -63,7 +69,13 @@ constant() {
 	local rev
 	rev=$(scripts/build_head.sh "$CONST_BIN" "$CONST_REV")
 	echo "ladder: the constant-lr run with $CONST_BIN, built from $rev"
-	nice -n 19 "$CONST_BIN" reproduce --preset ladder --out "$CONST_OUT" --code-key "$CONST_KEY" \
+	const_run "$CONST_BIN" "$@"
+}
+# const_run BIN ARGS… runs the constant-lr run's reproduce with the binary BIN.
+const_run() {
+	local bin=$1
+	shift
+	nice -n 19 "$bin" reproduce --preset ladder --out "$CONST_OUT" --code-key "$CONST_KEY" \
 		--config docs/figures/ladder/constant.json --set model_seeds= "$@"
 }
 vomc() { nice -n 19 "$BIN" reproduce --preset ladder --out "$OUT" --code-key "$KEY" ${CONFIG:+--config "$CONFIG"} "$@"; }
@@ -120,6 +132,53 @@ stop)
 		pp=$(awk '{print $4}' "/proc/$p/stat" 2>/dev/null) || continue
 		tr '\0' ' ' <"/proc/$pp/cmdline" 2>/dev/null | grep -q -- 'reproduce --preset ladder' || kill -INT "$p" 2>/dev/null || true
 	done
+	;;
+compare)
+	# issue 45 item 4: which schedule learns more from a fixed budget. One
+	# evaluation (the binary of CONST_REV, which trained the constant-lr
+	# model; every model in one call, so that the pairs share the windows
+	# and the code) of the constant-lr run at steps 6000, 12000 and 24000
+	# (the ×1, ×2, ×4 budgets' token counts) and of the cosine rungs trained
+	# for those budgets, each seed, with the exact Bayes predictor and CTW.
+	CMP_OUT=${CMP_OUT:-docs/figures/ladder/constant/compare}
+	[ -e "$CMP_OUT" ] && { echo "ladder: $CMP_OUT exists; remove it to compare again" >&2; exit 1; }
+	rev=$(scripts/build_head.sh "$CONST_BIN" "$CONST_REV")
+	# stage ROOT NAME: the done stage NAME's directory under ROOT (NAME
+	# exactly: train-tf-h4-4-x2 is not train-tf-h4-4-x2-s1), or a named error
+	stage() {
+		local d
+		d=$(ls -d "$1"/stages/*/ 2>/dev/null | grep -E "/$2-[0-9a-f]{16}/\$" | head -n 1) || true
+		[ -n "$d" ] && [ -f "$d/done.json" ] || { echo "ladder: stage $2 is not done in $1 (scripts/ladder.sh status)" >&2; exit 1; }
+		echo "${d%/}"
+	}
+	cst=$(stage "$CONST_OUT" train-tf-h4-4-x4)
+	methods="bayes,ctw:D=5"
+	pairs=""
+	for b in 1 2 4; do
+		step=$((6000 * b))
+		path="$cst/snapshots/step-$(printf %09d $step).safetensors"
+		[ "$b" = 4 ] && path="$cst"
+		[ -e "$path" ] || { echo "ladder: no $path" >&2; exit 1; }
+		suffix="-x$b"
+		[ "$b" = 1 ] && suffix=""
+		methods+=",tf:path=$path:name=constant ×$b (step $step)"
+		for seed in 0 1; do
+			tag=""
+			[ "$seed" = 1 ] && tag="-s1"
+			methods+=",tf:path=$(stage "$OUT" "train-tf-h4-4$suffix$tag"):name=cosine ×$b seed $seed"
+			pairs+="${pairs:+;}constant ×$b (step $step),cosine ×$b seed $seed"
+		done
+	done
+	data=$(stage "$OUT" data-test)/data
+	echo "ladder: comparing with $CONST_BIN, built from $rev"
+	nice -n 19 "$CONST_BIN" eval --data "$data" --methods "$methods" --pairs "$pairs" --out "$CMP_OUT" \
+		--title "Constant lr 1e-3 (one run) against the cosine rungs, at the ×1, ×2, ×4 budgets"
+	# the constant-lr run's figures and report with REPORT_REV's code (no
+	# model runs in these two stages), as finish does for the ladder
+	rev=$(scripts/build_head.sh "$REPORT_BIN" "$REPORT_REV")
+	echo "ladder: the constant-lr run's figures and report with $REPORT_BIN, built from $rev"
+	const_run "$REPORT_BIN" --stage figures --rerun figures
+	const_run "$REPORT_BIN" --stage report --rerun report
 	;;
 finish)
 	build
