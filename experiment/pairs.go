@@ -6,6 +6,7 @@ import (
 
 	"github.com/vomc/vomc/eval"
 	"github.com/vomc/vomc/methods"
+	"github.com/vomc/vomc/plot"
 )
 
 // Pairs are pairs of methods whose paired difference A − B is reported
@@ -23,7 +24,7 @@ func (p *Pairs) Set(s string) error {
 		if strings.TrimSpace(item) == "" {
 			continue
 		}
-		names := splitTop(item)
+		names := plot.SplitTop(item)
 		if len(names) != 2 || names[0] == "" || names[1] == "" {
 			return fmt.Errorf("pair %q: want two methods, A,B (by spec or label; several pairs: A,B;C,D)", item)
 		}
@@ -39,25 +40,6 @@ func (p Pairs) String() string {
 		s[i] = q.A + "," + q.B
 	}
 	return strings.Join(s, ";")
-}
-
-// splitTop splits s on the commas outside parentheses and brackets,
-// trimming each part.
-func splitTop(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i, r := range s {
-		switch {
-		case r == '(' || r == '[':
-			depth++
-		case (r == ')' || r == ']') && depth > 0:
-			depth--
-		case r == ',' && depth == 0:
-			out = append(out, strings.TrimSpace(s[start:i]))
-			start = i + 1
-		}
-	}
-	return append(out, strings.TrimSpace(s[start:]))
 }
 
 // check checks, before any work, the names of the pairs that are written

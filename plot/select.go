@@ -17,35 +17,40 @@ import (
 // label, the excess panel's range, the default smoothing.
 
 // SplitMethods splits a list of methods: on ";" when it has one, else on
-// the commas outside parentheses, so that printed labels such as
-// "CTW(D=3,λ=0.15,α=0.5),Markov(k=3,α=0.5)" stay whole.
+// the commas outside parentheses (SplitTop), so that printed labels such as
+// "CTW(D=3,λ=0.15,α=0.5),Markov(k=3,α=0.5)" stay whole. Empty parts are
+// dropped.
 func SplitMethods(list string) []string {
+	parts := SplitTop(list)
+	if strings.Contains(list, ";") {
+		parts = strings.Split(list, ";")
+	}
 	var out []string
-	add := func(s string) {
+	for _, s := range parts {
 		if s = strings.TrimSpace(s); s != "" {
 			out = append(out, s)
 		}
 	}
-	if strings.Contains(list, ";") {
-		for _, s := range strings.Split(list, ";") {
-			add(s)
-		}
-		return out
-	}
+	return out
+}
+
+// SplitTop splits s on the commas outside parentheses and brackets,
+// trimming each part and keeping empty ones (n commas, n+1 parts).
+func SplitTop(s string) []string {
+	var out []string
 	depth, start := 0, 0
-	for i, r := range list {
+	for i, r := range s {
 		switch {
 		case r == '(' || r == '[':
 			depth++
 		case (r == ')' || r == ']') && depth > 0:
 			depth--
 		case r == ',' && depth == 0:
-			add(list[start:i])
+			out = append(out, strings.TrimSpace(s[start:i]))
 			start = i + 1
 		}
 	}
-	add(list[start:])
-	return out
+	return append(out, strings.TrimSpace(s[start:]))
 }
 
 // MatchMethods are the indices of the methods of res that name selects:

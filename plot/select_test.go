@@ -20,6 +20,22 @@ func TestSplitMethods(t *testing.T) {
 			t.Errorf("SplitMethods(%q) = %q, want %q", in, got, want)
 		}
 	}
+	// SplitTop keeps empty parts (a pair "A," is an error for --pairs) and
+	// does not split on ";"; SplitMethods drops them
+	for in, want := range map[string][]string{
+		"A,":                    {"A", ""},
+		" a , (b,c) ,[d,(e,f)]": {"a", "(b,c)", "[d,(e,f)]"},
+		"x;y,z":                 {"x;y", "z"},
+		"":                      {""},
+		"a)),b":                 {"a))", "b"},
+	} {
+		if got := SplitTop(in); !reflect.DeepEqual(got, want) {
+			t.Errorf("SplitTop(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := SplitMethods("a,,b, "); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("SplitMethods drops empty parts: %q", got)
+	}
 }
 
 // flatResult is a result whose methods have constant excesses.
