@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/vomc/vomc/panics"
 )
 
 // A fanout runs the parts 0..parts−1 of a piece of work on the calling
@@ -37,6 +39,11 @@ type fanout struct {
 	sleeping atomic.Bool   // the caller blocks on wake
 	wake     chan struct{} // capacity 1; made by the caller's first run
 	gen      uint32        // owned by the caller
+	// caught is the first panic of a part on a pool worker: the part
+	// counts as done, and run raises it again on the caller (a panic on a
+	// worker goroutine would end the process — a Python interpreter
+	// holding libvomc with it — where the caller's can be recovered).
+	caught atomic.Pointer[panics.Error]
 }
 
 // partRunner does one part of a fanout.
@@ -163,7 +170,11 @@ func (f *fanout) help(gen uint32, back bool) {
 		if i < 0 {
 			return
 		}
-		f.work.runPart(i)
+		if back {
+			f.workerPart(i)
+		} else {
+			f.work.runPart(i) // the caller's: a panic unwinds the caller
+		}
 		if f.left.Add(-1) == 0 && f.sleeping.Load() {
 			select {
 			case f.wake <- struct{}{}:
@@ -173,8 +184,21 @@ func (f *fanout) help(gen uint32, back bool) {
 	}
 }
 
+// workerPart runs part i on a pool worker, keeping a panic for the
+// caller (caught).
+func (f *fanout) workerPart(i int) {
+	defer func() {
+		if err := panics.Of(recover()); err != nil {
+			f.caught.CompareAndSwap(nil, err.(*panics.Error))
+		}
+	}()
+	f.work.runPart(i)
+}
+
 // run does parts 0..parts−1 (≤ maxParts) of f.work, helped by up to
-// helpers idle pool workers, and returns when all are done.
+// helpers idle pool workers, and returns when all are done. A part's
+// panic on a worker is raised again here, on the caller, once every part
+// is done, as a *panics.Error with the worker's stack.
 func (f *fanout) run(parts, helpers int) {
 	if parts <= 0 {
 		return
@@ -199,6 +223,9 @@ func (f *fanout) run(parts, helpers int) {
 	f.help(gen, false)
 	f.wait()
 	board.CompareAndSwap(f, nil)
+	if err := f.caught.Swap(nil); err != nil {
+		panic(err)
+	}
 }
 
 // wait returns when every part of the generation is done: it spins for
@@ -252,8 +279,10 @@ var extPool = sync.Pool{New: func() any {
 // idle workers of the package's goroutine pool (at most GOMAXPROCS at a
 // time) and returns when all are done. The caller does parts from the
 // first one on, the workers from the last one back (see claim). Parts may run in any order and
-// concurrently; a part may itself call Run or a Kernel. Run does not
-// allocate (in steady state) when p is a pointer.
+// concurrently; a part may itself call Run or a Kernel. A part's panic
+// reaches the caller of Run (on a worker it is kept until every part is
+// done, then raised as a *panics.Error with the worker's stack). Run does
+// not allocate (in steady state) when p is a pointer.
 func Run(p Parts, n int) {
 	w := runtime.GOMAXPROCS(0)
 	if n <= 1 || w <= 1 {
