@@ -156,8 +156,22 @@ func lawResiduals(ps []ladderPoint, law powerfit.Law) string {
 // each point's excess at the lower end, the mean and the upper end of its
 // interval (3^len(ps) combinations, of which n could be fitted).
 func floorRange(ps []ladderPoint) (lo, hi float64, n, of int) {
-	ts, es := tokensExcess(ps)
-	lo, hi, of = math.Inf(1), math.Inf(-1), 1
+	ts, _ := tokensExcess(ps)
+	lo, hi = math.Inf(1), math.Inf(-1)
+	of = eachMoved(ps, func(moved []float64) {
+		if law, ok := powerfit.Floor(ts, moved); ok {
+			lo, hi, n = min(lo, law.C), max(hi, law.C), n+1
+		}
+	})
+	return lo, hi, n, of
+}
+
+// eachMoved calls f with every combination of each point's excess at the
+// lower end, the mean and the upper end of its 95% interval (excess ±
+// half) and returns their number, 3^len(ps). f must not keep its slice.
+func eachMoved(ps []ladderPoint, f func(moved []float64)) int {
+	_, es := tokensExcess(ps)
+	of := 1
 	for range ps {
 		of *= 3
 	}
@@ -166,9 +180,7 @@ func floorRange(ps []ladderPoint) (lo, hi float64, n, of int) {
 		for i, j := 0, k; i < len(es); i, j = i+1, j/3 {
 			moved[i] = es[i] + float64(j%3-1)*ps[i].half
 		}
-		if law, ok := powerfit.Floor(ts, moved); ok {
-			lo, hi, n = min(lo, law.C), max(hi, law.C), n+1
-		}
+		f(moved)
 	}
-	return lo, hi, n, of
+	return of
 }

@@ -270,21 +270,13 @@ func sinRungChecks(cfg study.Config, res *eval.Result, rung study.Model) []Check
 // fitted to every combination of each point's excess at the lower end,
 // the mean and the upper end of its interval.
 func powerRange(ps []ladderPoint, t float64) (lo, hi float64) {
-	ts, es := tokensExcess(ps)
+	ts, _ := tokensExcess(ps)
 	lo, hi = math.Inf(1), math.Inf(-1)
-	of := 1
-	for range ps {
-		of *= 3
-	}
-	moved := make([]float64, len(es))
-	for k := range of {
-		for i, j := 0, k; i < len(es); i, j = i+1, j/3 {
-			moved[i] = es[i] + float64(j%3-1)*ps[i].half
-		}
+	eachMoved(ps, func(moved []float64) {
 		if law, ok := powerfit.Power(ts, moved); ok {
 			lo, hi = min(lo, law.At(t)), max(hi, law.At(t))
 		}
-	}
+	})
 	return lo, hi
 }
 

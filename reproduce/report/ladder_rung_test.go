@@ -83,13 +83,7 @@ func rungResults(x8 [2]float64, sin8, sd float64) *results.Merged {
 
 func checkOf(t *testing.T, f Finding, prefix string) Check {
 	t.Helper()
-	for _, c := range f.Checks {
-		if strings.HasPrefix(c.Claim, prefix) {
-			return c
-		}
-	}
-	t.Fatalf("no check %q among %+v", prefix, f.Checks)
-	return Check{}
+	return beside(t, LadderVerdict{Beside: f.Checks}, prefix)
 }
 
 // TestLadderRungPredictions: the predictions are recomputed from the
