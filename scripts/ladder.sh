@@ -8,7 +8,7 @@
 #                              below); nice'd, so foreground work wins
 #   scripts/ladder.sh status   each training stage's state and step
 #   scripts/ladder.sh stop     SIGINT the run (checkpoint saved)
-#   scripts/ladder.sh compare  once the constant-lr run is done: its snapshots
+#   scripts/ladder.sh compare  once the constant-lr run is trained: its snapshots
 #                              at the ×1 and ×2 budgets' steps and its model
 #                              (×4) against the cosine rungs of both seeds, on
 #                              the ladder's test windows, paired, into CMP_OUT;
@@ -141,8 +141,6 @@ compare)
 	# (the ×1, ×2, ×4 budgets' token counts) and of the cosine rungs trained
 	# for those budgets, each seed, with the exact Bayes predictor and CTW.
 	CMP_OUT=${CMP_OUT:-docs/figures/ladder/constant/compare}
-	[ -e "$CMP_OUT" ] && { echo "ladder: $CMP_OUT exists; remove it to compare again" >&2; exit 1; }
-	rev=$(scripts/build_head.sh "$CONST_BIN" "$CONST_REV")
 	# stage ROOT NAME: the done stage NAME's directory under ROOT (NAME
 	# exactly: train-tf-h4-4-x2 is not train-tf-h4-4-x2-s1), or a named error
 	stage() {
@@ -152,6 +150,10 @@ compare)
 		echo "${d%/}"
 	}
 	cst=$(stage "$CONST_OUT" train-tf-h4-4-x4)
+	rev=$(scripts/build_head.sh "$CONST_BIN" "$CONST_REV")
+	# the rest of the constant-lr run first (its training is done: on a
+	# fresh clone this recomputes its git-ignored evaluation stages)
+	const_run "$CONST_BIN"
 	methods="bayes,ctw:D=5"
 	pairs=""
 	for b in 1 2 4; do
@@ -169,10 +171,16 @@ compare)
 			pairs+="${pairs:+;}constant ×$b (step $step),cosine ×$b seed $seed"
 		done
 	done
+	[ -x "$BIN" ] || build
+	vomc --stage data-test >/dev/null # git-ignored: a fresh clone has none
 	data=$(stage "$OUT" data-test)/data
-	echo "ladder: comparing with $CONST_BIN, built from $rev"
-	nice -n 19 "$CONST_BIN" eval --data "$data" --methods "$methods" --pairs "$pairs" --out "$CMP_OUT" \
-		--title "Constant lr 1e-3 (one run) against the cosine rungs, at the ×1, ×2, ×4 budgets"
+	if [ -e "$CMP_OUT" ]; then # never overwritten: remove it to compare again
+		echo "ladder: $CMP_OUT exists, kept"
+	else
+		echo "ladder: comparing with $CONST_BIN, built from $rev"
+		nice -n 19 "$CONST_BIN" eval --data "$data" --methods "$methods" --pairs "$pairs" --out "$CMP_OUT" \
+			--title "Constant lr 1e-3 (one run) against the cosine rungs, at the ×1, ×2, ×4 budgets"
+	fi
 	# the constant-lr run's figures and report with REPORT_REV's code (no
 	# model runs in these two stages), as finish does for the ladder
 	rev=$(scripts/build_head.sh "$REPORT_BIN" "$REPORT_REV")

@@ -215,8 +215,11 @@ func plateauExit(hist []transformer.LogEntry) (int, bool) {
 
 // exitText is a model's plateauExit in the ladder's table.
 func exitText(hist []transformer.LogEntry, ok bool) string {
-	if !ok {
+	switch {
+	case !ok:
 		return "no training log"
+	case len(hist) == 0:
+		return "empty training log"
 	}
 	if step, left := plateauExit(hist); left {
 		return fmt.Sprintf("step %d", step)
@@ -246,8 +249,9 @@ func ladderTable(cfg study.Config, mg *results.Merged, mk *eval.MethodResult) ta
 		for r := range cfg.SeedsOf(m) {
 			label := results.RepLabel(m, r)
 			x := res.Method(label)
+			hist, logged := mg.Logs[label]
 			if x == nil {
-				t.Rows = append(t.Rows, []string{label, fmt.Sprintf("%.3gM", tokens/1e6), "no result", "", exitText(mg.Logs[label], mg.Logs[label] != nil)})
+				t.Rows = append(t.Rows, []string{label, fmt.Sprintf("%.3gM", tokens/1e6), "no result", "", exitText(hist, logged)})
 				continue
 			}
 			e := x.ExcessSecondHalf
@@ -255,8 +259,7 @@ func ladderTable(cfg study.Config, mg *results.Merged, mk *eval.MethodResult) ta
 			if mean, lo, hi, ok := interval95(term{1, x}, term{-1, mk}); ok {
 				d = fmt.Sprintf("%+.4f [%+.4f, %+.4f]", mean, lo, hi)
 			}
-			hist, ok := mg.Logs[label]
-			t.Rows = append(t.Rows, []string{label, fmt.Sprintf("%.3gM", tokens/1e6), fmt.Sprintf("%.4f [%.4f, %.4f]", e.Mean, e.Lo, e.Hi), d, exitText(hist, ok)})
+			t.Rows = append(t.Rows, []string{label, fmt.Sprintf("%.3gM", tokens/1e6), fmt.Sprintf("%.4f [%.4f, %.4f]", e.Mean, e.Lo, e.Hi), d, exitText(hist, logged)})
 		}
 	}
 	return t

@@ -22,13 +22,13 @@ type ladderPoint struct {
 }
 
 // ladderPoints are the budgets of top's architecture (study.Model.
-// Architecture: the rule's fit) with results: the mean over the seeds
-// (seed < 0) or one seed's excess.
+// Architecture: the rule's fit) up to top's own with results: the mean
+// over the seeds (seed < 0) or one seed's excess.
 func ladderPoints(cfg study.Config, res *eval.Result, top study.Model, seed int) []ladderPoint {
 	var out []ladderPoint
 	for _, s := range cfg.Fig3Models {
 		m, err := study.ParseModel(s)
-		if err != nil || m.Architecture() != top.Architecture() {
+		if err != nil || m.Architecture() != top.Architecture() || max(1, m.Budget) > max(1, top.Budget) {
 			continue
 		}
 		sum, half, n := 0.0, 0.0, 0

@@ -21,26 +21,43 @@ import (
 // inputs and its outcome; the README states the numbers it fixed, and a
 // reader checks that the two agree.
 //
-// TF(4,4) (two seeds): for seed s, the floor form c + a·T^(−b) solved
+// The rung is the budget 2K of the rule's architecture (K the rule's top,
+// ladderModels): a later, larger rung leaves this one's rules as they are.
+//
+// TF(4,4) (every seed): for seed s, the floor form c + a·T^(−b) solved
 // through its excesses at the budgets below the rung (powerfit.Floor)
 // predicts F_s at the rung, the last local log–log slope continued predicts
-// L_s, and m_s is their midpoint. The floor form's prediction is rejected
-// if in every seed the rung's 95% interval (second half, paired with the
-// reference, over the test windows) lies wholly on the far side of m_s
-// from F_s; the local slope's if in every seed it lies wholly on the far
-// side from L_s; otherwise the rule is unresolved.
+// L_s, and m_s is their midpoint. As written, with F_s above L_s: the
+// floor form's prediction is rejected if in every seed the rung's 95%
+// interval (second half, paired with the reference, over the test windows)
+// lies wholly below m_s; the local slope's if in every seed it lies wholly
+// above m_s; otherwise the rule is unresolved. (F_s is not below L_s for
+// three falling points: a flattening fall has a floor above 0, which
+// keeps F above the power law's continuation; a steepening one is fitted
+// with c = 0 by least squares, whose slope is shallower than the last.)
 //
-// TF(4,4)-sin: the least-squares power law a·T^(−b) in log–log through the
-// seed's excesses below the rung (powerfit.Power, as the report fits)
-// predicts P at the rung; moving each budget's excess to the lower end, the
-// mean or the upper end of its interval (3^n combinations) gives the range
-// [P−, P+]. Supported if the rung's interval contains P, rejected if it
-// lies wholly outside [P−, P+], undecided otherwise.
+// TF(4,4)-sin (seed 0, as registered): the least-squares power law
+// a·T^(−b) in log–log through its excesses below the rung (powerfit.Power,
+// as the report fits) predicts P at the rung; moving each budget's excess
+// to the lower end, the mean or the upper end of its interval (3^n
+// combinations) gives the range [P−, P+]. Supported if the rung's interval
+// contains P, rejected if it lies wholly outside [P−, P+], undecided
+// otherwise.
+//
+// The README fixed m_s, P and [P−, P+] to four decimals; the rules decide
+// with the recomputed values rounded to those four decimals (fixed), so
+// that an interval's end between a recomputed value and its written form
+// is read as the README reads it.
 //
 // Beside both, not part of either rule, the paired interval of each rung
 // model against CTW (TF(4,4) reaches CTW's level at the rung if it lies
 // wholly below 0 in every seed), and the finding's verdict says that: the
-// paper's question, asked of the rung.
+// paper's question, asked of the rung; and, post hoc, the ladder's fits
+// (E′) and (F′) through every budget up to the rung.
+
+// fixed is x to the four decimals at which the README fixed the rules'
+// numbers.
+func fixed(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 // rungOutcomes are the words of the rules' outcomes.
 const (
@@ -50,21 +67,16 @@ const (
 	rungUndecided  = "undecided"
 )
 
-// ladderRung is the model of arch's architecture with the largest budget
-// above k, and whether there is one.
+// ladderRung is the model of arch's architecture at budget 2k, and
+// whether the study has it.
 func ladderRung(cfg study.Config, arch study.Model, k int) (study.Model, bool) {
-	var rung study.Model
-	best := k
 	for _, s := range cfg.Fig3Models {
 		m, err := study.ParseModel(s)
-		if err != nil || m.Architecture() != arch.Architecture() {
-			continue
-		}
-		if b := max(1, m.Budget); b > best {
-			best, rung = b, m
+		if err == nil && m.Architecture() == arch.Architecture() && max(1, m.Budget) == 2*k {
+			return m, true
 		}
 	}
-	return rung, best > k
+	return study.Model{}, false
 }
 
 // below are the points of seed s of arch's architecture trained on fewer
@@ -111,23 +123,12 @@ func sideOf(lo, hi, m float64) int {
 	return 0
 }
 
-// sign is −1, 0 or +1.
-func sign(x float64) int {
-	switch {
-	case x < 0:
-		return -1
-	case x > 0:
-		return 1
-	}
-	return 0
-}
-
 // rungChecks applies the TF(4,4) rung's rule: one check per seed (its
 // predictions, midpoint and interval) and the rule's outcome for each
-// prediction, then the rung against CTW per seed. reaches is +1 when the
-// rung is below CTW in every seed, −1 when above in every seed, else 0;
-// ok is false when the rung has no seed with a result.
-func rungChecks(cfg study.Config, res *eval.Result, rung study.Model) (cs []Check, reaches int, ok bool) {
+// prediction, then the rung against CTW per seed (ctwChecks). reaches is
+// +1 when the rung is below CTW in every seed, −1 when above in every
+// seed, else 0; any is false when no seed of the rung has a result.
+func rungChecks(cfg study.Config, res *eval.Result, rung study.Model) (cs []Check, reaches int, any bool) {
 	ref := res.Methods[res.Reference]
 	t := cfg.ModelTrainTokens(rung)
 	floorOut, slopeOut, decided := true, true, true
@@ -135,11 +136,12 @@ func rungChecks(cfg study.Config, res *eval.Result, rung study.Model) (cs []Chec
 		label := results.RepLabel(rung, s)
 		claim := fmt.Sprintf("(R) seed %d: %s's second-half excess over %s against the midpoint m of the floor form's and the last local slope's predictions from the budgets below it", s, label, ref.Name)
 		f, l, text, okP := rungPredictions(below(cfg, res, rung, s, t), t)
-		m := (f + l) / 2
+		m := fixed((f + l) / 2)
 		if okP {
 			text += fmt.Sprintf("; m = %.4f", m)
 		}
 		x := res.Method(label)
+		any = any || x != nil
 		var mean, lo, hi float64
 		okI := false
 		if x != nil {
@@ -156,17 +158,10 @@ func rungChecks(cfg study.Config, res *eval.Result, rung study.Model) (cs []Chec
 			continue
 		}
 		side := sideOf(lo, hi, m)
-		where := map[int]string{-1: "wholly below m", 0: "across m", 1: "wholly above m"}[side]
-		// a prediction is contradicted when the interval lies on the far
-		// side of m from it
-		floorOut = floorOut && side != 0 && side == -sign(f-m)
-		slopeOut = slopeOut && side != 0 && side == -sign(l-m)
-		cs = append(cs, Check{Claim: claim, Verdict: where,
+		floorOut = floorOut && side == -1 // as written: wholly below m_s
+		slopeOut = slopeOut && side == 1  // wholly above m_s
+		cs = append(cs, Check{Claim: claim, Verdict: map[int]string{-1: "wholly below m", 0: "across m", 1: "wholly above m"}[side],
 			Numbers: fmt.Sprintf("%s; %s %.4f [%.4f, %.4f]", text, label, mean, lo, hi)})
-		ok = true
-	}
-	if !ok {
-		return cs, 0, false
 	}
 	outcome := func(out bool) string {
 		switch {
@@ -178,92 +173,92 @@ func rungChecks(cfg study.Config, res *eval.Result, rung study.Model) (cs []Chec
 		return rungUnresolved
 	}
 	cs = append(cs,
-		Check{Claim: "(R-floor) the floor form's prediction: rejected if in every seed the interval lies wholly on the far side of m_s from it", Verdict: outcome(floorOut)},
-		Check{Claim: "(R-slope) the last local slope's prediction: rejected if in every seed the interval lies wholly on the far side of m_s from it", Verdict: outcome(slopeOut)})
-	below, above, n := 0, 0, 0
-	if ctw := results.First(res, "CTW"); ctw != nil && ctw.Name != ref.Name {
-		for s := range cfg.SeedsOf(rung) {
-			x := res.Method(results.RepLabel(rung, s))
-			if x == nil {
-				continue
-			}
-			mean, lo, hi, okI := interval95(term{1, x}, term{-1, ctw})
-			v := rungUndecided
-			if okI {
-				n++
-				switch sideOf(lo, hi, 0) {
-				case -1:
-					v, below = "below", below+1
-				case 1:
-					v, above = "above", above+1
-				default:
-					v = "not told apart"
-				}
-			}
-			cs = append(cs, Check{Claim: fmt.Sprintf("(R-CTW) seed %d: %s − %s, paired second half (beside the rule)", s, results.RepLabel(rung, s), ctw.Name),
-				Verdict: v, Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", mean, lo, hi)})
-		}
-	}
-	switch {
-	case n > 0 && below == cfg.SeedsOf(rung):
+		Check{Claim: "(R-floor) the floor form's prediction: rejected if in every seed the interval lies wholly below m_s", Verdict: outcome(floorOut)},
+		Check{Claim: "(R-slope) the last local slope's prediction: rejected if in every seed the interval lies wholly above m_s", Verdict: outcome(slopeOut)})
+	ctw, below, above := ctwChecks(res, rung, cfg.SeedsOf(rung), "(R-CTW)")
+	cs = append(cs, ctw...)
+	switch n := cfg.SeedsOf(rung); {
+	case below == n:
 		reaches = 1
-	case n > 0 && above == cfg.SeedsOf(rung):
+	case above == n:
 		reaches = -1
 	}
-	return cs, reaches, true
+	return cs, reaches, any
 }
 
-// sinRungChecks applies the TF(4,4)-sin rung's rule to each of its seeds,
-// and its difference from CTW beside it.
+// ctwChecks are the rung's seeds 0..seeds−1 (those with a result) against
+// CTW, paired second half, beside the rules: one check each, named with
+// prefix, and how many lie wholly below and wholly above 0. None when CTW
+// is missing or is the reference.
+func ctwChecks(res *eval.Result, rung study.Model, seeds int, prefix string) (cs []Check, below, above int) {
+	ctw := results.First(res, "CTW")
+	if ctw == nil || ctw.Name == res.Methods[res.Reference].Name {
+		return nil, 0, 0
+	}
+	for s := range seeds {
+		label := results.RepLabel(rung, s)
+		x := res.Method(label)
+		if x == nil {
+			continue
+		}
+		mean, lo, hi, ok := interval95(term{1, x}, term{-1, ctw})
+		c := Check{Claim: fmt.Sprintf("%s seed %d: %s − %s, paired second half (beside the rule)", prefix, s, label, ctw.Name), Verdict: rungUndecided, Numbers: "no paired interval"}
+		if ok {
+			c.Numbers = fmt.Sprintf("%+.4f [%+.4f, %+.4f]", mean, lo, hi)
+			switch sideOf(lo, hi, 0) {
+			case -1:
+				c.Verdict, below = "below", below+1
+			case 1:
+				c.Verdict, above = "above", above+1
+			default:
+				c.Verdict = "not told apart"
+			}
+		}
+		cs = append(cs, c)
+	}
+	return cs, below, above
+}
+
+// sinRungChecks applies the TF(4,4)-sin rung's rule to its seed 0 (the
+// seed the README registered), and its difference from CTW beside it.
 func sinRungChecks(cfg study.Config, res *eval.Result, rung study.Model) []Check {
 	ref := res.Methods[res.Reference]
 	t := cfg.ModelTrainTokens(rung)
-	var cs []Check
-	for s := range cfg.SeedsOf(rung) {
-		label := results.RepLabel(rung, s)
-		claim := fmt.Sprintf("(S) seed %d: %s's second-half excess over %s against the power law through the budgets below it", s, label, ref.Name)
-		x := res.Method(label)
-		ps := below(cfg, res, rung, s, t)
-		ts, es := tokensExcess(ps)
-		law, okL := powerfit.Power(ts, es)
-		if !okL {
-			cs = append(cs, Check{Claim: claim, Verdict: rungUndecided, Numbers: fmt.Sprintf("%d budgets below the rung with results: no power law", len(ps))})
-			continue
-		}
-		p := law.At(t)
-		plo, phi := powerRange(ps, t)
-		var pts []string
-		for i := range es {
-			pts = append(pts, fmt.Sprintf("%.4f", es[i]))
-		}
-		text := fmt.Sprintf("excesses below the rung %s; slope %+.4f → P = %.4f, range [%.4f, %.4f]", strings.Join(pts, ", "), -law.B, p, plo, phi)
-		if x == nil {
-			cs = append(cs, Check{Claim: claim, Verdict: rungUndecided, Numbers: text + "; " + label + " has no result"})
-			continue
-		}
-		mean, lo, hi, okI := interval95(term{1, x}, term{-1, &ref})
-		v := rungUndecided
-		switch {
-		case !okI:
-			text += "; no paired interval"
-		case lo <= p && p <= hi:
-			v = rungSupported
-		case hi < plo || lo > phi:
-			v = rungRejected
-		}
-		if okI {
-			text += fmt.Sprintf("; %s %.4f [%.4f, %.4f]", label, mean, lo, hi)
-		}
-		cs = append(cs, Check{Claim: claim, Verdict: v, Numbers: text})
-		if ctw := results.First(res, "CTW"); ctw != nil && ctw.Name != ref.Name {
-			mean, lo, hi, okI := interval95(term{1, x}, term{-1, ctw})
-			if okI {
-				cs = append(cs, Check{Claim: fmt.Sprintf("(S-CTW) seed %d: %s − %s, paired second half (beside the rule)", s, label, ctw.Name),
-					Verdict: map[int]string{-1: "below", 0: "not told apart", 1: "above"}[sideOf(lo, hi, 0)], Numbers: fmt.Sprintf("%+.4f [%+.4f, %+.4f]", mean, lo, hi)})
-			}
-		}
+	label := results.RepLabel(rung, 0)
+	claim := fmt.Sprintf("(S) seed 0: %s's second-half excess over %s against the power law through the budgets below it", label, ref.Name)
+	ps := below(cfg, res, rung, 0, t)
+	ts, es := tokensExcess(ps)
+	law, okL := powerfit.Power(ts, es)
+	if !okL {
+		return []Check{{Claim: claim, Verdict: rungUndecided, Numbers: fmt.Sprintf("%d budgets below the rung with results: no power law", len(ps))}}
 	}
-	return cs
+	plo, phi := powerRange(ps, t)
+	p, plo, phi := fixed(law.At(t)), fixed(plo), fixed(phi)
+	var pts []string
+	for i := range es {
+		pts = append(pts, fmt.Sprintf("%.4f", es[i]))
+	}
+	text := fmt.Sprintf("excesses below the rung %s; slope %+.4f → P = %.4f, range [%.4f, %.4f]", strings.Join(pts, ", "), -law.B, p, plo, phi)
+	x := res.Method(label)
+	if x == nil {
+		return []Check{{Claim: claim, Verdict: rungUndecided, Numbers: text + "; " + label + " has no result"}}
+	}
+	mean, lo, hi, okI := interval95(term{1, x}, term{-1, &ref})
+	v := rungUndecided
+	switch {
+	case !okI:
+		text += "; no paired interval"
+	case lo <= p && p <= hi:
+		v = rungSupported
+	case hi < plo || lo > phi:
+		v = rungRejected
+	}
+	if okI {
+		text += fmt.Sprintf("; %s %.4f [%.4f, %.4f]", label, mean, lo, hi)
+	}
+	cs := []Check{{Claim: claim, Verdict: v, Numbers: text}}
+	ctw, _, _ := ctwChecks(res, rung, 1, "(S-CTW)")
+	return append(cs, ctw...)
 }
 
 // powerRange is the least and largest prediction at t of the power law
@@ -305,7 +300,7 @@ func findRung(cfg study.Config, mg *results.Merged) (f Finding, title string, ok
 	}
 	var rules []string
 	if okR {
-		rules = append(rules, rung.Label()+" (the floor form's and the last local slope's predictions, each rejected if every seed's interval lies wholly on the far side of their midpoint)")
+		rules = append(rules, rung.Label()+" (the floor form's prediction rejected if every seed's interval lies wholly below the midpoint m_s of the floor form's and the last local slope's predictions, the local slope's if wholly above)")
 	}
 	if okS {
 		rules = append(rules, sin.Label()+" (the sin power law's prediction, supported if the interval contains it, rejected if the interval lies wholly outside its range)")
@@ -316,10 +311,18 @@ func findRung(cfg study.Config, mg *results.Merged) (f Finding, title string, ok
 	var outs []string
 	if okR {
 		f.Claim += fmt.Sprintf(" The finding's verdict asks the paper's question of the rung: is %s below CTW in every seed?", rung.Label())
-		cs, r, ok := rungChecks(cfg, res, rung)
+		cs, r, any := rungChecks(cfg, res, rung)
 		f.Checks, reaches = append(f.Checks, cs...), r
-		if !ok {
+		if !any {
 			outs = append(outs, rung.Label()+" has no result yet")
+		}
+		// post hoc: the ladder's fits (E′) and (F′) through every budget up
+		// to the rung
+		for _, fit := range []func(study.Config, *eval.Result, study.Model) (Check, bool){ctwExtrapolation, floorExtrapolation} {
+			if c, ok := fit(cfg, res, rung); ok {
+				c.Claim = "(R′) post hoc, every budget up to the rung: " + c.Claim
+				f.Checks = append(f.Checks, c)
+			}
 		}
 		for _, c := range cs {
 			if strings.HasPrefix(c.Claim, "(R-floor)") || strings.HasPrefix(c.Claim, "(R-slope)") {
