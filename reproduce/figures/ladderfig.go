@@ -188,7 +188,7 @@ func addLine(p *gplot.Plot, label string, xy plotter.XYs, i int, w vg.Length, da
 	return nil
 }
 
-// ladderTicks marks the ladder's budgets on the token axis, "98.3M (×1)",
+// ladderTicks marks the ladder's budgets on the token axis, "98.3M\n(×1)",
 // and the doublings beyond them that the fitted laws reach, "(×8)".
 func ladderTicks(cfg study.Config, fams []ladderFamily, fits []fitCurve) gplot.ConstantTicks {
 	seen := map[int]bool{}
@@ -203,7 +203,7 @@ func ladderTicks(cfg study.Config, fams []ladderFamily, fits []fitCurve) gplot.C
 			}
 			seen[b] = true
 			tok := float64(b) * cfg.TrainTokens()
-			ts = append(ts, gplot.Tick{Value: tok, Label: fmt.Sprintf("%.3gM (×%d)", tok/1e6, b)})
+			ts = append(ts, gplot.Tick{Value: tok, Label: fmt.Sprintf("%.3gM\n(×%d)", tok/1e6, b)})
 		}
 	}
 	to := 0.0
@@ -238,34 +238,71 @@ func (fc fitCurve) points(shift float64) plotter.XYs {
 	return xy
 }
 
-// ladderFits are the post-hoc extrapolations of the report's (E′) and (F′)
-// for the family the rule fits (two layers, learned positions): the
-// floorless power law and the law with a floor through its seed means
-// (second-half excess over the reference), drawn from its smallest budget
-// to 4× its largest. None when the family has fewer budgets than a law
-// needs.
+// ladderFits are the extrapolations drawn over the ladder: for the family
+// the rule fits (two layers, learned positions), the report's post-hoc
+// (E′) and (F′) — the floorless power law and the law with a floor
+// through its seed means (second-half excess over the reference) — and the
+// last local slope continued (the pre-registered rung's second
+// prediction); for the two-layer sinusoidal family its power law (the sin
+// rung's prediction). Each reads the budgets up to the rule's top K (the
+// largest budget with a three-layer model; every budget without one), so
+// that a rung above K is drawn against the laws that predicted it, and is
+// drawn from the family's smallest budget to 4K. None for a family with
+// fewer budgets than a law needs.
 func ladderFits(cfg study.Config, fams []ladderFamily, res *eval.Result) []fitCurve {
+	k := 0
+	for _, f := range fams {
+		for _, m := range f.Models {
+			if m.Plain(3) {
+				k = max(k, max(1, m.Budget))
+			}
+		}
+	}
+	var out []fitCurve
 	for i, f := range fams {
-		if !f.Models[0].Plain(2) {
+		m0 := f.Models[0]
+		plain, sin := m0.Plain(2), m0.Sin && m0.FF && m0.LN && len(m0.Heads) == 2
+		if !plain && !sin {
 			continue
 		}
 		line, _ := ladderPoints(cfg, f, func(m *eval.MethodResult) float64 { return m.ExcessSecondHalf.Mean }, res)
-		if len(line) < 2 {
-			return nil
+		var ts, es []float64
+		for _, xy := range line {
+			if k == 0 || xy.X <= float64(k)*cfg.TrainTokens()*(1+1e-9) {
+				ts, es = append(ts, xy.X), append(es, xy.Y)
+			}
 		}
-		ts, es := make([]float64, len(line)), make([]float64, len(line))
-		for k, xy := range line {
-			ts[k], es[k] = xy.X, xy.Y
+		if len(ts) < 2 {
+			continue
 		}
 		from, to := ts[0], 4*ts[len(ts)-1]
-		var out []fitCurve
+		through := fmt.Sprintf("×%.0f–×%.0f", ts[0]/cfg.TrainTokens(), ts[len(ts)-1]/cfg.TrainTokens())
+		rung := len(ts) < len(line) // the family has a rung above K: these laws predicted it
+		tag := func(letter string) string { // the README's name of the rung's prediction
+			if rung {
+				return " (" + letter + ")"
+			}
+			return " (post hoc)"
+		}
+		if sin {
+			if law, ok := powerfit.Power(ts, es); ok && law.B > 0 {
+				out = append(out, fitCurve{i, fmt.Sprintf("%s: power law, %s%s", f.Label, through, tag("P")), law, from, to, []vg.Length{vg.Points(5), vg.Points(2)}})
+			}
+			continue
+		}
 		if law, ok := powerfit.Power(ts, es); ok && law.B > 0 {
-			out = append(out, fitCurve{i, f.Label + ": power law, post hoc", law, from, to, []vg.Length{vg.Points(5), vg.Points(2)}})
+			out = append(out, fitCurve{i, fmt.Sprintf("%s: power law, %s (post hoc)", f.Label, through), law, from, to, []vg.Length{vg.Points(5), vg.Points(2)}})
 		}
 		if law, ok := powerfit.Floor(ts, es); ok {
-			out = append(out, fitCurve{i, fmt.Sprintf("%s: with a floor (c = %.4f), post hoc", f.Label, law.C), law, from, to, []vg.Length{vg.Points(2), vg.Points(2)}})
+			out = append(out, fitCurve{i, fmt.Sprintf("%s: floor c = %.4f, %s%s", f.Label, law.C, through, tag("F")), law, from, to, []vg.Length{vg.Points(2), vg.Points(2)}})
 		}
-		return out
+		if n := len(ts) - 1; n >= 2 { // two points make no prediction beside the power law's line
+			b := -math.Log(es[n]/es[n-1]) / math.Log(ts[n]/ts[n-1])
+			if b > 0 {
+				law := powerfit.Law{A: es[n], B: b, T0: ts[n]}
+				out = append(out, fitCurve{i, fmt.Sprintf("%s: last slope, ×%.0f–×%.0f%s", f.Label, ts[n-1]/cfg.TrainTokens(), ts[n]/cfg.TrainTokens(), tag("L")), law, ts[n-1], to, []vg.Length{vg.Points(1), vg.Points(3)}})
+			}
+		}
 	}
-	return nil
+	return out
 }

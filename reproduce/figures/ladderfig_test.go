@@ -54,14 +54,20 @@ func TestLadderFits(t *testing.T) {
 	res := ladderResult(cfg, ex, 0.001)
 	fams := ladderFamilies(cfg)
 	fits := ladderFits(cfg, fams, res)
-	if len(fits) != 2 {
-		t.Fatalf("%d fitted curves, want 2: %+v", len(fits), fits)
+	if len(fits) != 3 {
+		t.Fatalf("%d fitted curves, want 3: %+v", len(fits), fits)
 	}
 	x1 := cfg.TrainTokens()
+	// the last local slope goes through the ×2 and ×4 seed means
+	for i, want := range []float64{0.0487, 0.0225} {
+		if got := fits[2].law.At(x1 * math.Pow(2, float64(i+1))); math.Abs(got-want) > 1e-9 {
+			t.Errorf("local slope at ×%d: %.6f, want %.4f", 2<<i, got, want)
+		}
+	}
 	if fits[0].from != x1 || fits[0].to != 16*x1 {
 		t.Errorf("range %g..%g, want %g..%g", fits[0].from, fits[0].to, x1, 16*x1)
 	}
-	if !strings.Contains(fits[0].label, "TF(4,4): power law") || !strings.Contains(fits[1].label, "TF(4,4): with a floor (c = 0.01") {
+	if !strings.Contains(fits[0].label, "TF(4,4): power law") || !strings.Contains(fits[1].label, "TF(4,4): floor c = 0.01") {
 		t.Errorf("labels %q, %q", fits[0].label, fits[1].label)
 	}
 	// the floor law goes through the seed means (0.1551, 0.0487, 0.0225)
@@ -78,7 +84,7 @@ func TestLadderFits(t *testing.T) {
 	for _, tk := range ladderTicks(cfg, fams, fits) {
 		labels = append(labels, tk.Label)
 	}
-	if got := strings.Join(labels, " "); !strings.Contains(got, "(×4) (×8) (×16)") {
+	if got := strings.Join(labels, " "); !strings.Contains(got, "\n(×4) (×8) (×16)") {
 		t.Errorf("ticks %q", got)
 	}
 	dir := t.TempDir()
@@ -87,6 +93,30 @@ func TestLadderFits(t *testing.T) {
 	}
 	if st, err := os.Stat(filepath.Join(dir, LadderFile)); err != nil || st.Size() == 0 {
 		t.Errorf("%s: %v", LadderFile, err)
+	}
+	// with the ×8 rung (and sinusoidal models at ×1–×4 and ×8): the laws
+	// still read ×1–×4 and predict the rung, the sin family's power law
+	// beside them
+	rc := cfg
+	rc.Fig3Models = append(append([]string{}, cfg.Fig3Models...), "4,4-x8", "4,4-sin-x8")
+	rex := map[string]float64{"TF(4,4) ×8 steps": 0.005, "TF(4,4) sin": 0.0348, "TF(4,4) sin ×2 steps": 0.0246, "TF(4,4) sin ×8 steps": 0.013}
+	for k, v := range ex {
+		rex[k] = v
+	}
+	rfits := ladderFits(rc, ladderFamilies(rc), ladderResult(rc, rex, 0.001))
+	if len(rfits) != 4 {
+		t.Fatalf("%d fitted curves with the rung, want 4: %+v", len(rfits), rfits)
+	}
+	for i := range fits {
+		if rfits[i].law != fits[i].law || !strings.HasSuffix(rfits[i].label, []string{"(post hoc)", "(F)", "(L)"}[i]) { // the floorless law was not a prediction
+			t.Errorf("curve %d with the rung: %+v, without %+v", i, rfits[i], fits[i])
+		}
+	}
+	if rfits[3].label != "TF(4,4) sin: power law, ×1–×4 (P)" || rfits[3].to != 16*x1 {
+		t.Errorf("sin curve %+v", rfits[3])
+	}
+	if err := drawLadder(rc, ladderResult(rc, rex, 0.001), t.TempDir()); err != nil {
+		t.Fatal(err)
 	}
 	// one budget only: nothing to fit
 	if f := ladderFits(cfg, fams, ladderResult(cfg, map[string]float64{"TF(4,4) ×4 steps": 0.02}, 0)); f != nil {
