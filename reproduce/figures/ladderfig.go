@@ -277,7 +277,7 @@ func ladderFits(cfg study.Config, fams []ladderFamily, res *eval.Result) []fitCu
 		}
 		from, to := ts[0], 4*ts[len(ts)-1]
 		through := fmt.Sprintf("×%.0f–×%.0f", ts[0]/cfg.TrainTokens(), ts[len(ts)-1]/cfg.TrainTokens())
-		rung := len(ts) < len(line) // the family has a rung above K: these laws predicted it
+		rung := len(ts) < len(line)         // the family has a rung above K: these laws predicted it
 		tag := func(letter string) string { // the README's name of the rung's prediction
 			if rung {
 				return " (" + letter + ")"
