@@ -1,9 +1,11 @@
 package figures
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vomc/vomc/eval"
@@ -70,7 +72,21 @@ func ladderPoints(cfg study.Config, f ladderFamily, ex func(*eval.MethodResult) 
 			line = append(line, plotter.XY{X: tokens, Y: s / float64(n)})
 		}
 	}
+	slices.SortStableFunc(line, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 	return line, seeds
+}
+
+// seedLine is the family's (tokens, excess) points of replicate r, by
+// tokens.
+func seedLine(cfg study.Config, f ladderFamily, ex func(*eval.MethodResult) float64, res *eval.Result, r int) plotter.XYs {
+	var line plotter.XYs
+	for _, m := range f.Models {
+		if x := res.Method(results.RepLabel(m, r)); x != nil && r < cfg.SeedsOf(m) {
+			line = append(line, plotter.XY{X: cfg.ModelTrainTokens(m), Y: ex(x)})
+		}
+	}
+	slices.SortStableFunc(line, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+	return line
 }
 
 // drawLadder draws LadderFile: two panels (over the reference, over CTW
@@ -243,21 +259,25 @@ func (fc fitCurve) points(shift float64) plotter.XYs {
 // (E′) and (F′) — the floorless power law and the law with a floor
 // through its seed means (second-half excess over the reference) — and the
 // last local slope continued (the pre-registered rung's second
-// prediction); for the two-layer sinusoidal family its power law (the sin
-// rung's prediction). Each reads the budgets up to the rule's top K (the
-// largest budget with a three-layer model; every budget without one), so
-// that a rung above K is drawn against the laws that predicted it, and is
-// drawn from the family's smallest budget to 4K. None for a family with
-// fewer budgets than a law needs.
+// prediction; the README's headline numbers are these seed means'); for
+// the two-layer sinusoidal family the power law through seed 0 (the sin
+// rung's prediction P, registered for seed 0). Each reads the budgets up
+// to the rule's top K (the largest budget, at least ×2, with a three-layer
+// model; every budget without one), so that a rung above K is drawn
+// against the laws that predicted it — named by the README's letters when
+// the family has a budget above K —, and is drawn from the family's
+// smallest budget to 4K. None for a family with fewer budgets than a law
+// needs.
 func ladderFits(cfg study.Config, fams []ladderFamily, res *eval.Result) []fitCurve {
 	k := 0
 	for _, f := range fams {
 		for _, m := range f.Models {
-			if m.Plain(3) {
-				k = max(k, max(1, m.Budget))
+			if m.Plain(3) && m.Budget >= 2 {
+				k = max(k, m.Budget)
 			}
 		}
 	}
+	excess := func(m *eval.MethodResult) float64 { return m.ExcessSecondHalf.Mean }
 	var out []fitCurve
 	for i, f := range fams {
 		m0 := f.Models[0]
@@ -265,8 +285,15 @@ func ladderFits(cfg study.Config, fams []ladderFamily, res *eval.Result) []fitCu
 		if !plain && !sin {
 			continue
 		}
-		line, _ := ladderPoints(cfg, f, func(m *eval.MethodResult) float64 { return m.ExcessSecondHalf.Mean }, res)
+		line, _ := ladderPoints(cfg, f, excess, res)
+		if sin {
+			line = seedLine(cfg, f, excess, res, 0)
+		}
+		rung := false // the family has a budget above K: these laws predicted it
 		var ts, es []float64
+		for _, m := range f.Models {
+			rung = rung || k > 0 && m.Budget > k
+		}
 		for _, xy := range line {
 			if k == 0 || xy.X <= float64(k)*cfg.TrainTokens()*(1+1e-9) {
 				ts, es = append(ts, xy.X), append(es, xy.Y)
@@ -277,7 +304,6 @@ func ladderFits(cfg study.Config, fams []ladderFamily, res *eval.Result) []fitCu
 		}
 		from, to := ts[0], 4*ts[len(ts)-1]
 		through := fmt.Sprintf("×%.0f–×%.0f", ts[0]/cfg.TrainTokens(), ts[len(ts)-1]/cfg.TrainTokens())
-		rung := len(ts) < len(line)         // the family has a rung above K: these laws predicted it
 		tag := func(letter string) string { // the README's name of the rung's prediction
 			if rung {
 				return " (" + letter + ")"
@@ -286,7 +312,7 @@ func ladderFits(cfg study.Config, fams []ladderFamily, res *eval.Result) []fitCu
 		}
 		if sin {
 			if law, ok := powerfit.Power(ts, es); ok && law.B > 0 {
-				out = append(out, fitCurve{i, fmt.Sprintf("%s: power law, %s%s", f.Label, through, tag("P")), law, from, to, []vg.Length{vg.Points(5), vg.Points(2)}})
+				out = append(out, fitCurve{i, fmt.Sprintf("%s: power law, %s, seed 0%s", f.Label, through, tag("P")), law, from, to, []vg.Length{vg.Points(5), vg.Points(2)}})
 			}
 			continue
 		}

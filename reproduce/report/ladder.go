@@ -89,42 +89,48 @@ type LadderVerdict struct {
 }
 
 // ladderModels are the models the rule names: TF(4,4) with learned
-// positions (the architecture of the two-layer model of the largest
-// budget) at budget K and at K/2, and TF(4,4,4) at K, where K is the
-// largest budget at which TF(4,4,4) was trained. A rung above K with
-// TF(4,4) alone (the pre-registered ×8 rung, ladder_rung.go) has its own
-// rule and leaves this one, fixed for the ladder's ×4 top, as it was:
-// its fits, too, read the budgets up to K only (ladderPoints).
+// positions at budget K and at K/2, and TF(4,4,4) — its two layers' heads
+// and one more layer — at K, where K is the largest budget at which
+// TF(4,4,4) was trained. Among several two-layer architectures the rule
+// reads the one with the largest such K (the first listed on a tie). A
+// rung above K with TF(4,4) alone (the pre-registered ×8 rung,
+// ladder_rung.go) has its own rule and leaves this one, fixed for the
+// ladder's ×4 top, as it was: its fits, too, read the budgets up to K
+// only (ladderPoints).
 func ladderModels(cfg study.Config) (top, half, deep study.Model, ok bool) {
 	var ms []study.Model
-	var arch study.Model
 	for _, s := range cfg.Fig3Models {
 		if m, err := study.ParseModel(s); err == nil {
 			ms = append(ms, m)
-			if m.Plain(2) && max(1, m.Budget) > max(1, arch.Budget) || len(arch.Heads) == 0 && m.Plain(2) {
-				arch = m
+		}
+	}
+	best := 0
+	for _, a := range ms {
+		if !a.Plain(2) {
+			continue
+		}
+		var t, h, d study.Model
+		var okT, okH, okD bool
+		k := 0
+		for _, m := range ms {
+			if m.Plain(3) && m.Heads[0] == a.Heads[0] && m.Heads[1] == a.Heads[1] && max(1, m.Budget) > k {
+				k, d, okD = max(1, m.Budget), m, true
 			}
 		}
-	}
-	k := 0
-	for _, m := range ms {
-		if m.Plain(3) {
-			k = max(k, max(1, m.Budget))
+		for _, m := range ms {
+			switch b := max(1, m.Budget); {
+			case m.Architecture() != a.Architecture():
+			case b == k:
+				t, okT = m, true
+			case 2*b == k:
+				h, okH = m, true
+			}
+		}
+		if okT && okH && okD && k >= 2 && k > best {
+			best, top, half, deep = k, t, h, d
 		}
 	}
-	var okTop, okHalf bool
-	for _, m := range ms {
-		b := max(1, m.Budget)
-		switch {
-		case len(arch.Heads) > 0 && m.Architecture() == arch.Architecture() && b == k:
-			top, okTop = m, true
-		case len(arch.Heads) > 0 && m.Architecture() == arch.Architecture() && 2*b == k:
-			half, okHalf = m, true
-		case m.Plain(3) && b == k:
-			deep = m
-		}
-	}
-	return top, half, deep, k >= 2 && okTop && okHalf
+	return top, half, deep, best > 0
 }
 
 // findLadder applies the rule of docs/figures/ladder/README.md, as written

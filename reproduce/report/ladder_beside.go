@@ -169,7 +169,7 @@ func ctwExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Chec
 	}
 	if n > 0 && sum/float64(n) <= ctw.ExcessSecondHalf.Mean {
 		v = "already at or below"
-		text = fmt.Sprintf("%s's mean excess %.4f is already at or below %s's %.4f at the largest budget; %s", top.Label(), sum/float64(n), ctw.Name, ctw.ExcessSecondHalf.Mean, text)
+		text = fmt.Sprintf("%s's mean excess %.4f is already at or below %s's %.4f at the largest budget fitted; %s", top.Label(), sum/float64(n), ctw.Name, ctw.ExcessSecondHalf.Mean, text)
 	}
 	if fit := powerResiduals(ladderPoints(cfg, res, top, -1)); fit != "" {
 		text += "; " + fit

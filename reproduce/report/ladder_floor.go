@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/vomc/vomc/eval"
@@ -22,8 +24,8 @@ type ladderPoint struct {
 }
 
 // ladderPoints are the budgets of top's architecture (study.Model.
-// Architecture: the rule's fit) up to top's own with results: the mean
-// over the seeds (seed < 0) or one seed's excess.
+// Architecture: the rule's fit) up to top's own with results, by tokens:
+// the mean over the seeds (seed < 0) or one seed's excess.
 func ladderPoints(cfg study.Config, res *eval.Result, top study.Model, seed int) []ladderPoint {
 	var out []ladderPoint
 	for _, s := range cfg.Fig3Models {
@@ -46,6 +48,7 @@ func ladderPoints(cfg study.Config, res *eval.Result, top study.Model, seed int)
 			out = append(out, ladderPoint{cfg.ModelTrainTokens(m), sum / float64(n), half / float64(n), n, cfg.SeedsOf(m)})
 		}
 	}
+	slices.SortStableFunc(out, func(a, b ladderPoint) int { return cmp.Compare(a.tokens, b.tokens) })
 	return out
 }
 
@@ -81,8 +84,12 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 			Numbers: fmt.Sprintf("cannot fit: %d budgets with results (three needed), or the excesses do not fall", len(ts))}, true
 	}
 	var pts []string
-	for i := range ts {
-		pts = append(pts, fmt.Sprintf("%.3gM: %.4f", ts[i]/1e6, es[i]))
+	for i, p := range ps {
+		pt := fmt.Sprintf("%.3gM: %.4f", ts[i]/1e6, es[i])
+		if p.n < p.of {
+			pt += fmt.Sprintf(" (%d of %d seeds)", p.n, p.of)
+		}
+		pts = append(pts, pt)
 	}
 	exact := "through the points"
 	if rms := math.Sqrt(law.SSE / float64(len(ts))); rms > 1e-7 {
@@ -102,7 +109,9 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 	var seeds []string
 	for s := range cfg.SeedsOf(top) {
 		sts, ses := tokensExcess(ladderPoints(cfg, res, top, s))
-		if sl, ok := powerfit.Floor(sts, ses); ok {
+		if sl, ok := powerfit.Floor(sts, ses); ok && len(sts) < len(ts) {
+			seeds = append(seeds, fmt.Sprintf("seed %d c = %.4f, b = %.2f (%d budgets)", s, sl.C, sl.B, len(sts)))
+		} else if ok {
 			seeds = append(seeds, fmt.Sprintf("seed %d c = %.4f, b = %.2f", s, sl.C, sl.B))
 		} else {
 			seeds = append(seeds, fmt.Sprintf("seed %d cannot be fitted", s))

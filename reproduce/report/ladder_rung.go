@@ -47,7 +47,7 @@ import (
 // The README fixed m_s, P and [P−, P+] to four decimals; the rules decide
 // with the recomputed values rounded to those four decimals (fixed), so
 // that an interval's end between a recomputed value and its written form
-// is read as the README reads it.
+// is read as the README reads it; the intervals are printed to five.
 //
 // Beside both, not part of either rule, the paired interval of each rung
 // model against CTW (TF(4,4) reaches CTW's level at the rung if it lies
@@ -161,7 +161,7 @@ func rungChecks(cfg study.Config, res *eval.Result, rung study.Model) (cs []Chec
 		floorOut = floorOut && side == -1 // as written: wholly below m_s
 		slopeOut = slopeOut && side == 1  // wholly above m_s
 		cs = append(cs, Check{Claim: claim, Verdict: map[int]string{-1: "wholly below m", 0: "across m", 1: "wholly above m"}[side],
-			Numbers: fmt.Sprintf("%s; %s %.4f [%.4f, %.4f]", text, label, mean, lo, hi)})
+			Numbers: fmt.Sprintf("%s; %s %.5f [%.5f, %.5f]", text, label, mean, lo, hi)})
 	}
 	outcome := func(out bool) string {
 		switch {
@@ -254,7 +254,7 @@ func sinRungChecks(cfg study.Config, res *eval.Result, rung study.Model) []Check
 		v = rungRejected
 	}
 	if okI {
-		text += fmt.Sprintf("; %s %.4f [%.4f, %.4f]", label, mean, lo, hi)
+		text += fmt.Sprintf("; %s %.5f [%.5f, %.5f]", label, mean, lo, hi)
 	}
 	cs := []Check{{Claim: claim, Verdict: v, Numbers: text}}
 	ctw, _, _ := ctwChecks(res, rung, 1, "(S-CTW)")
@@ -317,9 +317,9 @@ func findRung(cfg study.Config, mg *results.Merged) (f Finding, title string, ok
 			outs = append(outs, rung.Label()+" has no result yet")
 		}
 		// post hoc: the ladder's fits (E′) and (F′) through every budget up
-		// to the rung
+		// to the rung (none before it has a result: they would be the rule's)
 		for _, fit := range []func(study.Config, *eval.Result, study.Model) (Check, bool){ctwExtrapolation, floorExtrapolation} {
-			if c, ok := fit(cfg, res, rung); ok {
+			if c, ok := fit(cfg, res, rung); ok && any {
 				c.Claim = "(R′) post hoc, every budget up to the rung: " + c.Claim
 				f.Checks = append(f.Checks, c)
 			}

@@ -259,7 +259,7 @@ func TestLadderRuleKeepsItsTop(t *testing.T) {
 	}
 	// a later ×16 rung leaves the ×8 rung's rules in place
 	cfg := rungConfig(t)
-	cfg.Fig3Models = append(cfg.Fig3Models, "4,4-x16")
+	cfg.Fig3Models = append([]string{"4,4-x16"}, cfg.Fig3Models...) // listed first: the rung is ×2K, not the first above K
 	if _, title, ok := findRung(cfg, mg); !ok || !strings.Contains(title, "×8 steps") {
 		t.Errorf("with a ×16 rung: %q %t", title, ok)
 	}
@@ -277,6 +277,26 @@ func TestLadderRungAsWritten(t *testing.T) {
 	f, _, _ := findRung(cfg, rungResults([2]float64{-1, -1}, 0.01657, -1))
 	if c := checkOf(t, f, "(S) seed 0"); c.Verdict != rungUndecided || !strings.Contains(c.Numbers, "range [0.0113, 0.0150]") {
 		t.Errorf("sin at the range's written end: %q (%s)", c.Verdict, c.Numbers)
+	}
+	if checkOf(t, f, "(S-CTW) seed 0").Verdict != "above" || !strings.Contains(f.Found, "TF(4,4) ×8 steps has no result yet") {
+		t.Errorf("sin against CTW, or no rung result said: %+v %q", f.Checks, f.Found)
+	}
+	for _, c := range f.Checks {
+		if strings.HasPrefix(c.Claim, "(R′)") {
+			t.Errorf("post-hoc fits through a rung without results: %+v", c)
+		}
+	}
+	// P is 0.013049 recomputed, 0.0130 as written: an interval ending at
+	// 0.01302 contains it; P− 0.011335 and 0.0113: an interval ending at
+	// 0.01132 is not wholly outside the range (half-widths ±0.0016)
+	for _, tc := range []struct {
+		hi   float64
+		want string
+	}{{0.01302, rungSupported}, {0.01132, rungUndecided}} {
+		f, _, _ := findRung(cfg, rungResults([2]float64{-1, -1}, tc.hi-0.0016, -1))
+		if c := checkOf(t, f, "(S) seed 0"); c.Verdict != tc.want {
+			t.Errorf("sin interval ending at %.5f: %q, want %q (%s)", tc.hi, c.Verdict, tc.want, c.Numbers)
+		}
 	}
 	// no budgets below the rung: no predictions, the CTW comparison stands
 	cfg.Fig3Models = []string{"4,4-x2", "4,4-x4", "4,4,4-x4", "4,4-x8"}
