@@ -46,7 +46,10 @@ REPORT_BIN=${REPORT_BIN:-/tmp/vomc-ladder/vomc-report}
 # "The next rung"): x8.json adds TF(4,4)-x8 (two seeds) and TF(4,4)-sin-x8
 # (seed 0) to the preset's models; every stage trained before keeps its
 # hash (checked with --list-stages). CONFIG= (empty) gives the ladder as it
-# was before the rung, e.g. for a finish without the ×8 models.
+# was before the rung, e.g. for a finish without the ×8 models;
+# CONFIG=docs/figures/ladder/x8-rung.json the ladder with TF(4,4)-x8 but
+# not TF(4,4)-sin-x8 (same stage hashes), for the rung's verdict as soon
+# as both TF(4,4)-x8 seeds are trained, before the sin model is.
 CONFIG=${CONFIG-docs/figures/ladder/x8.json}
 # The verdict's models first (docs/figures/ladder/README.md: criteria A–D),
 # then the rest of the ladder, the shorter runs first (so that a session
