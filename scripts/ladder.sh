@@ -100,6 +100,10 @@ drop_checkpoints() {
 	return 0
 }
 
+# main is the whole command, called on the script's last line with exit on
+# the same line: bash reads a script as it runs it, so an edit of this file
+# while a long `run` is going would otherwise be read by it afterwards.
+main() {
 case "${1:-}" in
 run)
 	build
@@ -222,3 +226,5 @@ finish)
 	exit 2
 	;;
 esac
+}
+main "$@"; exit
