@@ -31,10 +31,9 @@ import (
 // floor form's prediction is rejected if in every seed the rung's 95%
 // interval (second half, paired with the reference, over the test windows)
 // lies wholly below m_s; the local slope's if in every seed it lies wholly
-// above m_s; otherwise the rule is unresolved. (F_s is not below L_s for
-// three falling points: a flattening fall has a floor above 0, which
-// keeps F above the power law's continuation; a steepening one is fitted
-// with c = 0 by least squares, whose slope is shallower than the last.)
+// above m_s; otherwise the rule is unresolved. (The words assume F_s
+// above L_s, as it is in both of the ladder's seeds: a fall that flattens
+// has a floor above 0, which keeps F above the power law's continuation.)
 //
 // TF(4,4)-sin (seed 0, as registered): the least-squares power law
 // a·T^(−b) in log–log through its excesses below the rung (powerfit.Power,
