@@ -21,9 +21,11 @@ import (
 // "CTW(D=3,λ=0.15,α=0.5),Markov(k=3,α=0.5)" stay whole. Empty parts are
 // dropped.
 func SplitMethods(list string) []string {
-	parts := SplitTop(list)
+	var parts []string
 	if strings.Contains(list, ";") {
 		parts = strings.Split(list, ";")
+	} else {
+		parts = SplitTop(list)
 	}
 	var out []string
 	for _, s := range parts {

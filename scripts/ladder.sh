@@ -157,10 +157,9 @@ compare)
 		echo "${d%/}"
 	}
 	cst=$(stage "$CONST_OUT" train-tf-h4-4-x4)
-	rev=$(scripts/build_head.sh "$CONST_BIN" "$CONST_REV")
-	# the rest of the constant-lr run first (its training is done: on a
-	# fresh clone this recomputes its git-ignored evaluation stages)
-	const_run "$CONST_BIN"
+	# the rest of the constant-lr run first, with its build (its training is
+	# done: on a fresh clone this recomputes its git-ignored evaluation stages)
+	constant
 	methods="bayes,ctw:D=5"
 	pairs=""
 	for b in 1 2 4; do
@@ -184,7 +183,7 @@ compare)
 	if [ -e "$CMP_OUT" ]; then # never overwritten: remove it to compare again
 		echo "ladder: $CMP_OUT exists, kept"
 	else
-		echo "ladder: comparing with $CONST_BIN, built from $rev"
+		echo "ladder: comparing with $CONST_BIN"
 		nice -n 19 "$CONST_BIN" eval --data "$data" --methods "$methods" --pairs "$pairs" --out "$CMP_OUT" \
 			--title "Constant lr 1e-3 (one run) against the cosine rungs, at the ×1, ×2, ×4 budgets"
 	fi

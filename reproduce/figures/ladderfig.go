@@ -323,9 +323,7 @@ func ladderFits(cfg study.Config, fams []ladderFamily, res *eval.Result) []fitCu
 			out = append(out, fitCurve{i, fmt.Sprintf("%s: floor c = %.4f, %s%s", f.Label, law.C, through, tag("F")), law, from, to, []vg.Length{vg.Points(2), vg.Points(2)}})
 		}
 		if n := len(ts) - 1; n >= 2 { // two points make no prediction beside the power law's line
-			b := -math.Log(es[n]/es[n-1]) / math.Log(ts[n]/ts[n-1])
-			if b > 0 {
-				law := powerfit.Law{A: es[n], B: b, T0: ts[n]}
+			if law, ok := powerfit.LastSlope(ts, es); ok && law.B > 0 {
 				out = append(out, fitCurve{i, fmt.Sprintf("%s: last slope, ×%.0f–×%.0f%s", f.Label, ts[n-1]/cfg.TrainTokens(), ts[n]/cfg.TrainTokens(), tag("L")), law, ts[n-1], to, []vg.Length{vg.Points(1), vg.Points(3)}})
 			}
 		}

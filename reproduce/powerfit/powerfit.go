@@ -86,6 +86,19 @@ func Power(ts, es []float64) (Law, bool) {
 	return l, true
 }
 
+// LastSlope is the power law through the last two points (ts ascending):
+// the last local log–log slope continued, excess(T) = e_n·(T/T_n)^(−b)
+// with b = −ln(e_n/e_{n−1}) / ln(T_n/T_{n−1}). ok is false with fewer than
+// two points, lengths that differ, a value of the two not above 0 or not
+// finite, or the two budgets equal. B may be ≤ 0 (no fall).
+func LastSlope(ts, es []float64) (Law, bool) {
+	n := len(ts) - 1
+	if n < 1 || len(es) != len(ts) || !usable(ts[n-1:], es[n-1:], 2) {
+		return Law{}, false
+	}
+	return Law{A: es[n], B: -math.Log(es[n]/es[n-1]) / math.Log(ts[n]/ts[n-1]), T0: ts[n]}, true
+}
+
 // usable reports whether the points can be fitted: at least minPoints of
 // them, budgets and excesses above 0 and finite, not all budgets equal.
 func usable(ts, es []float64, minPoints int) bool {

@@ -143,3 +143,27 @@ func Example() {
 	// floor: c = 0.0153, b = 2.19, at 8× 0.0168
 	// floor form reaches CTW's 0.0093: false
 }
+
+// TestLastSlope: the law goes through the last two points, continues
+// their log–log slope, and refuses what it cannot fit.
+func TestLastSlope(t *testing.T) {
+	ts, es := []float64{1e8, 2e8, 4e8}, []float64{0.1546, 0.0482, 0.0220}
+	l, ok := LastSlope(ts, es)
+	if !ok {
+		t.Fatal("not fitted")
+	}
+	slope := math.Log(0.0220/0.0482) / math.Log(2)
+	for _, c := range []struct{ t, want float64 }{{2e8, 0.0482}, {4e8, 0.0220}, {8e8, 0.0220 * math.Pow(2, slope)}} {
+		if got := l.At(c.t); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("At(%g) = %.6f, want %.6f", c.t, got, c.want)
+		}
+	}
+	if l, ok := LastSlope([]float64{1, 2}, []float64{0.1, 0.2}); !ok || !(l.B < 0) {
+		t.Errorf("a rise: %+v %t, want B < 0", l, ok)
+	}
+	for _, bad := range [][2][]float64{{{1}, {0.1}}, {{1, 2}, {0.1}}, {{1, 2, 2}, {0.3, 0.2, 0.1}}, {{1, 2}, {0.1, 0}}, {{1, 2}, {0.1, math.Inf(1)}}} {
+		if _, ok := LastSlope(bad[0], bad[1]); ok {
+			t.Errorf("LastSlope(%v, %v) fitted", bad[0], bad[1])
+		}
+	}
+}

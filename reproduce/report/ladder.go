@@ -86,6 +86,8 @@ type LadderVerdict struct {
 	// Beside are post-hoc analyses (ladder_beside.go), shown beside the
 	// verdict and never part of it.
 	Beside []Check `json:"beside,omitempty"`
+	// top is the rule's TF(4,4) at its top budget K (ladderModels).
+	top study.Model
 }
 
 // ladderModels are the models the rule names: TF(4,4) with learned
@@ -138,6 +140,7 @@ func ladderModels(cfg study.Config) (top, half, deep study.Model, ok bool) {
 func findLadder(cfg study.Config, mg *results.Merged, profiles map[string]results.LadderProfile) LadderVerdict {
 	v := LadderVerdict{Verdict: "inconclusive"}
 	top, half, deep, ok := ladderModels(cfg)
+	v.top = top
 	res := mg.Res
 	mk := results.First(res, "Markov(k=4")
 	if !ok || mk == nil {
@@ -344,8 +347,7 @@ func ladderSection(cfg study.Config, mg *results.Merged, deps map[string]*pipeli
 		f.Found += " The paper's claim (transformers of two or more layers track the Bayes predictor) holds at a larger budget; the 1× failures were the budget's."
 	case "not a budget artefact":
 		f.Verdict = fails.String()
-		top, _, _, _ := ladderModels(cfg)
-		f.Found += fmt.Sprintf(" The failures persist with %d times the budget and barely move: they are not the budget's.", max(1, top.Budget))
+		f.Found += fmt.Sprintf(" The failures persist with %d times the budget and barely move: they are not the budget's.", max(1, v.top.Budget))
 	}
 	f.Summary = "the ladder's verdict is: " + v.Verdict
 	return f, files, ladderTables(cfg, mg, v), nil

@@ -109,10 +109,12 @@ func floorExtrapolation(cfg study.Config, res *eval.Result, top study.Model) (Ch
 	var seeds []string
 	for s := range cfg.SeedsOf(top) {
 		sts, ses := tokensExcess(ladderPoints(cfg, res, top, s))
-		if sl, ok := powerfit.Floor(sts, ses); ok && len(sts) < len(ts) {
-			seeds = append(seeds, fmt.Sprintf("seed %d c = %.4f, b = %.2f (%d budgets)", s, sl.C, sl.B, len(sts)))
-		} else if ok {
-			seeds = append(seeds, fmt.Sprintf("seed %d c = %.4f, b = %.2f", s, sl.C, sl.B))
+		if sl, ok := powerfit.Floor(sts, ses); ok {
+			fit := fmt.Sprintf("seed %d c = %.4f, b = %.2f", s, sl.C, sl.B)
+			if len(sts) < len(ts) {
+				fit += fmt.Sprintf(" (%d budgets)", len(sts))
+			}
+			seeds = append(seeds, fit)
 		} else {
 			seeds = append(seeds, fmt.Sprintf("seed %d cannot be fitted", s))
 		}

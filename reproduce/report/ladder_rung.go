@@ -96,18 +96,17 @@ func below(cfg study.Config, res *eval.Result, arch study.Model, s int, t float6
 func rungPredictions(ps []ladderPoint, t float64) (f, l float64, text string, ok bool) {
 	ts, es := tokensExcess(ps)
 	law, okF := powerfit.Floor(ts, es)
-	if !okF || len(ps) < 3 {
+	last, okL := powerfit.LastSlope(ts, es)
+	if !okF || !okL {
 		return 0, 0, fmt.Sprintf("%d budgets below the rung (three needed) or no fall", len(ps)), false
 	}
-	n := len(ps) - 1
-	slope := math.Log(es[n]/es[n-1]) / math.Log(ts[n]/ts[n-1])
-	f, l = law.At(t), es[n]*math.Pow(t/ts[n], slope)
+	f, l = law.At(t), last.At(t)
 	var pts []string
 	for i := range ts {
 		pts = append(pts, fmt.Sprintf("%.4f", es[i]))
 	}
 	return f, l, fmt.Sprintf("excesses below the rung %s; floor form c = %.4f, b = %.2f → F = %.4f; last local slope %+.3f → L = %.4f",
-		strings.Join(pts, ", "), law.C, law.B, f, slope, l), true
+		strings.Join(pts, ", "), law.C, law.B, f, -last.B, l), true
 }
 
 // sideOf says where [lo, hi] lies against m: −1 wholly below, +1 wholly
@@ -122,13 +121,21 @@ func sideOf(lo, hi, m float64) int {
 	return 0
 }
 
+// rungOutcome is what rungChecks decided: the rule's outcome for each
+// prediction, reaches +1 when the rung is below CTW in every seed, −1
+// when above in every seed, else 0, and any false when no seed of the
+// rung has a result.
+type rungOutcome struct {
+	floor, slope string
+	reaches      int
+	any          bool
+}
+
 // rungChecks applies the TF(4,4) rung's rule: one check per seed (its
 // predictions, midpoint and interval) and the rule's outcome for each
-// prediction, then the rung against CTW per seed (ctwChecks). reaches is
-// +1 when the rung is below CTW in every seed, −1 when above in every
-// seed, else 0; any is false when no seed of the rung has a result.
-func rungChecks(cfg study.Config, res *eval.Result, rung study.Model) (cs []Check, reaches int, any bool) {
-	ref := res.Methods[res.Reference]
+// prediction, then the rung against CTW per seed (ctwChecks).
+func rungChecks(cfg study.Config, res *eval.Result, rung study.Model) (cs []Check, o rungOutcome) {
+	ref := res.Ref()
 	t := cfg.ModelTrainTokens(rung)
 	floorOut, slopeOut, decided := true, true, true
 	for s := range cfg.SeedsOf(rung) {
@@ -140,11 +147,11 @@ func rungChecks(cfg study.Config, res *eval.Result, rung study.Model) (cs []Chec
 			text += fmt.Sprintf("; m = %.4f", m)
 		}
 		x := res.Method(label)
-		any = any || x != nil
+		o.any = o.any || x != nil
 		var mean, lo, hi float64
 		okI := false
 		if x != nil {
-			mean, lo, hi, okI = interval95(term{1, x}, term{-1, &ref})
+			mean, lo, hi, okI = interval95(term{1, x}, term{-1, ref})
 		}
 		if !okP || !okI {
 			if x == nil {
@@ -171,18 +178,19 @@ func rungChecks(cfg study.Config, res *eval.Result, rung study.Model) (cs []Chec
 		}
 		return rungUnresolved
 	}
+	o.floor, o.slope = outcome(floorOut), outcome(slopeOut)
 	cs = append(cs,
-		Check{Claim: "(R-floor) the floor form's prediction: rejected if in every seed the interval lies wholly below m_s", Verdict: outcome(floorOut)},
-		Check{Claim: "(R-slope) the last local slope's prediction: rejected if in every seed the interval lies wholly above m_s", Verdict: outcome(slopeOut)})
+		Check{Claim: "(R-floor) the floor form's prediction: rejected if in every seed the interval lies wholly below m_s", Verdict: o.floor},
+		Check{Claim: "(R-slope) the last local slope's prediction: rejected if in every seed the interval lies wholly above m_s", Verdict: o.slope})
 	ctw, below, above := ctwChecks(res, rung, cfg.SeedsOf(rung), "(R-CTW)")
 	cs = append(cs, ctw...)
 	switch n := cfg.SeedsOf(rung); {
 	case below == n:
-		reaches = 1
+		o.reaches = 1
 	case above == n:
-		reaches = -1
+		o.reaches = -1
 	}
-	return cs, reaches, any
+	return cs, o
 }
 
 // ctwChecks are the rung's seeds 0..seeds−1 (those with a result) against
@@ -219,9 +227,10 @@ func ctwChecks(res *eval.Result, rung study.Model, seeds int, prefix string) (cs
 }
 
 // sinRungChecks applies the TF(4,4)-sin rung's rule to its seed 0 (the
-// seed the README registered), and its difference from CTW beside it.
-func sinRungChecks(cfg study.Config, res *eval.Result, rung study.Model) []Check {
-	ref := res.Methods[res.Reference]
+// seed the README registered), and its difference from CTW beside it;
+// outcome is the rule's.
+func sinRungChecks(cfg study.Config, res *eval.Result, rung study.Model) (cs []Check, outcome string) {
+	ref := res.Ref()
 	t := cfg.ModelTrainTokens(rung)
 	label := results.RepLabel(rung, 0)
 	claim := fmt.Sprintf("(S) seed 0: %s's second-half excess over %s against the power law through the budgets below it", label, ref.Name)
@@ -229,7 +238,7 @@ func sinRungChecks(cfg study.Config, res *eval.Result, rung study.Model) []Check
 	ts, es := tokensExcess(ps)
 	law, okL := powerfit.Power(ts, es)
 	if !okL {
-		return []Check{{Claim: claim, Verdict: rungUndecided, Numbers: fmt.Sprintf("%d budgets below the rung with results: no power law", len(ps))}}
+		return []Check{{Claim: claim, Verdict: rungUndecided, Numbers: fmt.Sprintf("%d budgets below the rung with results: no power law", len(ps))}}, rungUndecided
 	}
 	plo, phi := powerRange(ps, t)
 	p, plo, phi := fixed(law.At(t)), fixed(plo), fixed(phi)
@@ -240,9 +249,9 @@ func sinRungChecks(cfg study.Config, res *eval.Result, rung study.Model) []Check
 	text := fmt.Sprintf("excesses below the rung %s; slope %+.4f → P = %.4f, range [%.4f, %.4f]", strings.Join(pts, ", "), -law.B, p, plo, phi)
 	x := res.Method(label)
 	if x == nil {
-		return []Check{{Claim: claim, Verdict: rungUndecided, Numbers: text + "; " + label + " has no result"}}
+		return []Check{{Claim: claim, Verdict: rungUndecided, Numbers: text + "; " + label + " has no result"}}, rungUndecided
 	}
-	mean, lo, hi, okI := interval95(term{1, x}, term{-1, &ref})
+	mean, lo, hi, okI := interval95(term{1, x}, term{-1, ref})
 	v := rungUndecided
 	switch {
 	case !okI:
@@ -255,9 +264,8 @@ func sinRungChecks(cfg study.Config, res *eval.Result, rung study.Model) []Check
 	if okI {
 		text += fmt.Sprintf("; %s %.5f [%.5f, %.5f]", label, mean, lo, hi)
 	}
-	cs := []Check{{Claim: claim, Verdict: v, Numbers: text}}
 	ctw, _, _ := ctwChecks(res, rung, 1, "(S-CTW)")
-	return append(cs, ctw...)
+	return append([]Check{{Claim: claim, Verdict: v, Numbers: text}}, ctw...), v
 }
 
 // powerRange is the least and largest prediction at t of the power law
@@ -306,40 +314,34 @@ func findRung(cfg study.Config, mg *results.Merged) (f Finding, title string, ok
 	}
 	f = Finding{Verdict: undecided.String(),
 		Claim: "The next rung, pre-registered in docs/figures/ladder/README.md before its models were trained: " + strings.Join(rules, " and ") + "."}
-	reaches := 0
+	var o rungOutcome
 	var outs []string
 	if okR {
 		f.Claim += fmt.Sprintf(" The finding's verdict asks the paper's question of the rung: is %s below CTW in every seed?", rung.Label())
-		cs, r, any := rungChecks(cfg, res, rung)
-		f.Checks, reaches = append(f.Checks, cs...), r
-		if !any {
+		var cs []Check
+		cs, o = rungChecks(cfg, res, rung)
+		f.Checks = append(f.Checks, cs...)
+		if !o.any {
 			outs = append(outs, rung.Label()+" has no result yet")
-		}
-		// post hoc: the ladder's fits (E′) and (F′) through every budget up
-		// to the rung (none before it has a result: they would be the rule's)
-		for _, fit := range []func(study.Config, *eval.Result, study.Model) (Check, bool){ctwExtrapolation, floorExtrapolation} {
-			if c, ok := fit(cfg, res, rung); ok && any {
-				c.Claim = "(R′) post hoc, every budget up to the rung: " + c.Claim
-				f.Checks = append(f.Checks, c)
+		} else {
+			// post hoc: the ladder's fits (E′) and (F′) through every budget
+			// up to the rung (before it has a result they are the rule's)
+			for _, fit := range []func(study.Config, *eval.Result, study.Model) (Check, bool){ctwExtrapolation, floorExtrapolation} {
+				if c, ok := fit(cfg, res, rung); ok {
+					c.Claim = "(R′) post hoc, every budget up to the rung: " + c.Claim
+					f.Checks = append(f.Checks, c)
+				}
 			}
 		}
-		for _, c := range cs {
-			if strings.HasPrefix(c.Claim, "(R-floor)") || strings.HasPrefix(c.Claim, "(R-slope)") {
-				outs = append(outs, fmt.Sprintf("%s %s", c.Claim[:strings.Index(c.Claim, ")")+1], c.Verdict))
-			}
-		}
+		outs = append(outs, "(R-floor) "+o.floor, "(R-slope) "+o.slope)
 	}
 	if okS {
-		cs := sinRungChecks(cfg, res, sin)
+		cs, v := sinRungChecks(cfg, res, sin)
 		f.Checks = append(f.Checks, cs...)
-		for _, c := range cs {
-			if strings.HasPrefix(c.Claim, "(S) ") {
-				outs = append(outs, fmt.Sprintf("%s %s", c.Claim[:strings.Index(c.Claim, ":")], c.Verdict))
-			}
-		}
+		outs = append(outs, "(S) seed 0 "+v)
 	}
 	f.Found = "Outcomes: " + strings.Join(outs, "; ") + "."
-	switch reaches {
+	switch o.reaches {
 	case 1:
 		f.Verdict, f.Agrees = holds.String(), true
 		f.Found += fmt.Sprintf(" %s is below CTW in every seed: at this budget it reaches CTW's level.", rung.Label())

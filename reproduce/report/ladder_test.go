@@ -471,6 +471,11 @@ func TestLadderSectionPrev(t *testing.T) {
 	if _, files, _, err := ladderSection(cfg, mg, nil, figDir, out2); err != nil || len(files) != 0 {
 		t.Fatalf("without profiles: %v, %v", files, err)
 	}
+	// not a budget artefact: the text names the rule's top budget
+	f, _, _, err := ladderSection(cfg, ladderResults(0.081, 0.0805, 0.08, 0.09, 0.04), nil, figDir, t.TempDir())
+	if err != nil || f.Verdict != fails.String() || !strings.Contains(f.Found, "persist with 4 times the budget") {
+		t.Errorf("not a budget artefact: %q %q %v", f.Verdict, f.Found, err)
+	}
 }
 
 // TestLateHold checks criterion B's number: the best head by its least
