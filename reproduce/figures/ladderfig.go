@@ -262,20 +262,16 @@ func (fc fitCurve) points(shift float64) plotter.XYs {
 // prediction; the README's headline numbers are these seed means'); for
 // the two-layer sinusoidal family the power law through seed 0 (the sin
 // rung's prediction P, registered for seed 0). Each reads the budgets up
-// to the rule's top K (the largest budget, at least ×2, with a three-layer
-// model; every budget without one), so that a rung above K is drawn
+// to the rule's top K (study.Config.LadderRule, as the report's rule;
+// every budget without one), so that a rung above K is drawn
 // against the laws that predicted it — named by the README's letters when
 // the family has a budget above K —, and is drawn from the family's
 // smallest budget to 4K. None for a family with fewer budgets than a law
 // needs.
 func ladderFits(cfg study.Config, fams []ladderFamily, res *eval.Result) []fitCurve {
-	k := 0
-	for _, f := range fams {
-		for _, m := range f.Models {
-			if m.Plain(3) && m.Budget >= 2 {
-				k = max(k, m.Budget)
-			}
-		}
+	k := 0 // the rule's top (the report's K): every budget without one
+	if top, _, _, ok := cfg.LadderRule(); ok {
+		k = max(1, top.Budget)
 	}
 	excess := func(m *eval.MethodResult) float64 { return m.ExcessSecondHalf.Mean }
 	var out []fitCurve

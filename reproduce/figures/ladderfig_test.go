@@ -114,6 +114,20 @@ func TestLadderFits(t *testing.T) {
 			t.Errorf("curve %d with the rung: %+v, without %+v", i, rfits[i], fits[i])
 		}
 	}
+	// K is the rule's (study.Config.LadderRule), not any three-layer model's
+	// largest budget: a TF(2,2,2) at ×8 leaves the laws reading ×1–×4
+	oc := rc
+	oc.Fig3Models = append(append([]string{}, rc.Fig3Models...), "2,2,2-x8")
+	rex["TF(2,2,2) ×8 steps"] = 0.03
+	ofits := ladderFits(oc, ladderFamilies(oc), ladderResult(oc, rex, 0.001))
+	if len(ofits) != len(rfits) {
+		t.Fatalf("%d fitted curves with a TF(2,2,2) ×8, want %d", len(ofits), len(rfits))
+	}
+	for i := range rfits {
+		if ofits[i].law != rfits[i].law || ofits[i].label != rfits[i].label {
+			t.Errorf("curve %d with a TF(2,2,2) ×8: %+v, want %+v", i, ofits[i], rfits[i])
+		}
+	}
 	if rfits[3].label != "TF(4,4) sin: power law, ×1–×4, seed 0 (P)" || rfits[3].to != 16*x1 || math.Abs(rfits[3].law.At(8*x1)-0.0130) > 5e-5 {
 		t.Errorf("sin curve %+v: at ×8 %.5f, want the registered P = 0.0130 (seed 0's law)", rfits[3], rfits[3].law.At(8*x1))
 	}

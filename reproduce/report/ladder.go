@@ -86,60 +86,15 @@ type LadderVerdict struct {
 	// Beside are post-hoc analyses (ladder_beside.go), shown beside the
 	// verdict and never part of it.
 	Beside []Check `json:"beside,omitempty"`
-	// top is the rule's TF(4,4) at its top budget K (ladderModels).
+	// top is the rule's TF(4,4) at its top budget K (study.Config.LadderRule).
 	top study.Model
-}
-
-// ladderModels are the models the rule names: TF(4,4) with learned
-// positions at budget K and at K/2, and TF(4,4,4) — its two layers' heads
-// and one more layer — at K, where K is the largest budget at which
-// TF(4,4,4) was trained. Among several two-layer architectures the rule
-// reads the one with the largest such K (the first listed on a tie). A
-// rung above K with TF(4,4) alone (the pre-registered ×8 rung,
-// ladder_rung.go) has its own rule and leaves this one, fixed for the
-// ladder's ×4 top, as it was: its fits, too, read the budgets up to K
-// only (ladderPoints).
-func ladderModels(cfg study.Config) (top, half, deep study.Model, ok bool) {
-	var ms []study.Model
-	for _, s := range cfg.Fig3Models {
-		if m, err := study.ParseModel(s); err == nil {
-			ms = append(ms, m)
-		}
-	}
-	best := 0
-	for _, a := range ms {
-		if !a.Plain(2) {
-			continue
-		}
-		var t, h, d study.Model
-		var okT, okH, okD bool
-		k := 0
-		for _, m := range ms {
-			if m.Plain(3) && m.Heads[0] == a.Heads[0] && m.Heads[1] == a.Heads[1] && max(1, m.Budget) > k {
-				k, d, okD = max(1, m.Budget), m, true
-			}
-		}
-		for _, m := range ms {
-			switch b := max(1, m.Budget); {
-			case m.Architecture() != a.Architecture():
-			case b == k:
-				t, okT = m, true
-			case 2*b == k:
-				h, okH = m, true
-			}
-		}
-		if okT && okH && okD && k >= 2 && k > best {
-			best, top, half, deep = k, t, h, d
-		}
-	}
-	return top, half, deep, best > 0
 }
 
 // findLadder applies the rule of docs/figures/ladder/README.md, as written
 // there, to the merged results and the profiles (by replicate label).
 func findLadder(cfg study.Config, mg *results.Merged, profiles map[string]results.LadderProfile) LadderVerdict {
 	v := LadderVerdict{Verdict: "inconclusive"}
-	top, half, deep, ok := ladderModels(cfg)
+	top, half, deep, ok := cfg.LadderRule()
 	v.top = top
 	res := mg.Res
 	mk := results.First(res, "Markov(k=4")

@@ -22,7 +22,7 @@ import (
 // reader checks that the two agree.
 //
 // The rung is the budget 2K of the rule's architecture (K the rule's top,
-// ladderModels): a later, larger rung leaves this one's rules as they are.
+// study.Config.LadderRule): a later, larger rung leaves this one's rules as they are.
 //
 // TF(4,4) (every seed): for seed s, the floor form c + a·T^(−b) solved
 // through its excesses at the budgets below the rung (powerfit.Floor)
@@ -288,7 +288,7 @@ func powerRange(ps []ladderPoint, t float64) (lo, hi float64) {
 // every seed (fails) or neither (inconclusive), with the section's title.
 // ok is false when the study has no rung above the rule's top budget.
 func findRung(cfg study.Config, mg *results.Merged) (f Finding, title string, ok bool) {
-	top, _, _, okTop := ladderModels(cfg)
+	top, _, _, okTop := cfg.LadderRule()
 	res := mg.Res
 	if !okTop || res.Reference < 0 || res.Reference >= len(res.Methods) {
 		return Finding{}, "", false

@@ -214,7 +214,7 @@ func TestLadderRuleKeepsItsTop(t *testing.T) {
 	with := rungConfig(t)
 	without, _ := study.Preset("ladder")
 	mg := rungResults([2]float64{0.005, 0.006}, 0.005, 0.02)
-	top, half, deep, ok := ladderModels(with)
+	top, half, deep, ok := with.LadderRule()
 	if !ok || top.Budget != 4 || half.Budget != 2 || deep.Budget != 4 {
 		t.Fatalf("rule's models with the rung: %q %q %q %t", top.Label(), half.Label(), deep.Label(), ok)
 	}
@@ -237,26 +237,7 @@ func TestLadderRuleKeepsItsTop(t *testing.T) {
 	if c := checkOf(t, f, "(R′) post hoc, every budget up to the rung: (E′)"); !strings.Contains(c.Numbers, "786M") {
 		t.Errorf("(E′) through the rung: %q", c.Numbers)
 	}
-	// K is the largest budget with TF(4,4,4), the architecture that of the
-	// two-layer model of the largest budget
-	for _, tc := range []struct {
-		models []string
-		top    string
-		ok     bool
-	}{
-		{[]string{"4,4", "4,4-x2", "4,4-x4", "4,4,4-x2"}, "TF(4,4) ×2 steps", true},
-		{[]string{"4,4", "4,4-x2", "4,4-x4"}, "", false},
-		{[]string{"2,2", "4,4", "4,4-x2", "4,4-x4", "4,4,4-x4"}, "TF(4,4) ×4 steps", true},
-		{[]string{"2,2", "2,2-x2", "4,4", "4,4-x2", "4,4-x4", "4,4,4-x2", "4,4,4-x4"}, "TF(4,4) ×4 steps", true},
-		{[]string{"4,4", "4,4-x2", "4,4-x4", "4,4,4-x4", "4,4-x8", "4,4-x16"}, "TF(4,4) ×4 steps", true},
-	} {
-		cfg, _ := study.Preset("ladder")
-		cfg.Fig3Models = tc.models
-		top, _, _, ok := ladderModels(cfg)
-		if ok != tc.ok || ok && top.Label() != tc.top {
-			t.Errorf("%q: top %q %t, want %q %t", tc.models, top.Label(), ok, tc.top, tc.ok)
-		}
-	}
+	// which models the rule names: study.TestLadderRule
 	// a later ×16 rung leaves the ×8 rung's rules in place
 	cfg := rungConfig(t)
 	cfg.Fig3Models = append([]string{"4,4-x16"}, cfg.Fig3Models...) // listed first: the rung is ×2K, not the first above K
