@@ -72,6 +72,12 @@ constant() {
 	local rev
 	rev=$(scripts/build_head.sh "$CONST_BIN" "$CONST_REV")
 	echo "ladder: the constant-lr run with $CONST_BIN, built from $rev"
+	# its data and its one training stage first, each alone on every core:
+	# in a whole run on 2 cores the training started beside a short
+	# evaluation and kept its one-core share to the end (1.5 h instead of
+	# 1); the outputs do not depend on the number of threads
+	const_run "$CONST_BIN" --stage data-train
+	const_run "$CONST_BIN" --stage train-tf-h4-4-x4
 	const_run "$CONST_BIN" "$@"
 }
 # const_run BIN ARGS… runs the constant-lr run's reproduce with the binary BIN.
