@@ -15,8 +15,9 @@ type Parallel struct {
 	// Jobs is the most stages computed at once (≥ 1).
 	Jobs int
 	// Threads are the cores divided among the stages computed at once
-	// (≥ 1). Every stage gets at least one core of its own, so no more
-	// than Threads stages run at once whatever Jobs says.
+	// (≥ 1). Every stage gets at least one core of its own when it starts,
+	// so no more than Threads stages run at once whatever Jobs says. The
+	// one exception to the division is the last training stage (below).
 	Threads int
 	// Exec computes one stage, typically in a process of its own (for
 	// instance by running the plan's RunOnly there), on job.Threads cores.
@@ -49,6 +50,13 @@ type Job struct {
 // out when a stage starts: the free cores divided evenly among the stages
 // starting then (at least one each, the remainder to the earliest); a
 // stage started alone while nothing else can run gets every free core.
+// A process keeps its share to its end, so a long stage started beside a
+// short one would keep a fraction of the machine long after the short one
+// ended: the last training stages (KindTrain) to start — no other training
+// stage waiting, ready or not — share every core not held by running
+// training stages instead, over-committing the cores while the short
+// stages started before them end. (Two trainings on one core each finish
+// sooner than one after the other on two, so this is for the last ones.)
 // Outputs do not depend on the schedule as long as each stage's outputs
 // do not depend on its number of threads. After a failure no further stage is started; the stages
 // running are waited for, and the first failure is returned. With
@@ -85,6 +93,7 @@ type schedule struct {
 	started   []bool
 	running   int // stages being computed
 	used      int // their threads
+	usedTrain int // of which the training stages' (KindTrain)
 	failed    error
 	finished  chan finished
 }
@@ -106,6 +115,9 @@ func (s *schedule) run(ctx context.Context) error {
 		f := <-s.finished
 		s.running--
 		s.used -= f.threads
+		if s.stages[f.i].Kind == KindTrain {
+			s.usedTrain -= f.threads
+		}
 		s.done(f)
 	}
 	if s.failed != nil {
@@ -157,17 +169,40 @@ func (s *schedule) depsDone(st Stage) bool {
 func (s *schedule) label(i int) string { return stageLabel(i+1, len(s.stages), s.stages[i].Name) }
 
 // start starts as many of the ready stages as jobs and free cores allow,
-// dividing the free cores evenly among them.
+// dividing the free cores evenly among them; the last training stages
+// divide the cores not held by training stages (RunParallel).
 func (s *schedule) start(ctx context.Context, ready []int) {
 	free := s.p.Threads - s.used
-	n := min(len(ready), s.p.Jobs-s.running, free)
+	n := max(0, min(len(ready), s.p.Jobs-s.running, free))
+	trains, waiting := 0, 0 // training stages starting now; not started, not starting now
+	for i, st := range s.stages {
+		if !s.started[i] && st.Kind == KindTrain {
+			waiting++
+		}
+	}
+	for _, i := range ready[:n] {
+		if s.stages[i].Kind == KindTrain {
+			trains++
+			waiting--
+		}
+	}
+	trainFree := s.p.Threads - s.usedTrain
 	for k := range n {
 		i := ready[k]
 		t := max(1, (free+n-k-1)/(n-k)) // the earlier in plan order get the remainder
+		train := s.stages[i].Kind == KindTrain
+		if train && waiting == 0 {
+			t = max(1, (trainFree+trains-1)/trains)
+			trainFree -= t
+			trains--
+		}
 		free -= t
 		s.started[i] = true
 		s.running++
 		s.used += t
+		if train {
+			s.usedTrain += t
+		}
 		job := Job{Stage: s.stages[i], Index: i + 1, Total: len(s.stages), Label: s.label(i), Threads: t,
 			Rerun: s.r.rerun(s.stages[i]), Events: s.events}
 		s.r.logf("%s: started (%d thread%s, %d stage%s running)", job.Label, t, plural(t), s.running, plural(s.running))

@@ -256,3 +256,69 @@ func TestLineWriter(t *testing.T) {
 		t.Errorf("got %q (last %q), want %q", b.String(), l.Last(), want)
 	}
 }
+
+// TestRunParallelLastTraining: a training stage (KindTrain) that starts
+// beside a short stage while no other training stage waits gets every
+// core, not the share left free at its start, which it would keep after
+// the short stage ended; while another training stage waits the shares
+// are as before (two trainings on a core each).
+func TestRunParallelLastTraining(t *testing.T) {
+	mk := func(name, kind string, deps ...string) Stage {
+		return Stage{Name: name, Kind: kind, Inputs: name, Deps: deps, Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
+			return []string{"out"}, os.WriteFile(filepath.Join(sc.Dir, "out"), []byte(name), 0o644)
+		}}
+	}
+	for _, tc := range []struct {
+		name    string
+		trains  []string
+		threads int
+		want    map[string]int
+	}{
+		{"one training", []string{"t1"}, 2, map[string]int{"s": 1, "d": 1, "t1": 2}},
+		{"one training, 4 cores", []string{"t1"}, 4, map[string]int{"s": 2, "d": 2, "t1": 4}},
+		{"two trainings", []string{"t1", "t2"}, 2, map[string]int{"s": 1, "d": 1, "t1": 1, "t2": 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// d (data) ends at once and makes the trainings ready
+			st := []Stage{mk("s", KindEval), mk("d", KindData)}
+			for _, n := range tc.trains {
+				st = append(st, mk(n, KindTrain, "d"))
+			}
+			root := t.TempDir()
+			var lg execLog
+			inner := lg.child(root, "c", st, 0, "")
+			// each gated stage runs until its gate has started: s until t1,
+			// t1 until t2 (when there is one), so that t2 starts beside t1
+			gate := map[string]string{"s": "t1"}
+			if len(tc.trains) == 2 {
+				gate["t1"] = "t2"
+			}
+			started := map[string]chan struct{}{}
+			for _, st := range st {
+				started[st.Name] = make(chan struct{})
+			}
+			exec := func(ctx context.Context, job Job) error {
+				close(started[job.Stage.Name])
+				if g, ok := gate[job.Stage.Name]; ok {
+					select {
+					case <-started[g]:
+					case <-time.After(10 * time.Second):
+						return fmt.Errorf("%s never started beside %s", g, job.Stage.Name)
+					}
+				}
+				return inner(ctx, job)
+			}
+			r := &Runner{Root: root, Code: "c"}
+			if err := r.RunParallel(context.Background(), st, Parallel{Jobs: 2, Threads: tc.threads, Exec: exec}); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			for _, j := range lg.jobs {
+				got[j.Stage.Name] = j.Threads
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("threads %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
