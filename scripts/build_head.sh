@@ -17,5 +17,5 @@ src=$(mktemp -d)
 trap 'rm -rf "$src"' EXIT
 git archive "$REV" | tar -x -C "$src"
 mkdir -p "$(dirname "$BIN")"
-(cd "$src" && go build -o "$BIN" ./cmd/vomc)
+(cd "$src" && go build -trimpath -o "$BIN" ./cmd/vomc) # -trimpath: the same commit, the same bytes, whatever the temporary directory
 git rev-parse --short "$REV"

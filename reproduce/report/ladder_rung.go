@@ -31,7 +31,8 @@ import (
 // floor form's prediction is rejected if in every seed the rung's 95%
 // interval (second half, paired with the reference, over the test windows)
 // lies wholly below m_s; the local slope's if in every seed it lies wholly
-// above m_s; otherwise the rule is unresolved. (The words assume F_s
+// above m_s; otherwise the rule is unresolved (each prediction "not
+// rejected"). (The words assume F_s
 // above L_s, as it is in both of the ladder's seeds: a fall that flattens
 // has a floor above 0, which keeps F above the power law's continuation.)
 //
@@ -60,10 +61,10 @@ func fixed(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 // rungOutcomes are the words of the rules' outcomes.
 const (
-	rungRejected   = "rejected"
-	rungUnresolved = "unresolved"
-	rungSupported  = "supported"
-	rungUndecided  = "undecided"
+	rungRejected    = "rejected"
+	rungNotRejected = "not rejected"
+	rungSupported   = "supported"
+	rungUndecided   = "undecided"
 )
 
 // ladderRung is the model of arch's architecture at budget 2k, and
@@ -176,7 +177,7 @@ func rungChecks(cfg study.Config, res *eval.Result, rung study.Model) (cs []Chec
 		case !decided:
 			return rungUndecided
 		}
-		return rungUnresolved
+		return rungNotRejected
 	}
 	o.floor, o.slope = outcome(floorOut), outcome(slopeOut)
 	cs = append(cs,
@@ -334,6 +335,9 @@ func findRung(cfg study.Config, mg *results.Merged) (f Finding, title string, ok
 			}
 		}
 		outs = append(outs, "(R-floor) "+o.floor, "(R-slope) "+o.slope)
+		if o.floor == rungNotRejected && o.slope == rungNotRejected {
+			outs = append(outs, "the rule unresolved")
+		}
 	}
 	if okS {
 		cs, v := sinRungChecks(cfg, res, sin)

@@ -160,26 +160,26 @@ func TestLadderRungRule(t *testing.T) {
 		verdict            string
 	}{
 		// both seeds below their m: the floor form's prediction is out
-		{"floor rejected", [2]float64{0.0110, 0.0120}, 0.0130, rungRejected, rungUnresolved, rungSupported, fails.String()},
+		{"floor rejected", [2]float64{0.0110, 0.0120}, 0.0130, rungRejected, rungNotRejected, rungSupported, fails.String()},
 		// …and one seed not told apart from CTW: the finding undecided
-		{"one seed at CTW", [2]float64{0.0093, 0.0120}, 0.0130, rungRejected, rungUnresolved, rungSupported, undecided.String()},
+		{"one seed at CTW", [2]float64{0.0093, 0.0120}, 0.0130, rungRejected, rungNotRejected, rungSupported, undecided.String()},
 		// both above: the local slope's is out; above CTW in both
-		{"slope rejected", [2]float64{0.0160, 0.0170}, 0.0130, rungUnresolved, rungRejected, rungSupported, fails.String()},
+		{"slope rejected", [2]float64{0.0160, 0.0170}, 0.0130, rungNotRejected, rungRejected, rungSupported, fails.String()},
 		// one seed each side
-		{"split seeds", [2]float64{0.0110, 0.0170}, 0.0130, rungUnresolved, rungUnresolved, rungSupported, fails.String()},
+		{"split seeds", [2]float64{0.0110, 0.0170}, 0.0130, rungNotRejected, rungNotRejected, rungSupported, fails.String()},
 		// one seed across its m
-		{"across m", [2]float64{0.0128, 0.0120}, 0.0130, rungUnresolved, rungUnresolved, rungSupported, fails.String()},
+		{"across m", [2]float64{0.0128, 0.0120}, 0.0130, rungNotRejected, rungNotRejected, rungSupported, fails.String()},
 		// below CTW in both: the paper's question answered at the rung
-		{"reaches CTW", [2]float64{0.0050, 0.0060}, 0.0050, rungRejected, rungUnresolved, rungRejected, holds.String()},
+		{"reaches CTW", [2]float64{0.0050, 0.0060}, 0.0050, rungRejected, rungNotRejected, rungRejected, holds.String()},
 		// one seed missing: neither rule decided
 		{"seed 1 missing", [2]float64{0.0110, -1}, 0.0200, rungUndecided, rungUndecided, rungRejected, undecided.String()},
 		// one seed below CTW, the other not told apart: the finding undecided
-		{"one seed below CTW", [2]float64{0.0050, 0.0093}, 0.0130, rungRejected, rungUnresolved, rungSupported, undecided.String()},
+		{"one seed below CTW", [2]float64{0.0050, 0.0093}, 0.0130, rungRejected, rungNotRejected, rungSupported, undecided.String()},
 		// seed 0's upper end 0.012780 lies between m_0 recomputed (0.012776)
 		// and as the README fixed it (0.0128): wholly below, as written
-		{"m as written", [2]float64{0.01247, 0.0120}, 0.0130, rungRejected, rungUnresolved, rungSupported, fails.String()},
+		{"m as written", [2]float64{0.01247, 0.0120}, 0.0130, rungRejected, rungNotRejected, rungSupported, fails.String()},
 		// the sin rung outside P's interval but inside the range
-		{"sin undecided", [2]float64{0.0160, 0.0170}, 0.0136, rungUnresolved, rungRejected, rungUndecided, fails.String()},
+		{"sin undecided", [2]float64{0.0160, 0.0170}, 0.0136, rungNotRejected, rungRejected, rungUndecided, fails.String()},
 	} {
 		f, _, ok := findRung(cfg, rungResults(tc.x8, tc.sin8, sd))
 		if !ok {
@@ -202,6 +202,10 @@ func TestLadderRungRule(t *testing.T) {
 		}
 		if !strings.Contains(f.Found, "(R-floor) "+tc.floor) || !strings.Contains(f.Found, "(S) seed 0 "+tc.sinV) {
 			t.Errorf("%s: found %q", tc.name, f.Found)
+		}
+		// the rule's own word when neither prediction is rejected
+		if unresolved := tc.floor == rungNotRejected && tc.slope == rungNotRejected; strings.Contains(f.Summary, "the rule unresolved") != unresolved {
+			t.Errorf("%s: summary %q, unresolved %t", tc.name, f.Summary, unresolved)
 		}
 	}
 }
