@@ -152,7 +152,8 @@ compare)
 	# model; every model in one call, so that the pairs share the windows
 	# and the code) of the constant-lr run at steps 6000, 12000 and 24000
 	# (the ×1, ×2, ×4 budgets' token counts) and of the cosine rungs trained
-	# for those budgets, each seed, with the exact Bayes predictor and CTW.
+	# for those budgets, each seed, with the exact Bayes predictor, CTW and
+	# Markov(4) (the ladder's criterion (A)).
 	CMP_OUT=${CMP_OUT:-docs/figures/ladder/constant/compare}
 	# stage ROOT NAME: the done stage NAME's directory under ROOT (NAME
 	# exactly: train-tf-h4-4-x2 is not train-tf-h4-4-x2-s1), or a named error
@@ -166,7 +167,7 @@ compare)
 	# the rest of the constant-lr run first, with its build (its training is
 	# done: on a fresh clone this recomputes its git-ignored evaluation stages)
 	constant
-	methods="bayes,ctw:D=5"
+	methods="bayes,ctw:D=5,markov:k=4:alpha=0.5"
 	pairs=""
 	for b in 1 2 4; do
 		step=$((6000 * b))
@@ -176,6 +177,7 @@ compare)
 		suffix="-x$b"
 		[ "$b" = 1 ] && suffix=""
 		methods+=",tf:path=$path:name=constant ×$b (step $step)"
+		pairs+="${pairs:+;}constant ×$b (step $step),Markov(k=4,α=0.5)" # the ladder's criterion (A)
 		for seed in 0 1; do
 			tag=""
 			[ "$seed" = 1 ] && tag="-s1"
