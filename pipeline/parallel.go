@@ -17,7 +17,8 @@ type Parallel struct {
 	// Threads are the cores divided among the stages computed at once
 	// (≥ 1). Every stage gets at least one core of its own when it starts,
 	// so no more than Threads stages run at once whatever Jobs says. The
-	// one exception to the division is the last training stage (below).
+	// one exception to the division is a training stage that every stage
+	// left waits for (RunParallel).
 	Threads int
 	// Exec computes one stage, typically in a process of its own (for
 	// instance by running the plan's RunOnly there), on job.Threads cores.
@@ -52,11 +53,13 @@ type Job struct {
 // stage started alone while nothing else can run gets every free core.
 // A process keeps its share to its end, so a long stage started beside a
 // short one would keep a fraction of the machine long after the short one
-// ended: the last training stages (KindTrain) to start — no other training
-// stage waiting, ready or not — share every core not held by running
-// training stages instead, over-committing the cores while the short
-// stages started before them end. (Two trainings on one core each finish
-// sooner than one after the other on two, so this is for the last ones.)
+// ended. So a training stage (KindTrain) that starts alone while every
+// stage not yet started depends on it, directly or not, gets every core
+// not held by running training stages: the cores of the other stages
+// running (short ones, by kind) are over-committed until they end, and
+// nothing else can start beside it meanwhile but stages that wait for it
+// anyway. (Otherwise the usual shares: two trainings on one core each
+// finish sooner than one after the other on two.)
 // Outputs do not depend on the schedule as long as each stage's outputs
 // do not depend on its number of threads. After a failure no further stage is started; the stages
 // running are waited for, and the first failure is returned. With
@@ -169,32 +172,18 @@ func (s *schedule) depsDone(st Stage) bool {
 func (s *schedule) label(i int) string { return stageLabel(i+1, len(s.stages), s.stages[i].Name) }
 
 // start starts as many of the ready stages as jobs and free cores allow,
-// dividing the free cores evenly among them; the last training stages
-// divide the cores not held by training stages (RunParallel).
+// dividing the free cores evenly among them; a training stage that starts
+// alone and that every stage left waits for takes the cores not held by
+// training stages (RunParallel).
 func (s *schedule) start(ctx context.Context, ready []int) {
 	free := s.p.Threads - s.used
 	n := max(0, min(len(ready), s.p.Jobs-s.running, free))
-	trains, waiting := 0, 0 // training stages starting now; not started, not starting now
-	for i, st := range s.stages {
-		if !s.started[i] && st.Kind == KindTrain {
-			waiting++
-		}
-	}
-	for _, i := range ready[:n] {
-		if s.stages[i].Kind == KindTrain {
-			trains++
-			waiting--
-		}
-	}
-	trainFree := s.p.Threads - s.usedTrain
 	for k := range n {
 		i := ready[k]
 		t := max(1, (free+n-k-1)/(n-k)) // the earlier in plan order get the remainder
 		train := s.stages[i].Kind == KindTrain
-		if train && waiting == 0 {
-			t = max(1, (trainFree+trains-1)/trains)
-			trainFree -= t
-			trains--
+		if train && n == 1 && s.awaitedByAll(i) {
+			t = s.p.Threads - s.usedTrain
 		}
 		free -= t
 		s.started[i] = true
@@ -208,6 +197,29 @@ func (s *schedule) start(ctx context.Context, ready []int) {
 		s.r.logf("%s: started (%d thread%s, %d stage%s running)", job.Label, t, plural(t), s.running, plural(s.running))
 		go func() { s.finished <- finished{i: i, threads: t, err: s.p.Exec(ctx, job)} }()
 	}
+}
+
+// awaitedByAll reports whether every stage not yet started but i depends
+// on stage i, directly or through others.
+func (s *schedule) awaitedByAll(i int) bool {
+	after := map[string]bool{s.stages[i].Name: true} // i and the stages that depend on it
+	for j, st := range s.stages[i+1:] {              // a stage comes after its dependencies in the plan
+		for _, d := range st.Deps {
+			if after[d] {
+				after[st.Name] = true
+				break
+			}
+		}
+		if !s.started[i+1+j] && !after[st.Name] {
+			return false
+		}
+	}
+	for j := range i {
+		if !s.started[j] {
+			return false // before i in the plan: cannot depend on it
+		}
+	}
+	return true
 }
 
 // done records stage f.i as computed, or the first failure.

@@ -257,49 +257,58 @@ func TestLineWriter(t *testing.T) {
 	}
 }
 
-// TestRunParallelLastTraining: a training stage (KindTrain) that starts
-// beside a short stage while no other training stage waits gets every
-// core, not the share left free at its start, which it would keep after
-// the short stage ended; while another training stage waits the shares
-// are as before (two trainings on a core each).
-func TestRunParallelLastTraining(t *testing.T) {
-	mk := func(name, kind string, deps ...string) Stage {
-		return Stage{Name: name, Kind: kind, Inputs: name, Deps: deps, Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
-			return []string{"out"}, os.WriteFile(filepath.Join(sc.Dir, "out"), []byte(name), 0o644)
-		}}
-	}
+// TestRunParallelAwaitedTraining: a training stage (KindTrain) that starts
+// alone beside a short stage while every stage not yet started depends on
+// it gets every core not held by trainings, not the share left free at
+// its start (which it would keep after the short stage ended); beside
+// another training, with a stage left that does not wait for it, or
+// starting with others, the usual shares.
+func TestRunParallelAwaitedTraining(t *testing.T) {
+	type spec struct{ name, kind, deps string }
 	for _, tc := range []struct {
-		name    string
-		trains  []string
-		threads int
-		want    map[string]int
+		name          string
+		stages        []spec
+		gate          map[string]string // a stage runs until its gate has started
+		jobs, threads int
+		want          map[string]int
 	}{
-		{"one training", []string{"t1"}, 2, map[string]int{"s": 1, "d": 1, "t1": 2}},
-		{"one training, 4 cores", []string{"t1"}, 4, map[string]int{"s": 2, "d": 2, "t1": 4}},
-		{"two trainings", []string{"t1", "t2"}, 2, map[string]int{"s": 1, "d": 1, "t1": 1, "t2": 1}},
+		{"alone, then its evaluation", []spec{{"s", KindEval, ""}, {"d", KindData, ""}, {"t1", KindTrain, "d"}, {"e", KindEval, "t1"}},
+			map[string]string{"s": "t1"}, 2, 2, map[string]int{"s": 1, "d": 1, "t1": 2, "e": -1}},
+		{"alone, 4 cores", []spec{{"s", KindEval, ""}, {"d", KindData, ""}, {"t1", KindTrain, "d"}},
+			map[string]string{"s": "t1"}, 2, 4, map[string]int{"s": 2, "d": 2, "t1": 4}},
+		// t1 beside s with t2 waiting; t2 beside t1 (gated), alone: the
+		// cores t1 does not hold
+		{"two trainings", []spec{{"s", KindEval, ""}, {"d", KindData, ""}, {"t1", KindTrain, "d"}, {"t2", KindTrain, "d"}},
+			map[string]string{"s": "t1", "t1": "t2"}, 2, 2, map[string]int{"s": 1, "d": 1, "t1": 1, "t2": 1}},
+		// e waits for s, not for t1: t1 keeps its share, e starts beside it
+		{"a stage left that does not wait for it", []spec{{"s", KindEval, ""}, {"d", KindData, ""}, {"t1", KindTrain, "d"}, {"e", KindEval, "s"}},
+			map[string]string{"s": "t1", "t1": "e"}, 2, 2, map[string]int{"s": 1, "d": 1, "t1": 1, "e": 1}},
+		// started together with evaluations: even shares
+		{"with others", []spec{{"d", KindData, ""}, {"t1", KindTrain, "d"}, {"e1", KindEval, "d"}, {"e2", KindEval, "d"}},
+			nil, 4, 16, map[string]int{"d": 16, "t1": 6, "e1": 5, "e2": 5}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			// d (data) ends at once and makes the trainings ready
-			st := []Stage{mk("s", KindEval), mk("d", KindData)}
-			for _, n := range tc.trains {
-				st = append(st, mk(n, KindTrain, "d"))
+			var st []Stage
+			for _, sp := range tc.stages {
+				var deps []string
+				if sp.deps != "" {
+					deps = []string{sp.deps}
+				}
+				name := sp.name
+				st = append(st, Stage{Name: name, Kind: sp.kind, Inputs: name, Deps: deps, Run: func(ctx context.Context, sc *StageContext) ([]string, error) {
+					return []string{"out"}, os.WriteFile(filepath.Join(sc.Dir, "out"), []byte(name), 0o644)
+				}})
 			}
 			root := t.TempDir()
 			var lg execLog
 			inner := lg.child(root, "c", st, 0, "")
-			// each gated stage runs until its gate has started: s until t1,
-			// t1 until t2 (when there is one), so that t2 starts beside t1
-			gate := map[string]string{"s": "t1"}
-			if len(tc.trains) == 2 {
-				gate["t1"] = "t2"
-			}
 			started := map[string]chan struct{}{}
 			for _, st := range st {
 				started[st.Name] = make(chan struct{})
 			}
 			exec := func(ctx context.Context, job Job) error {
 				close(started[job.Stage.Name])
-				if g, ok := gate[job.Stage.Name]; ok {
+				if g, ok := tc.gate[job.Stage.Name]; ok {
 					select {
 					case <-started[g]:
 					case <-time.After(10 * time.Second):
@@ -309,12 +318,15 @@ func TestRunParallelLastTraining(t *testing.T) {
 				return inner(ctx, job)
 			}
 			r := &Runner{Root: root, Code: "c"}
-			if err := r.RunParallel(context.Background(), st, Parallel{Jobs: 2, Threads: tc.threads, Exec: exec}); err != nil {
+			if err := r.RunParallel(context.Background(), st, Parallel{Jobs: tc.jobs, Threads: tc.threads, Exec: exec}); err != nil {
 				t.Fatal(err)
 			}
 			got := map[string]int{}
 			for _, j := range lg.jobs {
 				got[j.Stage.Name] = j.Threads
+				if tc.want[j.Stage.Name] < 0 { // whether s has ended by then is a race
+					got[j.Stage.Name] = -1
+				}
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 				t.Errorf("threads %v, want %v", got, tc.want)
