@@ -32,7 +32,7 @@ import (
 // interval (second half, paired with the reference, over the test windows)
 // lies wholly below m_s; the local slope's if in every seed it lies wholly
 // above m_s; otherwise the rule is unresolved (each prediction "not
-// rejected"). (The words assume F_s
+// rejected"; "undecided" while a seed has no result). (The words assume F_s
 // above L_s, as it is in both of the ladder's seeds: a fall that flattens
 // has a floor above 0, which keeps F above the power law's continuation.)
 //
