@@ -73,3 +73,24 @@ func statSources(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestNoDemoBuild: the device binary's variant (-tags nodemo: without the
+// shipped models; docs/figures/paper_shape_gpu/device/continue.sh) builds
+// and vets, and its models package says why it has none.
+func TestNoDemoBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping go build, vet and test with -tags nodemo")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH: cannot build with -tags nodemo")
+	}
+	statSources(t)
+	for _, args := range [][]string{{"build", "-tags", "nodemo", "-o", os.DevNull, "./cmd/vomc"}, {"vet", "-tags", "nodemo", "./..."}, {"test", "-count=1", "-tags", "nodemo", "./models"}} {
+		cmd := exec.Command(goTool, args...)
+		cmd.Dir = "."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}

@@ -10,15 +10,11 @@
 package models
 
 import (
-	"embed"
 	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
 )
-
-//go:embed d3-tf44-e32 d3-tf44 d5-tf44-e32 d5-tf44-x4 d5-tf44-sin-x4
-var files embed.FS
 
 // Demos are the sets of shipped models that 'vomc explore --demo' offers:
 // the models of a set share their recipe's test data, so they open
@@ -46,6 +42,9 @@ func Names() []string {
 
 // FS returns a shipped model's directory as a file system.
 func FS(name string) (fs.FS, error) {
+	if len(Names()) == 0 {
+		return nil, fmt.Errorf("no shipped model %q: this vomc was built with -tags nodemo, without the shipped models (the GPU device binary; build without the tag for 'vomc explore --demo')", name)
+	}
 	if !slices.Contains(Names(), name) {
 		return nil, fmt.Errorf("no shipped model %q (shipped: %s)", name, strings.Join(Names(), ", "))
 	}

@@ -21,14 +21,13 @@
 #
 # Here, before the call. The tree that travels (tracked files + .dev) must stay under 64 MiB: the
 # tracked tree is ≈ 45.5 MiB (2026-12-07, after the ×8 rung, with the four earlier paper-shape models
-# retired to git history; TestTravellingTree fails above 54 MiB), so the binary goes xz-compressed
-# (8.9 MiB on 2026-12-07; gzip: ≈ 11) and the run directory carries only what resuming needs. First call:
-# ≈ 54.5 MiB. A later call carries a committed checkpoint too (TF(8,8) ≈ 9.5 MiB: ≈ 64 MiB, at the limit;
-# a 4-layer one 15.1 MiB: over): before such a call make room — drop finished stages' leftovers (the
-# ladder's unfinished checkpoint goes when TF(4,4)-sin-x8 is trained: −1.1 MiB), or retire more models
-# to git history as above. The steps (the last line checks the sum):
+# retired to git history), so the binary is built without the shipped demo models (-tags nodemo) and goes
+# xz-compressed (6.8 MiB on 2026-12-07; 8.9 with them) and the run directory carries only what resuming
+# needs. First call ≈ 52.5 MiB; a later call carries its committed checkpoint too (TF(8,8) ≈ 9.5 MiB:
+# ≈ 62 MiB; a 4-layer one 15.1 MiB: over — retire more to git history first). TestTravellingTree keeps
+# the tracked tree within 47.5 MiB outside ckpt/ and 57 MiB in all. The steps (the last checks the sum):
 #   grep -qx /.dev/ .git/info/exclude || echo /.dev/ >> .git/info/exclude
-#   rm -rf .dev && mkdir -p .dev/ckpt/NAME && CGO_ENABLED=0 go build -ldflags="-s -w" -o .dev/vomc ./cmd/vomc && xz -9e .dev/vomc
+#   rm -rf .dev && mkdir -p .dev/ckpt/NAME && CGO_ENABLED=0 go build -tags nodemo -trimpath -ldflags="-s -w" -o .dev/vomc ./cmd/vomc && xz -9e .dev/vomc
 #   cp docs/figures/paper_shape_gpu/device/continue.sh .dev/
 #   to resume a committed run, nothing to copy: pass CKPT=docs/figures/paper_shape_gpu/ckpt/NAME (tracked, it travels
 #   with the tree; a TF(8,8) checkpoint is ≈ 9.5 MiB, a 4-layer one 15.1 MiB: check the total)
