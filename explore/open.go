@@ -44,7 +44,10 @@ func Open(src Source, o Options) (Options, error) {
 	if src.Demo {
 		d, err := Demo(names, ds, src.Data)
 		if err != nil {
-			return o, fmt.Errorf("%w\nshipped models:\n%s", err, DemoNames())
+			if names := DemoNames(); names != "" {
+				return o, fmt.Errorf("%w\nshipped models:\n%s", err, names)
+			}
+			return o, err
 		}
 		o.Models, o.Data, o.DataName = d.Models, d.Data, d.DataName
 		events.Or(o.Events).Log("shipped models that open together (--demo --model SET): " + strings.Join(DemoSets(), " | "))

@@ -8,7 +8,7 @@ import (
 )
 
 // TestNoDemo: a nodemo build ships no models and says why when one is
-// asked for (run by the module's TestCrossOSVet with -tags nodemo).
+// asked for (run by the module's TestNoDemoBuild with -tags nodemo).
 func TestNoDemo(t *testing.T) {
 	if n := Names(); len(n) != 0 {
 		t.Errorf("nodemo build ships %v", n)

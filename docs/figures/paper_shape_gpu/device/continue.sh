@@ -24,7 +24,8 @@
 # retired to git history), so the binary is built without the shipped demo models (-tags nodemo) and goes
 # xz-compressed (6.8 MiB on 2026-12-07; 8.9 with them) and the run directory carries only what resuming
 # needs. First call ≈ 52.5 MiB; a later call carries its committed checkpoint too (TF(8,8) ≈ 9.5 MiB:
-# ≈ 62 MiB; a 4-layer one 15.1 MiB: over — retire more to git history first). TestTravellingTree keeps
+# ≈ 62 MiB, the committed evaluations small: each call's results.json loses its long arrays and its CSV,
+# so ≈ 0.1 MiB a call; a 4-layer checkpoint, 15.1 MiB: over — retire more to git history first). TestTravellingTree keeps
 # the tracked tree within 47.5 MiB outside ckpt/ and 57 MiB in all. The steps (the last checks the sum):
 #   grep -qx /.dev/ .git/info/exclude || echo /.dev/ >> .git/info/exclude
 #   rm -rf .dev && mkdir -p .dev/ckpt/NAME && CGO_ENABLED=0 go build -tags nodemo -trimpath -ldflags="-s -w" -o .dev/vomc ./cmd/vomc && xz -9e .dev/vomc
@@ -98,7 +99,20 @@ evaluate() {
   if [ "$dir" = step ]; then
     dir=step-$(grep -o -- '-step[0-9]*' $W/eval/summary.txt | head -1 | tr -dc 0-9)
   fi
-  mkdir -p "$R/evals" && rm -rf "$R/evals/$dir" && cp -r $W/eval "$R/evals/$dir" && rm -f "$R/evals/$dir"/loss.png "$R/evals/$dir"/loss.svg && log "evaluation in $R/evals/$dir"
+  mkdir -p "$R/evals" && rm -rf "$R/evals/$dir" && cp -r $W/eval "$R/evals/$dir" &&
+    rm -f "$R/evals/$dir"/loss.png "$R/evals/$dir"/loss.svg "$R/evals/$dir"/results.csv && slim "$R/evals/$dir/results.json" &&
+    log "evaluation in $R/evals/$dir"
+}
+# slim FILE: results.json without its long arrays (per position, per window: ≈ 5 MB a call at N=1536,
+# which the committed run would carry to every later call); what curve.py reads (each method's name
+# and excesses) and summary.txt stay
+slim() {
+  python3 -c 'import json,sys
+def s(o):
+    if isinstance(o, dict): return {k: s(v) for k, v in o.items() if not (isinstance(v, list) and len(v) > 64)}
+    if isinstance(o, list): return [s(v) for v in o]
+    return o
+p = sys.argv[1]; r = s(json.load(open(p))); json.dump(r, open(p, "w"), indent=1)' "$1"
 }
 [ -f "$R/checkpoint.safetensors" ] && evaluate "$R/checkpoint.safetensors" step
 [ -f "$R/model.safetensors" ] && [ ! -d "$R/evals/final" ] && evaluate "$R" final
