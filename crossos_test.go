@@ -25,14 +25,7 @@ var crossTargets = []struct{ goos, goarch string }{
 // each of crossTargets, so that the README's `go vet ./... && go test ./...`
 // fails when the module stops building or vetting on one of them.
 func TestCrossOSVet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: skipping go build and go vet for windows/amd64, darwin/arm64, darwin/amd64 and linux/arm64 (about 90 s each with an empty build cache)")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH: cannot build and vet for other systems")
-	}
-	statSources(t)
+	goTool := goForModule(t, "go build and go vet for windows/amd64, darwin/arm64, darwin/amd64 and linux/arm64 (about 90 s each with an empty build cache)")
 	for _, tg := range crossTargets {
 		t.Run(tg.goos+"_"+tg.goarch, func(t *testing.T) {
 			for _, verb := range []string{"build", "vet"} {
@@ -45,6 +38,22 @@ func TestCrossOSVet(t *testing.T) {
 			}
 		})
 	}
+}
+
+// goForModule returns the go command for a test that runs it over the
+// module (what: the runs, for the skip messages), after statSources; it
+// skips the test with -short or without a go command on PATH.
+func goForModule(t *testing.T, what string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping " + what)
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH: skipping " + what)
+	}
+	statSources(t)
+	return goTool
 }
 
 // statSources looks at every source file of the module. go test caches a
@@ -78,14 +87,7 @@ func statSources(t *testing.T) {
 // shipped models; docs/figures/paper_shape_gpu/device/continue.sh) builds
 // and vets, and its models package says why it has none.
 func TestNoDemoBuild(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: skipping go build, vet and test with -tags nodemo")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH: cannot build with -tags nodemo")
-	}
-	statSources(t)
+	goTool := goForModule(t, "go build, vet and test with -tags nodemo")
 	for _, args := range [][]string{{"build", "-tags", "nodemo", "-o", os.DevNull, "./cmd/vomc"}, {"vet", "-tags", "nodemo", "./..."}, {"test", "-count=1", "-tags", "nodemo", "./models"}} {
 		cmd := exec.Command(goTool, args...)
 		cmd.Dir = "."
