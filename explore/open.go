@@ -44,8 +44,8 @@ func Open(src Source, o Options) (Options, error) {
 	if src.Demo {
 		d, err := Demo(names, ds, src.Data)
 		if err != nil {
-			if names := DemoNames(); names != "" {
-				return o, fmt.Errorf("%w\nshipped models:\n%s", err, names)
+			if shipped := DemoNames(); shipped != "" { // none in a -tags nodemo build
+				return o, fmt.Errorf("%w\nshipped models:\n%s", err, shipped)
 			}
 			return o, err
 		}

@@ -42,11 +42,12 @@ func Names() []string {
 
 // FS returns a shipped model's directory as a file system.
 func FS(name string) (fs.FS, error) {
-	if len(Names()) == 0 {
+	names := Names()
+	if len(names) == 0 {
 		return nil, fmt.Errorf("no shipped model %q: this vomc was built with -tags nodemo, without the shipped models (the GPU device binary; build without the tag for 'vomc explore --demo')", name)
 	}
-	if !slices.Contains(Names(), name) {
-		return nil, fmt.Errorf("no shipped model %q (shipped: %s)", name, strings.Join(Names(), ", "))
+	if !slices.Contains(names, name) {
+		return nil, fmt.Errorf("no shipped model %q (shipped: %s)", name, strings.Join(names, ", "))
 	}
 	return fs.Sub(files, name)
 }

@@ -75,7 +75,8 @@ constant() {
 	# its data and its one training stage first, each alone on every core:
 	# in a whole run on 2 cores the training started beside a short
 	# evaluation and kept its one-core share to the end (1.5 h instead of
-	# 1); the outputs do not depend on the number of threads
+	# 1; CONST_REV's binary predates pipeline's rule that now gives such a
+	# training every core); the outputs do not depend on the number of threads
 	const_run "$CONST_BIN" --stage data-train
 	const_run "$CONST_BIN" --stage train-tf-h4-4-x4
 	const_run "$CONST_BIN" "$@"
