@@ -261,13 +261,13 @@ func (fc fitCurve) points(shift float64) plotter.XYs {
 // last local slope continued (the pre-registered rung's second
 // prediction; the README's headline numbers are these seed means'); for
 // the two-layer sinusoidal family the power law through seed 0 (the sin
-// rung's prediction P, registered for seed 0). Each reads the budgets up
-// to the rule's top K (study.Config.LadderRule, as the report's rule;
-// every budget without one), so that a rung above K is drawn
-// against the laws that predicted it — named by the README's letters when
-// the family has a budget above K —, and is drawn from the family's
-// smallest budget to 4K. None for a family with fewer budgets than a law
-// needs.
+// rung's prediction P, registered for seed 0). Each reads the budgets
+// below the rung 2K, K the rule's top (study.Config.LadderRule; the
+// report's rule reads the same budgets; every budget without one), so
+// that the rung is drawn against the laws that predicted it — named by
+// the README's letters when the family has a budget of 2K or more —, and
+// is drawn from the family's smallest budget to 4× its largest input.
+// None for a family with fewer budgets than a law needs.
 func ladderFits(cfg study.Config, fams []ladderFamily, res *eval.Result) []fitCurve {
 	k := 0 // the rule's top (the report's K): every budget without one
 	if top, _, _, ok := cfg.LadderRule(); ok {
@@ -285,13 +285,13 @@ func ladderFits(cfg study.Config, fams []ladderFamily, res *eval.Result) []fitCu
 		if sin {
 			line = seedLine(cfg, f, excess, res, 0)
 		}
-		rung := false // the family has a budget above K: these laws predicted it
+		rung := false // the family has the rung 2K: these laws predicted it
 		var ts, es []float64
 		for _, m := range f.Models {
-			rung = rung || k > 0 && m.Budget > k
+			rung = rung || k > 0 && m.Budget >= 2*k
 		}
 		for _, xy := range line {
-			if k == 0 || xy.X <= float64(k)*cfg.TrainTokens()*(1+1e-9) {
+			if k == 0 || xy.X < 2*float64(k)*cfg.TrainTokens()*(1-1e-9) {
 				ts, es = append(ts, xy.X), append(es, xy.Y)
 			}
 		}

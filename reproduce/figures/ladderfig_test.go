@@ -131,6 +131,31 @@ func TestLadderFits(t *testing.T) {
 	if rfits[3].label != "TF(4,4) sin: power law, ×1–×4, seed 0 (P)" || rfits[3].to != 16*x1 || math.Abs(rfits[3].law.At(8*x1)-0.0130) > 5e-5 {
 		t.Errorf("sin curve %+v: at ×8 %.5f, want the registered P = 0.0130 (seed 0's law)", rfits[3], rfits[3].law.At(8*x1))
 	}
+	// a budget between K and the rung 2K is an input, as in the report's
+	// rule (its budgets below the rung): a TF(4,4)-sin at ×6 moves the sin
+	// law to ×1–×6; a TF(4,4)-sin at ×16 (above the rung) does not
+	for _, c := range []struct {
+		model   string
+		excess  float64
+		through string
+	}{{"4,4-sin-x6", 0.0150, "×1–×6"}, {"4,4-sin-x16", 0.0090, "×1–×4"}} {
+		sc := rc
+		sc.Fig3Models = append(append([]string{}, rc.Fig3Models...), c.model)
+		sex := map[string]float64{}
+		for k, v := range rex {
+			sex[k] = v
+		}
+		m, err := study.ParseModel(c.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sex[m.Label()] = c.excess
+		sf := ladderFits(sc, ladderFamilies(sc), ladderResult(sc, sex, 0.001))
+		want := "TF(4,4) sin: power law, " + c.through + ", seed 0 (P)"
+		if len(sf) != 4 || sf[3].label != want {
+			t.Errorf("with %s: %d curves, sin curve %+v, want %q", c.model, len(sf), sf[len(sf)-1], want)
+		}
+	}
 	// without a rung the laws are post hoc; the last slope starts at ×2
 	if !strings.HasSuffix(fits[1].label, "(post hoc)") || !strings.HasSuffix(fits[2].label, "(post hoc)") || fits[2].from != 2*x1 {
 		t.Errorf("without a rung: %q, %q from %g", fits[1].label, fits[2].label, fits[2].from)
