@@ -45,7 +45,7 @@
 # committed work survives into a new checkout (a workstation's /work/paper_shape_gpu_ckpt was lost so
 # between the sessions of 2026-11-28). Resuming takes no --device (a resumed run keeps its settings; auto
 # is CUDA there).
-# Rehearse here on the CPU first (rehearsed 2026-12-07 19:35 with the nodemo binary and the commands below, two
+# Rehearse here on the CPU first (rehearsed 2026-12-07 19:35 and again 21:45 at 8e30498, tree + .dev 51 MiB, with the nodemo binary and the commands below, two
 # calls: start with DEADLINE=160, resume with DEADLINE=130 — the training gets DEADLINE − 100 s):
 #   DEVICE=cpu K=200 NK=512 N=128 TESTK=50 VOMC_PYTHON=/usr/bin/python3 \
 #   FLAGS="--layers 2 --heads 2 -E 16 --batch 8 --epochs 100 --patience 15 --lr 1e-3 --lr-schedule constant --warmup 0 --clip 0 --sum-loss --seed 7" \
