@@ -79,6 +79,10 @@ constant() {
 	# training every core); the outputs do not depend on the number of threads
 	const_run "$CONST_BIN" --stage data-train
 	const_run "$CONST_BIN" --stage train-tf-h4-4-x4
+	# seed 1 (added 2026-12-07, 21:55, after seed 0's result, with its snapshots and dynamics: a replicate of
+	# the schedule comparison, sharing initialisation and data order with the
+	# cosine rungs' seed 1, as seed 0 does with their seed 0)
+	const_run "$CONST_BIN" --stage train-tf-h4-4-x4-s1
 	const_run "$CONST_BIN" "$@"
 }
 # const_run BIN ARGS… runs the constant-lr run's reproduce with the binary BIN.
