@@ -155,7 +155,7 @@ compare)
 	# issue 45 item 4: which schedule learns more from a fixed budget. One
 	# evaluation (the binary of CONST_REV, which trained the constant-lr
 	# model; every model in one call, so that the pairs share the windows
-	# and the code) of the constant-lr run at steps 6000, 12000 and 24000
+	# and the code) of the constant-lr run (seeds 0 and 1) at steps 6000, 12000 and 24000
 	# (the ×1, ×2, ×4 budgets' token counts) and of the cosine rungs trained
 	# for those budgets, each seed, with the exact Bayes predictor, CTW and
 	# Markov(4) (the ladder's criterion (A)).
@@ -168,7 +168,6 @@ compare)
 		[ -n "$d" ] && [ -f "$d/done.json" ] || { echo "ladder: stage $2 is not done in $1 (scripts/ladder.sh status)" >&2; exit 1; }
 		echo "${d%/}"
 	}
-	cst=$(stage "$CONST_OUT" train-tf-h4-4-x4)
 	# the rest of the constant-lr run first, with its build (its training is
 	# done: on a fresh clone this recomputes its git-ignored evaluation stages)
 	constant
@@ -176,19 +175,28 @@ compare)
 	pairs=""
 	for b in 1 2 4; do
 		step=$((6000 * b))
-		path="$cst/snapshots/step-$(printf %09d $step).safetensors"
-		[ "$b" = 4 ] && path="$cst"
-		[ -e "$path" ] || { echo "ladder: no $path" >&2; exit 1; }
 		suffix="-x$b"
 		[ "$b" = 1 ] && suffix=""
-		methods+=",tf:path=$path:name=constant ×$b (step $step)"
-		pairs+="${pairs:+;}constant ×$b (step $step),Markov(k=4,α=0.5)" # the ladder's criterion (A)
-		for seed in 0 1; do
+		for seed in 0 1; do # the cosine rungs of this budget
 			tag=""
 			[ "$seed" = 1 ] && tag="-s1"
 			methods+=",tf:path=$(stage "$OUT" "train-tf-h4-4$suffix$tag"):name=cosine ×$b seed $seed"
-			pairs+="${pairs:+;}constant ×$b (step $step),cosine ×$b seed $seed"
 		done
+		for cs in 0 1; do # the constant-lr run's seeds (seed 1 added 2026-12-07)
+			ctag=""
+			[ "$cs" = 1 ] && ctag="-s1"
+			cst=$(stage "$CONST_OUT" "train-tf-h4-4-x4$ctag")
+			path="$cst/snapshots/step-$(printf %09d $step).safetensors"
+			[ "$b" = 4 ] && path="$cst"
+			[ -e "$path" ] || { echo "ladder: no $path" >&2; exit 1; }
+			name="constant ×$b (step $step) seed $cs"
+			methods+=",tf:path=$path:name=$name"
+			pairs+="${pairs:+;}$name,Markov(k=4,α=0.5)" # the ladder's criterion (A)
+			for seed in 0 1; do
+				pairs+=";$name,cosine ×$b seed $seed"
+			done
+		done
+		pairs+=";constant ×$b (step $step) seed 1,constant ×$b (step $step) seed 0" # the seeds' spread
 	done
 	[ -x "$BIN" ] || build
 	vomc --stage data-test >/dev/null # git-ignored: a fresh clone has none
@@ -198,7 +206,7 @@ compare)
 	else
 		echo "ladder: comparing with $CONST_BIN"
 		nice -n 19 "$CONST_BIN" eval --data "$data" --methods "$methods" --pairs "$pairs" --out "$CMP_OUT" \
-			--title "Constant lr 1e-3 (one run) against the cosine rungs, at the ×1, ×2, ×4 budgets"
+			--title "Constant lr 1e-3 (two seeds) against the cosine rungs, at the ×1, ×2, ×4 budgets"
 	fi
 	# the constant-lr run's figures and report with REPORT_REV's code (no
 	# model runs in these two stages), as finish does for the ladder
