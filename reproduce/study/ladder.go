@@ -8,8 +8,10 @@ package study
 // reads the one with the largest such K (the first listed on a tie). A
 // rung above K with TF(4,4) alone (the pre-registered ×8 rung) has its own
 // rule and leaves this one, fixed for the ladder's ×4 top, as it was: the
-// report's fits and the figure's laws read the budgets up to K only. ok is
-// false where Fig3Models names no such trio.
+// report's post-hoc fits of this rule read the budgets up to K only; the
+// rung's predictions (the report's section on it and the figure's laws)
+// read the budgets below the rung, 2K. ok is false where Fig3Models names
+// no such trio.
 func (c Config) LadderRule() (top, half, deep Model, ok bool) {
 	var ms []Model
 	for _, s := range c.Fig3Models {
